@@ -1,0 +1,106 @@
+"""Who gets in, and as what: the admission order of DESIGN.md as a pure function plus its store.
+
+Order: configured hosts (and a host who claimed the room), then automatic gates (hub groups or
+scopes, resolved by the caller), then a host's stored decision or the configured allow lists, then
+the policy for the person's sign-in type. `host` is never decided here: it comes only from
+configuration or the one-time claim link, so no API call can make anyone a host.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from ..errors import Conflict
+from ..statefiles import read_json, write_json_atomically
+from .roles import Role
+
+
+class Policy(StrEnum):
+    """What happens to someone who is not otherwise known."""
+
+    ASK_HOST = "ask-host"
+    VIEWER = "viewer"
+    MEMBER = "member"
+    REFUSE = "refuse"
+
+
+class Decision(StrEnum):
+    VIEWER = "viewer"
+    MEMBER = "member"
+    REJECT = "reject"
+
+
+_POLICY_ROLE = {
+    Policy.ASK_HOST: Role.PENDING,
+    Policy.VIEWER: Role.VIEWER,
+    Policy.MEMBER: Role.MEMBER,
+    Policy.REFUSE: Role.REFUSED,
+}
+
+_DECISION_ROLE = {
+    Decision.VIEWER: Role.VIEWER,
+    Decision.MEMBER: Role.MEMBER,
+    Decision.REJECT: Role.REFUSED,
+}
+
+
+@dataclass
+class AdmissionBook:
+    """Configured lists plus the decisions hosts made; `role_of` is the whole admission order."""
+
+    hosts: frozenset[str] = frozenset()
+    members: frozenset[str] = frozenset()
+    viewers: frozenset[str] = frozenset()
+    policy: Policy = Policy.ASK_HOST
+    guest_policy: Policy = Policy.ASK_HOST
+    decisions: dict[str, Decision] = field(default_factory=dict)
+    claimed_hosts: set[str] = field(default_factory=set)
+
+    def is_host(self, username: str) -> bool:
+        return username in self.hosts or username in self.claimed_hosts
+
+    def role_of(self, username: str, *, verified: bool, gate: Role | None = None) -> Role:
+        if self.is_host(username):
+            return Role.HOST
+        if gate in (Role.MEMBER, Role.VIEWER):
+            return gate
+        if username in self.decisions:
+            return _DECISION_ROLE[self.decisions[username]]
+        if username in self.members:
+            return Role.MEMBER
+        if username in self.viewers:
+            return Role.VIEWER
+        return _POLICY_ROLE[self.policy if verified else self.guest_policy]
+
+    def decide(self, username: str, decision: Decision) -> None:
+        if self.is_host(username):
+            raise Conflict(
+                f"{username} is a host by configuration; hosts are not admitted or removed "
+                "from the room.",
+                code="host_fixed",
+            )
+        self.decisions[username] = Decision(decision)
+
+    def claim_host(self, username: str) -> None:
+        self.claimed_hosts.add(username)
+        self.decisions.pop(username, None)
+
+    def to_json(self) -> dict:
+        return {
+            "decisions": {name: d.value for name, d in sorted(self.decisions.items())},
+            "claimed_hosts": sorted(self.claimed_hosts),
+        }
+
+
+def load_decisions(path: Path) -> tuple[dict[str, Decision], set[str]]:
+    """Read the stored decisions; a missing file means nobody was decided on yet."""
+    data = read_json(path) or {}
+    decisions = {name: Decision(value) for name, value in data.get("decisions", {}).items()}
+    return decisions, set(data.get("claimed_hosts", []))
+
+
+def save_decisions(path: Path, book: AdmissionBook) -> None:
+    """Write atomically (temp file, fsync, rename) so a crash never leaves half a file."""
+    write_json_atomically(path, book.to_json())

@@ -1,0 +1,67 @@
+"""Who a request comes from, and whether the server vouches for that name.
+
+The identity always comes from jupyter_server's `current_user`, never from a request body. A user
+is *verified* when the server runs behind an identity provider that knows real people
+(JupyterHub's, or any configured non-default one); the stock token/password providers hand out
+random anonymous names, so their users are guests, badged unverified in the room.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from dataclasses import dataclass
+
+from jupyter_server.auth.identity import (
+    IdentityProvider,
+    LegacyIdentityProvider,
+    PasswordIdentityProvider,
+    User,
+)
+
+_ANONYMOUS_PROVIDERS = (IdentityProvider, PasswordIdentityProvider, LegacyIdentityProvider)
+
+
+@dataclass(frozen=True)
+class Identity:
+    username: str
+    display_name: str
+    verified: bool
+    avatar_url: str | None = None
+    color: str | None = None
+
+    @classmethod
+    def from_user(cls, user: User, *, verified: bool) -> Identity:
+        return cls(
+            username=user.username,
+            display_name=user.display_name or user.name or user.username,
+            verified=verified,
+            avatar_url=user.avatar_url,
+            color=user.color,
+        )
+
+
+def provider_verifies_users(provider: IdentityProvider) -> bool:
+    """True unless the server uses one of jupyter_server's own anonymous-user providers."""
+    return type(provider) not in _ANONYMOUS_PROVIDERS
+
+
+class HostClaim:
+    """A one-time secret that makes whoever opens the claim link a host.
+
+    Used only when nobody is configured as host (a plain `jupyter lab` with a token), so the
+    person who started the server can take the room without knowing their random guest name.
+    """
+
+    def __init__(self) -> None:
+        self._secret: str | None = secrets.token_urlsafe(24)
+
+    @property
+    def secret(self) -> str | None:
+        return self._secret
+
+    def redeem(self, offered: str) -> bool:
+        if self._secret is None or not hmac.compare_digest(offered, self._secret):
+            return False
+        self._secret = None
+        return True

@@ -1,0 +1,63 @@
+"""The role table of DESIGN.md, in one place.
+
+Handlers ask `can(role, action)` and `GET room` hands the caller's list of actions to the panel, so
+no client re-implements these rules.
+"""
+
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    HOST = "host"
+    MEMBER = "member"
+    VIEWER = "viewer"
+    PENDING = "pending"
+    REFUSED = "refused"
+
+
+class Action(StrEnum):
+    WATCH = "watch"
+    SUBMIT = "submit"
+    WITHDRAW_OWN = "withdraw_own"
+    WITHDRAW_ANY = "withdraw_any"
+    ANSWER_OWN = "answer_own"
+    ANSWER_ANY = "answer_any"
+    ABORT = "abort"
+    MANAGE_PEOPLE = "manage_people"
+    EDIT_SETTINGS = "edit_settings"
+    READ_TRANSCRIPT = "read_transcript"
+
+
+_VIEWER = {Action.WATCH}
+_MEMBER = _VIEWER | {
+    Action.SUBMIT,
+    Action.WITHDRAW_OWN,
+    Action.ANSWER_OWN,
+    Action.READ_TRANSCRIPT,
+}
+_HOST = _MEMBER | {
+    Action.WITHDRAW_ANY,
+    Action.ANSWER_ANY,
+    Action.ABORT,
+    Action.MANAGE_PEOPLE,
+    Action.EDIT_SETTINGS,
+}
+
+ROLE_ACTIONS: dict[Role, frozenset[Action]] = {
+    Role.HOST: frozenset(_HOST),
+    Role.MEMBER: frozenset(_MEMBER),
+    Role.VIEWER: frozenset(_VIEWER),
+    Role.PENDING: frozenset(),
+    Role.REFUSED: frozenset(),
+}
+
+ADMITTED = frozenset({Role.HOST, Role.MEMBER, Role.VIEWER})
+
+
+def can(role: Role, action: Action) -> bool:
+    return action in ROLE_ACTIONS[role]
+
+
+def actions_of(role: Role) -> list[str]:
+    """The caller's actions in a stable order, for `GET room`'s `me.can`."""
+    return [action.value for action in Action if action in ROLE_ACTIONS[role]]

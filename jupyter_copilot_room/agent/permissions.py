@@ -1,0 +1,136 @@
+"""Pending permission requests and questions, and who may answer them.
+
+A pure state machine (no I/O, no clock: `now` is passed in). Every request belongs to the prompt
+that was running when the agent asked, and so to that prompt's author: the author and the hosts
+may answer, nobody else. The first valid answer wins; after the deadline the request is rejected;
+an abort rejects everything outstanding. A settled request never changes again, so a late or
+duplicate answer can never reopen it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound
+
+
+class Outcome(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    ANSWERED = "answered"
+    TIMED_OUT = "timed_out"
+    ABORTED = "aborted"
+
+
+@dataclass(frozen=True)
+class Request:
+    """A permission request (`kind` shell / write / url / mcp / ...) or a question (`question`)."""
+
+    id: str
+    kind: str
+    prompt_id: str
+    author: str
+    summary: str
+    opened_at: float
+    deadline: float
+    details: dict = field(default_factory=dict)
+    choices: tuple[str, ...] = ()
+    allow_freeform: bool = True
+    outcome: Outcome = Outcome.PENDING
+    answered_by: str | None = None
+    answer: str | None = None
+
+    @property
+    def is_question(self) -> bool:
+        return self.kind == "question"
+
+    @property
+    def approved(self) -> bool:
+        return self.outcome in (Outcome.APPROVED, Outcome.ANSWERED)
+
+
+class PermissionRouter:
+    def __init__(self) -> None:
+        self._requests: dict[str, Request] = {}
+        self._pending: dict[str, None] = {}
+
+    def get(self, request_id: str) -> Request:
+        try:
+            return self._requests[request_id]
+        except KeyError:
+            raise NotFound(
+                f"There is no request {request_id!r}.", code="request_not_found"
+            ) from None
+
+    def outstanding(self, prompt_id: str | None = None) -> list[Request]:
+        pending = (self._requests[request_id] for request_id in self._pending)
+        return [r for r in pending if prompt_id is None or r.prompt_id == prompt_id]
+
+    def next_deadline(self) -> float | None:
+        return min((r.deadline for r in self.outstanding()), default=None)
+
+    def open(self, request: Request) -> Request:
+        if request.id in self._requests:
+            raise Conflict(f"Request {request.id!r} exists already.", code="duplicate_id")
+        if request.outcome is not Outcome.PENDING:
+            raise ValueError("a new request must be pending")
+        self._requests[request.id] = request
+        self._pending[request.id] = None
+        return request
+
+    def answer_permission(
+        self, request_id: str, by: str, *, is_host: bool, approve: bool, now: float
+    ) -> Request:
+        request = self._answerable(request_id, by, is_host=is_host, now=now, question=False)
+        return self._settle(
+            request, Outcome.APPROVED if approve else Outcome.REJECTED, answered_by=by
+        )
+
+    def answer_question(
+        self, request_id: str, by: str, *, is_host: bool, answer: str, now: float
+    ) -> Request:
+        request = self._answerable(request_id, by, is_host=is_host, now=now, question=True)
+        if request.choices and not request.allow_freeform and answer not in request.choices:
+            raise InvalidRequest(
+                f"Answer with one of: {', '.join(request.choices)}.", code="invalid_choice"
+            )
+        return self._settle(request, Outcome.ANSWERED, answered_by=by, answer=answer)
+
+    def expire(self, now: float) -> list[Request]:
+        """Reject every request whose deadline has passed; returns the ones it settled."""
+        due = [r for r in self.outstanding() if now >= r.deadline]
+        return [self._settle(r, Outcome.TIMED_OUT) for r in due]
+
+    def abort(self, prompt_id: str | None = None) -> list[Request]:
+        """Reject everything outstanding (for one prompt, or all)."""
+        return [self._settle(r, Outcome.ABORTED) for r in self.outstanding(prompt_id)]
+
+    def _answerable(
+        self, request_id: str, by: str, *, is_host: bool, now: float, question: bool
+    ) -> Request:
+        request = self.get(request_id)
+        if request.is_question != question:
+            noun = "a question" if request.is_question else "a permission request"
+            raise NotFound(f"{request_id!r} is {noun}.", code="request_not_found")
+        if by != request.author and not is_host:
+            raise NotAllowed(
+                f"Only {request.author} (who asked for this turn) or a host can answer.",
+                code="not_your_request",
+            )
+        if request.outcome is Outcome.PENDING and now >= request.deadline:
+            raise Conflict("The time to answer this request has run out.", code="expired")
+        if request.outcome is not Outcome.PENDING:
+            who = f" by {request.answered_by}" if request.answered_by else ""
+            raise Conflict(
+                f"This request was already settled ({request.outcome.value}{who}).",
+                code="already_settled",
+            )
+        return request
+
+    def _settle(self, request: Request, outcome: Outcome, **answer) -> Request:
+        settled = replace(request, outcome=outcome, **answer)
+        self._requests[request.id] = settled
+        self._pending.pop(request.id, None)
+        return settled

@@ -1,0 +1,165 @@
+"""The room's FIFO of prompts: one in flight at most, the next only when the agent is idle.
+
+A pure state machine (no I/O, no clock: times are passed in). States follow the A2A task model.
+The whole behaviour is the `TRANSITIONS` table below; every other method reads or guards it.
+The room replays the transcript through the same methods on start, so a restart rebuilds the
+queue exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from ..errors import Conflict, NotAllowed, NotFound
+
+
+class TaskState(StrEnum):
+    SUBMITTED = "submitted"
+    WORKING = "working"
+    INPUT_REQUIRED = "input-required"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELED = "canceled"
+
+
+class Event(StrEnum):
+    START = "start"
+    WITHDRAW = "withdraw"
+    NEED_INPUT = "need_input"
+    RESUME = "resume"
+    COMPLETE = "complete"
+    FAIL = "fail"
+    CANCEL = "cancel"
+
+
+S, E = TaskState, Event
+TRANSITIONS: dict[tuple[TaskState, Event], TaskState] = {
+    (S.SUBMITTED, E.START): S.WORKING,
+    (S.SUBMITTED, E.WITHDRAW): S.CANCELED,
+    (S.WORKING, E.NEED_INPUT): S.INPUT_REQUIRED,
+    (S.INPUT_REQUIRED, E.RESUME): S.WORKING,
+    (S.WORKING, E.COMPLETE): S.COMPLETED,
+    (S.INPUT_REQUIRED, E.COMPLETE): S.COMPLETED,
+    (S.WORKING, E.FAIL): S.FAILED,
+    (S.INPUT_REQUIRED, E.FAIL): S.FAILED,
+    (S.WORKING, E.CANCEL): S.CANCELED,
+    (S.INPUT_REQUIRED, E.CANCEL): S.CANCELED,
+}
+TERMINAL = frozenset({S.COMPLETED, S.FAILED, S.CANCELED})
+IN_FLIGHT = frozenset({S.WORKING, S.INPUT_REQUIRED})
+OUTCOME_EVENTS = {S.COMPLETED: E.COMPLETE, S.FAILED: E.FAIL, S.CANCELED: E.CANCEL}
+
+
+@dataclass(frozen=True)
+class Target:
+    """A skill (`/name`) or a custom agent (`@name`) the prompt is addressed to."""
+
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True)
+class QueuedPrompt:
+    id: str
+    author: str
+    text: str
+    target: Target | None
+    state: TaskState
+    submitted_at: float
+    started_at: float | None = None
+    finished_at: float | None = None
+
+
+class PromptQueue:
+    def __init__(self) -> None:
+        self._prompts: dict[str, QueuedPrompt] = {}
+        # Indexes over _prompts, kept by _move: the waiting ids in order (a dict as ordered set)
+        # and the one in flight, so long transcripts replay in linear time.
+        self._waiting: dict[str, None] = {}
+        self._running: str | None = None
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def get(self, prompt_id: str) -> QueuedPrompt:
+        try:
+            return self._prompts[prompt_id]
+        except KeyError:
+            raise NotFound(f"There is no prompt {prompt_id!r}.", code="prompt_not_found") from None
+
+    @property
+    def in_flight(self) -> QueuedPrompt | None:
+        return None if self._running is None else self._prompts[self._running]
+
+    def open(self) -> Iterator[QueuedPrompt]:
+        """Prompts not finished yet, the running one first, then the waiting ones in order."""
+        if self._running is not None:
+            yield self._prompts[self._running]
+        yield from (self._prompts[prompt_id] for prompt_id in self._waiting)
+
+    def position(self, prompt_id: str) -> int:
+        """How many open prompts are ahead of this one (the running one included)."""
+        for index, prompt in enumerate(self.open()):
+            if prompt.id == prompt_id:
+                return index
+        raise Conflict(f"Prompt {prompt_id!r} is no longer queued.", code="prompt_finished")
+
+    # -- changing --------------------------------------------------------------------------------
+
+    def submit(
+        self, prompt_id: str, author: str, text: str, target: Target | None, now: float
+    ) -> QueuedPrompt:
+        if prompt_id in self._prompts:
+            raise Conflict(f"A prompt with id {prompt_id!r} exists already.", code="duplicate_id")
+        prompt = QueuedPrompt(prompt_id, author, text, target, S.SUBMITTED, submitted_at=now)
+        self._prompts[prompt_id] = prompt
+        self._waiting[prompt_id] = None
+        return prompt
+
+    def withdraw(self, prompt_id: str, by: str, *, may_withdraw_any: bool, now: float):
+        prompt = self.get(prompt_id)
+        if prompt.author != by and not may_withdraw_any:
+            raise NotAllowed(
+                "Only its author or a host can withdraw this prompt.", code="not_your_prompt"
+            )
+        if prompt.state is not S.SUBMITTED:
+            raise Conflict(
+                f"This prompt is {prompt.state.value}; only waiting prompts can be withdrawn "
+                "(a host can abort the running one).",
+                code="not_pending",
+            )
+        return self._move(prompt, E.WITHDRAW, finished_at=now)
+
+    def start_next(self, now: float) -> QueuedPrompt | None:
+        """Start the oldest waiting prompt, unless one is already in flight."""
+        if self._running is not None or not self._waiting:
+            return None
+        return self._move(self._prompts[next(iter(self._waiting))], E.START, started_at=now)
+
+    def need_input(self, prompt_id: str) -> QueuedPrompt:
+        return self._move(self.get(prompt_id), E.NEED_INPUT)
+
+    def resume(self, prompt_id: str) -> QueuedPrompt:
+        return self._move(self.get(prompt_id), E.RESUME)
+
+    def finish(self, prompt_id: str, outcome: TaskState, now: float) -> QueuedPrompt:
+        if outcome not in OUTCOME_EVENTS:
+            raise ValueError(f"{outcome} is not a final state")
+        return self._move(self.get(prompt_id), OUTCOME_EVENTS[outcome], finished_at=now)
+
+    def _move(self, prompt: QueuedPrompt, event: Event, **times: float) -> QueuedPrompt:
+        new_state = TRANSITIONS.get((prompt.state, event))
+        if new_state is None:
+            raise Conflict(
+                f"Prompt {prompt.id!r} is {prompt.state.value}; it cannot {event.value}.",
+                code="invalid_transition",
+            )
+        moved = replace(prompt, state=new_state, **times)
+        self._prompts[prompt.id] = moved
+        self._waiting.pop(prompt.id, None)
+        if new_state in IN_FLIGHT:
+            self._running = prompt.id
+        elif self._running == prompt.id:
+            self._running = None
+        return moved

@@ -1,0 +1,54 @@
+"""The room's errors: one small hierarchy, each carrying its HTTP status and a stable code.
+
+Pure modules raise these; `handlers.py` turns them into `{"error": code, "message": text}` in one
+place, so a message written here is exactly what a person sees in the panel.
+"""
+
+
+class RoomError(Exception):
+    """Something a client asked for that the room will not do; the message says what to do."""
+
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, *, code: str | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+
+class InvalidRequest(RoomError):
+    status = 400
+    code = "invalid_request"
+
+
+class NotAllowed(RoomError):
+    """The caller's role does not allow the action."""
+
+    status = 403
+    code = "forbidden"
+
+
+class NotFound(RoomError):
+    status = 404
+    code = "not_found"
+
+
+class Conflict(RoomError):
+    """The action is valid in general but not in the current state (already answered, running)."""
+
+    status = 409
+    code = "conflict"
+
+
+class TooLarge(RoomError):
+    status = 413
+    code = "too_large"
+
+
+class Unavailable(RoomError):
+    """The room cannot take the action right now (agent degraded, room stopping)."""
+
+    status = 503
+    code = "unavailable"

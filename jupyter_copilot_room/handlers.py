@@ -1,0 +1,284 @@
+"""REST commands and the websocket route of the room, under `<base_url>copilot-room/`.
+
+Every handler is guarded by jupyter_server's `@authorized` on the resource `copilot-room` (so a
+deployment's Authorizer can restrict the room as a whole), then by the room's own role table. The
+acting user is always `current_user`. Errors leave as `{"error": code, "message": text}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from http.client import responses
+
+from jupyter_server.auth.decorator import authorized, ws_authenticated
+from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from jupyter_server.base.websocket import WebSocketMixin
+from pydantic import BaseModel, ValidationError
+from tornado import web
+from tornado.websocket import WebSocketClosedError, WebSocketHandler
+
+from .access.identity import Identity
+from .access.roles import ADMITTED
+from .access.settings import SettingsPatch
+from .errors import InvalidRequest, RoomError
+from .protocol import AdmissionBody, ApprovalBody, PromptBody, QuestionBody, RoleBody
+from .room.room import Room
+
+AUTH_RESOURCE = "copilot-room"
+_USERNAME = r"(?P<username>[^/]+)"
+_ID = r"(?P<item_id>[A-Za-z0-9_-]+)"
+
+
+class RoomMixin:
+    """What every room handler shares: the room, the caller's identity, the error format."""
+
+    auth_resource = AUTH_RESOURCE
+
+    def initialize(self, room: Room, verified: bool) -> None:
+        self.room = room
+        self.users_verified = verified
+
+    @property
+    def identity(self) -> Identity:
+        return Identity.from_user(self.current_user, verified=self.users_verified)
+
+
+class RoomAPIHandler(RoomMixin, APIHandler):
+    async def prepare(self) -> None:
+        await super().prepare()
+        await self.room.ensure_started()
+
+    def parse(self, model: type[BaseModel]) -> BaseModel:
+        """The request body as `model`; malformed JSON and unknown fields are a clear 400."""
+        raw = self.request.body.strip() or b"{}"
+        try:
+            data = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise InvalidRequest(
+                f"The request body is not valid JSON: {err}.", code="malformed_json"
+            ) from None
+        try:
+            return model.model_validate(data)
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "body"
+            raise InvalidRequest(f"{where}: {first['msg']}.", code="invalid_body") from None
+
+    def reply(self, data: object, status: int = 200) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(data))
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        error = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(error, RoomError):
+            status_code, code, message = error.status, error.code, error.message
+        elif isinstance(error, web.HTTPError):
+            code = responses.get(status_code, "error").lower().replace(" ", "_")
+            message = error.log_message or responses.get(status_code, "Error")
+            if error.args:
+                message = message % error.args
+        else:
+            code, message = "internal_error", "The room hit an unexpected error; see the log."
+        self.set_status(status_code)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"error": code, "message": message}))
+
+    def log_exception(self, typ, value, tb) -> None:
+        if isinstance(value, RoomError):
+            self.log.info(
+                "copilot-room: %s %s -> %d %s",
+                self.request.method,
+                self.request.path,
+                value.status,
+                value.code,
+            )
+        else:
+            super().log_exception(typ, value, tb)
+
+
+class RoomStateHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        self.reply(self.room.describe(self.identity))
+
+
+class PromptsHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def post(self) -> None:
+        body = self.parse(PromptBody)
+        prompt_id, position = self.room.submit(self.identity, body)
+        self.reply({"id": prompt_id, "position": position}, status=202)
+
+
+class PromptHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def delete(self, item_id: str) -> None:
+        self.room.withdraw(self.identity, item_id)
+        self.set_status(204)
+        self.finish()
+
+
+class ApprovalHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def post(self, item_id: str) -> None:
+        body = self.parse(ApprovalBody)
+        self.room.answer_permission(
+            self.identity, item_id, body.decision == "approve", body.feedback
+        )
+        self.reply({"id": item_id, "decision": body.decision})
+
+
+class QuestionHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def post(self, item_id: str) -> None:
+        body = self.parse(QuestionBody)
+        self.room.answer_question(self.identity, item_id, body.answer)
+        self.reply({"id": item_id, "answer": body.answer})
+
+
+class AbortHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        await self.room.abort(self.identity)
+        self.reply({"aborted": True})
+
+
+class ParticipantsHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        self.reply({"participants": self.room.list_people(self.identity)})
+
+
+class ParticipantHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def put(self, username: str) -> None:
+        body = self.parse(RoleBody)
+        self.room.set_role(self.identity, username, body.role)
+        self.reply({"username": username, "role": body.role})
+
+    @web.authenticated
+    @authorized
+    def delete(self, username: str) -> None:
+        self.room.remove(self.identity, username)
+        self.set_status(204)
+        self.finish()
+
+
+class AdmissionHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def post(self, username: str) -> None:
+        body = self.parse(AdmissionBody)
+        self.room.admit(self.identity, username, body.decision)
+        self.reply({"username": username, "role": self.room.role_of(username).value})
+
+
+class SettingsHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        self.reply(self.room.get_settings(self.identity))
+
+    @web.authenticated
+    @authorized
+    def patch(self) -> None:
+        patch = self.parse(SettingsPatch)
+        self.reply(self.room.patch_settings(self.identity, patch))
+
+
+class TranscriptHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        text = self.room.read_transcript(self.identity)
+        self.set_header("Content-Type", "application/jsonl; charset=utf-8")
+        self.finish(text)
+
+
+class ClaimHandler(RoomMixin, JupyterHandler):
+    """The one-time host-claim link printed at start when nobody is configured as host."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        await self.room.ensure_started()
+        try:
+            self.room.claim_host(self.identity, self.get_argument("secret", ""))
+        except RoomError as err:
+            raise web.HTTPError(err.status, err.message) from None
+        self.redirect(self.base_url)
+
+
+class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterHandler):
+    """The live room document over the Yjs sync protocol; read-only for every client.
+
+    Tornado pushes frames to `on_message`; pycrdt's rooms pull them with `async for`, so frames
+    go through a queue. The handler itself is the channel the room serves.
+    """
+
+    @ws_authenticated
+    @authorized
+    async def get(self, *args, **kwargs):
+        await self.room.ensure_started()
+        role = self.room.enter(self.identity)
+        if role not in ADMITTED:
+            raise web.HTTPError(403, "You are not admitted to this room.")
+        return await super().get(*args, **kwargs)
+
+    @property
+    def path(self) -> str:
+        return f"copilot-room:{self.current_user.username}"
+
+    def open(self) -> None:
+        self._frames: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._serving = asyncio.create_task(self.room.connect(self, self.identity))
+
+    def on_message(self, message: str | bytes) -> None:
+        self._frames.put_nowait(message if isinstance(message, bytes) else message.encode())
+
+    def on_close(self) -> None:
+        self._frames.put_nowait(None)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> bytes:
+        frame = await self._frames.get()
+        if frame is None:
+            raise StopAsyncIteration
+        return frame
+
+    async def send(self, message: bytes) -> None:
+        with contextlib.suppress(WebSocketClosedError):  # the client left; on_close cleans up
+            await self.write_message(message, binary=True)
+
+
+def room_handlers(room: Room, verified: bool) -> list[tuple[str, type, dict]]:
+    kwargs = {"room": room, "verified": verified}
+    api = "copilot-room/api"
+    return [
+        (f"{api}/room", RoomStateHandler, kwargs),
+        (f"{api}/prompts", PromptsHandler, kwargs),
+        (f"{api}/prompts/{_ID}", PromptHandler, kwargs),
+        (f"{api}/approvals/{_ID}", ApprovalHandler, kwargs),
+        (f"{api}/questions/{_ID}", QuestionHandler, kwargs),
+        (f"{api}/abort", AbortHandler, kwargs),
+        (f"{api}/participants", ParticipantsHandler, kwargs),
+        (f"{api}/participants/{_USERNAME}", ParticipantHandler, kwargs),
+        (f"{api}/admissions/{_USERNAME}", AdmissionHandler, kwargs),
+        (f"{api}/settings", SettingsHandler, kwargs),
+        (f"{api}/transcript", TranscriptHandler, kwargs),
+        ("copilot-room/claim", ClaimHandler, kwargs),
+        ("copilot-room/ws", RoomWebSocketHandler, kwargs),
+    ]

@@ -1,0 +1,270 @@
+"""The live room document (pycrdt), and the only code that writes it.
+
+Layout (DESIGN.md): `meta` Map, `participants` Map of Maps, `queue` Array of Maps, `transcript`
+Array of Maps (each with a `body` Text that grows by appending streamed deltas), `approvals` Map
+of Maps. Everything but presence and streaming is derived from transcript records by `apply`, so
+replaying `transcript.jsonl` into a fresh document rebuilds the same state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pycrdt import Array, Doc, Map, Text
+
+from ..protocol import Record
+
+AGENT_AUTHOR = "copilot"
+
+
+class RoomDocument:
+    def __init__(self) -> None:
+        self.ydoc = Doc()
+        self.meta = self.ydoc.get("meta", type=Map)
+        self.participants = self.ydoc.get("participants", type=Map)
+        self.queue = self.ydoc.get("queue", type=Array)
+        self.transcript = self.ydoc.get("transcript", type=Array)
+        self.approvals = self.ydoc.get("approvals", type=Map)
+        self._entries: dict[str, Map] = {}
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole document as plain data (what a client sees after sync)."""
+        return {
+            name: getattr(self, name).to_py()
+            for name in ("meta", "participants", "queue", "transcript", "approvals")
+        }
+
+    # -- state the room sets directly -------------------------------------------------------------
+
+    def set_meta(self, **values: Any) -> None:
+        with self.ydoc.transaction():
+            for key, value in values.items():
+                if self.meta.get(key) != value:
+                    self.meta[key] = value
+
+    def put_participant(self, username: str, **fields: Any) -> None:
+        with self.ydoc.transaction():
+            person = self.participants.get(username)
+            if person is None:
+                self.participants[username] = Map(fields)
+                return
+            for key, value in fields.items():
+                if person.get(key) != value:
+                    person[key] = value
+
+    def set_prompt_state(self, prompt_id: str, state: str) -> None:
+        if (item := self._queue_item(prompt_id)) is not None:
+            item["state"] = state
+
+    def stream(self, entry_id: str, delta: str) -> None:
+        """Append a streamed delta to an entry's body: an insert at the end, never a rewrite."""
+        body: Text = self._entries[entry_id]["body"]
+        body.insert(len(body), delta)
+
+    def streamed_text(self, entry_id: str) -> str:
+        return str(self._entries[entry_id]["body"])
+
+    # -- state derived from records ----------------------------------------------------------------
+
+    def apply(self, record: Record) -> None:
+        handler = getattr(self, "_on_" + record.kind.replace(".", "_"))
+        with self.ydoc.transaction():
+            handler(record, record.payload)
+
+    def _on_prompt_submitted(self, record: Record, p: dict) -> None:
+        self.queue.append(
+            Map(
+                {
+                    "id": p["id"],
+                    "author": record.actor,
+                    "text": p["text"],
+                    "target": p.get("target"),
+                    "state": "submitted",
+                    "submitted_at": record.ts,
+                }
+            )
+        )
+
+    def _on_prompt_withdrawn(self, record: Record, p: dict) -> None:
+        item = self._queue_item(p["id"])
+        if item is not None and item["author"] != record.actor:
+            self._system(record, f"{record.actor} withdrew {item['author']}'s prompt.")
+        self._drop_queue_item(p["id"])
+
+    def _on_prompt_started(self, record: Record, p: dict) -> None:
+        item = self._queue_item(p["id"])
+        item["state"] = "working"
+        item["started_at"] = record.ts
+        self._add_entry(
+            p["id"],
+            "prompt",
+            item["author"],
+            record.ts,
+            body=item["text"],
+            target=item.get("target"),
+            state="working",
+        )
+        self.meta["state"] = "running"
+        self.meta["turn_owner"] = item["author"]
+        self.meta["turn_prompt"] = p["id"]
+
+    def _on_prompt_finished(self, record: Record, p: dict) -> None:
+        self._drop_queue_item(p["id"])
+        if (entry := self._entries.get(p["id"])) is not None:
+            entry["state"] = p["state"]
+        if p["state"] != "completed":
+            self._system(record, p.get("reason") or f"The turn was {p['state']}.")
+        if self.meta.get("turn_prompt") == p["id"]:
+            self.meta["state"] = "idle"
+            self.meta["turn_owner"] = None
+            self.meta["turn_prompt"] = None
+
+    def _on_assistant_started(self, record: Record, p: dict) -> None:
+        self._add_entry(
+            p["entry_id"],
+            "assistant",
+            AGENT_AUTHOR,
+            record.ts,
+            body="",
+            prompt_id=p["prompt_id"],
+            state="streaming",
+        )
+
+    def _on_assistant_message(self, record: Record, p: dict) -> None:
+        entry = self._entries.get(p["entry_id"])
+        if entry is None:
+            entry = self._add_entry(
+                p["entry_id"],
+                "assistant",
+                AGENT_AUTHOR,
+                record.ts,
+                body="",
+                prompt_id=p["prompt_id"],
+            )
+        body: Text = entry["body"]
+        text = str(body)
+        if text != p["text"]:
+            if p["text"].startswith(text):
+                body.insert(len(text), p["text"][len(text) :])
+            else:  # the runtime's final text differs from what streamed: the record wins
+                del body[:]
+                body.insert(0, p["text"])
+        entry["state"] = "partial" if p.get("partial") else "done"
+
+    def _on_tool_started(self, record: Record, p: dict) -> None:
+        self._add_entry(
+            p["call_id"],
+            "tool",
+            AGENT_AUTHOR,
+            record.ts,
+            body="",
+            prompt_id=p["prompt_id"],
+            tool=p["tool"],
+            summary=p["summary"],
+            arguments=p.get("arguments", {}),
+            state="running",
+        )
+
+    def _on_tool_completed(self, record: Record, p: dict) -> None:
+        entry = self._entries[p["call_id"]]
+        entry["state"] = "success" if p["success"] else "error"
+        entry["result"] = p.get("result", "")
+        entry["duration"] = p.get("duration")
+
+    def _on_request_opened(self, record: Record, p: dict) -> None:
+        fields = {
+            "kind": p["kind"],
+            "summary": p["summary"],
+            "details": p.get("details", {}),
+            "prompt_id": p["prompt_id"],
+            "author": p["author"],
+            "deadline": p["deadline"],
+            "choices": p.get("choices", []),
+            "allow_freeform": p.get("allow_freeform", True),
+            "state": "pending",
+            "answered_by": None,
+        }
+        self.approvals[p["id"]] = Map(dict(fields))
+        entry_kind = "question" if p["kind"] == "question" else "permission"
+        self._add_entry(
+            p["id"],
+            entry_kind,
+            AGENT_AUTHOR,
+            record.ts,
+            body=p["summary"],
+            **{k: v for k, v in fields.items() if k != "summary"},
+        )
+
+    def _on_request_settled(self, record: Record, p: dict) -> None:
+        if p["id"] in self.approvals:
+            del self.approvals[p["id"]]
+        entry = self._entries[p["id"]]
+        entry["state"] = p["outcome"]
+        entry["answered_by"] = record.actor
+        for key in ("feedback", "answer"):
+            if key in p:
+                entry[key] = p[key]
+
+    def _on_abort(self, record: Record, p: dict) -> None:
+        self._system(record, f"{record.actor} aborted the running turn.")
+        if self.meta.get("turn_prompt") == p["id"]:
+            self.meta["state"] = "aborting"
+
+    def _on_person_seen(self, record: Record, p: dict) -> None:
+        """People are kept in `participants`, which the room writes with their live role."""
+
+    def _on_admission_decided(self, record: Record, p: dict) -> None:
+        said = {
+            "member": f"{record.actor} admitted {p['username']} as a member.",
+            "viewer": f"{record.actor} admitted {p['username']} as a viewer.",
+            "reject": f"{record.actor} turned {p['username']} away.",
+        }[p["decision"]]
+        self._add_entry(
+            f"r{record.seq}",
+            "admission",
+            record.actor,
+            record.ts,
+            body=said,
+            username=p["username"],
+            decision=p["decision"],
+        )
+
+    def _on_role_changed(self, record: Record, p: dict) -> None:
+        self._system(record, f"{record.actor} made {p['username']} a {p['role']}.")
+
+    def _on_person_removed(self, record: Record, p: dict) -> None:
+        self._system(record, f"{record.actor} removed {p['username']} from the room.")
+
+    def _on_host_claimed(self, record: Record, p: dict) -> None:
+        self._system(record, f"{p['username']} claimed the room as its host.")
+
+    def _on_settings_changed(self, record: Record, p: dict) -> None:
+        changed = ", ".join(f"{k} = {v}" for k, v in sorted(p["changes"].items()))
+        self._system(record, f"{record.actor} changed the room settings: {changed}.")
+
+    def _on_system(self, record: Record, p: dict) -> None:
+        self._system(record, p["text"])
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _system(self, record: Record, text: str) -> None:
+        self._add_entry(f"r{record.seq}", "system", None, record.ts, body=text)
+
+    def _add_entry(
+        self, entry_id: str, kind: str, author: str | None, ts: float, *, body: str, **extra: Any
+    ) -> Map:
+        entry = Map(
+            {"id": entry_id, "kind": kind, "author": author, "ts": ts, "body": Text(body), **extra}
+        )
+        self.transcript.append(entry)
+        self._entries[entry_id] = entry
+        return entry
+
+    def _queue_item(self, prompt_id: str) -> Map | None:
+        return next((item for item in self.queue if item["id"] == prompt_id), None)
+
+    def _drop_queue_item(self, prompt_id: str) -> None:
+        for index, item in enumerate(self.queue):
+            if item["id"] == prompt_id:
+                del self.queue[index]
+                return

@@ -1,0 +1,631 @@
+"""The room: who is here, what they may do, and the one agent they share.
+
+Every command arrives with the caller's `Identity` (from `current_user`), is checked against the
+role table, validated by the pure state machines (queue, permission router, admissions), recorded
+durably in the transcript, and only then shown in the live document. A single task starts turns,
+so at most one prompt is ever in flight and the agent is sent a prompt only when it is idle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from ..access.admissions import AdmissionBook, Decision, Policy, save_decisions
+from ..access.identity import HostClaim, Identity
+from ..access.roles import ADMITTED, Action, Role, actions_of, can
+from ..access.settings import SettingsPatch, SettingsStore
+from ..agent import base as agent_events
+from ..agent.base import Agent, Answer, PermissionAsk, QuestionAsk, Turn
+from ..agent.permissions import Outcome, PermissionRouter, Request
+from ..agent.queue import PromptQueue, QueuedPrompt, Target, TaskState
+from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound, TooLarge
+from ..protocol import (
+    AdmissionDecided,
+    AssistantMessage,
+    AssistantStarted,
+    PersonRef,
+    PersonSeen,
+    PromptBody,
+    PromptFinished,
+    PromptRef,
+    PromptSubmitted,
+    Record,
+    RequestOpened,
+    RequestSettled,
+    RoleChanged,
+    SettingsChanged,
+    ToolCompleted,
+    ToolStarted,
+)
+from .document import RoomDocument
+from .sync import ClientChannel, RoomSync
+from .transcript import Transcript
+
+log = logging.getLogger(__name__)
+
+#: How long an aborted turn may take to end before the room stops trusting the agent.
+ABORT_GRACE = 2.0
+
+_REFUSALS = {
+    Role.PENDING: ("not_admitted", "You are waiting for a host to let you into the room."),
+    Role.REFUSED: ("refused", "You are not admitted to this room; ask a host to let you in."),
+    Role.VIEWER: ("forbidden", "Viewers can watch the room but not act in it."),
+    Role.MEMBER: ("forbidden", "Only a host can do that."),
+}
+
+
+class Room:
+    def __init__(
+        self,
+        *,
+        state_dir: Path,
+        book: AdmissionBook,
+        settings: SettingsStore,
+        agent: Agent | None = None,
+        claim: HostClaim | None = None,
+        clock: Callable[[], float] = time.time,
+    ):
+        self.state_dir = state_dir
+        self.book = book
+        self.settings = settings
+        self.agent = agent
+        self.claim = claim
+        self.clock = clock
+        self.transcript = Transcript(state_dir / "transcript.jsonl")
+        self.document = RoomDocument()
+        self.sync = RoomSync(self.document.ydoc)
+        self.queue = PromptQueue()
+        self.router = PermissionRouter()
+        self.people: dict[str, Identity] = {}
+        self.unknown_events = 0
+        self._answers: dict[str, asyncio.Future[Answer]] = {}
+        self._streams: dict[str, str] = {}  # entry id -> prompt id, while a message streams
+        self._turn_ended = asyncio.Event()
+        self._aborted_by: str | None = None
+        self._degraded = False
+        self._wakeup = asyncio.Event()
+        self._runner: asyncio.Task | None = None
+        self._start_lock = asyncio.Lock()
+        self._started = False
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def ensure_started(self) -> None:
+        async with self._start_lock:
+            if self._started:
+                return
+            self._rebuild()
+            await self.sync.start()
+            if self.agent is not None:
+                self.document.set_meta(agent=self.agent.label)
+                await self.agent.start(self)
+            self._runner = asyncio.create_task(self._run_queue())
+            self._started = True
+            self._wakeup.set()
+
+    def _rebuild(self) -> None:
+        """Replay the transcript into the queue and the document, then settle what a stop cut."""
+        opened: dict[str, Record] = {}
+        for record in self.transcript.load():
+            self._replay(record, opened)
+            self.document.apply(record)
+        self.document.set_meta(state="idle" if self.agent else "no-agent", turn_owner=None)
+        for person in self.people.values():
+            self._show_person(person)
+        self._settle_interrupted(
+            "The server restarted during this turn, so it was stopped; it was not re-run. "
+            "Submit it again if it is still needed.",
+            opened,
+        )
+
+    def _replay(self, record: Record, opened: dict[str, Record]) -> None:
+        p = record.payload
+        match record.kind:
+            case "prompt.submitted":
+                target = Target(**p["target"]) if p.get("target") else None
+                self.queue.submit(p["id"], record.actor, p["text"], target, record.ts)
+            case "prompt.withdrawn":
+                self.queue.withdraw(p["id"], record.actor, may_withdraw_any=True, now=record.ts)
+            case "prompt.started":
+                started = self.queue.start_next(record.ts)
+                if started is None or started.id != p["id"]:
+                    raise RuntimeError(f"transcript out of order at seq {record.seq}")
+            case "prompt.finished":
+                self.queue.finish(p["id"], TaskState(p["state"]), record.ts)
+            case "assistant.started":
+                self._streams[p["entry_id"]] = p["prompt_id"]
+            case "assistant.message":
+                self._streams.pop(p["entry_id"], None)
+            case "request.opened":
+                opened[p["id"]] = record
+            case "request.settled":
+                opened.pop(p["id"], None)
+            case "person.seen":
+                self.people[p["username"]] = Identity(**p)
+
+    def _settle_interrupted(self, reason: str, opened: dict[str, Record]) -> None:
+        """Close, truthfully, whatever was in flight when the previous server stopped."""
+        for request_id in opened:
+            self._commit("request.settled", None, RequestSettled(id=request_id, outcome="aborted"))
+        self._close_streams()
+        if (prompt := self.queue.in_flight) is not None:
+            self._finish(prompt, TaskState.FAILED, reason)
+
+    async def stop(self) -> None:
+        if not self._started:
+            return
+        if self._runner is not None:
+            self._runner.cancel()
+        for request in self.router.abort():
+            self._settled(request, "The server stopped.")
+        if (prompt := self.queue.in_flight) is not None:
+            self._close_streams()
+            self._finish(
+                prompt, TaskState.FAILED, "The server stopped during this turn; it was not re-run."
+            )
+        if self.agent is not None:
+            await self.agent.stop()
+        await self.sync.stop()
+        self.transcript.close()
+        self._started = False
+
+    # -- people ----------------------------------------------------------------------------------
+
+    def enter(self, identity: Identity) -> Role:
+        """Register the caller (first visit, or a changed name) and return their current role."""
+        known = self.people.get(identity.username)
+        if known != identity:
+            self.people[identity.username] = identity
+            self._commit("person.seen", identity.username, PersonSeen(**vars(identity)))
+        return self._show_person(identity)
+
+    def role_of(self, username: str) -> Role:
+        person = self.people.get(username)
+        return self.book.role_of(username, verified=bool(person and person.verified))
+
+    def _show_person(self, person: Identity) -> Role:
+        role = self.role_of(person.username)
+        self.document.put_participant(
+            person.username,
+            display_name=person.display_name,
+            role=role.value,
+            verified=person.verified,
+            avatar_url=person.avatar_url,
+            color=person.color,
+            online=person.username in self.sync.connected(),
+        )
+        return role
+
+    def _require(self, identity: Identity, action: Action) -> Role:
+        role = self.enter(identity)
+        if not can(role, action):
+            code, message = _REFUSALS.get(role, ("forbidden", "Not allowed."))
+            raise NotAllowed(message, code=code)
+        return role
+
+    def describe(self, identity: Identity) -> dict:
+        """`GET room`: who I am and what I may do; the room's state only for those admitted."""
+        role = self.enter(identity)
+        me = {
+            "username": identity.username,
+            "display_name": identity.display_name,
+            "role": role.value,
+            "verified": identity.verified,
+            "avatar_url": identity.avatar_url,
+            "color": identity.color,
+            "can": actions_of(role),
+        }
+        if role not in ADMITTED:
+            return {"me": me}
+        snapshot = self.document.snapshot()
+        return {
+            "me": me,
+            "agent": snapshot["meta"],
+            "queue": snapshot["queue"],
+            "approvals": snapshot["approvals"],
+            "participants": self.list_people(identity),
+            "settings": self.settings.current.model_dump(),
+        }
+
+    def list_people(self, identity: Identity) -> list[dict]:
+        self._require(identity, Action.WATCH)
+        people = self.document.participants.to_py()
+        return [{"username": name, **fields} for name, fields in sorted(people.items())]
+
+    async def connect(self, channel: ClientChannel, identity: Identity) -> None:
+        """Serve the live document to an admitted person until they disconnect."""
+        self._require(identity, Action.WATCH)
+        await self.sync.serve(channel, identity.username, on_presence=self._presence_changed)
+
+    def _presence_changed(self, username: str) -> None:
+        if username in self.people:
+            self._show_person(self.people[username])
+
+    def set_role(self, identity: Identity, username: str, role: str) -> None:
+        self._require(identity, Action.MANAGE_PEOPLE)
+        current = self._known_target(username)
+        if current not in (Role.MEMBER, Role.VIEWER):
+            raise Conflict(
+                f"{username} is {current.value}; admit them first (POST admissions/{username}).",
+                code="not_a_participant",
+            )
+        self._decide(username, Decision(role))
+        self._commit("role.changed", identity.username, RoleChanged(username=username, role=role))
+        self._after_decision(username, identity)
+
+    def remove(self, identity: Identity, username: str) -> None:
+        self._require(identity, Action.MANAGE_PEOPLE)
+        self._known_target(username)
+        self._decide(username, Decision.REJECT)
+        self._commit("person.removed", identity.username, PersonRef(username=username))
+        self._after_decision(username, identity)
+
+    def admit(self, identity: Identity, username: str, decision: str) -> None:
+        self._require(identity, Action.MANAGE_PEOPLE)
+        self._decide(username, Decision(decision))
+        self._commit(
+            "admission.decided",
+            identity.username,
+            AdmissionDecided(username=username, decision=decision),
+        )
+        self._after_decision(username, identity)
+
+    def claim_host(self, identity: Identity, secret: str) -> None:
+        if self.claim is None or not self.claim.redeem(secret):
+            raise NotAllowed(
+                "This host-claim link is not valid (it works once).", code="invalid_claim"
+            )
+        self.enter(identity)
+        self.book.claim_host(identity.username)
+        save_decisions(self.state_dir / "admissions.json", self.book)
+        self._commit("host.claimed", identity.username, PersonRef(username=identity.username))
+        self._show_person(identity)
+
+    def _known_target(self, username: str) -> Role:
+        if username not in self.people:
+            raise NotFound(f"{username} has never been in this room.", code="unknown_person")
+        return self.role_of(username)
+
+    def _decide(self, username: str, decision: Decision) -> None:
+        self.book.decide(username, decision)
+        save_decisions(self.state_dir / "admissions.json", self.book)
+
+    def _after_decision(self, username: str, host: Identity) -> None:
+        """Show the new role; someone no longer admitted loses their connections and prompts."""
+        if username in self.people:
+            self._show_person(self.people[username])
+        if self.role_of(username) in ADMITTED:
+            return
+        self.sync.disconnect(username, "You are no longer admitted to this room.")
+        for prompt in list(self.queue.open()):
+            if prompt.author == username and prompt.state is TaskState.SUBMITTED:
+                self.queue.withdraw(
+                    prompt.id, host.username, may_withdraw_any=True, now=self.clock()
+                )
+                self._commit("prompt.withdrawn", host.username, PromptRef(id=prompt.id))
+
+    # -- settings and transcript -----------------------------------------------------------------
+
+    def get_settings(self, identity: Identity) -> dict:
+        self._require(identity, Action.WATCH)
+        return self.settings.current.model_dump()
+
+    def patch_settings(self, identity: Identity, patch: SettingsPatch) -> dict:
+        self._require(identity, Action.EDIT_SETTINGS)
+        changes = self.settings.apply(patch)
+        if changes:
+            self.book.policy = Policy(self.settings.current.admission)
+            self.book.guest_policy = Policy(self.settings.current.guest_admission)
+            self._commit("settings.changed", identity.username, SettingsChanged(changes=changes))
+            for person in self.people.values():
+                self._show_person(person)
+        return self.settings.current.model_dump()
+
+    def read_transcript(self, identity: Identity) -> str:
+        self._require(identity, Action.READ_TRANSCRIPT)
+        return self.transcript.read_text()
+
+    # -- prompts ---------------------------------------------------------------------------------
+
+    def submit(self, identity: Identity, body: PromptBody) -> tuple[str, int]:
+        self._require(identity, Action.SUBMIT)
+        if not body.text.strip():
+            raise InvalidRequest("The prompt is empty.", code="empty_prompt")
+        limit = self.settings.current.max_prompt_chars
+        if len(body.text) > limit:
+            raise TooLarge(
+                f"The prompt has {len(body.text)} characters; the room takes at most {limit}.",
+                code="prompt_too_long",
+            )
+        prompt_id = uuid.uuid4().hex
+        target = Target(body.target.kind, body.target.name) if body.target else None
+        self.queue.submit(prompt_id, identity.username, body.text, target, self.clock())
+        self._commit(
+            "prompt.submitted",
+            identity.username,
+            PromptSubmitted(id=prompt_id, text=body.text, target=body.target),
+        )
+        position = self.queue.position(prompt_id)
+        self._wakeup.set()
+        return prompt_id, position
+
+    def withdraw(self, identity: Identity, prompt_id: str) -> None:
+        role = self._require(identity, Action.WITHDRAW_OWN)
+        self.queue.withdraw(
+            prompt_id,
+            identity.username,
+            may_withdraw_any=can(role, Action.WITHDRAW_ANY),
+            now=self.clock(),
+        )
+        self._commit("prompt.withdrawn", identity.username, PromptRef(id=prompt_id))
+
+    async def abort(self, identity: Identity) -> None:
+        self._require(identity, Action.ABORT)
+        prompt = self.queue.in_flight
+        if prompt is None:
+            raise Conflict("No turn is running.", code="nothing_running")
+        if self._aborted_by is not None:
+            raise Conflict("This turn is already being aborted.", code="already_aborting")
+        self._aborted_by = identity.username
+        self._commit("abort", identity.username, PromptRef(id=prompt.id))
+        for request in self.router.abort(prompt.id):
+            self._settled(request, f"{identity.username} aborted the turn.")
+        if self.agent is None:
+            return
+        self._turn_ended.clear()
+        await self.agent.abort()
+        try:
+            await asyncio.wait_for(self._turn_ended.wait(), ABORT_GRACE)
+        except TimeoutError:
+            self._degrade(
+                prompt,
+                f"The agent did not stop within {ABORT_GRACE:.0f} s of the "
+                "abort; the room takes no new turn until it is restarted.",
+            )
+
+    def _degrade(self, prompt: QueuedPrompt, reason: str) -> None:
+        self._degraded = True
+        self._close_streams()
+        self._finish(prompt, TaskState.CANCELED, reason)
+        self.document.set_meta(state="degraded")
+
+    async def _run_queue(self) -> None:
+        """The only place turns start: one at a time, and only while the agent is idle."""
+        while True:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            if self.agent is None or self._degraded or self.queue.in_flight is not None:
+                continue
+            prompt = self.queue.start_next(self.clock())
+            if prompt is None:
+                continue
+            self._aborted_by = None
+            self._turn_ended.clear()
+            self._commit("prompt.started", prompt.author, PromptRef(id=prompt.id))
+            try:
+                await self.agent.send(Turn(prompt.id, prompt.author, prompt.text, prompt.target))
+            except Exception as err:
+                log.exception("The agent did not take prompt %s", prompt.id)
+                self._end_turn(error=f"The agent could not take this prompt: {err}")
+
+    # -- the agent's side (AgentHost) ------------------------------------------------------------
+
+    async def publish(self, event: agent_events.AgentEvent) -> None:
+        prompt = self.queue.in_flight
+        if prompt is None:
+            self.unknown_events += 1
+            log.debug("Ignored %s outside a turn", type(event).__name__)
+            return
+        match event:
+            case agent_events.MessageDelta(entry_id=entry_id, text=text):
+                if entry_id not in self._streams:
+                    self._streams[entry_id] = prompt.id
+                    self._commit(
+                        "assistant.started",
+                        None,
+                        AssistantStarted(entry_id=entry_id, prompt_id=prompt.id),
+                    )
+                self.document.stream(entry_id, text)
+            case agent_events.Message(entry_id=entry_id, text=text):
+                self._streams.pop(entry_id, None)
+                self._commit(
+                    "assistant.message",
+                    None,
+                    AssistantMessage(entry_id=entry_id, prompt_id=prompt.id, text=text),
+                )
+            case agent_events.ToolStarted() as tool:
+                self._commit(
+                    "tool.started",
+                    None,
+                    ToolStarted(
+                        call_id=tool.call_id,
+                        prompt_id=prompt.id,
+                        tool=tool.tool,
+                        summary=tool.summary,
+                        arguments=tool.arguments,
+                    ),
+                )
+            case agent_events.ToolCompleted() as done:
+                self._commit(
+                    "tool.completed",
+                    None,
+                    ToolCompleted(
+                        call_id=done.call_id,
+                        success=done.success,
+                        result=done.result,
+                        duration=done.duration,
+                    ),
+                )
+            case agent_events.TurnEnded(error=error):
+                self._end_turn(error)
+            case _:
+                self.unknown_events += 1
+
+    def _end_turn(self, error: str | None) -> None:
+        prompt = self.queue.in_flight
+        if prompt is None:
+            return
+        for request in self.router.abort(prompt.id):
+            self._settled(request, "The turn ended before this was answered.")
+        self._close_streams()
+        if self._aborted_by is not None:
+            self._finish(prompt, TaskState.CANCELED, f"{self._aborted_by} aborted this turn.")
+        elif error is not None:
+            self._finish(prompt, TaskState.FAILED, error)
+        else:
+            self._finish(prompt, TaskState.COMPLETED, None)
+        self._turn_ended.set()
+        self._wakeup.set()
+
+    async def request_permission(self, ask: PermissionAsk) -> Answer:
+        timeout = self.settings.current.permission_timeout
+        return await self._ask(ask.kind, ask.summary, timeout, details=ask.details)
+
+    async def ask_question(self, ask: QuestionAsk) -> Answer:
+        timeout = self.settings.current.question_timeout
+        return await self._ask(
+            "question",
+            ask.question,
+            timeout,
+            choices=ask.choices,
+            allow_freeform=ask.allow_freeform,
+        )
+
+    async def _ask(self, kind: str, summary: str, timeout: float, **extra) -> Answer:
+        prompt = self.queue.in_flight
+        if prompt is None or self._aborted_by is not None:
+            return Answer(False, "No prompt is running in the room, so this was rejected.")
+        now = self.clock()
+        request = self.router.open(
+            Request(
+                id=uuid.uuid4().hex,
+                kind=kind,
+                prompt_id=prompt.id,
+                author=prompt.author,
+                summary=summary,
+                opened_at=now,
+                deadline=now + timeout,
+                **extra,
+            )
+        )
+        self._commit(
+            "request.opened",
+            None,
+            RequestOpened(
+                id=request.id,
+                prompt_id=prompt.id,
+                author=prompt.author,
+                kind=kind,
+                summary=summary,
+                details=request.details,
+                choices=list(request.choices),
+                allow_freeform=request.allow_freeform,
+                deadline=request.deadline,
+            ),
+        )
+        if prompt.state is TaskState.WORKING:
+            self.queue.need_input(prompt.id)
+            self.document.set_prompt_state(prompt.id, TaskState.INPUT_REQUIRED.value)
+        answer = self._answers[request.id] = asyncio.get_running_loop().create_future()
+        asyncio.get_running_loop().call_later(timeout, self._expire_due)
+        return await answer
+
+    def answer_permission(
+        self, identity: Identity, request_id: str, approve: bool, feedback: str | None
+    ) -> None:
+        role = self._require(identity, Action.ANSWER_OWN)
+        self._expire_due()
+        request = self.router.answer_permission(
+            request_id,
+            identity.username,
+            is_host=can(role, Action.ANSWER_ANY),
+            approve=approve,
+            now=self.clock(),
+        )
+        if approve:
+            said = f"Approved by {identity.username}."
+        else:
+            said = f"Rejected by {identity.username}" + (f": {feedback}" if feedback else ".")
+        self._settled(request, said, feedback=feedback)
+
+    def answer_question(self, identity: Identity, request_id: str, answer: str) -> None:
+        role = self._require(identity, Action.ANSWER_OWN)
+        self._expire_due()
+        request = self.router.answer_question(
+            request_id,
+            identity.username,
+            is_host=can(role, Action.ANSWER_ANY),
+            answer=answer,
+            now=self.clock(),
+        )
+        self._settled(request, answer)
+
+    def _expire_due(self) -> None:
+        for request in self.router.expire(self.clock()):
+            waited = request.deadline - request.opened_at
+            self._settled(
+                request,
+                f"Nobody answered within {waited:.0f} s, so this was "
+                "rejected. Do not retry it unless asked.",
+            )
+
+    def _settled(self, request: Request, said: str, feedback: str | None = None) -> None:
+        """Record a settled request, hand the answer to the waiting agent, resume the turn."""
+        self._commit(
+            "request.settled",
+            request.answered_by,
+            RequestSettled(
+                id=request.id,
+                outcome=request.outcome.value,
+                feedback=feedback,
+                answer=request.answer,
+            ),
+        )
+        if (waiter := self._answers.pop(request.id, None)) is not None and not waiter.done():
+            waiter.set_result(Answer(request.outcome in (Outcome.APPROVED, Outcome.ANSWERED), said))
+        prompt = self.queue.in_flight
+        if (
+            prompt is not None
+            and prompt.state is TaskState.INPUT_REQUIRED
+            and not self.router.outstanding(prompt.id)
+        ):
+            self.queue.resume(prompt.id)
+            self.document.set_prompt_state(prompt.id, TaskState.WORKING.value)
+
+    # -- recording -------------------------------------------------------------------------------
+
+    def _commit(self, kind: str, actor: str | None, payload: BaseModel) -> Record:
+        """Durably record a fact, then show it: the document never runs ahead of the file."""
+        record = self.transcript.append(kind, actor, payload, self.clock())
+        self.document.apply(record)
+        return record
+
+    def _finish(self, prompt: QueuedPrompt, outcome: TaskState, reason: str | None) -> None:
+        self.queue.finish(prompt.id, outcome, self.clock())
+        self._commit(
+            "prompt.finished",
+            None,
+            PromptFinished(id=prompt.id, state=outcome.value, reason=reason),
+        )
+
+    def _close_streams(self) -> None:
+        """Keep what streamed of unfinished messages, marked partial (deltas are not on disk)."""
+        for entry_id, prompt_id in list(self._streams.items()):
+            self._commit(
+                "assistant.message",
+                None,
+                AssistantMessage(
+                    entry_id=entry_id,
+                    prompt_id=prompt_id,
+                    partial=True,
+                    text=self.document.streamed_text(entry_id),
+                ),
+            )
+        self._streams.clear()

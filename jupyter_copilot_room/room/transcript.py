@@ -1,0 +1,94 @@
+"""`state_dir/transcript.jsonl`: the room's source of truth and its audit trail.
+
+One JSON record a line (`seq`, `ts`, `kind`, `actor`, `payload`), appended and fsynced before the
+action is acknowledged, never rewritten. On start the room replays it to rebuild its state. A
+crash can tear the last line; loading reports that line and skips it, keeps everything before it,
+and the next append starts on a fresh line so the torn bytes stay as evidence.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from ..protocol import RECORD_PAYLOADS, Record
+
+log = logging.getLogger(__name__)
+
+
+class Transcript:
+    def __init__(self, path: Path):
+        self.path = path
+        self._file = None
+        self._next_seq = 1
+
+    def load(self) -> list[Record]:
+        """Read every valid record; bad lines are logged and skipped, never fatal."""
+        records: list[Record] = []
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            raw = b""
+        lines = raw.split(b"\n")
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            torn = number == len(lines)  # the file did not end with a newline: a torn write
+            try:
+                record = Record.model_validate_json(line)
+                validate_payload(record.kind, record.payload)
+            except (ValidationError, ValueError) as err:
+                what = "torn last line (a crash mid-write?)" if torn else "unreadable line"
+                log.warning("%s:%d: skipping %s: %s", self.path, number, what, err)
+                continue
+            records.append(record)
+        if records:
+            self._next_seq = records[-1].seq + 1
+        self._open(terminate_torn_line=bool(raw) and not raw.endswith(b"\n"))
+        return records
+
+    def _open(self, *, terminate_torn_line: bool) -> None:
+        self._file = open(self.path, "ab")  # noqa: SIM115 (kept open for the room's lifetime)
+        if terminate_torn_line:
+            self._file.write(b"\n")
+            self._sync()
+
+    def append(self, kind: str, actor: str | None, payload: BaseModel, ts: float) -> Record:
+        """Write one record durably and return it; the caller acknowledges only after this."""
+        if self._file is None:
+            raise RuntimeError("load() the transcript before appending")
+        if not isinstance(payload, RECORD_PAYLOADS.get(kind, ())):
+            raise TypeError(f"a {kind!r} record cannot carry {type(payload).__name__}")
+        record = Record(
+            seq=self._next_seq,
+            ts=ts,
+            kind=kind,
+            actor=actor,
+            payload=payload.model_dump(mode="json", exclude_none=True),
+        )
+        self._file.write(record.model_dump_json().encode() + b"\n")
+        self._sync()
+        self._next_seq += 1
+        return record
+
+    def _sync(self) -> None:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def read_text(self) -> str:
+        return self.path.read_text(encoding="utf-8", errors="replace")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def validate_payload(kind: str, payload: dict) -> BaseModel:
+    model = RECORD_PAYLOADS.get(kind)
+    if model is None:
+        raise ValueError(f"unknown record kind {kind!r}")
+    return model.model_validate(payload)
