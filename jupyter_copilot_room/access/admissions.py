@@ -74,13 +74,15 @@ class AdmissionBook:
             return Role.VIEWER
         return _POLICY_ROLE[self.policy if verified else self.guest_policy]
 
-    def decide(self, username: str, decision: Decision) -> None:
+    def ensure_decidable(self, username: str) -> None:
         if self.is_host(username):
             raise Conflict(
-                f"{username} is a host by configuration; hosts are not admitted or removed "
-                "from the room.",
+                f"{username} is a host by configuration; a host's role is fixed.",
                 code="host_fixed",
             )
+
+    def decide(self, username: str, decision: Decision) -> None:
+        self.ensure_decidable(username)
         self.decisions[username] = Decision(decision)
 
     def claim_host(self, username: str) -> None:

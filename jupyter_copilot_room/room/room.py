@@ -289,6 +289,7 @@ class Room:
         self._show_person(identity)
 
     def _known_target(self, username: str) -> Role:
+        self.book.ensure_decidable(username)
         if username not in self.people:
             raise NotFound(f"{username} has never been in this room.", code="unknown_person")
         return self.role_of(username)

@@ -1,0 +1,171 @@
+import asyncio
+import json
+import time
+
+import pytest
+from jupyter_server.auth.identity import IdentityProvider, User
+from pycrdt import (
+    Array,
+    Doc,
+    Map,
+    YMessageType,
+    create_sync_message,
+    handle_sync_message,
+)
+from tornado.httpclient import HTTPClientError
+
+from .scripted_agent import ScriptedAgent
+
+pytest_plugins = ("pytest_jupyter.jupyter_server",)
+
+USERS = ("alice", "bob", "carol", "dave", "erin")
+
+
+class TestUsers(IdentityProvider):
+    """Signs people in by `Authorization: token <username>`, as a hub would vouch for them."""
+
+    def get_user(self, handler):
+        header = handler.request.headers.get("Authorization", "")
+        name = header.removeprefix("token ").strip() or handler.get_argument("token", "")
+        if name not in USERS:
+            return None
+        handler._token_authenticated = True
+        return User(username=name, display_name=name.title())
+
+
+@pytest.fixture
+def state_dir(tmp_path):
+    return tmp_path / "room-state"
+
+
+@pytest.fixture
+def room_config():
+    """Per-test overrides of `c.CopilotRoom`."""
+    return {}
+
+
+@pytest.fixture
+def jp_server_config(state_dir, room_config):
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"jupyter_copilot_room": True},
+            "identity_provider_class": TestUsers,
+        },
+        "CopilotRoom": {
+            "hosts": ["alice"],
+            "members": ["bob"],
+            "viewers": ["carol"],
+            "agent_class": ScriptedAgent,
+            "state_dir": str(state_dir),
+            **room_config,
+        },
+    }
+
+
+@pytest.fixture
+def room_app(jp_serverapp):
+    return jp_serverapp.extension_manager.extension_points["jupyter_copilot_room"].app
+
+
+@pytest.fixture
+def room(room_app):
+    return room_app.room
+
+
+@pytest.fixture
+def agent(room):
+    return room.agent
+
+
+class Response:
+    def __init__(self, code: int, body: bytes):
+        self.code = code
+        self.text = body.decode()
+        try:
+            self.json = json.loads(body)
+        except ValueError:
+            self.json = None
+
+    def __repr__(self):
+        return f"<{self.code} {self.text[:200]}>"
+
+
+@pytest.fixture
+def api(jp_fetch):
+    """Call the room's REST API as one of the test users; errors come back, not raised."""
+
+    async def call(user, method, *path, body=None, raw=None):
+        payload = raw if raw is not None else (None if body is None else json.dumps(body))
+        if payload is None and method in ("POST", "PUT", "PATCH"):
+            payload = ""
+        headers = {"Authorization": f"token {user}"} if user else {"Authorization": ""}
+        try:
+            r = await jp_fetch(
+                "copilot-room", "api", *path, method=method, body=payload,
+                headers=headers, raise_error=False, allow_nonstandard_methods=True,
+            )
+        except HTTPClientError as err:
+            return Response(err.code, err.response.body if err.response else b"")
+        return Response(r.code, r.body)
+
+    return call
+
+
+async def eventually(predicate, timeout=5.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class YClient:
+    """A minimal Yjs client of the room document, as the panel would be (but scriptable)."""
+
+    def __init__(self, ws):
+        self.ws = ws
+        self.doc = Doc()
+        self.transcript = self.doc.get("transcript", type=Array)
+        self.queue = self.doc.get("queue", type=Array)
+        self.meta = self.doc.get("meta", type=Map)
+        self.participants = self.doc.get("participants", type=Map)
+        self.approvals = self.doc.get("approvals", type=Map)
+        self.received: list[bytes] = []
+        self.closed = asyncio.Event()
+        self._reader = asyncio.create_task(self._read())
+        ws.write_message(create_sync_message(self.doc), binary=True)
+
+    async def _read(self):
+        while (message := await self.ws.read_message()) is not None:
+            self.received.append(message)
+            if message[0] == YMessageType.SYNC:
+                reply = handle_sync_message(message[1:], self.doc)
+                if reply is not None:
+                    self.ws.write_message(reply, binary=True)
+        self.closed.set()
+
+    def snapshot(self):
+        return {
+            name: getattr(self, name).to_py()
+            for name in ("meta", "participants", "queue", "transcript", "approvals")
+        }
+
+    def close(self):
+        self.ws.close()
+        self._reader.cancel()
+
+
+@pytest.fixture
+def connect(jp_ws_fetch):
+    clients = []
+
+    async def open_client(user):
+        ws = await jp_ws_fetch("copilot-room", "ws", headers={"Authorization": f"token {user}"})
+        client = YClient(ws)
+        clients.append(client)
+        return client
+
+    yield open_client
+    for client in clients:
+        client.close()

@@ -1,0 +1,82 @@
+"""A scripted stand-in for the Copilot agent, for tests of the room only.
+
+Each prompt is a tiny script: `say TEXT` streams TEXT; `shell CMD` asks permission to run CMD;
+`ask QUESTION` asks the room a question with choices yes/no; `wait` holds the turn until the test
+releases it; `fail` ends the turn with an error. The real Copilot adapter replaces this in
+product use; this class exists so the room's contract can be tested without a runtime.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from jupyter_copilot_room.agent.base import (
+    Agent,
+    Answer,
+    Message,
+    MessageDelta,
+    PermissionAsk,
+    QuestionAsk,
+    ToolCompleted,
+    ToolStarted,
+    Turn,
+    TurnEnded,
+)
+
+
+class ScriptedAgent(Agent):
+    label = "scripted"
+
+    def __init__(self, settings):
+        super().__init__(settings)
+        self.turns: list[Turn] = []
+        self.answers: list[Answer] = []
+        self.release = asyncio.Event()
+        self.ignore_abort = False
+        self._playing: asyncio.Task | None = None
+
+    async def start(self, host) -> None:
+        self.host = host
+
+    async def send(self, turn: Turn) -> None:
+        self.turns.append(turn)
+        self._playing = asyncio.create_task(self._play(turn))
+
+    async def _play(self, turn: Turn) -> None:
+        verb, _, rest = turn.text.partition(" ")
+        entry = f"msg-{turn.prompt_id}"
+        if verb == "say":
+            for start in range(0, len(rest), 3):
+                await self.host.publish(MessageDelta(entry, rest[start : start + 3]))
+                await asyncio.sleep(0)
+            await self.host.publish(Message(entry, rest))
+        elif verb == "shell":
+            answer = await self.host.request_permission(PermissionAsk("shell", rest))
+            self.answers.append(answer)
+            if answer.approved:
+                await self.host.publish(ToolStarted(f"call-{turn.prompt_id}", "bash", rest))
+                await self.host.publish(ToolCompleted(f"call-{turn.prompt_id}", True, "ok", 0.01))
+            await self.host.publish(Message(entry, answer.text))
+        elif verb == "ask":
+            question = QuestionAsk(rest, ("yes", "no"), allow_freeform=False)
+            answer = await self.host.ask_question(question)
+            self.answers.append(answer)
+            await self.host.publish(Message(entry, f"You said {answer.text}"))
+        elif verb == "wait":
+            await self.host.publish(MessageDelta(entry, "working"))
+            await self.release.wait()
+            self.release.clear()
+        elif verb == "fail":
+            await self.host.publish(TurnEnded(error="scripted failure"))
+            return
+        await self.host.publish(TurnEnded())
+
+    async def abort(self) -> None:
+        if self.ignore_abort or self._playing is None:
+            return
+        self._playing.cancel()
+        await self.host.publish(TurnEnded())
+
+    async def stop(self) -> None:
+        if self._playing is not None:
+            self._playing.cancel()
