@@ -101,8 +101,14 @@ def api(jp_fetch):
         headers = {"Authorization": f"token {user}"} if user else {"Authorization": ""}
         try:
             r = await jp_fetch(
-                "copilot-room", "api", *path, method=method, body=payload,
-                headers=headers, raise_error=False, allow_nonstandard_methods=True,
+                "copilot-room",
+                "api",
+                *path,
+                method=method,
+                body=payload,
+                headers=headers,
+                raise_error=False,
+                allow_nonstandard_methods=True,
             )
         except HTTPClientError as err:
             return Response(err.code, err.response.body if err.response else b"")

@@ -34,8 +34,9 @@ async def test_unauthenticated_requests_are_refused(api):
     assert r.code == 403
 
 
-@pytest.mark.parametrize(("user", "status"), [("alice", 202), ("bob", 202), ("carol", 403),
-                                              ("dave", 403)])
+@pytest.mark.parametrize(
+    ("user", "status"), [("alice", 202), ("bob", 202), ("carol", 403), ("dave", 403)]
+)
 async def test_who_may_submit_a_prompt(api, user, status):
     r = await api(user, "POST", "prompts", body={"text": "say hello"})
     assert r.code == status, r
@@ -48,8 +49,13 @@ async def test_who_may_submit_a_prompt(api, user, status):
 async def test_prompt_runs_and_streams_into_the_transcript(api, room):
     r = await api("bob", "POST", "prompts", body={"text": "say hello there"})
     assert r.json["position"] == 0
-    await eventually(lambda: room.queue.in_flight is None and room.document.meta.get("state")
-                     == "idle" and len(room.document.transcript) >= 2)
+    await eventually(
+        lambda: (
+            room.queue.in_flight is None
+            and room.document.meta.get("state") == "idle"
+            and len(room.document.transcript) >= 2
+        )
+    )
     entries = room.document.transcript.to_py()
     assert [e["kind"] for e in entries][-2:] == ["prompt", "assistant"]
     assert entries[-2]["author"] == "bob" and entries[-2]["state"] == "completed"
@@ -93,8 +99,12 @@ async def test_malformed_json_is_a_400(api):
 
 async def test_prompt_target_is_kept(api, room):
     await api("alice", "POST", "prompts", body={"text": "wait"})
-    r = await api("bob", "POST", "prompts",
-                  body={"text": "review", "target": {"kind": "skill", "name": "review"}})
+    r = await api(
+        "bob",
+        "POST",
+        "prompts",
+        body={"text": "review", "target": {"kind": "skill", "name": "review"}},
+    )
     queued = room.document.queue.to_py()
     assert queued[1]["target"] == {"kind": "skill", "name": "review"}
     assert queued[1]["id"] == r.json["id"]
@@ -179,8 +189,13 @@ async def test_permission_answered_by_a_member_who_is_not_the_author_is_refused(
 
 async def test_host_rejects_someone_elses_request_and_the_model_hears_why(api, room, agent):
     request_id, _ = await _approval(api, room, author="bob")
-    r = await api("alice", "POST", "approvals", request_id,
-                  body={"decision": "reject", "feedback": "not on main"})
+    r = await api(
+        "alice",
+        "POST",
+        "approvals",
+        request_id,
+        body={"decision": "reject", "feedback": "not on main"},
+    )
     assert r.code == 200
     await eventually(lambda: agent.answers)
     assert not agent.answers[0].approved
@@ -249,8 +264,7 @@ async def test_host_aborts_the_running_turn_and_the_queue_goes_on(api, room, age
     await eventually(lambda: len(agent.turns) == 2)
     records = [json.loads(line) for line in room.transcript.read_text().splitlines()]
     finished = [r["payload"] for r in records if r["kind"] == "prompt.finished"]
-    assert finished[0] == {"id": running, "state": "canceled",
-                           "reason": "alice aborted this turn."}
+    assert finished[0] == {"id": running, "state": "canceled", "reason": "alice aborted this turn."}
     assert agent.turns[1].prompt_id == waiting
 
 
@@ -267,8 +281,9 @@ async def test_abort_rejects_outstanding_requests(api, room, agent):
     assert room.document.meta.get("state") == "idle"
 
 
-@pytest.mark.parametrize(("user", "status"), [("alice", 200), ("bob", 200), ("carol", 200),
-                                              ("dave", 403)])
+@pytest.mark.parametrize(
+    ("user", "status"), [("alice", 200), ("bob", 200), ("carol", 200), ("dave", 403)]
+)
 async def test_who_sees_the_participants(api, user, status):
     r = await api(user, "GET", "participants")
     assert r.code == status
@@ -305,15 +320,17 @@ async def test_removed_person_can_neither_read_nor_submit(api):
     r = await api("alice", "DELETE", "participants", "bob")
     assert r.code == 204
     assert (await api("bob", "GET", "room")).json == {
-        "me": {**(await api("bob", "GET", "room")).json["me"], "role": "refused"}}
+        "me": {**(await api("bob", "GET", "room")).json["me"], "role": "refused"}
+    }
     assert (await api("bob", "POST", "prompts", body={"text": "say hi"})).code == 403
     assert (await api("bob", "GET", "participants")).code == 403
 
 
 async def test_host_admits_a_pending_person(api):
     await api("dave", "GET", "room")
-    people = {p["username"]: p for p in (await api("alice", "GET", "participants")).json[
-        "participants"]}
+    people = {
+        p["username"]: p for p in (await api("alice", "GET", "participants")).json["participants"]
+    }
     assert people["dave"]["role"] == "pending"
     r = await api("bob", "POST", "admissions", "dave", body={"decision": "member"})
     assert r.code == 403
@@ -353,15 +370,17 @@ async def test_settings_read_by_all_admitted_changed_by_hosts(api, state_dir):
     assert (await api("dave", "GET", "room")).json["me"]["role"] == "member"
 
 
-@pytest.mark.parametrize("body", [{"admission": "everyone"}, {"colour": "red"},
-                                  {"permission_timeout": -1}])
+@pytest.mark.parametrize(
+    "body", [{"admission": "everyone"}, {"colour": "red"}, {"permission_timeout": -1}]
+)
 async def test_bad_settings_are_refused(api, body):
     r = await api("alice", "PATCH", "settings", body=body)
     assert (r.code, r.json["error"]) == (400, "invalid_body")
 
 
-@pytest.mark.parametrize(("user", "status"), [("alice", 200), ("bob", 200), ("carol", 403),
-                                              ("dave", 403)])
+@pytest.mark.parametrize(
+    ("user", "status"), [("alice", 200), ("bob", 200), ("carol", 403), ("dave", 403)]
+)
 async def test_transcript_is_for_members_and_hosts(api, user, status):
     await api("bob", "POST", "prompts", body={"text": "say hi"})
     r = await api(user, "GET", "transcript")
@@ -369,5 +388,4 @@ async def test_transcript_is_for_members_and_hosts(api, user, status):
     if status == 200:
         records = [json.loads(line) for line in r.text.splitlines()]
         assert [rec["seq"] for rec in records] == list(range(1, len(records) + 1))
-        assert any(rec["kind"] == "prompt.submitted" and rec["actor"] == "bob"
-                   for rec in records)
+        assert any(rec["kind"] == "prompt.submitted" and rec["actor"] == "bob" for rec in records)

@@ -187,8 +187,16 @@ class RoomDocument:
         self.approvals[p["id"]] = Map(dict(fields))
         entry_kind = "question" if p["kind"] == "question" else "permission"
         extra = {k: v for k, v in fields.items() if k not in ("kind", "summary", "author")}
-        self._add_entry(p["id"], entry_kind, AGENT_AUTHOR, record.ts, body=p["summary"],
-                        request_kind=p["kind"], prompt_author=p["author"], **extra)
+        self._add_entry(
+            p["id"],
+            entry_kind,
+            AGENT_AUTHOR,
+            record.ts,
+            body=p["summary"],
+            request_kind=p["kind"],
+            prompt_author=p["author"],
+            **extra,
+        )
 
     def _on_request_settled(self, record: Record, p: dict) -> None:
         if p["id"] in self.approvals:

@@ -11,6 +11,7 @@ bytes, not the sender, which is why the filter sits on each channel instead.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Protocol
@@ -97,7 +98,11 @@ class RoomSync:
         for channel in list(self._channels):
             channel.close(1001, "The room is shutting down.")
         if self._task is not None:
-            await self.yroom.stop()
+            # Cancelling the task ends YRoom's task group whatever stage its start reached
+            # (YRoom.stop() raises if its awareness task has not started yet).
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
             self._task = None
 
     async def serve(

@@ -1,0 +1,183 @@
+"""The prompt queue: FIFO, one in flight, terminal states are final."""
+
+import pytest
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from jupyter_copilot_room.agent.queue import (
+    IN_FLIGHT,
+    TERMINAL,
+    TRANSITIONS,
+    PromptQueue,
+    TaskState,
+)
+from jupyter_copilot_room.errors import Conflict, NotAllowed, NotFound
+
+
+def queue_with(*authors):
+    queue = PromptQueue()
+    for n, author in enumerate(authors):
+        queue.submit(f"p{n}", author, f"text {n}", None, now=float(n))
+    return queue
+
+
+def test_prompts_start_in_submission_order_one_at_a_time():
+    queue = queue_with("alice", "bob", "alice")
+    assert queue.start_next(10).id == "p0"
+    assert queue.start_next(11) is None, "never two in flight"
+    queue.finish("p0", TaskState.COMPLETED, 12)
+    assert queue.start_next(13).id == "p1"
+
+
+def test_position_counts_the_prompts_ahead_including_the_running_one():
+    queue = queue_with("alice", "bob", "carol")
+    assert [queue.position(p) for p in ("p0", "p1", "p2")] == [0, 1, 2]
+    queue.start_next(5)
+    assert queue.position("p2") == 2
+    queue.withdraw("p1", "bob", may_withdraw_any=False, now=6)
+    assert queue.position("p2") == 1
+
+
+def test_author_withdraws_own_waiting_prompt():
+    queue = queue_with("alice", "bob")
+    queue.start_next(1)
+    assert queue.withdraw("p1", "bob", may_withdraw_any=False, now=2).state is TaskState.CANCELED
+    assert [p.id for p in queue.open()] == ["p0"]
+
+
+def test_member_cannot_withdraw_someone_elses_prompt():
+    queue = queue_with("alice", "bob")
+    with pytest.raises(NotAllowed):
+        queue.withdraw("p1", "carol", may_withdraw_any=False, now=2)
+
+
+def test_host_withdraws_any_waiting_prompt_but_not_the_running_one():
+    queue = queue_with("alice", "bob")
+    queue.start_next(1)
+    queue.withdraw("p1", "alice", may_withdraw_any=True, now=2)
+    with pytest.raises(Conflict):
+        queue.withdraw("p0", "alice", may_withdraw_any=True, now=3)
+
+
+def test_input_required_and_back():
+    queue = queue_with("bob")
+    queue.start_next(1)
+    assert queue.need_input("p0").state is TaskState.INPUT_REQUIRED
+    assert queue.start_next(2) is None
+    assert queue.resume("p0").state is TaskState.WORKING
+
+
+@pytest.mark.parametrize("final", sorted(TERMINAL))
+def test_terminal_states_accept_nothing_further(final):
+    queue = queue_with("bob")
+    queue.start_next(1)
+    queue.finish("p0", final, 2)
+    for attempt in (
+        lambda: queue.finish("p0", TaskState.COMPLETED, 3),
+        lambda: queue.need_input("p0"),
+        lambda: queue.resume("p0"),
+        lambda: queue.withdraw("p0", "bob", may_withdraw_any=True, now=3),
+    ):
+        with pytest.raises(Conflict):
+            attempt()
+    assert queue.get("p0").state is final
+
+
+def test_unknown_and_duplicate_prompts():
+    queue = queue_with("bob")
+    with pytest.raises(NotFound):
+        queue.withdraw("nope", "bob", may_withdraw_any=False, now=1)
+    with pytest.raises(Conflict):
+        queue.submit("p0", "bob", "again", None, now=1)
+
+
+def test_transition_table_never_leaves_a_terminal_state():
+    assert not [key for key in TRANSITIONS if key[0] in TERMINAL]
+
+
+class QueueMachine(RuleBasedStateMachine):
+    """Random sequences of everything people and the agent can do to the queue."""
+
+    def __init__(self):
+        super().__init__()
+        self.queue = PromptQueue()
+        self.submitted: list[str] = []
+        self.started: list[str] = []
+        self.final: dict[str, TaskState] = {}
+        self.now = 0.0
+
+    def tick(self):
+        self.now += 1
+        return self.now
+
+    @rule(author=st.sampled_from(["alice", "bob", "carol"]))
+    def submit(self, author):
+        prompt_id = f"p{len(self.submitted)}"
+        self.queue.submit(prompt_id, author, "x", None, self.tick())
+        self.submitted.append(prompt_id)
+
+    @rule()
+    def start_next(self):
+        before = self.queue.in_flight
+        started = self.queue.start_next(self.tick())
+        if before is not None:
+            assert started is None
+        elif started is not None:
+            self.started.append(started.id)
+
+    @precondition(lambda self: self.submitted)
+    @rule(data=st.data(), by=st.sampled_from(["alice", "bob", "carol"]), host=st.booleans())
+    def withdraw(self, data, by, host):
+        prompt_id = data.draw(st.sampled_from(self.submitted))
+        prompt = self.queue.get(prompt_id)
+        try:
+            self.queue.withdraw(prompt_id, by, may_withdraw_any=host, now=self.tick())
+        except NotAllowed:
+            assert prompt.author != by and not host
+        except Conflict:
+            assert prompt.state is not TaskState.SUBMITTED
+        else:
+            assert prompt.state is TaskState.SUBMITTED and (host or prompt.author == by)
+            self.final[prompt_id] = TaskState.CANCELED
+
+    @rule(outcome=st.sampled_from(sorted(TERMINAL)))
+    def finish_running(self, outcome):
+        running = self.queue.in_flight
+        if running is not None:
+            self.queue.finish(running.id, outcome, self.tick())
+            self.final[running.id] = outcome
+
+    @rule()
+    def toggle_input(self):
+        running = self.queue.in_flight
+        if running is None:
+            return
+        if running.state is TaskState.WORKING:
+            self.queue.need_input(running.id)
+        else:
+            self.queue.resume(running.id)
+
+    @invariant()
+    def at_most_one_in_flight(self):
+        ids = [p for p in self.submitted if self.queue.get(p).state in IN_FLIGHT]
+        assert len(ids) <= 1
+
+    @invariant()
+    def prompts_start_in_submission_order(self):
+        order = {p: n for n, p in enumerate(self.submitted)}
+        assert [order[p] for p in self.started] == sorted(order[p] for p in self.started)
+
+    @invariant()
+    def finished_prompts_stay_finished(self):
+        for prompt_id, state in self.final.items():
+            assert self.queue.get(prompt_id).state is state
+
+    @invariant()
+    def open_prompts_are_exactly_the_unfinished_ones(self):
+        open_ids = [p.id for p in self.queue.open()]
+        unfinished = [p for p in self.submitted if self.queue.get(p).state not in TERMINAL]
+        assert sorted(open_ids) == sorted(unfinished)
+        assert len(open_ids) == len(set(open_ids))
+
+
+TestQueueMachine = QueueMachine.TestCase

@@ -1,0 +1,167 @@
+"""What survives a stop or a crash: the document is rebuilt from `transcript.jsonl`."""
+
+import asyncio
+import json
+
+import pytest
+
+from jupyter_copilot_room.access.admissions import AdmissionBook
+from jupyter_copilot_room.access.identity import Identity
+from jupyter_copilot_room.access.settings import RoomSettings, SettingsStore
+from jupyter_copilot_room.agent.base import AgentSettings
+from jupyter_copilot_room.protocol import PromptBody
+from jupyter_copilot_room.room.room import Room
+
+from .conftest import eventually
+from .scripted_agent import ScriptedAgent
+
+ALICE = Identity("alice", "Alice", verified=True)
+BOB = Identity("bob", "Bob", verified=True)
+
+
+def make_room(state_dir, agent=True):
+    state_dir.mkdir(exist_ok=True)
+    return Room(
+        state_dir=state_dir,
+        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
+        settings=SettingsStore(state_dir / "settings.json", RoomSettings()),
+        agent=ScriptedAgent(AgentSettings(state_dir, state_dir)) if agent else None,
+    )
+
+
+def records(state_dir):
+    lines = (state_dir / "transcript.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+async def test_restart_rebuilds_an_identical_document_with_the_pending_queue(tmp_path):
+    room = make_room(tmp_path)
+    await room.ensure_started()
+    room.submit(BOB, PromptBody(text="say one two three"))
+    await eventually(
+        lambda: room.document.meta.get("state") == "idle" and len(room.document.transcript) == 2
+    )
+    room.submit(ALICE, PromptBody(text="shell make test"))
+    await eventually(lambda: len(room.document.approvals) == 1)
+    [request_id] = room.document.approvals.to_py()
+    room.answer_permission(ALICE, request_id, approve=True, feedback=None)
+    await eventually(lambda: room.document.meta.get("state") == "idle")
+    room.submit(ALICE, PromptBody(text="wait"))
+    await eventually(lambda: room.document.meta.get("state") == "running")
+    waiting = [room.submit(BOB, PromptBody(text=f"say later {n}"))[0] for n in range(3)]
+    room.withdraw(BOB, waiting[1])
+    await room.stop()  # the held turn is ended truthfully, as failed, before the server goes
+    before = room.document.snapshot()
+
+    again = make_room(tmp_path, agent=False)  # no agent yet: the queue must stay as it was
+    await again.ensure_started()
+    after = again.document.snapshot()
+    for snapshot in (before, after):
+        snapshot["meta"].pop("agent", None)
+        snapshot["meta"]["state"] = None
+    assert after == before
+    assert [item["id"] for item in after["queue"]] == [waiting[0], waiting[2]]
+    assert all(item["state"] == "submitted" for item in after["queue"])
+    await again.stop()
+
+
+async def test_pending_prompts_run_after_the_restart(tmp_path):
+    room = make_room(tmp_path)
+    await room.ensure_started()
+    room.submit(ALICE, PromptBody(text="wait"))
+    queued, _ = room.submit(BOB, PromptBody(text="say after restart"))
+    await eventually(lambda: room.document.meta.get("state") == "running")
+    await room.stop()
+
+    again = make_room(tmp_path)
+    await again.ensure_started()
+    await eventually(lambda: again.agent.turns, what="the queued prompt to run")
+    assert again.agent.turns[0].prompt_id == queued
+    await eventually(lambda: again.document.meta.get("state") == "idle")
+    assert str(again.document.transcript[-1]["body"]) == "after restart"
+    await again.stop()
+
+
+async def test_crash_mid_turn_marks_the_turn_failed_and_never_reruns_it(tmp_path):
+    room = make_room(tmp_path)
+    await room.ensure_started()
+    room.submit(BOB, PromptBody(text="shell deploy"))
+    await eventually(lambda: len(room.document.approvals) == 1)
+    # A crash: the process dies without stop(); only what reached the disk remains.
+    room.transcript.close()
+
+    again = make_room(tmp_path)
+    await again.ensure_started()
+    after_crash = [r["kind"] for r in records(tmp_path)][-2:]
+    assert after_crash == ["request.settled", "prompt.finished"]
+    finished = [r for r in records(tmp_path) if r["kind"] == "prompt.finished"]
+    assert finished[-1]["payload"]["state"] == "failed"
+    assert "restarted" in finished[-1]["payload"]["reason"]
+    assert again.document.approvals.to_py() == {}
+    assert again.document.queue.to_py() == []
+    await asyncio.sleep(0.05)
+    assert again.agent.turns == [], "an interrupted prompt is never silently re-run"
+    await again.stop()
+
+
+async def test_torn_last_line_is_reported_skipped_and_nothing_before_it_is_lost(tmp_path, caplog):
+    room = make_room(tmp_path, agent=False)
+    await room.ensure_started()
+    ids = [room.submit(BOB, PromptBody(text=f"say {n}"))[0] for n in range(3)]
+    room.transcript.close()
+    with open(tmp_path / "transcript.jsonl", "ab") as f:
+        f.write(b'{"seq": 99, "ts": 1.0, "kind": "prompt.subm')  # the crash came mid-write
+
+    again = make_room(tmp_path, agent=False)
+    await again.ensure_started()
+    assert [item["id"] for item in again.document.queue.to_py()] == ids
+    assert "torn last line" in caplog.text
+    fourth, _ = again.submit(BOB, PromptBody(text="say after the tear"))
+    await again.stop()
+
+    third = make_room(tmp_path, agent=False)
+    await third.ensure_started()
+    assert [item["id"] for item in third.document.queue.to_py()] == [*ids, fourth]
+    raw = (tmp_path / "transcript.jsonl").read_bytes()
+    assert b'"kind": "prompt.subm\n' in raw, "the torn bytes stay, as evidence"
+    await third.stop()
+
+
+async def test_transcript_is_append_only(tmp_path):
+    room = make_room(tmp_path)
+    await room.ensure_started()
+    room.submit(BOB, PromptBody(text="say hello"))
+    await eventually(lambda: room.document.meta.get("state") == "idle")
+    first = (tmp_path / "transcript.jsonl").read_bytes()
+    room.submit(ALICE, PromptBody(text="say again"))
+    await eventually(lambda: len(room.document.transcript) == 4)
+    await room.stop()
+    assert (tmp_path / "transcript.jsonl").read_bytes().startswith(first)
+    seqs = [r["seq"] for r in records(tmp_path)]
+    assert seqs == list(range(1, len(seqs) + 1))
+
+
+async def test_agent_that_ignores_abort_degrades_the_room(tmp_path):
+    room = make_room(tmp_path)
+    await room.ensure_started()
+    room.agent.ignore_abort = True
+    room.submit(ALICE, PromptBody(text="wait"))
+    room.submit(BOB, PromptBody(text="say never yet"))
+    await eventually(lambda: room.document.meta.get("state") == "running")
+    await room.abort(ALICE)
+    assert room.document.meta.get("state") == "degraded"
+    assert len(room.agent.turns) == 1, "no second turn may overlap a runaway one"
+    assert room.document.queue.to_py()[0]["state"] == "submitted"
+    await room.stop()
+
+
+@pytest.mark.parametrize("text", ["fail"])
+async def test_failed_turn_is_recorded_and_the_queue_goes_on(tmp_path, text):
+    room = make_room(tmp_path)
+    await room.ensure_started()
+    room.submit(BOB, PromptBody(text=text))
+    room.submit(ALICE, PromptBody(text="say next"))
+    await eventually(lambda: len(room.agent.turns) == 2)
+    finished = [r["payload"] for r in records(tmp_path) if r["kind"] == "prompt.finished"]
+    assert finished[0]["state"] == "failed" and finished[0]["reason"] == "scripted failure"
+    await room.stop()

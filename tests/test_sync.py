@@ -1,0 +1,118 @@
+"""The live room document at `/copilot-room/ws`: full state on connect, live updates, and the
+server as its only writer."""
+
+import asyncio
+
+import pytest
+from pycrdt import Array, Doc, Map, create_update_message
+from tornado.httpclient import HTTPClientError
+
+from .conftest import eventually
+
+
+async def test_client_gets_full_state_on_connect_then_live_updates(api, connect, room):
+    await api("bob", "POST", "prompts", body={"text": "say first reply"})
+    await eventually(
+        lambda: room.document.meta.get("state") == "idle" and len(room.document.transcript) == 2
+    )
+    carol = await connect("carol")
+    await eventually(lambda: len(carol.transcript) == 2, what="initial sync")
+    assert carol.snapshot()["transcript"] == room.document.snapshot()["transcript"]
+    await api("alice", "POST", "prompts", body={"text": "say second reply"})
+    await eventually(lambda: len(carol.transcript) == 4, what="live update")
+    assert str(carol.transcript[3]["body"]) == "second reply"
+
+
+async def test_host_and_member_see_identical_streamed_output(api, connect, room, agent):
+    alice, bob = await connect("alice"), await connect("bob")
+    await api("bob", "POST", "prompts", body={"text": "wait"})
+    await eventually(lambda: len(alice.transcript) == 2 and len(bob.transcript) == 2)
+    room.document.stream(f"msg-{agent.turns[0].prompt_id}", " and more")
+    await eventually(lambda: str(bob.transcript[1]["body"]) == "working and more")
+    await eventually(lambda: str(alice.transcript[1]["body"]) == "working and more")
+    agent.release.set()
+    await eventually(lambda: room.document.meta.get("state") == "idle")
+    await eventually(lambda: alice.snapshot() == bob.snapshot() == room.document.snapshot())
+
+
+async def test_streaming_appends_to_the_body_rather_than_rewriting_it(api, connect, room):
+    carol = await connect("carol")
+    await eventually(lambda: len(carol.received) >= 1)
+    await api("bob", "POST", "prompts", body={"text": "say " + "x" * 3000})
+    await eventually(lambda: room.document.meta.get("state") == "idle")
+    await eventually(lambda: len(carol.transcript) == 2)
+    updates = [m for m in carol.received if m[:2] == b"\x00\x02"]
+    # 1000 deltas of 3 characters: were the body rewritten each time, the updates would carry
+    # about 1.5 MB; appended, they stay near the size of the text itself.
+    assert sum(len(m) for m in updates) < 200_000
+
+
+async def test_viewers_forged_update_is_dropped_and_never_reaches_others(api, connect, room):
+    carol, bob = await connect("carol"), await connect("bob")
+    await eventually(lambda: "carol" in bob.participants.to_py())
+    before = room.document.snapshot()
+
+    forged = Doc()
+    forged.apply_update(room.document.ydoc.get_update())
+    with forged.transaction():
+        forged.get("queue", type=Array).append(
+            Map({"id": "forged", "author": "alice", "text": "rm -rf /", "state": "submitted"})
+        )
+        forged.get("approvals", type=Map)["fake"] = Map({"state": "approved"})
+    update = forged.get_update(room.document.ydoc.get_state())
+    carol.ws.write_message(create_update_message(update), binary=True)
+    carol.ws.write_message(b"\x00\x02" + update[:0] + b"\x05garbage", binary=True)
+    carol.ws.write_message(b"\xff\x00not a y message", binary=True)
+    carol.ws.write_message("a text frame")
+
+    await api("alice", "POST", "prompts", body={"text": "say still here"})
+    await eventually(lambda: room.document.meta.get("state") == "idle" and len(bob.transcript) == 2)
+    assert "forged" not in [item["id"] for item in room.document.queue.to_py()]
+    assert "fake" not in room.document.approvals.to_py()
+    assert "forged" not in str(bob.snapshot())
+    assert room.document.snapshot()["transcript"] != before["transcript"]
+    assert not carol.closed.is_set(), "a dropped frame does not cost the reader its connection"
+
+
+async def test_awareness_passes_between_clients(connect):
+    carol, bob = await connect("carol"), await connect("bob")
+    await eventually(lambda: carol.received and bob.received)
+    from pycrdt import Awareness, create_awareness_message
+
+    presence = Awareness(carol.doc)
+    presence.set_local_state({"user": {"name": "Carol"}, "scroll": 12})
+    message = create_awareness_message(presence.encode_awareness_update([carol.doc.client_id]))
+    carol.ws.write_message(message, binary=True)
+    await eventually(lambda: any(m[0] == 1 and b"Carol" in m for m in bob.received))
+
+
+@pytest.mark.parametrize("user", ["dave", None])
+async def test_pending_and_anonymous_people_get_no_document(jp_ws_fetch, api, user):
+    await api("dave", "GET", "room")
+    headers = {"Authorization": f"token {user}" if user else ""}
+    with pytest.raises(HTTPClientError) as refused:
+        await jp_ws_fetch("copilot-room", "ws", headers=headers)
+    assert refused.value.code == 403
+
+
+async def test_admitted_person_then_gets_the_document(api, connect):
+    await api("dave", "GET", "room")
+    await api("alice", "POST", "admissions", "dave", body={"decision": "viewer"})
+    dave = await connect("dave")
+    await eventually(lambda: dave.participants.to_py().get("dave", {}).get("role") == "viewer")
+
+
+async def test_removed_person_is_disconnected_at_once(api, connect):
+    bob = await connect("bob")
+    await eventually(lambda: bob.received)
+    r = await api("alice", "DELETE", "participants", "bob")
+    assert r.code == 204
+    await asyncio.wait_for(bob.closed.wait(), 2)
+    assert bob.ws.close_code == 4403
+
+
+async def test_presence_follows_connections(api, connect, room):
+    bob = await connect("bob")
+    await eventually(lambda: room.document.participants.to_py()["bob"]["online"])
+    bob.close()
+    await eventually(lambda: not room.document.participants.to_py()["bob"]["online"])
