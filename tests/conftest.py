@@ -21,7 +21,7 @@ pytest_plugins = ("pytest_jupyter.jupyter_server",)
 USERS = ("alice", "bob", "carol", "dave", "erin")
 
 
-class TestUsers(IdentityProvider):
+class SignedInUsers(IdentityProvider):
     """Signs people in by `Authorization: token <username>`, as a hub would vouch for them."""
 
     def get_user(self, handler):
@@ -49,7 +49,7 @@ def jp_server_config(state_dir, room_config):
     return {
         "ServerApp": {
             "jpserver_extensions": {"jupyter_copilot_room": True},
-            "identity_provider_class": TestUsers,
+            "identity_provider_class": SignedInUsers,
         },
         "CopilotRoom": {
             "hosts": ["alice"],

@@ -9,7 +9,7 @@ from jupyter_server.auth.identity import IdentityProvider
 
 from jupyter_copilot_room.access.identity import HostClaim, provider_verifies_users
 
-from .conftest import TestUsers
+from .conftest import SignedInUsers
 
 
 class NoRoomForCarol(Authorizer):
@@ -21,7 +21,7 @@ class NoRoomForCarol(Authorizer):
 
 def test_stock_providers_make_guests_and_others_verify():
     assert not provider_verifies_users(IdentityProvider())
-    assert provider_verifies_users(TestUsers())
+    assert provider_verifies_users(SignedInUsers())
 
 
 def test_claim_link_works_once():
@@ -43,7 +43,7 @@ def test_state_dir_is_git_ignored(room, state_dir):
             "ServerApp": {
                 "jpserver_extensions": {"jupyter_copilot_room": True},
                 "authorizer_class": NoRoomForCarol,
-                "identity_provider_class": TestUsers,
+                "identity_provider_class": SignedInUsers,
             },
             "CopilotRoom": {"viewers": ["carol"], "members": ["bob"]},
         }
