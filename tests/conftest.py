@@ -3,7 +3,6 @@ import json
 import time
 
 import pytest
-from jupyter_server.auth.identity import IdentityProvider, User
 from pycrdt import (
     Array,
     Doc,
@@ -15,22 +14,9 @@ from pycrdt import (
 from tornado.httpclient import HTTPClientError
 
 from .scripted_agent import ScriptedAgent
+from .users import SignedInUsers
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
-
-USERS = ("alice", "bob", "carol", "dave", "erin")
-
-
-class SignedInUsers(IdentityProvider):
-    """Signs people in by `Authorization: token <username>`, as a hub would vouch for them."""
-
-    def get_user(self, handler):
-        header = handler.request.headers.get("Authorization", "")
-        name = header.removeprefix("token ").strip() or handler.get_argument("token", "")
-        if name not in USERS:
-            return None
-        handler._token_authenticated = True
-        return User(username=name, display_name=name.title())
 
 
 @pytest.fixture

@@ -61,6 +61,9 @@ class RoomDocument:
         body: Text = self._entries[entry_id]["body"]
         body.insert(len(body), delta)
 
+    def has_entry(self, entry_id: str) -> bool:
+        return entry_id in self._entries
+
     def streamed_text(self, entry_id: str) -> str:
         return str(self._entries[entry_id]["body"])
 

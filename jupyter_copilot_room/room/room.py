@@ -241,7 +241,9 @@ class Room:
 
     async def connect(self, channel: ClientChannel, identity: Identity) -> None:
         """Serve the live document to an admitted person until they disconnect."""
-        self._require(identity, Action.WATCH)
+        if not can(self.enter(identity), Action.WATCH):  # lost admission since the upgrade
+            channel.close(4403, "You are not admitted to this room.")
+            return
         await self.sync.serve(channel, identity.username, on_presence=self._presence_changed)
 
     def _presence_changed(self, username: str) -> None:
@@ -453,7 +455,7 @@ class Room:
                         arguments=tool.arguments,
                     ),
                 )
-            case agent_events.ToolCompleted() as done:
+            case agent_events.ToolCompleted() as done if self.document.has_entry(done.call_id):
                 self._commit(
                     "tool.completed",
                     None,
