@@ -25,7 +25,10 @@ class RoomDocument:
         self.queue = self.ydoc.get("queue", type=Array)
         self.transcript = self.ydoc.get("transcript", type=Array)
         self.approvals = self.ydoc.get("approvals", type=Map)
+        # Python-side indexes of the arrays: reading a pycrdt Array by position walks every
+        # item ever deleted from it, so lookups go through these instead.
         self._entries: dict[str, Map] = {}
+        self._queue_items: dict[str, Map] = {}
 
     def snapshot(self) -> dict[str, Any]:
         """The whole document as plain data (what a client sees after sync)."""
@@ -75,18 +78,18 @@ class RoomDocument:
             handler(record, record.payload)
 
     def _on_prompt_submitted(self, record: Record, p: dict) -> None:
-        self.queue.append(
-            Map(
-                {
-                    "id": p["id"],
-                    "author": record.actor,
-                    "text": p["text"],
-                    "target": p.get("target"),
-                    "state": "submitted",
-                    "submitted_at": record.ts,
-                }
-            )
+        item = Map(
+            {
+                "id": p["id"],
+                "author": record.actor,
+                "text": p["text"],
+                "target": p.get("target"),
+                "state": "submitted",
+                "submitted_at": record.ts,
+            }
         )
+        self.queue.append(item)
+        self._queue_items[p["id"]] = item
 
     def _on_prompt_withdrawn(self, record: Record, p: dict) -> None:
         item = self._queue_item(p["id"])
@@ -267,10 +270,9 @@ class RoomDocument:
         return entry
 
     def _queue_item(self, prompt_id: str) -> Map | None:
-        return next((item for item in self.queue if item["id"] == prompt_id), None)
+        return self._queue_items.get(prompt_id)
 
     def _drop_queue_item(self, prompt_id: str) -> None:
-        for index, item in enumerate(self.queue):
-            if item["id"] == prompt_id:
-                del self.queue[index]
-                return
+        if prompt_id in self._queue_items:
+            del self.queue[list(self._queue_items).index(prompt_id)]
+            del self._queue_items[prompt_id]

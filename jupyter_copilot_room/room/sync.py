@@ -35,6 +35,11 @@ class ClientChannel(Protocol):
     def close(self, code: int | None = None, reason: str | None = None) -> None: ...
 
 
+#: What a standard Yjs client answers to the server's sync step 1 when it has nothing of its own:
+#: SYNC, SYNC_STEP2, then an empty update. Dropping it is routine, not a forged write.
+EMPTY_STEP2 = b"\x00\x01\x02\x00\x00"
+
+
 def is_reader_message(message: bytes) -> bool:
     """True for the only messages a read-only client may send: sync step 1 and awareness."""
     if len(message) < 2:
@@ -69,6 +74,8 @@ class ReadOnlyChannel:
         async for message in self._channel:
             if is_reader_message(message):
                 yield message
+                continue
+            if message == EMPTY_STEP2:
                 continue
             self.dropped += 1
             level = logging.WARNING if self.dropped == 1 else logging.DEBUG
