@@ -389,3 +389,33 @@ async def test_transcript_is_for_members_and_hosts(api, user, status):
         records = [json.loads(line) for line in r.text.splitlines()]
         assert [rec["seq"] for rec in records] == list(range(1, len(records) + 1))
         assert any(rec["kind"] == "prompt.submitted" and rec["actor"] == "bob" for rec in records)
+
+
+ACTIONS = [
+    ("POST", ("prompts",), {"text": "say hi"}),
+    ("DELETE", ("prompts", "PROMPT"), None),
+    ("POST", ("approvals", "REQUEST"), {"decision": "approve"}),
+    ("POST", ("abort",), None),
+    ("PUT", ("participants", "bob"), {"role": "viewer"}),
+    ("DELETE", ("participants", "bob"), None),
+    ("POST", ("admissions", "erin"), {"decision": "member"}),
+    ("PATCH", ("settings",), {"admission": "member"}),
+    ("GET", ("transcript",), None),
+]
+
+
+@pytest.mark.parametrize("user", ["carol", "dave"])
+async def test_viewers_and_pending_people_can_change_nothing(api, room, user):
+    await api("erin", "GET", "room")
+    await api(user, "GET", "room")
+    request_id, _ = await _approval(api, room, author="bob")
+    waiting = (await api("bob", "POST", "prompts", body={"text": "say later"})).json["id"]
+    before = room.document.snapshot()
+    for method, path, body in ACTIONS:
+        path = tuple(
+            waiting if p == "PROMPT" else request_id if p == "REQUEST" else p for p in path
+        )
+        r = await api(user, method, *path, body=body)
+        assert r.code == 403, (method, path, r)
+        assert r.json["error"] == ("forbidden" if user == "carol" else "not_admitted")
+    assert room.document.snapshot() == before
