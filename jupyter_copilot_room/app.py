@@ -13,6 +13,7 @@ from .access.admissions import AdmissionBook, Policy, load_decisions
 from .access.identity import HostClaim, provider_verifies_users
 from .access.settings import RoomSettings, SettingsStore
 from .agent.base import Agent, AgentSettings
+from .agent.catalog import Catalog
 from .handlers import room_handlers
 from .room.room import Room
 from .statefiles import prepare_state_dir
@@ -65,6 +66,11 @@ class CopilotRoom(ExtensionApp):
     max_prompt_chars = Int(
         20_000, config=True, help="The longest prompt the room accepts, in characters."
     )
+    turn_timeout = Float(
+        600.0,
+        config=True,
+        help="Seconds a turn may run; then the room aborts it and marks it failed.",
+    )
     model = Unicode("", config=True, help="The model the agent session uses (agent issue).")
     provider = Dict(
         config=True,
@@ -94,16 +100,10 @@ class CopilotRoom(ExtensionApp):
         if hub_owner := os.environ.get("JUPYTERHUB_USER"):
             hosts.add(hub_owner)
         decisions, claimed = load_decisions(state_dir / "admissions.json")
-        settings = SettingsStore(
-            state_dir / "settings.json",
-            RoomSettings(
-                admission=self.admission,
-                guest_admission=self.guest_admission,
-                permission_timeout=self.permission_timeout,
-                question_timeout=self.question_timeout,
-                max_prompt_chars=self.max_prompt_chars,
-            ),
+        configured = RoomSettings(
+            **{name: getattr(self, name) for name in RoomSettings.model_fields}
         )
+        settings = SettingsStore(state_dir / "settings.json", configured)
         book = AdmissionBook(
             hosts=frozenset(hosts),
             members=frozenset(self.members),
@@ -114,18 +114,20 @@ class CopilotRoom(ExtensionApp):
             claimed_hosts=claimed,
         )
         claim = HostClaim() if not hosts and not claimed else None
+        catalog = Catalog(Path(self.repository)).refresh()
         self.room = Room(
             state_dir=state_dir,
             book=book,
             settings=settings,
-            agent=self._make_agent(state_dir),
+            agent=self._make_agent(state_dir, catalog),
+            catalog=catalog,
             claim=claim,
         )
         self.users_verified = provider_verifies_users(self.serverapp.identity_provider)
         if claim is not None:
             self._announce_claim_link(claim)
 
-    def _make_agent(self, state_dir: Path) -> Agent | None:
+    def _make_agent(self, state_dir: Path, catalog: Catalog) -> Agent | None:
         if self.agent_class is None:
             return None
         return self.agent_class(
@@ -135,6 +137,7 @@ class CopilotRoom(ExtensionApp):
                 model=self.model,
                 provider=dict(self.provider),
                 cli_path=self.cli_path,
+                catalog=catalog,
                 log=self.log,
             )
         )

@@ -87,6 +87,7 @@ class AssistantStarted(Strict):
 
     entry_id: str
     prompt_id: str
+    kind: Literal["assistant", "reasoning"] = "assistant"
 
 
 class AssistantMessage(Strict):
@@ -95,6 +96,7 @@ class AssistantMessage(Strict):
     entry_id: str
     prompt_id: str
     text: str
+    kind: Literal["assistant", "reasoning"] = "assistant"
     partial: bool = False
 
 
@@ -111,6 +113,34 @@ class ToolCompleted(Strict):
     success: bool
     result: str = ""
     duration: float | None = None
+
+
+class SubagentStarted(Strict):
+    call_id: str
+    prompt_id: str
+    name: str
+    description: str = ""
+
+
+class SubagentEnded(Strict):
+    call_id: str
+    error: str | None = None
+
+
+class TurnUsage(Strict):
+    """What one turn cost, booked to the person whose prompt it was."""
+
+    prompt_id: str
+    author: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_calls: int = 0
+
+
+class AgentError(Strict):
+    prompt_id: str | None = None
+    message: str
 
 
 class RequestOpened(Strict):
@@ -173,6 +203,10 @@ RECORD_PAYLOADS: dict[str, type[BaseModel]] = {
     "assistant.message": AssistantMessage,
     "tool.started": ToolStarted,
     "tool.completed": ToolCompleted,
+    "subagent.started": SubagentStarted,
+    "subagent.ended": SubagentEnded,
+    "usage": TurnUsage,
+    "agent.error": AgentError,
     "request.opened": RequestOpened,
     "request.settled": RequestSettled,
     "abort": PromptRef,

@@ -12,6 +12,7 @@ import asyncio
 
 from jupyter_copilot_room.agent.base import (
     Agent,
+    AgentStatus,
     Answer,
     Message,
     MessageDelta,
@@ -33,10 +34,12 @@ class ScriptedAgent(Agent):
         self.answers: list[Answer] = []
         self.release = asyncio.Event()
         self.ignore_abort = False
+        self.restarts = 0
         self._playing: asyncio.Task | None = None
 
     async def start(self, host) -> None:
         self.host = host
+        await host.publish(AgentStatus(ready=True, label=self.label))
 
     async def send(self, turn: Turn) -> None:
         self.turns.append(turn)
@@ -76,6 +79,12 @@ class ScriptedAgent(Agent):
             return
         self._playing.cancel()
         await self.host.publish(TurnEnded())
+
+    async def restart(self) -> None:
+        self.restarts += 1
+        if self._playing is not None:
+            self._playing.cancel()
+        await self.host.publish(AgentStatus(ready=True, label=self.label))
 
     async def stop(self) -> None:
         if self._playing is not None:

@@ -23,6 +23,7 @@ class RoomSettings(BaseModel):
     permission_timeout: float = Field(120.0, gt=0, le=3600)
     question_timeout: float = Field(60.0, gt=0, le=3600)
     max_prompt_chars: int = Field(20_000, gt=0, le=1_000_000)
+    turn_timeout: float = Field(600.0, gt=0, le=86_400)
 
 
 class SettingsPatch(BaseModel):
@@ -35,6 +36,7 @@ class SettingsPatch(BaseModel):
     permission_timeout: float | None = Field(None, gt=0, le=3600)
     question_timeout: float | None = Field(None, gt=0, le=3600)
     max_prompt_chars: int | None = Field(None, gt=0, le=1_000_000)
+    turn_timeout: float | None = Field(None, gt=0, le=86_400)
 
 
 class SettingsStore:

@@ -3,7 +3,7 @@
 The room owns the queue and calls `send` only when the agent is idle, so every event that comes
 back belongs to exactly one prompt. An agent reports progress as plain events and asks for
 permissions and answers through the `AgentHost` the room hands it; it never decides those itself.
-Only the adapter behind this seam (the Copilot one) may import an agent SDK.
+Only the adapter behind this seam (`copilot.py`) imports an agent SDK.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from .catalog import Catalog
 from .queue import Target
 
 
 @dataclass(frozen=True)
 class Turn:
-    """One prompt, as the agent receives it."""
+    """One prompt, as the agent receives it (`text` already expanded for its target)."""
 
     prompt_id: str
     author: str
@@ -47,6 +48,18 @@ class Message:
 
 
 @dataclass(frozen=True)
+class ReasoningDelta:
+    entry_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    entry_id: str
+    text: str
+
+
+@dataclass(frozen=True)
 class ToolStarted:
     call_id: str
     tool: str
@@ -63,13 +76,66 @@ class ToolCompleted:
 
 
 @dataclass(frozen=True)
+class SubagentStarted:
+    call_id: str
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class SubagentEnded:
+    call_id: str
+    name: str
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What the turn cost, as the runtime reported it; the room books it to the prompt's author."""
+
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_calls: int = 0
+
+
+@dataclass(frozen=True)
+class AgentError:
+    """The runtime reported an error; the turn usually fails with it (a `TurnEnded` follows)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     """The agent is idle again; `error` says why the turn failed, if it did."""
 
     error: str | None = None
 
 
-AgentEvent = MessageDelta | Message | ToolStarted | ToolCompleted | TurnEnded
+@dataclass(frozen=True)
+class AgentStatus:
+    """Whether the agent can take a turn, and what to tell people (label, or what is wrong)."""
+
+    ready: bool
+    label: str
+    detail: str = ""
+
+
+AgentEvent = (
+    MessageDelta
+    | Message
+    | ReasoningDelta
+    | Reasoning
+    | ToolStarted
+    | ToolCompleted
+    | SubagentStarted
+    | SubagentEnded
+    | Usage
+    | AgentError
+    | TurnEnded
+    | AgentStatus
+)
 
 
 # -- what the agent asks of the room -------------------------------------------------------------
@@ -77,7 +143,7 @@ AgentEvent = MessageDelta | Message | ToolStarted | ToolCompleted | TurnEnded
 
 @dataclass(frozen=True)
 class PermissionAsk:
-    kind: str  # shell | write | url | mcp | ...
+    kind: str  # shell | write | url | mcp | read | ...
     summary: str  # the exact command, path or URL
     details: dict = field(default_factory=dict)
 
@@ -116,21 +182,22 @@ class AgentSettings:
     model: str = ""
     provider: dict = field(default_factory=dict)
     cli_path: str = ""
+    catalog: Catalog | None = None  # the repository's skills and custom agents
     log: logging.Logger = field(default_factory=lambda: logging.getLogger(__name__))
 
 
 class Agent(ABC):
     """An agent the room drives one turn at a time."""
 
-    #: Shown in the room's status, e.g. the model name.
-    label: str = "agent"
-
     def __init__(self, settings: AgentSettings):
         self.settings = settings
 
     @abstractmethod
     async def start(self, host: AgentHost) -> None:
-        """Connect (or resume) the agent's session; events go to `host` from now on."""
+        """Connect (or resume) the agent's session, then report an `AgentStatus`.
+
+        A missing runtime or login is reported as a not-ready status, never raised.
+        """
 
     @abstractmethod
     async def send(self, turn: Turn) -> None:
@@ -139,6 +206,10 @@ class Agent(ABC):
     @abstractmethod
     async def abort(self) -> None:
         """Stop the running turn; `TurnEnded` should follow promptly."""
+
+    @abstractmethod
+    async def restart(self) -> None:
+        """Start the agent's runtime afresh and resume its session (after it hung or died)."""
 
     @abstractmethod
     async def stop(self) -> None:

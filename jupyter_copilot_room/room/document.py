@@ -110,7 +110,6 @@ class RoomDocument:
             target=item.get("target"),
             state="working",
         )
-        self.meta["state"] = "running"
         self.meta["turn_owner"] = item["author"]
         self.meta["turn_prompt"] = p["id"]
 
@@ -121,14 +120,13 @@ class RoomDocument:
         if p["state"] != "completed":
             self._system(record, p.get("reason") or f"The turn was {p['state']}.")
         if self.meta.get("turn_prompt") == p["id"]:
-            self.meta["state"] = "idle"
             self.meta["turn_owner"] = None
             self.meta["turn_prompt"] = None
 
     def _on_assistant_started(self, record: Record, p: dict) -> None:
         self._add_entry(
             p["entry_id"],
-            "assistant",
+            p.get("kind", "assistant"),
             AGENT_AUTHOR,
             record.ts,
             body="",
@@ -141,7 +139,7 @@ class RoomDocument:
         if entry is None:
             entry = self._add_entry(
                 p["entry_id"],
-                "assistant",
+                p.get("kind", "assistant"),
                 AGENT_AUTHOR,
                 record.ts,
                 body="",
@@ -176,6 +174,40 @@ class RoomDocument:
         entry["state"] = "success" if p["success"] else "error"
         entry["result"] = p.get("result", "")
         entry["duration"] = p.get("duration")
+
+    def _on_subagent_started(self, record: Record, p: dict) -> None:
+        self._add_entry(
+            p["call_id"],
+            "subagent",
+            AGENT_AUTHOR,
+            record.ts,
+            body=p["description"],
+            prompt_id=p["prompt_id"],
+            name=p["name"],
+            state="running",
+        )
+
+    def _on_subagent_ended(self, record: Record, p: dict) -> None:
+        if (entry := self._entries.get(p["call_id"])) is not None:
+            entry["state"] = "error" if p.get("error") else "success"
+            entry["error"] = p.get("error")
+
+    def _on_usage(self, record: Record, p: dict) -> None:
+        if (entry := self._entries.get(p["prompt_id"])) is not None:
+            entry["usage"] = {
+                key: p.get(key, 0)
+                for key in ("model", "input_tokens", "output_tokens", "model_calls")
+            }
+
+    def _on_agent_error(self, record: Record, p: dict) -> None:
+        self._add_entry(
+            f"r{record.seq}",
+            "error",
+            AGENT_AUTHOR,
+            record.ts,
+            body=p["message"],
+            prompt_id=p.get("prompt_id"),
+        )
 
     def _on_request_opened(self, record: Record, p: dict) -> None:
         fields = {
@@ -216,8 +248,6 @@ class RoomDocument:
 
     def _on_abort(self, record: Record, p: dict) -> None:
         self._system(record, f"{record.actor} aborted the running turn.")
-        if self.meta.get("turn_prompt") == p["id"]:
-            self.meta["state"] = "aborting"
 
     def _on_person_seen(self, record: Record, p: dict) -> None:
         """People are kept in `participants`, which the room writes with their live role."""

@@ -9,6 +9,7 @@ so at most one prompt is ever in flight and the agent is sent a prompt only when
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import uuid
@@ -23,11 +24,13 @@ from ..access.roles import ADMITTED, Action, Role, actions_of, can
 from ..access.settings import SettingsPatch, SettingsStore
 from ..agent import base as agent_events
 from ..agent.base import Agent, Answer, PermissionAsk, QuestionAsk, Turn
+from ..agent.catalog import Catalog
 from ..agent.permissions import Outcome, PermissionRouter, Request
 from ..agent.queue import PromptQueue, QueuedPrompt, Target, TaskState
 from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound, TooLarge
 from ..protocol import (
     AdmissionDecided,
+    AgentError,
     AssistantMessage,
     AssistantStarted,
     PersonRef,
@@ -41,8 +44,11 @@ from ..protocol import (
     RequestSettled,
     RoleChanged,
     SettingsChanged,
+    SubagentEnded,
+    SubagentStarted,
     ToolCompleted,
     ToolStarted,
+    TurnUsage,
 )
 from .document import RoomDocument
 from .sync import ClientChannel, RoomSync
@@ -69,6 +75,7 @@ class Room:
         book: AdmissionBook,
         settings: SettingsStore,
         agent: Agent | None = None,
+        catalog: Catalog | None = None,
         claim: HostClaim | None = None,
         clock: Callable[[], float] = time.time,
     ):
@@ -76,6 +83,7 @@ class Room:
         self.book = book
         self.settings = settings
         self.agent = agent
+        self.catalog = catalog
         self.claim = claim
         self.clock = clock
         self.transcript = Transcript(state_dir / "transcript.jsonl")
@@ -86,10 +94,14 @@ class Room:
         self.people: dict[str, Identity] = {}
         self.unknown_events = 0
         self._answers: dict[str, asyncio.Future[Answer]] = {}
-        self._streams: dict[str, str] = {}  # entry id -> prompt id, while a message streams
+        self._streams: dict[str, AssistantStarted] = {}  # messages still streaming
         self._turn_ended = asyncio.Event()
+        self._turn_timer: asyncio.TimerHandle | None = None
         self._aborted_by: str | None = None
+        self._fail_reason: str | None = None
+        self._agent_ready = False
         self._degraded = False
+        self._background: set[asyncio.Task] = set()
         self._wakeup = asyncio.Event()
         self._runner: asyncio.Task | None = None
         self._start_lock = asyncio.Lock()
@@ -103,12 +115,12 @@ class Room:
                 return
             self._rebuild()
             await self.sync.start()
-            if self.agent is not None:
-                self.document.set_meta(agent=self.agent.label)
-                await self.agent.start(self)
             self._runner = asyncio.create_task(self._run_queue())
             self._started = True
-            self._wakeup.set()
+            if self.agent is not None:
+                # The runtime takes a second or two to start: the room serves meanwhile, and the
+                # agent's AgentStatus says when it can take the first turn.
+                self._spawn(self.agent.start(self))
 
     def _rebuild(self) -> None:
         """Replay the transcript into the queue and the document, then settle what a stop cut."""
@@ -116,7 +128,7 @@ class Room:
         for record in self.transcript.load():
             self._replay(record, opened)
             self.document.apply(record)
-        self.document.set_meta(state="idle" if self.agent else "no-agent", turn_owner=None)
+        self.document.set_meta(turn_owner=None, turn_prompt=None)
         for person in self.people.values():
             self._show_person(person)
         self._settle_interrupted(
@@ -140,7 +152,7 @@ class Room:
             case "prompt.finished":
                 self.queue.finish(p["id"], TaskState(p["state"]), record.ts)
             case "assistant.started":
-                self._streams[p["entry_id"]] = p["prompt_id"]
+                self._streams[p["entry_id"]] = AssistantStarted(**p)
             case "assistant.message":
                 self._streams.pop(p["entry_id"], None)
             case "request.opened":
@@ -161,8 +173,11 @@ class Room:
     async def stop(self) -> None:
         if not self._started:
             return
-        if self._runner is not None:
-            self._runner.cancel()
+        for task in [self._runner, *self._background]:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         for request in self.router.abort():
             self._settled(request, "The server stopped.")
         if (prompt := self.queue.in_flight) is not None:
@@ -374,12 +389,24 @@ class Room:
         prompt = self.queue.in_flight
         if prompt is None:
             raise Conflict("No turn is running.", code="nothing_running")
-        if self._aborted_by is not None:
-            raise Conflict("This turn is already being aborted.", code="already_aborting")
+        if self._aborted_by is not None or self._fail_reason is not None:
+            raise Conflict("This turn is already being stopped.", code="already_aborting")
         self._aborted_by = identity.username
         self._commit("abort", identity.username, PromptRef(id=prompt.id))
+        await self._stop_turn(prompt, f"{identity.username} aborted the turn.")
+
+    async def _overdue(self, prompt_id: str) -> None:
+        prompt = self.queue.in_flight
+        if prompt is None or prompt.id != prompt_id or self._aborted_by or self._fail_reason:
+            return
+        limit = self.settings.current.turn_timeout
+        self._fail_reason = f"The turn took longer than {limit:.0f} s, so the room stopped it."
+        await self._stop_turn(prompt, self._fail_reason)
+
+    async def _stop_turn(self, prompt: QueuedPrompt, why: str) -> None:
+        """Reject what is outstanding, ask the agent to stop, and never let it overrun."""
         for request in self.router.abort(prompt.id):
-            self._settled(request, f"{identity.username} aborted the turn.")
+            self._settled(request, why)
         if self.agent is None:
             return
         self._turn_ended.clear()
@@ -387,89 +414,171 @@ class Room:
         try:
             await asyncio.wait_for(self._turn_ended.wait(), ABORT_GRACE)
         except TimeoutError:
-            self._degrade(
-                prompt,
-                f"The agent did not stop within {ABORT_GRACE:.0f} s of the "
-                "abort; the room takes no new turn until it is restarted.",
-            )
+            self._degrade(prompt)
 
-    def _degrade(self, prompt: QueuedPrompt, reason: str) -> None:
+    def _degrade(self, prompt: QueuedPrompt) -> None:
+        """The agent ignored an abort: end the turn here and restart the agent before the next."""
         self._degraded = True
         self._close_streams()
-        self._finish(prompt, TaskState.CANCELED, reason)
-        self.document.set_meta(state="degraded")
+        reason = (
+            f"The agent did not stop within {ABORT_GRACE:.0f} s, so the room ended this "
+            "turn and is restarting the agent; no new turn starts until it is back."
+        )
+        outcome = TaskState.CANCELED if self._aborted_by else TaskState.FAILED
+        self._finish(prompt, outcome, reason)
+        self._spawn(self._recover())
+
+    async def _recover(self) -> None:
+        try:
+            await self.agent.restart()
+        except Exception as err:
+            log.exception("Restarting the agent failed")
+            self.document.set_meta(agent_detail=f"Restarting the agent failed: {err}")
+            return
+        self._degraded = False
+        self._show_state()
+        self._wakeup.set()
 
     async def _run_queue(self) -> None:
         """The only place turns start: one at a time, and only while the agent is idle."""
         while True:
             await self._wakeup.wait()
             self._wakeup.clear()
-            if self.agent is None or self._degraded or self.queue.in_flight is not None:
+            if not self._can_start_turn():
                 continue
             prompt = self.queue.start_next(self.clock())
             if prompt is None:
                 continue
-            self._aborted_by = None
+            self._aborted_by = self._fail_reason = None
             self._turn_ended.clear()
             self._commit("prompt.started", prompt.author, PromptRef(id=prompt.id))
+            loop = asyncio.get_running_loop()
+            self._turn_timer = loop.call_later(
+                self.settings.current.turn_timeout,
+                lambda prompt_id=prompt.id: self._spawn(self._overdue(prompt_id)),
+            )
             try:
-                await self.agent.send(Turn(prompt.id, prompt.author, prompt.text, prompt.target))
+                text = self._expand(prompt)
+                await self.agent.send(Turn(prompt.id, prompt.author, text, prompt.target))
             except Exception as err:
-                log.exception("The agent did not take prompt %s", prompt.id)
+                log.warning("The agent did not take prompt %s: %s", prompt.id, err)
                 self._end_turn(error=f"The agent could not take this prompt: {err}")
+
+    def _can_start_turn(self) -> bool:
+        return (
+            self.agent is not None
+            and self._agent_ready
+            and not self._degraded
+            and self.queue.in_flight is None
+        )
+
+    def _expand(self, prompt: QueuedPrompt) -> str:
+        """A targeted prompt is expanded from the catalog as it is now, when its turn starts."""
+        if prompt.target is None or self.catalog is None:
+            return prompt.text
+        return self.catalog.refresh().expand(prompt.target.kind, prompt.target.name, prompt.text)
+
+    def _spawn(self, coroutine) -> asyncio.Task:
+        task = asyncio.create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
 
     # -- the agent's side (AgentHost) ------------------------------------------------------------
 
     async def publish(self, event: agent_events.AgentEvent) -> None:
+        if isinstance(event, agent_events.AgentStatus):
+            self._agent_ready = event.ready
+            self.document.set_meta(agent=event.label, agent_detail=event.detail)
+            self._show_state()
+            self._wakeup.set()
+            return
         prompt = self.queue.in_flight
         if prompt is None:
             self.unknown_events += 1
             log.debug("Ignored %s outside a turn", type(event).__name__)
             return
         match event:
-            case agent_events.MessageDelta(entry_id=entry_id, text=text):
-                if entry_id not in self._streams:
-                    self._streams[entry_id] = prompt.id
-                    self._commit(
-                        "assistant.started",
-                        None,
-                        AssistantStarted(entry_id=entry_id, prompt_id=prompt.id),
-                    )
-                self.document.stream(entry_id, text)
-            case agent_events.Message(entry_id=entry_id, text=text):
-                self._streams.pop(entry_id, None)
+            case agent_events.MessageDelta() | agent_events.ReasoningDelta():
+                self._stream(prompt, event)
+            case agent_events.Message() | agent_events.Reasoning():
+                kind = "assistant" if isinstance(event, agent_events.Message) else "reasoning"
+                self._streams.pop(event.entry_id, None)
                 self._commit(
                     "assistant.message",
                     None,
-                    AssistantMessage(entry_id=entry_id, prompt_id=prompt.id, text=text),
+                    AssistantMessage(
+                        entry_id=event.entry_id, prompt_id=prompt.id, text=event.text, kind=kind
+                    ),
                 )
-            case agent_events.ToolStarted() as tool:
+            case agent_events.ToolStarted():
                 self._commit(
                     "tool.started",
                     None,
                     ToolStarted(
-                        call_id=tool.call_id,
+                        call_id=event.call_id,
                         prompt_id=prompt.id,
-                        tool=tool.tool,
-                        summary=tool.summary,
-                        arguments=tool.arguments,
+                        tool=event.tool,
+                        summary=event.summary,
+                        arguments=event.arguments,
                     ),
                 )
-            case agent_events.ToolCompleted() as done if self.document.has_entry(done.call_id):
+            case agent_events.ToolCompleted() if self.document.has_entry(event.call_id):
                 self._commit(
                     "tool.completed",
                     None,
                     ToolCompleted(
-                        call_id=done.call_id,
-                        success=done.success,
-                        result=done.result,
-                        duration=done.duration,
+                        call_id=event.call_id,
+                        success=event.success,
+                        result=event.result,
+                        duration=event.duration,
                     ),
                 )
-            case agent_events.TurnEnded(error=error):
-                self._end_turn(error)
+            case agent_events.SubagentStarted():
+                self._commit(
+                    "subagent.started",
+                    None,
+                    SubagentStarted(
+                        call_id=event.call_id,
+                        prompt_id=prompt.id,
+                        name=event.name,
+                        description=event.description,
+                    ),
+                )
+            case agent_events.SubagentEnded() if self.document.has_entry(event.call_id):
+                self._commit(
+                    "subagent.ended", None, SubagentEnded(call_id=event.call_id, error=event.error)
+                )
+            case agent_events.Usage():
+                self._commit(
+                    "usage",
+                    None,
+                    TurnUsage(
+                        prompt_id=prompt.id,
+                        author=prompt.author,
+                        model=event.model,
+                        input_tokens=event.input_tokens,
+                        output_tokens=event.output_tokens,
+                        model_calls=event.model_calls,
+                    ),
+                )
+            case agent_events.AgentError():
+                self._commit(
+                    "agent.error", None, AgentError(prompt_id=prompt.id, message=event.message)
+                )
+            case agent_events.TurnEnded():
+                self._end_turn(event.error)
             case _:
                 self.unknown_events += 1
+
+    def _stream(self, prompt: QueuedPrompt, event) -> None:
+        """Deltas go to the document only; one record fixes where the entry stands."""
+        if event.entry_id not in self._streams:
+            kind = "assistant" if isinstance(event, agent_events.MessageDelta) else "reasoning"
+            started = AssistantStarted(entry_id=event.entry_id, prompt_id=prompt.id, kind=kind)
+            self._streams[event.entry_id] = started
+            self._commit("assistant.started", None, started)
+        self.document.stream(event.entry_id, event.text)
 
     def _end_turn(self, error: str | None) -> None:
         prompt = self.queue.in_flight
@@ -480,6 +589,8 @@ class Room:
         self._close_streams()
         if self._aborted_by is not None:
             self._finish(prompt, TaskState.CANCELED, f"{self._aborted_by} aborted this turn.")
+        elif self._fail_reason is not None:
+            self._finish(prompt, TaskState.FAILED, self._fail_reason)
         elif error is not None:
             self._finish(prompt, TaskState.FAILED, error)
         else:
@@ -536,6 +647,7 @@ class Room:
         if prompt.state is TaskState.WORKING:
             self.queue.need_input(prompt.id)
             self.document.set_prompt_state(prompt.id, TaskState.INPUT_REQUIRED.value)
+            self._show_state()
         answer = self._answers[request.id] = asyncio.get_running_loop().create_future()
         asyncio.get_running_loop().call_later(timeout, self._expire_due)
         return await answer
@@ -601,6 +713,7 @@ class Room:
         ):
             self.queue.resume(prompt.id)
             self.document.set_prompt_state(prompt.id, TaskState.WORKING.value)
+            self._show_state()
 
     # -- recording -------------------------------------------------------------------------------
 
@@ -608,9 +721,30 @@ class Room:
         """Durably record a fact, then show it: the document never runs ahead of the file."""
         record = self.transcript.append(kind, actor, payload, self.clock())
         self.document.apply(record)
+        self._show_state()
         return record
 
+    def _show_state(self) -> None:
+        self.document.set_meta(state=self._state())
+
+    def _state(self) -> str:
+        """The agent state people see: no-agent, starting, idle, running, waiting, aborting,
+        degraded."""
+        prompt = self.queue.in_flight
+        if self.agent is None:
+            return "no-agent"
+        if self._degraded:
+            return "degraded"
+        if prompt is not None:
+            if self._aborted_by or self._fail_reason:
+                return "aborting"
+            return "waiting" if prompt.state is TaskState.INPUT_REQUIRED else "running"
+        return "idle" if self._agent_ready else "starting"
+
     def _finish(self, prompt: QueuedPrompt, outcome: TaskState, reason: str | None) -> None:
+        if self._turn_timer is not None:
+            self._turn_timer.cancel()
+            self._turn_timer = None
         self.queue.finish(prompt.id, outcome, self.clock())
         self._commit(
             "prompt.finished",
@@ -620,15 +754,16 @@ class Room:
 
     def _close_streams(self) -> None:
         """Keep what streamed of unfinished messages, marked partial (deltas are not on disk)."""
-        for entry_id, prompt_id in list(self._streams.items()):
+        for started in list(self._streams.values()):
             self._commit(
                 "assistant.message",
                 None,
                 AssistantMessage(
-                    entry_id=entry_id,
-                    prompt_id=prompt_id,
+                    entry_id=started.entry_id,
+                    prompt_id=started.prompt_id,
+                    kind=started.kind,
                     partial=True,
-                    text=self.document.streamed_text(entry_id),
+                    text=self.document.streamed_text(started.entry_id),
                 ),
             )
         self._streams.clear()
