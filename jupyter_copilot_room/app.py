@@ -79,7 +79,7 @@ class CopilotRoom(ExtensionApp):
     )
     cli_path = Unicode("", config=True, help="Path to the Copilot runtime binary.")
     agent_class = Type(
-        None,
+        "jupyter_copilot_room.agent.copilot.CopilotAgent",
         klass=Agent,
         allow_none=True,
         config=True,

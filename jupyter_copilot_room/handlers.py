@@ -206,6 +206,13 @@ class TranscriptHandler(RoomAPIHandler):
         self.finish(text)
 
 
+class CatalogHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        self.reply(self.room.describe_catalog(self.identity))
+
+
 class ClaimHandler(RoomMixin, JupyterHandler):
     """The one-time host-claim link printed at start when nobody is configured as host."""
 
@@ -279,6 +286,7 @@ def room_handlers(room: Room, verified: bool) -> list[tuple[str, type, dict]]:
         (f"{api}/admissions/{_USERNAME}", AdmissionHandler, kwargs),
         (f"{api}/settings", SettingsHandler, kwargs),
         (f"{api}/transcript", TranscriptHandler, kwargs),
+        (f"{api}/catalog", CatalogHandler, kwargs),
         ("copilot-room/claim", ClaimHandler, kwargs),
         ("copilot-room/ws", RoomWebSocketHandler, kwargs),
     ]

@@ -39,7 +39,7 @@ class ScriptedAgent(Agent):
 
     async def start(self, host) -> None:
         self.host = host
-        await host.publish(AgentStatus(ready=True, label=self.label))
+        await host.publish(AgentStatus("ready", self.label))
 
     async def send(self, turn: Turn) -> None:
         self.turns.append(turn)
@@ -84,7 +84,7 @@ class ScriptedAgent(Agent):
         self.restarts += 1
         if self._playing is not None:
             self._playing.cancel()
-        await self.host.publish(AgentStatus(ready=True, label=self.label))
+        await self.host.publish(AgentStatus("ready", self.label))
 
     async def stop(self) -> None:
         if self._playing is not None:

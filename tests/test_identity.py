@@ -58,7 +58,7 @@ async def test_deployment_authorizer_can_close_the_room(api):
 def guest_server_config(tmp_path):
     return {
         "ServerApp": {"jpserver_extensions": {"jupyter_copilot_room": True}},
-        "CopilotRoom": {"state_dir": str(tmp_path / "state")},
+        "CopilotRoom": {"state_dir": str(tmp_path / "state"), "agent_class": None},
     }
 
 

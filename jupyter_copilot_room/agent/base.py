@@ -115,11 +115,16 @@ class TurnEnded:
 
 @dataclass(frozen=True)
 class AgentStatus:
-    """Whether the agent can take a turn, and what to tell people (label, or what is wrong)."""
+    """Whether the agent can take a turn (`ready`), is getting there (`starting`), or cannot
+    (`unavailable`, with `detail` saying why and what to do)."""
 
-    ready: bool
+    state: str
     label: str
     detail: str = ""
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "ready"
 
 
 AgentEvent = (

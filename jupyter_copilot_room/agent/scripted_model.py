@@ -69,6 +69,16 @@ class ModelRequest:
             results.append(text_of(message))
         return results[::-1]
 
+    @property
+    def last_tool_calls(self) -> list[str]:
+        """Names of the tools the model called in its latest turn."""
+        for message in reversed(self.messages):
+            if message.get("role") == "assistant":
+                return [
+                    c.get("function", {}).get("name", "") for c in message.get("tool_calls") or []
+                ]
+        return []
+
     def user_texts(self) -> list[str]:
         return [text_of(m) for m in self.messages if m.get("role") == "user"]
 
@@ -95,7 +105,8 @@ class ScriptedModelServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    async def start(self) -> None:
+    def start(self) -> None:
+        """Listen on a free port of 127.0.0.1 (on the running or current event loop)."""
         app = Application(
             [
                 (r"/v1/chat/completions", _Completions, {"owner": self}),

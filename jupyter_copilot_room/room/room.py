@@ -99,7 +99,7 @@ class Room:
         self._turn_timer: asyncio.TimerHandle | None = None
         self._aborted_by: str | None = None
         self._fail_reason: str | None = None
-        self._agent_ready = False
+        self._agent_status = "starting"
         self._degraded = False
         self._background: set[asyncio.Task] = set()
         self._wakeup = asyncio.Event()
@@ -346,6 +346,13 @@ class Room:
                 self._show_person(person)
         return self.settings.current.model_dump()
 
+    def describe_catalog(self, identity: Identity) -> dict:
+        """The repository's skills and custom agents, read afresh (the files may have changed)."""
+        self._require(identity, Action.WATCH)
+        if self.catalog is None:
+            return {"skills": [], "agents": [], "problems": []}
+        return self.catalog.refresh().to_json()
+
     def read_transcript(self, identity: Identity) -> str:
         self._require(identity, Action.READ_TRANSCRIPT)
         return self.transcript.read_text()
@@ -467,7 +474,7 @@ class Room:
     def _can_start_turn(self) -> bool:
         return (
             self.agent is not None
-            and self._agent_ready
+            and self._agent_status == "ready"
             and not self._degraded
             and self.queue.in_flight is None
         )
@@ -488,7 +495,7 @@ class Room:
 
     async def publish(self, event: agent_events.AgentEvent) -> None:
         if isinstance(event, agent_events.AgentStatus):
-            self._agent_ready = event.ready
+            self._agent_status = event.state
             self.document.set_meta(agent=event.label, agent_detail=event.detail)
             self._show_state()
             self._wakeup.set()
@@ -728,8 +735,8 @@ class Room:
         self.document.set_meta(state=self._state())
 
     def _state(self) -> str:
-        """The agent state people see: no-agent, starting, idle, running, waiting, aborting,
-        degraded."""
+        """The agent state people see: no-agent, starting, unavailable, idle, running, waiting,
+        aborting or degraded."""
         prompt = self.queue.in_flight
         if self.agent is None:
             return "no-agent"
@@ -739,7 +746,7 @@ class Room:
             if self._aborted_by or self._fail_reason:
                 return "aborting"
             return "waiting" if prompt.state is TaskState.INPUT_REQUIRED else "running"
-        return "idle" if self._agent_ready else "starting"
+        return "idle" if self._agent_status == "ready" else self._agent_status
 
     def _finish(self, prompt: QueuedPrompt, outcome: TaskState, reason: str | None) -> None:
         if self._turn_timer is not None:
