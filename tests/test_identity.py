@@ -45,7 +45,7 @@ def test_state_dir_is_git_ignored(room, state_dir):
                 "authorizer_class": NoRoomForCarol,
                 "identity_provider_class": SignedInUsers,
             },
-            "CopilotRoom": {"viewers": ["carol"], "members": ["bob"]},
+            "CopilotRoom": {"viewers": ["carol"], "members": ["bob"], "agent_class": None},
         }
     ],
 )
