@@ -1,6 +1,8 @@
 import asyncio
 import json
+import os
 import time
+from pathlib import Path
 
 import pytest
 from pycrdt import (
@@ -17,6 +19,13 @@ from .scripted_agent import ScriptedAgent
 from .users import SignedInUsers
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
+
+# pytest-jupyter gives every test a fresh HOME; the Copilot runtime that `jupyter copilot-room
+# install-runtime` put in the real home's cache must stay findable.
+os.environ.setdefault(
+    "JUPYTER_COPILOT_ROOM_RUNTIME_DIR",
+    str(Path.home() / ".cache" / "jupyter-copilot-room" / "runtime"),
+)
 
 
 @pytest.fixture

@@ -229,7 +229,7 @@ class CopilotAgent(Agent):
     async def send(self, turn: Turn) -> None:
         if self._session is None:
             raise RuntimeError("the Copilot session is not connected")
-        self._busy, self._turn_error = True, None
+        self._busy, self._turn_error, self._usage_model = True, None, ""
         self._usage.clear()
         await self._session.send(f"[{turn.author}]: {turn.text}")
 
@@ -304,6 +304,12 @@ class CopilotAgent(Agent):
     def _translate(self, event) -> list:
         """The allow-list: runtime events the room shows or records; the rest is counted."""
         name, data = _name(event), event.data
+        if name == "assistant.usage":  # sub-agents' calls too: the turn's whole cost
+            self._usage_model = self._usage_model or data.model
+            self._usage["input_tokens"] += data.input_tokens or 0
+            self._usage["output_tokens"] += data.output_tokens or 0
+            self._usage["model_calls"] += 1
+            return []
         if event.agent_id is not None and not name.startswith("subagent."):
             # A sub-agent's own messages and tools are its work, never the room agent's reply.
             self.ignored_events["subagent:" + name] += 1
@@ -350,12 +356,6 @@ class CopilotAgent(Agent):
                 return [SubagentEnded("subagent-" + data.tool_call_id, data.agent_name)]
             case "subagent.failed":
                 return [SubagentEnded("subagent-" + data.tool_call_id, data.agent_name, data.error)]
-            case "assistant.usage":
-                self._usage_model = data.model or self._usage_model
-                self._usage["input_tokens"] += data.input_tokens or 0
-                self._usage["output_tokens"] += data.output_tokens or 0
-                self._usage["model_calls"] += 1
-                return []
             case "session.error":
                 self._turn_error = data.message
                 return [AgentError(data.message)]

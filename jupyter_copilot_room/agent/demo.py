@@ -31,7 +31,7 @@ Copilot CLI), or configure your own model with `c.CopilotRoom.provider`."""
 def demo_script(request: ModelRequest) -> Reply:
     if request.tool_results:
         return _after_tool(request)
-    text = _latest_prompt(request).lower()
+    text = re.sub(r"^\[[^\]]+\]:\s*", "", request.prompt).lower()
     if re.search(r"\b(run|command|shell|list|ls)\b", text):
         return Reply(
             "I'll list the files in the repository. That needs approval in the room.",
@@ -67,9 +67,3 @@ def _after_tool(request: ModelRequest) -> Reply:
         f"Here is what it printed:\n\n```\n{result.strip()[:1500]}\n```\n\n"
         "That was a real command, run by the Copilot runtime after the room approved it."
     )
-
-
-def _latest_prompt(request: ModelRequest) -> str:
-    """The person's words: the runtime wraps them in tags and the room prefixes `[login]: `."""
-    text = re.sub(r"<[^>]+>.*?</[^>]+>", "", request.last_user, flags=re.DOTALL)
-    return re.sub(r"^\s*\[[^\]]+\]:\s*", "", text.strip())

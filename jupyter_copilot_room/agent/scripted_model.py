@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -60,6 +61,11 @@ class ModelRequest:
         return text_of(users[-1]) if users else ""
 
     @property
+    def prompt(self) -> str:
+        """The latest user message without the tags the runtime wraps it in (date, context)."""
+        return strip_runtime_tags(self.last_user)
+
+    @property
     def tool_results(self) -> list[str]:
         """Results of the tool calls answered since the model last spoke."""
         results = []
@@ -81,6 +87,10 @@ class ModelRequest:
 
     def user_texts(self) -> list[str]:
         return [text_of(m) for m in self.messages if m.get("role") == "user"]
+
+
+def strip_runtime_tags(text: str) -> str:
+    return re.sub(r"<([a-z_]+)>.*?</\1>", "", text, flags=re.DOTALL).strip()
 
 
 def text_of(message: dict) -> str:

@@ -1,0 +1,331 @@
+"""The room driving the REAL Copilot runtime through the REAL SDK, against a scripted model.
+
+The model is the tests' own OpenAI-compatible server on 127.0.0.1 (`ScriptedModelServer`); each
+test chooses what it answers. Nothing of the SDK or the runtime is mocked.
+"""
+
+import json
+import os
+import signal
+
+import pytest
+
+from jupyter_copilot_room.agent.copilot import CopilotAgent
+from jupyter_copilot_room.agent.scripted_model import Reply, ScriptedModelServer, ToolCall
+
+from .conftest import eventually
+
+READY = 60  # seconds the first runtime start may take on a cold machine
+
+
+@pytest.fixture
+def model(jp_asyncio_loop):
+    server = ScriptedModelServer(lambda request: Reply("(no script)"))
+    server.start()
+    yield server
+    jp_asyncio_loop.run_until_complete(server.stop())
+
+
+@pytest.fixture
+def room_config(model, monkeypatch):
+    monkeypatch.setenv("SCRIPTED_MODEL_KEY", "test-key")
+    return {
+        "agent_class": CopilotAgent,
+        "model": "scripted-model",
+        "provider": {
+            "type": "openai",
+            "base_url": model.base_url,
+            "api_key_env": "SCRIPTED_MODEL_KEY",
+        },
+    }
+
+
+async def ready(api, room):
+    await api("alice", "GET", "room")
+    await eventually(
+        lambda: room.document.meta.get("state") in ("idle", "unavailable"),
+        timeout=READY,
+        what="the agent to start",
+    )
+    assert room.document.meta.get("state") == "idle", room.document.meta.to_py()
+
+
+def finished(room):
+    records = [json.loads(line) for line in room.transcript.read_text().splitlines()]
+    return {r["payload"]["id"]: r["payload"] for r in records if r["kind"] == "prompt.finished"}
+
+
+def entries(room, kind):
+    return [e for e in room.document.transcript.to_py() if e["kind"] == kind]
+
+
+def echo(request):
+    """Answer each prompt by quoting it, streamed in small slow chunks."""
+    return Reply(
+        f"You said: {request.prompt}. " + "More words follow here. " * 6, chunk_size=5, delay=0.03
+    )
+
+
+def run_then_report(command):
+    def script(request):
+        if request.tool_results:
+            return Reply("Tool said: " + " | ".join(request.tool_results))
+        return Reply(
+            "Running it.",
+            tool_calls=(
+                ToolCall("bash", {"command": command, "description": "the test's command"}),
+            ),
+        )
+
+    return script
+
+
+async def test_two_people_take_turns_and_see_the_same_stream(api, room, model, connect):
+    model.script = echo
+    await ready(api, room)
+    alice, bob = await connect("alice"), await connect("bob")
+    first = (await api("alice", "POST", "prompts", body={"text": "first question"})).json
+    second = (await api("bob", "POST", "prompts", body={"text": "second question"})).json
+    assert (first["position"], second["position"]) == (0, 1)
+
+    await eventually(
+        lambda: [i["state"] for i in room.document.queue.to_py()] == ["working", "submitted"],
+        what="the first turn to run",
+    )
+    seen = set()
+
+    def streaming_lengths():
+        replies = [e for e in bob.transcript.to_py() if e["kind"] == "assistant"]
+        if replies and replies[0]["state"] == "streaming":
+            seen.add(len(replies[0]["body"]))
+        return room.document.queue.to_py()[0]["id"] == second["id"]
+
+    await eventually(streaming_lengths, timeout=30, what="the second turn to start")
+    assert len(seen) >= 3, f"deltas should arrive while the reply streams, saw {seen}"
+    await eventually(
+        lambda: room.document.meta.get("state") == "idle" and len(entries(room, "assistant")) == 2,
+        timeout=30,
+    )
+    await eventually(
+        lambda: (
+            alice.transcript.to_py() == bob.transcript.to_py() == room.document.transcript.to_py()
+        )
+    )
+    assert finished(room)[first["id"]]["state"] == "completed"
+    prompts = [r.prompt for r in model.requests]
+    assert prompts.index("[alice]: first question") < prompts.index("[bob]: second question")
+    assert entries(room, "assistant")[0]["body"].startswith("You said: [alice]: first question")
+    usage = entries(room, "prompt")[0]["usage"]
+    assert usage["model"] == "scripted-model" and usage["output_tokens"] > 0
+
+
+async def test_shell_command_runs_only_after_the_author_approves(api, room, model, jp_root_dir):
+    model.script = run_then_report("echo made > made.txt")
+    await ready(api, room)
+    await api("alice", "POST", "prompts", body={"text": "make a file"})
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30)
+    [(request_id, card)] = room.document.approvals.to_py().items()
+    assert (card["kind"], card["summary"], card["author"]) == (
+        "shell",
+        "echo made > made.txt",
+        "alice",
+    )
+    assert not (jp_root_dir / "made.txt").exists()
+
+    r = await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
+    assert r.code == 403
+    r = await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
+    assert r.code == 200
+    await eventually(lambda: room.document.meta.get("state") == "idle", timeout=30)
+    assert (jp_root_dir / "made.txt").read_text() == "made\n"
+    [tool] = entries(room, "tool")
+    assert (tool["tool"], tool["summary"], tool["state"]) == (
+        "bash",
+        "echo made > made.txt",
+        "success",
+    )
+
+
+async def test_rejection_feedback_reaches_the_model(api, room, model, jp_root_dir):
+    model.script = run_then_report("echo no > rejected.txt")
+    await ready(api, room)
+    await api("bob", "POST", "prompts", body={"text": "make a file"})
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30)
+    [request_id] = room.document.approvals.to_py()
+    r = await api(
+        "alice",
+        "POST",
+        "approvals",
+        request_id,
+        body={"decision": "reject", "feedback": "not on Fridays"},
+    )
+    assert r.code == 200
+    await eventually(lambda: room.document.meta.get("state") == "idle", timeout=30)
+    results = " ".join(" ".join(r.tool_results) for r in model.requests)
+    assert "Rejected by alice: not on Fridays" in results
+    assert not (jp_root_dir / "rejected.txt").exists()
+
+
+@pytest.mark.parametrize("timeouts", [{"permission_timeout": 1.0}])
+async def test_unanswered_command_is_rejected_when_time_runs_out(
+    api, room, model, room_config, timeouts, jp_root_dir
+):
+    room.settings.current = room.settings.current.model_copy(update=timeouts)
+    model.script = run_then_report("echo late > late.txt")
+    await ready(api, room)
+    await api("bob", "POST", "prompts", body={"text": "make a file"})
+    await eventually(
+        lambda: room.document.meta.get("state") == "idle" and entries(room, "assistant"), timeout=30
+    )
+    [card] = entries(room, "permission")
+    assert card["state"] == "timed_out"
+    results = " ".join(" ".join(r.tool_results) for r in model.requests)
+    assert "Nobody answered within 1 s" in results
+    assert not (jp_root_dir / "late.txt").exists()
+
+
+def asks(question, choices):
+    def script(request):
+        if request.tool_results:
+            return Reply("Answer was: " + request.tool_results[-1])
+        return Reply(tool_calls=(ToolCall("ask_user", {"question": question, "choices": choices}),))
+
+    return script
+
+
+async def test_agent_question_goes_to_the_author_and_the_answer_back(api, room, model):
+    model.script = asks("Which colour?", ["blue", "green"])
+    await ready(api, room)
+    await api("bob", "POST", "prompts", body={"text": "pick a colour with me"})
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30)
+    [(question_id, card)] = room.document.approvals.to_py().items()
+    assert (card["kind"], card["summary"], card["choices"]) == (
+        "question",
+        "Which colour?",
+        ["blue", "green"],
+    )
+    assert (
+        await api("carol", "POST", "questions", question_id, body={"answer": "blue"})
+    ).code == 403
+    r = await api("bob", "POST", "questions", question_id, body={"answer": "green"})
+    assert r.code == 200
+    await eventually(lambda: room.document.meta.get("state") == "idle", timeout=30)
+    assert "green" in model.requests[-1].tool_results[-1]
+
+
+async def test_unanswered_question_times_out(api, room, model):
+    room.settings.current = room.settings.current.model_copy(update={"question_timeout": 1.0})
+    model.script = asks("Proceed?", ["yes", "no"])
+    await ready(api, room)
+    await api("bob", "POST", "prompts", body={"text": "ask me"})
+    await eventually(
+        lambda: room.document.meta.get("state") == "idle" and entries(room, "assistant"), timeout=30
+    )
+    assert entries(room, "question")[0]["state"] == "timed_out"
+    assert "Nobody answered" in model.requests[-1].tool_results[-1]
+
+
+async def test_abort_mid_stream_cancels_and_the_next_prompt_runs(api, room, model):
+    def script(request):
+        if "slow" in request.prompt:
+            return Reply("Slowly " * 200, chunk_size=4, delay=0.05)
+        return Reply("Quick answer.")
+
+    model.script = script
+    await ready(api, room)
+    slow = (await api("alice", "POST", "prompts", body={"text": "slow please"})).json
+    quick = (await api("bob", "POST", "prompts", body={"text": "quick please"})).json
+    await eventually(
+        lambda: any(
+            e["kind"] == "assistant" and len(e["body"]) > 20
+            for e in room.document.transcript.to_py()
+        ),
+        timeout=30,
+    )
+    assert (await api("alice", "POST", "abort")).code == 200
+    await eventually(lambda: quick["id"] in finished(room), timeout=30)
+    assert finished(room)[slow["id"]]["state"] == "canceled"
+    assert finished(room)[quick["id"]]["state"] == "completed"
+    partial, done = entries(room, "assistant")
+    assert partial["state"] == "partial" and partial["body"].startswith("Slowly")
+    assert done["body"] == "Quick answer."
+
+
+async def test_abort_rejects_the_outstanding_approval(api, room, model, jp_root_dir):
+    model.script = run_then_report("echo never > never.txt")
+    await ready(api, room)
+    await api("bob", "POST", "prompts", body={"text": "make a file"})
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30)
+    assert (await api("alice", "POST", "abort")).code == 200
+    await eventually(lambda: room.document.meta.get("state") == "idle", timeout=10)
+    assert room.document.approvals.to_py() == {}
+    assert entries(room, "permission")[0]["state"] == "aborted"
+    assert not (jp_root_dir / "never.txt").exists()
+    model.script = echo
+    r = await api("bob", "POST", "prompts", body={"text": "after the abort"})
+    await eventually(lambda: r.json["id"] in finished(room), timeout=30)
+    assert finished(room)[r.json["id"]]["state"] == "completed"
+
+
+async def test_killed_runtime_fails_the_turn_and_the_room_goes_on(api, room, model, agent):
+    def script(request):
+        if "slow" in request.prompt:
+            return Reply("Slowly " * 300, chunk_size=4, delay=0.05)
+        return Reply(f"Fine: {request.prompt}")
+
+    model.script = script
+    await ready(api, room)
+    first = (await api("alice", "POST", "prompts", body={"text": "remember the word kiwi"})).json
+    await eventually(lambda: first["id"] in finished(room), timeout=30)
+    slow = (await api("alice", "POST", "prompts", body={"text": "slow please"})).json
+    after = (await api("bob", "POST", "prompts", body={"text": "are you back?"})).json
+    await eventually(
+        lambda: any(
+            e["kind"] == "assistant" and e["state"] == "streaming"
+            for e in room.document.transcript.to_py()
+        ),
+        timeout=30,
+    )
+    os.kill(agent._client._cli_process.pid, signal.SIGKILL)
+
+    await eventually(
+        lambda: after["id"] in finished(room),
+        timeout=45,
+        what="the runtime to be restarted and the next prompt to run",
+    )
+    assert finished(room)[slow["id"]]["state"] == "failed"
+    assert "runtime stopped" in finished(room)[slow["id"]]["reason"]
+    assert finished(room)[after["id"]]["state"] == "completed"
+    resumed = model.requests[-1]  # the session came back with its history
+    assert any("remember the word kiwi" in str(m.get("content")) for m in resumed.messages)
+    assert sum(r.prompt == "[alice]: slow please" for r in model.requests) == 1, (
+        "the interrupted prompt is never re-run"
+    )
+
+
+@pytest.mark.parametrize("room_config", [{"agent_class": CopilotAgent}])
+async def test_demo_mode_works_without_any_login(api, room, monkeypatch):
+    for variable in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"):
+        monkeypatch.delenv(variable, raising=False)
+    await ready(api, room)
+    assert room.document.meta.get("agent") == "demo model"
+    await api("alice", "POST", "prompts", body={"text": "hello"})
+    await eventually(lambda: entries(room, "assistant"), timeout=30)
+    await eventually(lambda: room.document.meta.get("state") == "idle", timeout=30)
+    assert "Demo mode" in entries(room, "assistant")[0]["body"]
+    await api("alice", "POST", "prompts", body={"text": "run a command"})
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30)
+    [card] = room.document.approvals.to_py().values()
+    assert (card["kind"], card["summary"]) == ("shell", "ls -la")
+
+
+@pytest.mark.parametrize(
+    "room_config", [{"agent_class": CopilotAgent, "cli_path": "/nowhere/copilot"}]
+)
+async def test_missing_runtime_is_a_clear_status_not_a_traceback(api, room):
+    await api("alice", "GET", "room")
+    await eventually(lambda: room.document.meta.get("state") == "unavailable", timeout=10)
+    assert "/nowhere/copilot" in room.document.meta.get("agent_detail")
+    r = await api("bob", "POST", "prompts", body={"text": "still queued"})
+    assert r.code == 202
+    assert room.document.queue.to_py()[0]["state"] == "submitted"
