@@ -15,6 +15,9 @@ from pycrdt import (
 )
 from tornado.httpclient import HTTPClientError
 
+from jupyter_copilot_room.agent.copilot import CopilotAgent
+from jupyter_copilot_room.agent.scripted_model import Reply, ScriptedModelServer
+
 from .scripted_agent import ScriptedAgent
 from .users import SignedInUsers
 
@@ -170,3 +173,50 @@ def connect(jp_ws_fetch):
     yield open_client
     for client in clients:
         client.close()
+
+
+# -- the real Copilot runtime with a scripted model ------------------------------------------
+
+READY = 60  # seconds the first runtime start may take on a cold machine
+
+
+@pytest.fixture
+def model(jp_asyncio_loop):
+    server = ScriptedModelServer(lambda request: Reply("(no script)"))
+    server.start()
+    yield server
+    jp_asyncio_loop.run_until_complete(server.stop())
+
+
+@pytest.fixture
+def copilot_config(model, monkeypatch):
+    """The real Copilot agent, with the test's scripted model as its provider."""
+    monkeypatch.setenv("SCRIPTED_MODEL_KEY", "test-key")
+    return {
+        "agent_class": CopilotAgent,
+        "model": "scripted-model",
+        "provider": {
+            "type": "openai",
+            "base_url": model.base_url,
+            "api_key_env": "SCRIPTED_MODEL_KEY",
+        },
+    }
+
+
+async def ready(api, room):
+    await api("alice", "GET", "room")
+    await eventually(
+        lambda: room.document.meta.get("state") in ("idle", "unavailable"),
+        timeout=READY,
+        what="the agent to start",
+    )
+    assert room.document.meta.get("state") == "idle", room.document.meta.to_py()
+
+
+def finished(room):
+    records = [json.loads(line) for line in room.transcript.read_text().splitlines()]
+    return {r["payload"]["id"]: r["payload"] for r in records if r["kind"] == "prompt.finished"}
+
+
+def entries(room, kind):
+    return [e for e in room.document.transcript.to_py() if e["kind"] == kind]

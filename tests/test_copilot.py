@@ -4,59 +4,20 @@ The model is the tests' own OpenAI-compatible server on 127.0.0.1 (`ScriptedMode
 test chooses what it answers. Nothing of the SDK or the runtime is mocked.
 """
 
-import json
 import os
 import signal
 
 import pytest
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
-from jupyter_copilot_room.agent.scripted_model import Reply, ScriptedModelServer, ToolCall
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from .conftest import eventually
-
-READY = 60  # seconds the first runtime start may take on a cold machine
+from .conftest import entries, eventually, finished, ready
 
 
 @pytest.fixture
-def model(jp_asyncio_loop):
-    server = ScriptedModelServer(lambda request: Reply("(no script)"))
-    server.start()
-    yield server
-    jp_asyncio_loop.run_until_complete(server.stop())
-
-
-@pytest.fixture
-def room_config(model, monkeypatch):
-    monkeypatch.setenv("SCRIPTED_MODEL_KEY", "test-key")
-    return {
-        "agent_class": CopilotAgent,
-        "model": "scripted-model",
-        "provider": {
-            "type": "openai",
-            "base_url": model.base_url,
-            "api_key_env": "SCRIPTED_MODEL_KEY",
-        },
-    }
-
-
-async def ready(api, room):
-    await api("alice", "GET", "room")
-    await eventually(
-        lambda: room.document.meta.get("state") in ("idle", "unavailable"),
-        timeout=READY,
-        what="the agent to start",
-    )
-    assert room.document.meta.get("state") == "idle", room.document.meta.to_py()
-
-
-def finished(room):
-    records = [json.loads(line) for line in room.transcript.read_text().splitlines()]
-    return {r["payload"]["id"]: r["payload"] for r in records if r["kind"] == "prompt.finished"}
-
-
-def entries(room, kind):
-    return [e for e in room.document.transcript.to_py() if e["kind"] == kind]
+def room_config(copilot_config):
+    return copilot_config
 
 
 def echo(request):
@@ -166,13 +127,10 @@ async def test_rejection_feedback_reaches_the_model(api, room, model, jp_root_di
     assert not (jp_root_dir / "rejected.txt").exists()
 
 
-@pytest.mark.parametrize("timeouts", [{"permission_timeout": 1.0}])
-async def test_unanswered_command_is_rejected_when_time_runs_out(
-    api, room, model, room_config, timeouts, jp_root_dir
-):
-    room.settings.current = room.settings.current.model_copy(update=timeouts)
+async def test_unanswered_command_is_rejected_when_time_runs_out(api, room, model, jp_root_dir):
     model.script = run_then_report("echo late > late.txt")
     await ready(api, room)
+    await api("alice", "PATCH", "settings", body={"permission_timeout": 1})
     await api("bob", "POST", "prompts", body={"text": "make a file"})
     await eventually(
         lambda: room.document.meta.get("state") == "idle" and entries(room, "assistant"), timeout=30
@@ -214,9 +172,9 @@ async def test_agent_question_goes_to_the_author_and_the_answer_back(api, room, 
 
 
 async def test_unanswered_question_times_out(api, room, model):
-    room.settings.current = room.settings.current.model_copy(update={"question_timeout": 1.0})
     model.script = asks("Proceed?", ["yes", "no"])
     await ready(api, room)
+    await api("alice", "PATCH", "settings", body={"question_timeout": 1})
     await api("bob", "POST", "prompts", body={"text": "ask me"})
     await eventually(
         lambda: room.document.meta.get("state") == "idle" and entries(room, "assistant"), timeout=30

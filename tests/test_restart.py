@@ -7,7 +7,7 @@ import pytest
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.access.settings import RoomSettings, SettingsStore
+from jupyter_copilot_room.access.settings import RoomSettings, SettingsPatch, SettingsStore
 from jupyter_copilot_room.agent.base import AgentSettings
 from jupyter_copilot_room.protocol import PromptBody
 from jupyter_copilot_room.room.room import Room
@@ -160,8 +160,8 @@ async def test_agent_that_ignores_abort_degrades_the_room_until_restarted(tmp_pa
 
 async def test_overdue_turn_is_aborted_and_failed(tmp_path):
     room = make_room(tmp_path)
-    room.settings.current = room.settings.current.model_copy(update={"turn_timeout": 0.2})
     await room.ensure_started()
+    room.patch_settings(ALICE, SettingsPatch(turn_timeout=0.2))
     room.submit(ALICE, PromptBody(text="wait"))
     room.submit(BOB, PromptBody(text="say next"))
     await eventually(lambda: len(room.agent.turns) == 2, what="the queue to move on")

@@ -79,6 +79,42 @@ class Catalog:
     def skill_directories(self) -> list[Path]:
         return [d for d in (self.repository / s / "skills" for s in SOURCES) if d.is_dir()]
 
+    def expand(self, kind: str, name: str, text: str) -> str:
+        """The prompt a targeted turn sends: the skill's instructions as they are now, or a
+        hand-off to the custom agent as a sub-agent task (so one person's choice of agent never
+        changes what the next person's turn runs on)."""
+        if kind == "skill":
+            if name not in self.skills:
+                raise LookupError(f'The skill "{name}" is no longer in the repository.')
+            skill = self.skills[name]
+            _, body = _read(skill.path, [])
+            where = skill.path.relative_to(self.repository)
+            return (
+                f'{text}\n\n<skill-context name="{name}">\nFollow the "{name}" skill '
+                f"({where}) for this request.\n\n{body.strip()}\n</skill-context>"
+            )
+        if kind == "agent":
+            if name not in self.agents:
+                raise LookupError(f'The custom agent "{name}" is no longer in the repository.')
+            return (
+                f'Hand this request to the custom agent "{name}": call the task tool with '
+                f'agent_type "{name}", give it the request below and the context it needs '
+                f"as its prompt, then report what it found.\n\nRequest: {text}"
+            )
+        raise LookupError(f"Unknown target kind {kind!r}.")
+
+    def agent_configs(self) -> list[dict]:
+        """The custom agents in the shape the session takes them."""
+        return [
+            {
+                "name": a.name,
+                "description": a.description,
+                "prompt": a.prompt,
+                **({"tools": list(a.tools)} if a.tools is not None else {}),
+            }
+            for a in self.agents.values()
+        ]
+
     def to_json(self) -> dict:
         return {
             "skills": [

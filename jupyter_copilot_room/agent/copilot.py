@@ -81,6 +81,7 @@ class CopilotAgent(Agent):
         self._usage: Counter[str] = Counter()
         self._usage_model = ""
         self._tools_started: dict[str, float] = {}
+        self._agents: list[dict] = []
         self._session_file = settings.state_dir / "copilot-session.json"
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -165,21 +166,14 @@ class CopilotAgent(Agent):
             "system_message": {"mode": "append", "content": SYSTEM_NOTE},
         }
         if catalog is not None:
-            catalog.refresh()
             config["skill_directories"] = [str(d) for d in catalog.skill_directories()]
-            config["custom_agents"] = [
-                {
-                    "name": a.name,
-                    "description": a.description,
-                    "prompt": a.prompt,
-                    **({"tools": list(a.tools)} if a.tools is not None else {}),
-                }
-                for a in catalog.agents.values()
-            ]
+            config["custom_agents"] = self._agents = catalog.agent_configs()
         return config
 
     async def _open_session(self) -> str:
         """Resume the room's session by id; a new one only when there is none to resume."""
+        if self.settings.catalog is not None:
+            self.settings.catalog.refresh()
         config = self._session_config()
         session_id = (read_json(self._session_file) or {}).get("session_id")
         note = ""
@@ -229,6 +223,12 @@ class CopilotAgent(Agent):
     async def send(self, turn: Turn) -> None:
         if self._session is None:
             raise RuntimeError("the Copilot session is not connected")
+        catalog = self.settings.catalog
+        if catalog is not None and catalog.agent_configs() != self._agents:
+            # Custom agents are fixed when a session is opened: reconnect to pass the new set.
+            async with self._lock:
+                await self._disconnect()
+                await self._connect()
         self._busy, self._turn_error, self._usage_model = True, None, ""
         self._usage.clear()
         await self._session.send(f"[{turn.author}]: {turn.text}")
