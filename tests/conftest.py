@@ -1,24 +1,19 @@
 import asyncio
+import inspect
 import json
 import os
 import time
 from pathlib import Path
 
 import pytest
-from pycrdt import (
-    Array,
-    Doc,
-    Map,
-    YMessageType,
-    create_sync_message,
-    handle_sync_message,
-)
 from tornado.httpclient import HTTPClientError
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
 from jupyter_copilot_room.agent.scripted_model import Reply, ScriptedModelServer
 
+from .clients import YClient
 from .scripted_agent import ScriptedAgent
+from .servers import Server
 from .users import SignedInUsers
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
@@ -116,48 +111,16 @@ def api(jp_fetch):
 
 
 async def eventually(predicate, timeout=5.0, what="condition"):
+    """Wait until `predicate()` (plain or async) is true, or fail saying what never happened."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if predicate():
+        result = predicate()
+        if inspect.isawaitable(result):
+            result = await result
+        if result:
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"timed out waiting for {what}")
-
-
-class YClient:
-    """A minimal Yjs client of the room document, as the panel would be (but scriptable)."""
-
-    def __init__(self, ws):
-        self.ws = ws
-        self.doc = Doc()
-        self.transcript = self.doc.get("transcript", type=Array)
-        self.queue = self.doc.get("queue", type=Array)
-        self.meta = self.doc.get("meta", type=Map)
-        self.participants = self.doc.get("participants", type=Map)
-        self.approvals = self.doc.get("approvals", type=Map)
-        self.received: list[bytes] = []
-        self.closed = asyncio.Event()
-        self._reader = asyncio.create_task(self._read())
-        ws.write_message(create_sync_message(self.doc), binary=True)
-
-    async def _read(self):
-        while (message := await self.ws.read_message()) is not None:
-            self.received.append(message)
-            if message[0] == YMessageType.SYNC:
-                reply = handle_sync_message(message[1:], self.doc)
-                if reply is not None:
-                    self.ws.write_message(reply, binary=True)
-        self.closed.set()
-
-    def snapshot(self):
-        return {
-            name: getattr(self, name).to_py()
-            for name in ("meta", "participants", "queue", "transcript", "approvals")
-        }
-
-    def close(self):
-        self.ws.close()
-        self._reader.cancel()
 
 
 @pytest.fixture
@@ -220,3 +183,17 @@ def finished(room):
 
 def entries(room, kind):
     return [e for e in room.document.transcript.to_py() if e["kind"] == kind]
+
+
+@pytest.fixture
+def servers(tmp_path):
+    """Make real `jupyter server` processes; whatever still runs at the end is killed."""
+    made = []
+
+    def make(**kwargs):
+        made.append(Server(tmp_path, **kwargs))
+        return made[-1]
+
+    yield make
+    for server in made:
+        server.kill()

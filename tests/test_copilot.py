@@ -4,6 +4,7 @@ The model is the tests' own OpenAI-compatible server on 127.0.0.1 (`ScriptedMode
 test chooses what it answers. Nothing of the SDK or the runtime is mocked.
 """
 
+import json
 import os
 import signal
 
@@ -12,7 +13,7 @@ import pytest
 from jupyter_copilot_room.agent.copilot import CopilotAgent
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from .conftest import entries, eventually, finished, ready
+from .conftest import READY, entries, eventually, finished, ready
 
 
 @pytest.fixture
@@ -287,3 +288,63 @@ async def test_missing_runtime_is_a_clear_status_not_a_traceback(api, room):
     r = await api("bob", "POST", "prompts", body={"text": "still queued"})
     assert r.code == 202
     assert room.document.queue.to_py()[0]["state"] == "submitted"
+
+
+COPILOT_SERVER = """
+c.CopilotRoom.agent_class = "jupyter_copilot_room.agent.copilot.CopilotAgent"
+c.CopilotRoom.model = "scripted-model"
+c.CopilotRoom.provider = {{"type": "openai", "base_url": {base_url!r},
+                          "api_key_env": "SCRIPTED_MODEL_KEY"}}
+"""
+
+
+async def test_server_restart_resumes_the_session_with_the_queue_intact(servers, model):
+    def script(request):
+        if "slow" in request.prompt:
+            return Reply("Slowly " * 400, chunk_size=4, delay=0.05)
+        return Reply(f"Noted: {request.prompt}")
+
+    model.script = script
+    server = servers(
+        extra_config=COPILOT_SERVER.format(base_url=model.base_url),
+        env={"SCRIPTED_MODEL_KEY": "test-key"},
+    )
+
+    async def idle(queue_empty=False):
+        room = await server.room()
+        return room["agent"].get("state") == "idle" and not (queue_empty and room["queue"])
+
+    await server.start()
+    await eventually(idle, timeout=READY, what="the agent to start")
+    first = json.loads(
+        (await server.call("alice", "POST", "prompts", {"text": "remember the word kiwi"})).body
+    )
+    await eventually(lambda: idle(queue_empty=True), timeout=30)
+    await server.call("alice", "POST", "prompts", {"text": "slow please"})
+    queued = json.loads((await server.call("bob", "POST", "prompts", {"text": "which word?"})).body)
+    await eventually(
+        lambda: any(r.prompt == "[alice]: slow please" for r in model.requests), timeout=30
+    )
+    before = (server.state_dir / "transcript.jsonl").read_bytes()
+    server.stop()
+
+    await server.start()
+    await eventually(
+        lambda: idle(queue_empty=True),
+        timeout=READY,
+        what="the queued prompt to run after the restart",
+    )
+    after = (server.state_dir / "transcript.jsonl").read_bytes()
+    assert after.startswith(before), "the transcript is only ever appended to"
+    records = [json.loads(line) for line in after.splitlines()]
+    outcomes = {
+        r["payload"]["id"]: r["payload"]["state"] for r in records if r["kind"] == "prompt.finished"
+    }
+    assert outcomes[first["id"]] == "completed"
+    assert outcomes[queued["id"]] == "completed", "the queued prompt ran after the restart"
+    [resumed] = [r for r in model.requests if r.prompt == "[bob]: which word?"]
+    history = [str(m.get("content")) for m in resumed.messages]
+    assert any("remember the word kiwi" in text for text in history), (
+        "the resumed session carries the earlier conversation"
+    )
+    server.stop()
