@@ -104,6 +104,7 @@ async def serve(opts: argparse.Namespace) -> None:
     c.CopilotRoom.state_dir = opts.state
     c.CopilotRoom.guest_admission = "viewer"
     c.CopilotRoom.hosts = ["bench-host"]  # someone is host, so no claim link is printed
+    c.CopilotRoom.agent_class = None  # fan-out and replay only: no runtime in the way
     c.BaseFileIdManager.db_path = str(work / "file_id_manager.db")
     c.SQLiteYStore.db_path = str(work / "ystore.db")
     c.YDocExtension.session_store_path = str(work / "collaboration_sessions.json")
