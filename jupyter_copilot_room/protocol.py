@@ -138,6 +138,13 @@ class TurnUsage(Strict):
     model_calls: int = 0
 
 
+class AgentReady(Strict):
+    """The agent can take turns, as `label` (a model, or the demo model); `detail` says more."""
+
+    label: str
+    detail: str = ""
+
+
 class AgentError(Strict):
     prompt_id: str | None = None
     message: str
@@ -207,6 +214,7 @@ RECORD_PAYLOADS: dict[str, type[BaseModel]] = {
     "subagent.ended": SubagentEnded,
     "usage": TurnUsage,
     "agent.error": AgentError,
+    "agent.ready": AgentReady,
     "request.opened": RequestOpened,
     "request.settled": RequestSettled,
     "abort": PromptRef,

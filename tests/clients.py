@@ -37,6 +37,9 @@ class YClient:
                     self.ws.write_message(reply, binary=True)
         self.closed.set()
 
+    def replies(self):
+        return [e for e in self.transcript.to_py() if e["kind"] == "assistant"]
+
     def snapshot(self):
         return {
             name: getattr(self, name).to_py()

@@ -110,6 +110,11 @@ def api(jp_fetch):
     return call
 
 
+def replies(room):
+    """The assistant's replies in the room's live document."""
+    return [e for e in room.document.transcript.to_py() if e["kind"] == "assistant"]
+
+
 async def eventually(predicate, timeout=5.0, what="condition"):
     """Wait until `predicate()` (plain or async) is true, or fail saying what never happened."""
     deadline = time.monotonic() + timeout

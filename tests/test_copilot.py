@@ -268,6 +268,8 @@ async def test_demo_mode_works_without_any_login(api, room, monkeypatch):
         monkeypatch.delenv(variable, raising=False)
     await ready(api, room)
     assert room.document.meta.get("agent") == "demo model"
+    [ready_line] = [e["body"] for e in entries(room, "system") if "ready" in e["body"]]
+    assert ready_line.startswith("The agent is ready: demo model. Demo mode:")
     await api("alice", "POST", "prompts", body={"text": "hello"})
     await eventually(lambda: entries(room, "assistant"), timeout=30)
     await eventually(lambda: room.document.meta.get("state") == "idle", timeout=30)

@@ -42,7 +42,7 @@ from .base import (
     TurnEnded,
     Usage,
 )
-from .demo import DEMO_LABEL, DEMO_MODEL, demo_script
+from .demo import DEMO_LABEL, DEMO_MODEL, DEMO_NOTE, demo_script
 from .runtime import MISSING_HELP, RuntimeMissing, find_runtime
 from .scripted_model import ScriptedModelServer
 
@@ -82,6 +82,7 @@ class CopilotAgent(Agent):
         self._usage_model = ""
         self._tools_started: dict[str, float] = {}
         self._agents: list[dict] = []
+        self._notes: list[str] = []  # what people should know about how the agent runs
         self._session_file = settings.state_dir / "copilot-session.json"
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -128,7 +129,8 @@ class CopilotAgent(Agent):
         if not self._access:
             self._access = await self._model_access(token)
         note = await self._open_session()
-        await self._host.publish(AgentStatus("ready", self._label, note))
+        detail = " ".join([*self._notes, note]).strip()
+        await self._host.publish(AgentStatus("ready", self._label, detail))
 
     async def _model_access(self, token: str | None) -> dict[str, Any]:
         """BYOK provider if configured, else a Copilot login, else the demo model."""
@@ -147,6 +149,7 @@ class CopilotAgent(Agent):
         if token is not None or (await self._client.get_auth_status()).isAuthenticated:
             self._label = self.settings.model or "Copilot"
             return {"model": self.settings.model} if self.settings.model else {}
+        self._notes.append(DEMO_NOTE)
         self._demo = ScriptedModelServer(demo_script, model=DEMO_MODEL)
         self._demo.start()
         self._label = DEMO_LABEL

@@ -13,6 +13,10 @@ from .scripted_model import ModelRequest, Reply, ToolCall
 
 DEMO_MODEL = "demo-model"
 DEMO_LABEL = "demo model"
+DEMO_NOTE = (
+    "Demo mode: no Copilot login or provider is configured on this server, so a scripted demo "
+    "model answers, through the real Copilot runtime."
+)
 
 INTRO = """\
 **Demo mode.** No Copilot login was found on this server, so a small scripted *demo model* is

@@ -199,6 +199,10 @@ class RoomDocument:
                 for key in ("model", "input_tokens", "output_tokens", "model_calls")
             }
 
+    def _on_agent_ready(self, record: Record, p: dict) -> None:
+        detail = f" {p['detail']}" if p.get("detail") else ""
+        self._system(record, f"The agent is ready: {p['label']}.{detail}")
+
     def _on_agent_error(self, record: Record, p: dict) -> None:
         self._add_entry(
             f"r{record.seq}",

@@ -31,6 +31,7 @@ from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound, TooLarge
 from ..protocol import (
     AdmissionDecided,
     AgentError,
+    AgentReady,
     AssistantMessage,
     AssistantStarted,
     PersonRef,
@@ -100,6 +101,7 @@ class Room:
         self._aborted_by: str | None = None
         self._fail_reason: str | None = None
         self._agent_status = "starting"
+        self._last_ready: AgentReady | None = None
         self._degraded = False
         self._background: set[asyncio.Task] = set()
         self._wakeup = asyncio.Event()
@@ -161,6 +163,8 @@ class Room:
                 opened.pop(p["id"], None)
             case "person.seen":
                 self.people[p["username"]] = Identity(**p)
+            case "agent.ready":
+                self._last_ready = AgentReady(**p)
 
     def _settle_interrupted(self, reason: str, opened: dict[str, Record]) -> None:
         """Close, truthfully, whatever was in flight when the previous server stopped."""
@@ -497,6 +501,10 @@ class Room:
         if isinstance(event, agent_events.AgentStatus):
             self._agent_status = event.state
             self.document.set_meta(agent=event.label, agent_detail=event.detail)
+            ready = AgentReady(label=event.label, detail=event.detail)
+            if event.ready and ready != self._last_ready:  # say so when what answers changes
+                self._last_ready = ready
+                self._commit("agent.ready", None, ready)
             self._show_state()
             self._wakeup.set()
             return
