@@ -14,6 +14,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -56,6 +57,16 @@ from .sync import ClientChannel, RoomSync
 from .transcript import Transcript
 
 log = logging.getLogger(__name__)
+
+#: Agent events recorded as they are: their fields are the record's payload.
+_EVENT_RECORDS: dict[type, tuple[str, type[BaseModel]]] = {
+    agent_events.ToolStarted: ("tool.started", ToolStarted),
+    agent_events.ToolCompleted: ("tool.completed", ToolCompleted),
+    agent_events.SubagentStarted: ("subagent.started", SubagentStarted),
+    agent_events.SubagentEnded: ("subagent.ended", SubagentEnded),
+    agent_events.Usage: ("usage", TurnUsage),
+    agent_events.AgentError: ("agent.error", AgentError),
+}
 
 #: How long an aborted turn may take to end before the room stops trusting the agent.
 ABORT_GRACE = 2.0
@@ -526,65 +537,23 @@ class Room:
                         entry_id=event.entry_id, prompt_id=prompt.id, text=event.text, kind=kind
                     ),
                 )
-            case agent_events.ToolStarted():
-                self._commit(
-                    "tool.started",
-                    None,
-                    ToolStarted(
-                        call_id=event.call_id,
-                        prompt_id=prompt.id,
-                        tool=event.tool,
-                        summary=event.summary,
-                        arguments=event.arguments,
-                    ),
-                )
-            case agent_events.ToolCompleted() if self.document.has_entry(event.call_id):
-                self._commit(
-                    "tool.completed",
-                    None,
-                    ToolCompleted(
-                        call_id=event.call_id,
-                        success=event.success,
-                        result=event.result,
-                        duration=event.duration,
-                    ),
-                )
-            case agent_events.SubagentStarted():
-                self._commit(
-                    "subagent.started",
-                    None,
-                    SubagentStarted(
-                        call_id=event.call_id,
-                        prompt_id=prompt.id,
-                        name=event.name,
-                        description=event.description,
-                    ),
-                )
-            case agent_events.SubagentEnded() if self.document.has_entry(event.call_id):
-                self._commit(
-                    "subagent.ended", None, SubagentEnded(call_id=event.call_id, error=event.error)
-                )
-            case agent_events.Usage():
-                self._commit(
-                    "usage",
-                    None,
-                    TurnUsage(
-                        prompt_id=prompt.id,
-                        author=prompt.author,
-                        model=event.model,
-                        input_tokens=event.input_tokens,
-                        output_tokens=event.output_tokens,
-                        model_calls=event.model_calls,
-                    ),
-                )
-            case agent_events.AgentError():
-                self._commit(
-                    "agent.error", None, AgentError(prompt_id=prompt.id, message=event.message)
-                )
             case agent_events.TurnEnded():
                 self._end_turn(event.error)
+            case _ if type(event) in _EVENT_RECORDS:
+                self._record_event(prompt, event)
             case _:
                 self.unknown_events += 1
+
+    def _record_event(self, prompt: QueuedPrompt, event) -> None:
+        """Events whose fields are their record's payload, plus the prompt they belong to."""
+        kind, model = _EVENT_RECORDS[type(event)]
+        if kind in ("tool.completed", "subagent.ended") and not self.document.has_entry(
+            event.call_id
+        ):
+            self.unknown_events += 1  # the end of something whose start we never saw
+            return
+        fields = {**asdict(event), "prompt_id": prompt.id, "author": prompt.author}
+        self._commit(kind, None, model(**{k: fields[k] for k in model.model_fields if k in fields}))
 
     def _stream(self, prompt: QueuedPrompt, event) -> None:
         """Deltas go to the document only; one record fixes where the entry stands."""
