@@ -8,6 +8,10 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0"
 
 
+def _jupyter_labextension_paths():
+    return [{"src": "labextension", "dest": "jupyter-copilot-room"}]
+
+
 def _jupyter_server_extension_points():
     from .app import CopilotRoom
 

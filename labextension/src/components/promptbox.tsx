@@ -53,7 +53,7 @@ export function PromptBox(props: {
           className="jp-CopilotRoom-input"
           disabled
           aria-label="Prompt (disabled)"
-          placeholder={DISABLED[role] ?? 'You cannot send prompts here.'}
+          placeholder="Prompting is not open to you in this room."
         />
         <div className="jp-CopilotRoom-reason">{DISABLED[role]}</div>
       </div>

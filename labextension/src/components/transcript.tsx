@@ -36,14 +36,18 @@ export function Transcript(props: {
     if (!node) {
       return;
     }
-    const observer = new ResizeObserver(() => {
+    // Any change of the rendered entries (a new entry, a streamed delta, markdown rendering)
+    // keeps a following reader at the bottom.
+    const follow = () => {
       if (following.current) {
         node.scrollTop = node.scrollHeight;
       }
-    });
-    observer.observe(node.firstElementChild ?? node);
+    };
+    const observer = new MutationObserver(follow);
+    observer.observe(node, { childList: true, subtree: true, characterData: true });
+    follow();
     return () => observer.disconnect();
-  }, [entries.length > 0]);
+  }, []);
 
   const hidden = Math.max(0, entries.length - shown);
   return (

@@ -1,0 +1,138 @@
+"""The room panel in a real JupyterLab, used by several people at once."""
+
+import re
+
+from playwright.sync_api import expect
+
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+
+from .conftest import DARK, set_theme
+
+PROMPT = 'textarea[aria-label="Prompt for the agent"]'
+
+
+def open_room(open_lab, user):
+    page = open_lab(user)
+    page.evaluate("() => window.jupyterapp.commands.execute('copilot-room:open')")
+    expect(page.locator(".jp-CopilotRoom-room, .jp-CopilotRoom-door")).to_be_visible()
+    return page
+
+
+def send(page, text):
+    box = page.locator(PROMPT)
+    box.fill(text)
+    box.press("Enter")
+
+
+def replies(page):
+    return page.locator(".jp-CopilotRoom-reply")
+
+
+def echo(request):
+    return Reply(f"Answer to {request.prompt}: " + "streamed words " * 30, chunk_size=6, delay=0.03)
+
+
+def test_host_and_member_share_one_live_room(lab, model, open_lab, screenshot):
+    model.script = echo
+    alice, bob = open_room(open_lab, "alice"), open_room(open_lab, "bob")
+    send(alice, "first from alice")
+    send(bob, "then bob")
+    expect(bob.locator(".jp-CopilotRoom-notice")).to_contain_text("queued: 1 ahead")
+    queue = bob.locator(".jp-CopilotRoom-queueItem")
+    expect(queue).to_have_count(2)
+    expect(queue.nth(1)).to_contain_text("waiting")
+    expect(queue.nth(1).get_by_role("button", name="Withdraw bob's prompt")).to_be_visible()
+    expect(alice.get_by_role("button", name="Abort the running turn")).to_be_visible()
+    expect(bob.get_by_role("button", name="Abort the running turn")).to_have_count(0)
+
+    # Streaming: bob sees alice's reply grow before it is complete.
+    seen = set()
+    while len(seen) < 3:
+        text = replies(bob).first.inner_text() if replies(bob).count() else ""
+        if text:
+            seen.add(len(text))
+    screenshot(bob, "streaming")
+    expect(replies(alice)).to_have_count(2, timeout=30_000)
+    expect(replies(bob).nth(1)).to_contain_text("Answer to [bob]: then bob", timeout=30_000)
+    expect(alice.locator(".jp-CopilotRoom-queueItem")).to_have_count(0, timeout=30_000)
+    assert alice.locator('[role="log"]').inner_text() == bob.locator('[role="log"]').inner_text()
+    order = [p.inner_text() for p in alice.locator(".jp-CopilotRoom-promptText").all()]
+    assert order == ["first from alice", "then bob"]
+    screenshot(alice, "light")
+    set_theme(alice, DARK)
+    alice.evaluate("() => window.jupyterapp.commands.execute('copilot-room:open')")
+    expect(alice.locator(".jp-CopilotRoom-room")).to_be_visible()
+    screenshot(alice, "dark")
+
+
+def test_only_the_author_and_hosts_answer_an_approval(lab, model, open_lab, screenshot):
+    def script(request):
+        if request.tool_results:
+            return Reply("Done: " + request.tool_results[-1])
+        return Reply(
+            "I need to run a command.",
+            tool_calls=(
+                ToolCall(
+                    "bash",
+                    {"command": "echo from-the-browser > approved.txt", "description": "write"},
+                ),
+            ),
+        )
+
+    model.script = script
+    alice, bob = open_room(open_lab, "alice"), open_room(open_lab, "bob")
+    send(bob, "please write the file")
+    for page in (alice, bob):
+        card = page.locator(".jp-CopilotRoom-approval")
+        expect(card).to_be_visible(timeout=30_000)
+        expect(card).to_contain_text("echo from-the-browser > approved.txt")
+    carol = open_room(open_lab, "carol")
+    card = carol.locator(".jp-CopilotRoom-approval")
+    expect(card).to_contain_text("waiting on bob or a host")
+    expect(card.get_by_role("button", name="Approve")).to_have_count(0)
+    expect(
+        alice.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Approve")
+    ).to_be_visible()
+    screenshot(carol, "viewer-waits")
+    bob.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Approve").click()
+    expect(alice.locator(".jp-CopilotRoom-approval")).to_have_count(0, timeout=30_000)
+    expect(alice.locator(".jp-CopilotRoom-tool")).to_contain_text("echo from-the-browser")
+    expect(alice.locator(".jp-CopilotRoom-request")).to_contain_text("approved by bob")
+    assert (lab.root / "approved.txt").read_text() == "from-the-browser\n"
+
+
+def test_a_viewer_cannot_prompt(lab, open_lab, screenshot):
+    carol = open_room(open_lab, "carol")
+    box = carol.locator('textarea[aria-label="Prompt (disabled)"]')
+    expect(box).to_be_disabled()
+    expect(carol.locator(".jp-CopilotRoom-reason")).to_contain_text("Viewers watch the room")
+    screenshot(carol, "viewer")
+
+
+def test_a_pending_person_waits_until_a_host_admits_them(lab, open_lab, screenshot):
+    dave = open_room(open_lab, "dave")
+    expect(dave.locator(".jp-CopilotRoom-door")).to_contain_text("Waiting to join the room")
+    screenshot(dave, "waiting")
+    alice = open_room(open_lab, "alice")
+    alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
+    card = alice.locator(".jp-CopilotRoom-admission")
+    expect(card).to_contain_text("Dave asks to join")
+    card.get_by_role("button", name="Admit as member").click()
+    expect(dave.locator(PROMPT)).to_be_enabled(timeout=15_000)
+    expect(alice.locator(".jp-CopilotRoom-admission")).to_have_count(0)
+
+
+def test_reload_mid_stream_resumes_the_live_transcript(lab, model, open_lab):
+    model.script = lambda request: Reply("slow words " * 80, chunk_size=5, delay=0.05)
+    bob = open_room(open_lab, "bob")
+    send(bob, "tell me slowly")
+    expect(replies(bob)).to_have_count(1, timeout=30_000)
+    bob.reload()
+    bob.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('copilot-room:open')"
+    )
+    bob.evaluate("() => window.jupyterapp.commands.execute('copilot-room:open')")
+    reply = replies(bob).first
+    expect(reply).to_have_attribute("data-state", "streaming", timeout=15_000)
+    expect(reply).to_have_attribute("data-state", "done", timeout=30_000)
+    assert re.fullmatch(r"(slow words ?){80}", reply.inner_text().strip())
