@@ -346,6 +346,7 @@ def artifact_name(node) -> str:
 
 
 def save_screenshot(page, name: str, **kwargs) -> Path:
+    """`page` may be a Page or a Locator (a screenshot of that element only)."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), **kwargs)
@@ -354,7 +355,7 @@ def save_screenshot(page, name: str, **kwargs) -> Path:
 
 @pytest.fixture
 def screenshot(request):
-    """`screenshot(page, name)`: saves `tests/browser/artifacts/<test>-<name>.png`, returns it."""
+    """`screenshot(page_or_locator, name)`: saves `tests/browser/artifacts/<test>-<name>.png`."""
 
     def take(page, name: str, **kwargs) -> Path:
         return save_screenshot(page, f"{artifact_name(request.node)}-{name}", **kwargs)

@@ -94,6 +94,9 @@ def test_only_the_author_and_hosts_answer_an_approval(lab, model, open_lab, scre
         alice.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Approve")
     ).to_be_visible()
     screenshot(carol, "viewer-waits")
+    host_card = alice.locator(".jp-CopilotRoom-approval")
+    expect(host_card.get_by_role("button", name="Reject")).to_be_visible()
+    screenshot(alice.locator("#jp-copilot-room"), "host-panel")
     bob.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Approve").click()
     expect(alice.locator(".jp-CopilotRoom-approval")).to_have_count(0, timeout=30_000)
     expect(alice.locator(".jp-CopilotRoom-tool")).to_contain_text("echo from-the-browser")
@@ -136,3 +139,60 @@ def test_reload_mid_stream_resumes_the_live_transcript(lab, model, open_lab):
     expect(reply).to_have_attribute("data-state", "streaming", timeout=15_000)
     expect(reply).to_have_attribute("data-state", "done", timeout=30_000)
     assert re.fullmatch(r"(slow words ?){80}", reply.inner_text().strip())
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_pickers_target_a_skill_or_agent_and_local_commands_stay_private(
+    lab, model, open_lab, screenshot
+):
+    write(
+        lab.root / ".github/skills/review/SKILL.md",
+        "---\nname: review\ndescription: Reviews a change\n---\nREVIEW-STEPS\n",
+    )
+    write(
+        lab.root / ".github/skills/explain/SKILL.md",
+        "---\nname: explain\ndescription: Explains code\n---\nEXPLAIN-STEPS\n",
+    )
+    write(
+        lab.root / ".github/agents/tester.md",
+        "---\nname: tester\ndescription: Writes tests\n---\nYou write tests.\n",
+    )
+    model.script = lambda request: Reply("ok")
+    bob = open_room(open_lab, "bob")
+    box = bob.locator(PROMPT)
+
+    box.fill("/")
+    picker = bob.get_by_role("listbox", name="Skills")
+    expect(picker.get_by_role("option")).to_have_count(2)
+    box.press_sequentially("exp")
+    expect(picker.get_by_role("option")).to_have_count(1)
+    screenshot(bob, "skill-picker")
+    box.press("Enter")
+    expect(bob.locator(".jp-CopilotRoom-target")).to_contain_text("/explain")
+    box.fill("what does this do?")
+    box.press("Enter")
+    expect(bob.locator(".jp-CopilotRoom-prompt .jp-CopilotRoom-badge")).to_contain_text(
+        "/explain", timeout=30_000
+    )
+    expect(replies(bob)).to_have_count(1, timeout=30_000)
+    assert any("EXPLAIN-STEPS" in r.prompt for r in model.requests)
+
+    box.fill("@")
+    agents = bob.get_by_role("listbox", name="Custom agents")
+    expect(agents.get_by_role("option")).to_have_text(["@tester Writes tests"])
+    box.press("Escape")
+    expect(agents).to_have_count(0)
+
+    asked = len(model.requests)
+    box.fill("/skills")
+    box.press("Enter")
+    notice = bob.locator(".jp-CopilotRoom-notice")
+    expect(notice).to_contain_text("/review: Reviews a change")
+    alice = open_room(open_lab, "alice")
+    expect(alice.locator('[role="log"]')).not_to_contain_text("Reviews a change")
+    assert len(model.requests) == asked, "/skills never reaches the agent"
+    assert lab.api("alice", "GET", "room")[1]["queue"] == []
