@@ -198,7 +198,9 @@ export class RoomModel implements IDisposable {
     provider.awareness.setLocalState(null);
     this._doc = doc;
     this._provider = provider;
-    this._setConnection('connecting');
+    if (this._connection !== 'offline') {
+      this._setConnection('connecting'); // while offline, stay offline until a sync succeeds
+    }
     provider.on('sync', (synced: boolean) => {
       if (synced && this._provider === provider) {
         this._backoff = 500;
@@ -206,8 +208,10 @@ export class RoomModel implements IDisposable {
         this._documentChanged.emit();
       }
     });
-    provider.on('status', ({ status }: { status: string }) => {
-      if (status === 'disconnected' && this._provider === provider) {
+    // Every close, also of an attempt that never opened (y-websocket reports `status` only for
+    // connections that had opened): go offline and try again with a fresh document.
+    provider.on('connection-close', () => {
+      if (this._provider === provider) {
         this._setConnection('offline');
         this._retry(this._backoff);
         this._backoff = Math.min(this._backoff * 2, MAX_BACKOFF_MS);

@@ -99,7 +99,9 @@ def test_only_the_author_and_hosts_answer_an_approval(lab, model, open_lab, scre
     screenshot(alice.locator("#jp-copilot-room"), "host-panel")
     bob.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Approve").click()
     expect(alice.locator(".jp-CopilotRoom-approval")).to_have_count(0, timeout=30_000)
-    expect(alice.locator(".jp-CopilotRoom-tool")).to_contain_text("echo from-the-browser")
+    tool = alice.locator(".jp-CopilotRoom-tool")
+    expect(tool).to_contain_text("echo from-the-browser")
+    expect(tool).to_have_attribute("data-state", "success", timeout=30_000)
     expect(alice.locator(".jp-CopilotRoom-request")).to_contain_text("approved by bob")
     assert (lab.root / "approved.txt").read_text() == "from-the-browser\n"
 
@@ -196,3 +198,20 @@ def test_pickers_target_a_skill_or_agent_and_local_commands_stay_private(
     expect(alice.locator('[role="log"]')).not_to_contain_text("Reviews a change")
     assert len(model.requests) == asked, "/skills never reaches the agent"
     assert lab.api("alice", "GET", "room")[1]["queue"] == []
+
+
+def test_panel_goes_offline_and_resyncs_after_a_server_restart(lab, model, open_lab, screenshot):
+    model.script = lambda request: Reply("before the restart")
+    bob = open_room(open_lab, "bob")
+    send(bob, "hello")
+    expect(replies(bob)).to_have_count(1, timeout=30_000)
+    lab.stop()
+    expect(bob.locator(".jp-CopilotRoom-offline")).to_be_visible(timeout=15_000)
+    screenshot(bob, "offline")
+    lab.start()
+    expect(bob.locator(".jp-CopilotRoom-offline")).to_have_count(0, timeout=30_000)
+    expect(replies(bob)).to_have_count(1)  # the rebuilt document replaces the old copy
+    expect(bob.locator(".jp-CopilotRoom-promptText")).to_have_text(["hello"])
+    model.script = lambda request: Reply("after the restart")
+    send(bob, "again")
+    expect(replies(bob).nth(1)).to_contain_text("after the restart", timeout=30_000)
