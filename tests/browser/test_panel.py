@@ -1,6 +1,7 @@
 """The room panel in a real JupyterLab, used by several people at once."""
 
 import re
+import time
 
 from playwright.sync_api import expect
 
@@ -47,10 +48,11 @@ def test_host_and_member_share_one_live_room(lab, model, open_lab, screenshot):
 
     # Streaming: bob sees alice's reply grow before it is complete.
     seen = set()
-    while len(seen) < 3:
-        text = replies(bob).first.inner_text() if replies(bob).count() else ""
-        if text:
-            seen.add(len(text))
+    deadline = time.monotonic() + 30
+    while len(seen) < 3 and time.monotonic() < deadline:
+        if replies(bob).count():
+            seen.add(len(replies(bob).first.inner_text()))
+    assert len(seen) >= 3, f"the reply should grow while it streams, saw lengths {seen}"
     screenshot(bob, "streaming")
     expect(replies(alice)).to_have_count(2, timeout=30_000)
     expect(replies(bob).nth(1)).to_contain_text("Answer to [bob]: then bob", timeout=30_000)
