@@ -109,7 +109,10 @@ def test_only_the_author_and_hosts_answer_an_approval(lab, model, open_lab, scre
 
 
 def test_a_viewer_cannot_prompt(lab, open_lab, screenshot):
-    carol = open_room(open_lab, "carol")
+    carol = open_lab("carol")
+    expect(carol.locator(".jp-CopilotRoom-room")).to_be_hidden()
+    carol.locator("body").press("Control+Shift+Y")  # the "open the room" shortcut
+    expect(carol.locator(".jp-CopilotRoom-room")).to_be_visible()
     box = carol.locator('textarea[aria-label="Prompt (disabled)"]')
     expect(box).to_be_disabled()
     expect(carol.locator(".jp-CopilotRoom-reason")).to_contain_text("Viewers watch the room")
