@@ -39,24 +39,26 @@ export function useYMap(map: Y.Map<any>): Record<string, any> {
   return value;
 }
 
-/** Seconds left until `deadline` (epoch seconds), ticking once a second. */
-export function useCountdown(deadline: number): number {
-  const left = () => Math.max(0, Math.round(deadline - Date.now() / 1000));
-  const [seconds, setSeconds] = useState(left);
+/** A value recomputed once a second (countdowns, elapsed times). */
+function useTicking(compute: () => number, dependency: unknown): number {
+  const [value, setValue] = useState(compute);
   useEffect(() => {
-    const timer = window.setInterval(() => setSeconds(left()), 1000);
+    setValue(compute());
+    const timer = window.setInterval(() => setValue(compute()), 1000);
     return () => window.clearInterval(timer);
-  }, [deadline]);
-  return seconds;
+  }, [dependency]);
+  return value;
 }
 
-/** Seconds since `start` (epoch seconds), ticking once a second. */
+/** Seconds left until `deadline` (epoch seconds). */
+export function useCountdown(deadline: number): number {
+  return useTicking(() => Math.max(0, Math.round(deadline - Date.now() / 1000)), deadline);
+}
+
+/** Seconds since `start` (epoch seconds); 0 without a start. */
 export function useElapsed(start?: number): number {
-  const since = () => (start ? Math.max(0, Math.round(Date.now() / 1000 - start)) : 0);
-  const [seconds, setSeconds] = useState(since);
-  useEffect(() => {
-    const timer = window.setInterval(() => setSeconds(since()), 1000);
-    return () => window.clearInterval(timer);
-  }, [start]);
-  return seconds;
+  return useTicking(
+    () => (start ? Math.max(0, Math.round(Date.now() / 1000 - start)) : 0),
+    start
+  );
 }

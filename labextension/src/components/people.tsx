@@ -85,30 +85,37 @@ function AdmissionSettings(props: { model: RoomModel }): JSX.Element {
   return (
     <details className="jp-CopilotRoom-settings">
       <summary>Admission settings</summary>
-      <label>
-        Signed-in people nobody decided on
-        <select
-          className="jp-mod-styled"
-          value={settings.admission}
-          onChange={event => change('admission', event.target.value)}
-        >
-          {POLICIES.map(p => (
-            <option key={p}>{p}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Unverified guests
-        <select
-          className="jp-mod-styled"
-          value={settings.guest_admission}
-          onChange={event => change('guest_admission', event.target.value)}
-        >
-          {POLICIES.map(p => (
-            <option key={p}>{p}</option>
-          ))}
-        </select>
-      </label>
+      <PolicySelect
+        label="Signed-in people nobody decided on"
+        value={settings.admission}
+        onChange={value => change('admission', value)}
+      />
+      <PolicySelect
+        label="Unverified guests"
+        value={settings.guest_admission}
+        onChange={value => change('guest_admission', value)}
+      />
     </details>
+  );
+}
+
+function PolicySelect(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+}): JSX.Element {
+  return (
+    <label>
+      {props.label}
+      <select
+        className="jp-mod-styled"
+        value={props.value}
+        onChange={event => props.onChange(event.target.value)}
+      >
+        {POLICIES.map(policy => (
+          <option key={policy}>{policy}</option>
+        ))}
+      </select>
+    </label>
   );
 }
