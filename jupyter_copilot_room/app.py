@@ -34,6 +34,16 @@ class CopilotRoom(ExtensionApp):
     )
     members = List(Unicode(), config=True, help="Usernames admitted as members without asking.")
     viewers = List(Unicode(), config=True, help="Usernames admitted as viewers without asking.")
+    member_groups = List(
+        Unicode(),
+        config=True,
+        help="JupyterHub groups whose members are admitted as room members without asking.",
+    )
+    viewer_groups = List(
+        Unicode(),
+        config=True,
+        help="JupyterHub groups whose members are admitted as viewers without asking.",
+    )
     admission = Enum(
         _POLICIES,
         default_value="ask-host",
@@ -154,7 +164,11 @@ class CopilotRoom(ExtensionApp):
         )
 
     def initialize_handlers(self) -> None:
-        self.handlers.extend(room_handlers(self.room, self.users_verified))
+        gates = {
+            "member_groups": list(self.member_groups),
+            "viewer_groups": list(self.viewer_groups),
+        }
+        self.handlers.extend(room_handlers(self.room, self.users_verified, gates))
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
         await self.room.ensure_started()

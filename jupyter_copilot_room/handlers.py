@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
+from .access.hub import hub_gate
 from .access.identity import Identity
 from .access.roles import ADMITTED
 from .access.settings import SettingsPatch
@@ -36,13 +37,17 @@ class RoomMixin:
 
     auth_resource = AUTH_RESOURCE
 
-    def initialize(self, room: Room, verified: bool) -> None:
+    def initialize(self, room: Room, verified: bool, gates: dict) -> None:
         self.room = room
         self.users_verified = verified
+        self.gates = gates
 
     @property
     def identity(self) -> Identity:
-        return Identity.from_user(self.current_user, verified=self.users_verified)
+        """The caller, re-read on every request: a hub's change of groups applies at once."""
+        user = self.current_user
+        gate = hub_gate(user, **self.gates)
+        return Identity.from_user(user, verified=self.users_verified, gate=gate)
 
 
 class RoomAPIHandler(RoomMixin, APIHandler):
@@ -271,8 +276,8 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
             await self.write_message(message, binary=True)
 
 
-def room_handlers(room: Room, verified: bool) -> list[tuple[str, type, dict]]:
-    kwargs = {"room": room, "verified": verified}
+def room_handlers(room: Room, verified: bool, gates: dict) -> list[tuple[str, type, dict]]:
+    kwargs = {"room": room, "verified": verified, "gates": gates}
     api = "copilot-room/api"
     return [
         (f"{api}/room", RoomStateHandler, kwargs),

@@ -177,6 +177,7 @@ class PersonSeen(Strict):
     verified: bool
     avatar_url: str | None = None
     color: str | None = None
+    gate: Literal["member", "viewer"] | None = None
 
 
 class AdmissionDecided(Strict):

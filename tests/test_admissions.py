@@ -51,10 +51,18 @@ def test_policy_decides_for_unknown_people_by_sign_in_type(policy, role):
 
 def test_gate_comes_before_stored_decisions_and_lists():
     b = book()
-    b.decide("dave", Decision.REJECT)
+    b.decide("dave", Decision.VIEWER)
     assert b.role_of("dave", verified=True, gate=Role.MEMBER) is Role.MEMBER
     assert b.role_of("bob", verified=True, gate=Role.VIEWER) is Role.VIEWER
     assert b.role_of("alice", verified=True, gate=Role.VIEWER) is Role.HOST
+
+
+def test_a_hosts_rejection_holds_even_against_a_gate():
+    b = book()
+    b.decide("dave", Decision.REJECT)
+    assert b.role_of("dave", verified=True, gate=Role.MEMBER) is Role.REFUSED
+    b.decide("dave", Decision.MEMBER)
+    assert b.role_of("dave", verified=True, gate=Role.VIEWER) is Role.VIEWER
 
 
 def test_stored_decision_comes_before_the_allow_lists():
@@ -123,7 +131,9 @@ def test_admission_order_holds_for_any_state(
         assert role is Role.HOST
     else:
         assert role is not Role.HOST
-        if gate is not None:
+        if decisions.get(username) is Decision.REJECT:
+            assert role is Role.REFUSED
+        elif gate is not None:
             assert role is gate
         elif username in decisions:
             assert role.value == {"reject": "refused"}.get(decisions[username], decisions[username])

@@ -1,8 +1,9 @@
 """Who gets in, and as what: the admission order of DESIGN.md as a pure function plus its store.
 
-Order: configured hosts (and a host who claimed the room), then automatic gates (hub groups or
-scopes, resolved by the caller), then a host's stored decision or the configured allow lists, then
-the policy for the person's sign-in type. `host` is never decided here: it comes only from
+Order: configured hosts (and a host who claimed the room), then a host's rejection (removing
+someone takes effect at once, even for someone a hub group admits), then automatic gates (hub
+groups or scopes, resolved by the caller), then a host's stored decision or the configured allow
+lists, then the policy for the person's sign-in type. `host` is never decided here: it comes only from
 configuration or the one-time claim link, so no API call can make anyone a host.
 """
 
@@ -64,6 +65,8 @@ class AdmissionBook:
     def role_of(self, username: str, *, verified: bool, gate: Role | None = None) -> Role:
         if self.is_host(username):
             return Role.HOST
+        if self.decisions.get(username) is Decision.REJECT:
+            return Role.REFUSED  # a host's removal holds even against a hub gate
         if gate in (Role.MEMBER, Role.VIEWER):
             return gate
         if username in self.decisions:

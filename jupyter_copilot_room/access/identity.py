@@ -19,6 +19,8 @@ from jupyter_server.auth.identity import (
     User,
 )
 
+from .roles import Role
+
 _ANONYMOUS_PROVIDERS = (IdentityProvider, PasswordIdentityProvider, LegacyIdentityProvider)
 
 
@@ -29,15 +31,17 @@ class Identity:
     verified: bool
     avatar_url: str | None = None
     color: str | None = None
+    gate: Role | None = None  # a role the hub grants directly (groups, custom scopes)
 
     @classmethod
-    def from_user(cls, user: User, *, verified: bool) -> Identity:
+    def from_user(cls, user: User, *, verified: bool, gate: Role | None = None) -> Identity:
         return cls(
             username=user.username,
             display_name=user.display_name or user.name or user.username,
             verified=verified,
             avatar_url=user.avatar_url,
             color=user.color,
+            gate=gate,
         )
 
 

@@ -173,7 +173,8 @@ class Room:
             case "request.settled":
                 opened.pop(p["id"], None)
             case "person.seen":
-                self.people[p["username"]] = Identity(**p)
+                gate = Role(p["gate"]) if p.get("gate") else None
+                self.people[p["username"]] = Identity(**{**p, "gate": gate})
             case "agent.ready":
                 self._last_ready = AgentReady(**p)
 
@@ -218,7 +219,9 @@ class Room:
 
     def role_of(self, username: str) -> Role:
         person = self.people.get(username)
-        return self.book.role_of(username, verified=bool(person and person.verified))
+        if person is None:
+            return self.book.role_of(username, verified=False)
+        return self.book.role_of(username, verified=person.verified, gate=person.gate)
 
     def _show_person(self, person: Identity) -> Role:
         role = self.role_of(person.username)

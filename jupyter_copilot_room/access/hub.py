@@ -1,0 +1,34 @@
+"""What JupyterHub says about a visitor: hub groups and custom scopes that admit them directly.
+
+On a hub's single-user server, `current_user` is JupyterHub's user, whose `hub_user` model carries
+the visitor's `groups` and the `scopes` of their token. A deployment can let the hub decide who
+is a member or a viewer (`c.CopilotRoom.member_groups` / `viewer_groups`, or the custom scopes
+`custom:copilot-room:member` / `custom:copilot-room:viewer`); these gates come right after the
+configured hosts in the admission order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .roles import Role
+
+MEMBER_SCOPE = "custom:copilot-room:member"
+VIEWER_SCOPE = "custom:copilot-room:viewer"
+
+
+def hub_gate(
+    user: object, member_groups: Iterable[str] = (), viewer_groups: Iterable[str] = ()
+) -> Role | None:
+    """The role the hub grants `user` (member before viewer), or None when it grants none."""
+    hub_user = getattr(user, "hub_user", None)
+    if not isinstance(hub_user, dict):
+        return None
+    # Scopes may carry a filter (`custom:copilot-room:member!user=bob`): the name decides.
+    scopes = {scope.split("!", 1)[0] for scope in hub_user.get("scopes") or ()}
+    groups = set(hub_user.get("groups") or ())
+    if MEMBER_SCOPE in scopes or groups & set(member_groups):
+        return Role.MEMBER
+    if VIEWER_SCOPE in scopes or groups & set(viewer_groups):
+        return Role.VIEWER
+    return None
