@@ -1,5 +1,8 @@
 """Skills and custom agents from the repository: the catalog, and targeted prompts."""
 
+from pathlib import Path
+
+import nbformat
 import pytest
 
 from jupyter_copilot_room.agent.catalog import Catalog
@@ -153,3 +156,12 @@ async def test_prompt_for_a_vanished_skill_fails_clearly(api, room, model, repos
     outcome = finished(room)[r.json["id"]]
     assert outcome["state"] == "failed" and 'skill "review" is no longer' in outcome["reason"]
     assert not any("review" in q.prompt for q in model.requests)
+
+
+def test_the_example_repository_offers_skills_and_an_agent():
+    examples = Path(__file__).parent.parent / "examples" / "pairing-repo"
+    catalog = Catalog(examples).refresh()
+    assert catalog.problems == []
+    assert sorted(catalog.skills) == ["explain", "review"]
+    assert catalog.agents["test-writer"].tools == ("view", "grep", "glob", "create", "bash")
+    nbformat.validate(nbformat.read(examples / "analysis.ipynb", as_version=4))
