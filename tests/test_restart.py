@@ -178,3 +178,21 @@ async def test_failed_turn_is_recorded_and_the_queue_goes_on(tmp_path, text):
     finished = [r["payload"] for r in records(tmp_path) if r["kind"] == "prompt.finished"]
     assert finished[0]["state"] == "failed" and finished[0]["reason"] == "scripted failure"
     await room.stop()
+
+
+async def test_a_record_that_contradicts_the_others_is_skipped_not_fatal(tmp_path, caplog):
+    room = make_room(tmp_path, agent=False)
+    await room.ensure_started()
+    kept, _ = room.submit(BOB, PromptBody(text="say kept"))
+    room.transcript.close()
+    with open(tmp_path / "transcript.jsonl", "a") as f:  # a hand edit: finishing an unknown prompt
+        f.write(
+            '{"seq": 50, "ts": 2.0, "kind": "prompt.finished", "actor": null,'
+            ' "payload": {"id": "nope", "state": "completed"}}\n'
+        )
+
+    again = make_room(tmp_path, agent=False)
+    await again.ensure_started()
+    assert [item["id"] for item in again.document.queue.to_py()] == [kept]
+    assert "seq 50 (prompt.finished) cannot be replayed" in caplog.text
+    await again.stop()

@@ -3,8 +3,8 @@
 Order: configured hosts (and a host who claimed the room), then a host's rejection (removing
 someone takes effect at once, even for someone a hub group admits), then automatic gates (hub
 groups or scopes, resolved by the caller), then a host's stored decision or the configured allow
-lists, then the policy for the person's sign-in type. `host` is never decided here: it comes only from
-configuration or the one-time claim link, so no API call can make anyone a host.
+lists, then the policy for the person's sign-in type. `host` is never decided here: it comes only
+from configuration or the one-time claim link, so no API call can make anyone a host.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from ..agent.base import Agent, Answer, PermissionAsk, QuestionAsk, Turn
 from ..agent.catalog import Catalog
 from ..agent.permissions import Outcome, PermissionRouter, Request
 from ..agent.queue import PromptQueue, QueuedPrompt, Target, TaskState
-from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound, TooLarge
+from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound, RoomError, TooLarge
 from ..protocol import (
     AdmissionDecided,
     AgentError,
@@ -139,8 +139,18 @@ class Room:
         """Replay the transcript into the queue and the document, then settle what a stop cut."""
         opened: dict[str, Record] = {}
         for record in self.transcript.load():
-            self._replay(record, opened)
-            self.document.apply(record)
+            try:
+                self._replay(record, opened)
+                self.document.apply(record)
+            except (RoomError, RuntimeError, KeyError, ValueError) as err:
+                # A record that contradicts the ones before it (a hand edit, a lost line) is
+                # reported and skipped: the room still starts with everything else.
+                log.warning(
+                    "transcript seq %d (%s) cannot be replayed, skipped: %r",
+                    record.seq,
+                    record.kind,
+                    err,
+                )
         self.document.set_meta(turn_owner=None, turn_prompt=None)
         for person in self.people.values():
             self._show_person(person)
