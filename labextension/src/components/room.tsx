@@ -30,7 +30,7 @@ export function Room(props: {
   useSignal(model.changed);
   const me = model.me;
   if (me && (me.role === 'pending' || me.role === 'refused')) {
-    return <Door role={me.role} />;
+    return <Door role={me.role} guest={!me.verified} />;
   }
   const meta = model.meta;
   return (
@@ -76,13 +76,20 @@ export function Room(props: {
   );
 }
 
-function Door(props: { role: string }): JSX.Element {
+function Door(props: { role: string; guest: boolean }): JSX.Element {
   return (
     <div className="jp-CopilotRoom-door" role="status">
       {props.role === 'pending' ? (
         <>
           <h2>Waiting to join the room</h2>
           <p>A host has been asked to let you in. This page updates by itself.</p>
+          {props.guest && (
+            <p className="jp-CopilotRoom-note">
+              Did you start this Jupyter server? Then open the one-time host link it printed
+              in its log (<code>…/copilot-room/claim?secret=…</code>) to become the room's
+              host.
+            </p>
+          )}
         </>
       ) : (
         <>
