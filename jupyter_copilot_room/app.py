@@ -10,6 +10,7 @@ from jupyter_server.utils import url_path_join
 from traitlets import Dict, Enum, Float, Int, List, Type, Unicode, default
 
 from .access.admissions import AdmissionBook, Policy, load_decisions
+from .access.hub import hub_server_name
 from .access.identity import HostClaim, provider_verifies_users
 from .access.settings import RoomSettings, SettingsStore
 from .agent.base import Agent, AgentSettings
@@ -43,6 +44,12 @@ class CopilotRoom(ExtensionApp):
         Unicode(),
         config=True,
         help="JupyterHub groups whose members are admitted as viewers without asking.",
+    )
+    websocket_recheck_interval = Float(
+        60.0,
+        config=True,
+        help="Seconds between re-checks of each open room websocket's user: someone who lost "
+        "access (a revoked JupyterHub share, a removed hub group) is disconnected.",
     )
     admission = Enum(
         _POLICIES,
@@ -167,8 +174,12 @@ class CopilotRoom(ExtensionApp):
         gates = {
             "member_groups": list(self.member_groups),
             "viewer_groups": list(self.viewer_groups),
+            # this server, as JupyterHub names it in scope filters (`server=alice/`)
+            "server": hub_server_name(),
         }
-        self.handlers.extend(room_handlers(self.room, self.users_verified, gates))
+        self.handlers.extend(
+            room_handlers(self.room, self.users_verified, gates, self.websocket_recheck_interval)
+        )
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
         await self.room.ensure_started()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 from http.client import responses
 
@@ -45,7 +46,9 @@ class RoomMixin:
     @property
     def identity(self) -> Identity:
         """The caller, re-read on every request: a hub's change of groups applies at once."""
-        user = self.current_user
+        return self.identity_of(self.current_user)
+
+    def identity_of(self, user) -> Identity:
         gate = hub_gate(user, **self.gates)
         return Identity.from_user(user, verified=self.users_verified, gate=gate)
 
@@ -239,6 +242,10 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
     go through a queue. The handler itself is the channel the room serves.
     """
 
+    def initialize(self, room: Room, verified: bool, gates: dict, recheck_interval: float):
+        super().initialize(room, verified, gates)
+        self.recheck_interval = recheck_interval
+
     @ws_authenticated
     @authorized
     async def get(self, *args, **kwargs):
@@ -255,12 +262,39 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
     def open(self) -> None:
         self._frames: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._serving = asyncio.create_task(self.room.connect(self, self.identity))
+        self._rechecking = asyncio.create_task(self._keep_checking())
 
     def on_message(self, message: str | bytes) -> None:
         self._frames.put_nowait(message if isinstance(message, bytes) else message.encode())
 
     def on_close(self) -> None:
         self._frames.put_nowait(None)
+        self._rechecking.cancel()
+
+    async def _keep_checking(self) -> None:
+        """Access can end while a socket stays open (a revoked hub share, a lost hub group):
+        ask the identity provider again now and then, and close the socket when it is over."""
+        while True:
+            await asyncio.sleep(self.recheck_interval)
+            if not await self._still_admitted():
+                self.close(4401, "Your access to this room has ended.")
+                return
+
+    async def _still_admitted(self) -> bool:
+        # JupyterHub (6.1) keeps the user on the handler twice, in its identity provider and in
+        # HubAuth: drop both to ask afresh (its token cache, HubOAuth.cache_max_age, still decides
+        # how often the hub itself is asked). Other identity providers keep nothing there.
+        for cached in ("_jupyterhub_user", "_cached_hub_user"):
+            self.__dict__.pop(cached, None)
+        try:
+            user = self.identity_provider.get_user(self)
+            if inspect.isawaitable(user):
+                user = await user
+        except Exception:
+            return False
+        if user is None or user.username != self.current_user.username:
+            return False
+        return self.room.enter(self.identity_of(user)) in ADMITTED
 
     def __aiter__(self):
         return self
@@ -276,8 +310,11 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
             await self.write_message(message, binary=True)
 
 
-def room_handlers(room: Room, verified: bool, gates: dict) -> list[tuple[str, type, dict]]:
+def room_handlers(
+    room: Room, verified: bool, gates: dict, recheck_interval: float
+) -> list[tuple[str, type, dict]]:
     kwargs = {"room": room, "verified": verified, "gates": gates}
+    socket_kwargs = {**kwargs, "recheck_interval": recheck_interval}
     api = "copilot-room/api"
     return [
         (f"{api}/room", RoomStateHandler, kwargs),
@@ -293,5 +330,5 @@ def room_handlers(room: Room, verified: bool, gates: dict) -> list[tuple[str, ty
         (f"{api}/transcript", TranscriptHandler, kwargs),
         (f"{api}/catalog", CatalogHandler, kwargs),
         ("copilot-room/claim", ClaimHandler, kwargs),
-        ("copilot-room/ws", RoomWebSocketHandler, kwargs),
+        ("copilot-room/ws", RoomWebSocketHandler, socket_kwargs),
     ]

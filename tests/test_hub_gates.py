@@ -1,5 +1,7 @@
 """JupyterHub groups and custom scopes admit visitors directly, re-read on every request."""
 
+import asyncio
+
 import pytest
 from jupyter_server.auth.identity import IdentityProvider, User
 
@@ -9,7 +11,7 @@ from jupyter_copilot_room.access.roles import Role
 HUB = {
     "alice": {"name": "alice", "groups": [], "scopes": []},
     "gina": {"name": "gina", "groups": ["pairing"], "scopes": ["access:servers!user=alice"]},
-    "vic": {"name": "vic", "groups": [], "scopes": ["custom:copilot-room:viewer!user=alice"]},
+    "vic": {"name": "vic", "groups": [], "scopes": ["custom:copilot-room:viewer"]},
     "olga": {"name": "olga", "groups": ["other"], "scopes": []},
 }
 
@@ -35,10 +37,25 @@ def hub_user(**model):
     return HubLikeUser({"name": "x", **model})
 
 
+def test_a_scope_filtered_to_another_server_grants_nothing_here():
+    here = "alice/"
+    for scope in (
+        "custom:copilot-room:member!server=alice/",
+        "custom:copilot-room:member!user=alice",
+    ):
+        assert hub_gate(hub_user(scopes=[scope]), server=here) is Role.MEMBER
+    for scope in (
+        "custom:copilot-room:member!server=bob/",
+        "custom:copilot-room:member!user=bob",
+        "custom:copilot-room:member!group=pairing",
+    ):
+        assert hub_gate(hub_user(scopes=[scope]), server=here) is None, scope
+
+
 def test_groups_and_scopes_grant_roles():
     assert hub_gate(hub_user(groups=["pairing"]), ["pairing"], ["watchers"]) is Role.MEMBER
     assert hub_gate(hub_user(groups=["watchers"]), ["pairing"], ["watchers"]) is Role.VIEWER
-    assert hub_gate(hub_user(scopes=["custom:copilot-room:member!user=alice"])) is Role.MEMBER
+    assert hub_gate(hub_user(scopes=["custom:copilot-room:member"])) is Role.MEMBER
     assert hub_gate(hub_user(scopes=["custom:copilot-room:viewer"])) is Role.VIEWER
     assert hub_gate(hub_user(groups=["pairing", "watchers"]), ["pairing"], ["watchers"]) is (
         Role.MEMBER
@@ -57,6 +74,7 @@ def jp_server_config(state_dir):
         "CopilotRoom": {
             "hosts": ["alice"],
             "member_groups": ["pairing"],
+            "websocket_recheck_interval": 0.2,
             "agent_class": None,
             "state_dir": str(state_dir),
         },
@@ -85,3 +103,14 @@ async def test_a_host_can_remove_someone_a_hub_group_admits(api):
     assert (await api("alice", "DELETE", "participants", "gina")).code == 204
     assert (await api("gina", "GET", "room")).json["me"]["role"] == "refused"
     assert (await api("gina", "POST", "prompts", body={"text": "hi"})).code == 403
+
+
+async def test_an_open_websocket_closes_when_hub_access_ends(jp_ws_fetch, api):
+    ws = await jp_ws_fetch("copilot-room", "ws", headers={"Authorization": "token gina"})
+    HUB["gina"]["groups"] = []
+    try:
+        while await asyncio.wait_for(ws.read_message(), 5) is not None:
+            pass  # the room's messages, until the server closes the socket
+        assert ws.close_code == 4401
+    finally:
+        HUB["gina"]["groups"] = ["pairing"]

@@ -18,8 +18,13 @@ async def test_client_gets_full_state_on_connect_then_live_updates(api, connect,
     await eventually(lambda: len(carol.transcript) == synced, what="initial sync")
     assert carol.snapshot()["transcript"] == room.document.snapshot()["transcript"]
     await api("alice", "POST", "prompts", body={"text": "say second reply"})
-    await eventually(lambda: len(carol.transcript) == synced + 2, what="live update")
-    assert str(carol.transcript[synced + 1]["body"]) == "second reply"
+    await eventually(
+        lambda: (
+            len(carol.transcript) == synced + 2
+            and str(carol.transcript[synced + 1]["body"]) == "second reply"
+        ),
+        what="the live update, streamed to its end",
+    )
 
 
 async def test_host_and_member_see_identical_streamed_output(api, connect, room, agent):

@@ -9,6 +9,7 @@ configured hosts in the admission order.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
 from .roles import Role
@@ -18,17 +19,40 @@ VIEWER_SCOPE = "custom:copilot-room:viewer"
 
 
 def hub_gate(
-    user: object, member_groups: Iterable[str] = (), viewer_groups: Iterable[str] = ()
+    user: object,
+    member_groups: Iterable[str] = (),
+    viewer_groups: Iterable[str] = (),
+    server: str = "",
 ) -> Role | None:
-    """The role the hub grants `user` (member before viewer), or None when it grants none."""
+    """The role the hub grants `user` here (member before viewer), or None when it grants none.
+
+    `server` is this server as `owner/name` (name empty for a default server): a custom scope
+    counts unfiltered, or filtered to this server or to its owner, never to another server.
+    """
     hub_user = getattr(user, "hub_user", None)
     if not isinstance(hub_user, dict):
         return None
-    # Scopes may carry a filter (`custom:copilot-room:member!user=bob`): the name decides.
-    scopes = {scope.split("!", 1)[0] for scope in hub_user.get("scopes") or ()}
+    scopes = {_scope_here(scope, server) for scope in hub_user.get("scopes") or ()}
     groups = set(hub_user.get("groups") or ())
     if MEMBER_SCOPE in scopes or groups & set(member_groups):
         return Role.MEMBER
     if VIEWER_SCOPE in scopes or groups & set(viewer_groups):
         return Role.VIEWER
     return None
+
+
+def _scope_here(scope: str, server: str) -> str | None:
+    """The scope's name if it applies to this server, else None."""
+    name, _, restriction = scope.partition("!")
+    if not restriction:
+        return name
+    owner = server.split("/", 1)[0]
+    if server and restriction in (f"server={server}", f"user={owner}"):
+        return name
+    return None
+
+
+def hub_server_name() -> str:
+    """This single-user server as `owner/name`, or "" when not running under JupyterHub."""
+    owner = os.environ.get("JUPYTERHUB_USER", "")
+    return f"{owner}/{os.environ.get('JUPYTERHUB_SERVER_NAME', '')}" if owner else ""

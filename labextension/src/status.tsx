@@ -8,16 +8,25 @@ import { RoomModel } from './model';
 
 function AgentState(props: { model: RoomModel; onClick: () => void }): JSX.Element {
   useSignal(props.model.changed);
-  const state = props.model.meta.state ?? '';
-  const offline = props.model.connection !== 'online';
+  const { model } = props;
+  const state = model.meta.state ?? '';
+  const role = model.me?.role;
+  const label =
+    role === 'pending'
+      ? 'waiting to join'
+      : role === 'refused'
+        ? 'not in the room'
+        : model.connection !== 'online'
+          ? 'offline'
+          : (STATE_LABELS[state] ?? state);
   return (
     <span
       className="jp-CopilotRoom-statusItem"
-      data-state={offline ? 'offline' : state}
+      data-state={model.connection === 'online' ? state : 'offline'}
       onClick={props.onClick}
       title="Open the Copilot room"
     >
-      Copilot: {offline ? 'offline' : (STATE_LABELS[state] ?? state)}
+      Copilot: {label}
     </span>
   );
 }
