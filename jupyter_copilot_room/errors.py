@@ -45,10 +45,3 @@ class Conflict(RoomError):
 class TooLarge(RoomError):
     status = 413
     code = "too_large"
-
-
-class Unavailable(RoomError):
-    """The room cannot take the action right now (agent degraded, room stopping)."""
-
-    status = 503
-    code = "unavailable"

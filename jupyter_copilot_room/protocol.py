@@ -47,10 +47,6 @@ class AdmissionBody(Strict):
     decision: Literal["viewer", "member", "reject"]
 
 
-class EmptyBody(Strict):
-    pass
-
-
 # -- transcript records --------------------------------------------------------------------------
 
 

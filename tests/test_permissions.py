@@ -116,14 +116,6 @@ def test_a_question_is_not_a_permission_and_unknown_ids_are_not_found():
         router.answer_permission("zz", "bob", is_host=False, approve=True, now=1)
 
 
-def test_next_deadline():
-    router = PermissionRouter()
-    assert router.next_deadline() is None
-    router.open(shell("r1", deadline=50))
-    router.open(shell("r2", deadline=20))
-    assert router.next_deadline() == 20
-
-
 PEOPLE = ["alice", "bob", "carol"]
 HOSTS = {"alice"}
 

@@ -215,6 +215,8 @@ class CopilotAgent(Agent):
                 await client.force_stop()
 
     async def stop(self) -> None:
+        if self.ignored_events:
+            self.log.info("Copilot runtime events the room ignored: %s", dict(self.ignored_events))
         for task in self._tasks:
             task.cancel()
         await self._disconnect()

@@ -68,9 +68,6 @@ class PermissionRouter:
         pending = (self._requests[request_id] for request_id in self._pending)
         return [r for r in pending if prompt_id is None or r.prompt_id == prompt_id]
 
-    def next_deadline(self) -> float | None:
-        return min((r.deadline for r in self.outstanding()), default=None)
-
     def open(self, request: Request) -> Request:
         if request.id in self._requests:
             raise Conflict(f"Request {request.id!r} exists already.", code="duplicate_id")

@@ -104,7 +104,6 @@ class Room:
         self.queue = PromptQueue()
         self.router = PermissionRouter()
         self.people: dict[str, Identity] = {}
-        self.unknown_events = 0
         self._answers: dict[str, asyncio.Future[Answer]] = {}
         self._streams: dict[str, AssistantStarted] = {}  # messages still streaming
         self._turn_ended = asyncio.Event()
@@ -534,7 +533,6 @@ class Room:
             return
         prompt = self.queue.in_flight
         if prompt is None:
-            self.unknown_events += 1
             log.debug("Ignored %s outside a turn", type(event).__name__)
             return
         match event:
@@ -555,7 +553,7 @@ class Room:
             case _ if type(event) in _EVENT_RECORDS:
                 self._record_event(prompt, event)
             case _:
-                self.unknown_events += 1
+                log.debug("Ignored an agent event the room does not know: %r", event)
 
     def _record_event(self, prompt: QueuedPrompt, event) -> None:
         """Events whose fields are their record's payload, plus the prompt they belong to."""
@@ -563,7 +561,7 @@ class Room:
         if kind in ("tool.completed", "subagent.ended") and not self.document.has_entry(
             event.call_id
         ):
-            self.unknown_events += 1  # the end of something whose start we never saw
+            log.debug("Ignored the end of %s, whose start the room never saw", event.call_id)
             return
         fields = {**asdict(event), "prompt_id": prompt.id, "author": prompt.author}
         self._commit(kind, None, model(**{k: fields[k] for k in model.model_fields if k in fields}))
