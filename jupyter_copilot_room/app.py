@@ -15,6 +15,7 @@ from .access.identity import HostClaim, provider_verifies_users
 from .access.settings import RoomSettings, SettingsStore
 from .agent.base import Agent, AgentSettings
 from .agent.catalog import Catalog
+from .agent.notebooks import NotebookEditor
 from .handlers import room_handlers
 from .room.room import Room
 from .statefiles import prepare_state_dir
@@ -155,6 +156,7 @@ class CopilotRoom(ExtensionApp):
                 provider=dict(self.provider),
                 cli_path=self.cli_path,
                 catalog=catalog,
+                notebooks=NotebookEditor(lambda: self.serverapp.web_app.settings),
                 log=self.log,
             )
         )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .catalog import Catalog
+from .notebooks import NotebookEditor
 from .queue import Target
 
 
@@ -188,6 +189,7 @@ class AgentSettings:
     provider: dict = field(default_factory=dict)
     cli_path: str = ""
     catalog: Catalog | None = None  # the repository's skills and custom agents
+    notebooks: NotebookEditor | None = None  # the notebook tools, when the server offers them
     log: logging.Logger = field(default_factory=lambda: logging.getLogger(__name__))
 
 

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 
 from copilot import CopilotClient, RuntimeConnection
 from copilot.generated.rpc import PermissionDecisionApproveOnce, PermissionDecisionReject
+from copilot.tools import Tool, ToolInvocation, ToolResult
 
 from ..statefiles import read_json, write_json_atomically
 from .base import (
@@ -43,6 +44,7 @@ from .base import (
     Usage,
 )
 from .demo import DEMO_LABEL, DEMO_MODEL, DEMO_NOTE, demo_script
+from .notebooks import TOOL_NAMES, TOOLS, NotebookToolError, Provenance
 from .runtime import MISSING_HELP, RuntimeMissing, find_runtime
 from .scripted_model import ScriptedModelServer
 
@@ -83,6 +85,8 @@ class CopilotAgent(Agent):
         self._tools_started: dict[str, float] = {}
         self._agents: list[dict] = []
         self._notes: list[str] = []  # what people should know about how the agent runs
+        self._turn: Turn | None = None
+        self._turn_count = 0
         self._session_file = settings.state_dir / "copilot-session.json"
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -171,7 +175,36 @@ class CopilotAgent(Agent):
         if catalog is not None:
             config["skill_directories"] = [str(d) for d in catalog.skill_directories()]
             config["custom_agents"] = self._agents = catalog.agent_configs()
+        if self.settings.notebooks is not None:
+            config["tools"] = [
+                Tool(
+                    spec.name,
+                    spec.description,
+                    self._run_notebook_tool,
+                    parameters=spec.parameters,
+                    skip_permission=not spec.edits,
+                )
+                for spec in TOOLS
+            ]
         return config
+
+    async def _run_notebook_tool(self, invocation: ToolInvocation) -> ToolResult:
+        """A notebook tool call; edits reach here only after the room approved them."""
+        turn = self._turn
+        provenance = Provenance(
+            prompt_id=turn.prompt_id if turn else "",
+            author=turn.author if turn else "",
+            turn=self._turn_count,
+            tool_call_id=invocation.tool_call_id,
+            time=time.time(),
+        )
+        try:
+            text = await self.settings.notebooks.call(
+                invocation.tool_name, invocation.arguments, provenance
+            )
+        except NotebookToolError as err:
+            return ToolResult(text_result_for_llm=str(err), result_type="failure", error=str(err))
+        return ToolResult(text_result_for_llm=text)
 
     async def _open_session(self) -> str:
         """Resume the room's session by id; a new one only when there is none to resume."""
@@ -235,6 +268,8 @@ class CopilotAgent(Agent):
                 await self._disconnect()
                 await self._connect()
         self._busy, self._turn_error, self._usage_model = True, None, ""
+        self._turn = turn
+        self._turn_count += 1
         self._usage.clear()
         await self._session.send(f"[{turn.author}]: {turn.text}")
 
@@ -280,10 +315,24 @@ class CopilotAgent(Agent):
     # -- runtime callbacks -----------------------------------------------------------------------
 
     async def _on_permission(self, request, invocation):
-        answer = await self._host.request_permission(describe_permission(request))
+        if getattr(request, "kind", "") == "custom-tool" and request.tool_name in TOOL_NAMES:
+            ask = await self._describe_notebook_edit(request)
+        else:
+            ask = describe_permission(request)
+        answer = await self._host.request_permission(ask)
         if answer.approved:
             return PermissionDecisionApproveOnce()
         return PermissionDecisionReject(feedback=answer.text)
+
+    async def _describe_notebook_edit(self, request) -> PermissionAsk:
+        """A notebook edit's card: the notebook, the cell, and a before/after diff."""
+        try:
+            summary, details = await self.settings.notebooks.describe(
+                request.tool_name, request.args
+            )
+        except NotebookToolError as err:
+            summary, details = f"{request.tool_name} (it will fail: {err})", {}
+        return PermissionAsk("notebook", summary, details)
 
     async def _on_user_input(self, request, invocation):
         ask = QuestionAsk(
