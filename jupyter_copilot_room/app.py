@@ -7,7 +7,7 @@ from pathlib import Path
 
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
-from traitlets import Dict, Enum, Float, Int, List, Type, Unicode, default
+from traitlets import Bool, Dict, Enum, Float, Int, List, Type, Unicode, default
 
 from .access.admissions import AdmissionBook, Policy, load_decisions
 from .access.hub import hub_server_name
@@ -88,6 +88,12 @@ class CopilotRoom(ExtensionApp):
         600.0,
         config=True,
         help="Seconds a turn may run; then the room aborts it and marks it failed.",
+    )
+    auto_approve_notebook_edits = Bool(
+        False,
+        config=True,
+        help="Let the agent's notebook edits through without asking (hosts can change this in "
+        "the room); shell commands and other kinds always ask.",
     )
     model = Unicode("", config=True, help="The model the agent session uses (agent issue).")
     provider = Dict(

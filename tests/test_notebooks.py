@@ -314,3 +314,30 @@ async def test_agent_edits_a_closed_notebook_through_the_contents_manager(
     assert saved.cells[2].metadata["copilot_room"]["author"] == "bob"
     results = " ".join(" ".join(r.tool_results) for r in model.requests)
     assert "nobody had the notebook open" in results
+
+
+async def test_hosts_can_let_notebook_edits_through_but_never_shell_commands(
+    api, room, model, jp_root_dir
+):
+    original = write_notebook(jp_root_dir / "live.ipynb", ["values = [1, 2]", "total = 0"])
+    await ready(api, room)
+    r = await api("alice", "PATCH", "settings", body={"auto_approve_notebook_edits": True})
+    assert r.json["auto_approve_notebook_edits"] is True
+    model.script = edits_then_reports(original.cells[1].id, 2)
+    prompt = (await api("bob", "POST", "prompts", body={"text": "tidy the notebook"})).json
+    await eventually(lambda: prompt["id"] in finished(room), timeout=30)
+    assert saved_sources(jp_root_dir / "live.ipynb")[1] == "total = sum(values)  # by the agent"
+    assert {e["state"] for e in entries(room, "permission")} == {"approved"}
+
+    def shell(request):
+        if request.tool_results:
+            return Reply("ok")
+        return Reply(
+            tool_calls=(ToolCall("bash", {"command": "echo x > x.txt", "description": "x"}),)
+        )
+
+    model.script = shell
+    await api("bob", "POST", "prompts", body={"text": "and a command"})
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30)
+    [card] = room.document.approvals.to_py().values()
+    assert card["kind"] == "shell", "a shell command still waits for its author or a host"

@@ -24,6 +24,8 @@ class RoomSettings(BaseModel):
     question_timeout: float = Field(60.0, gt=0, le=3600)
     max_prompt_chars: int = Field(20_000, gt=0, le=1_000_000)
     turn_timeout: float = Field(600.0, gt=0, le=86_400)
+    #: Notebook edits (kind `notebook`) approve themselves; no other kind ever does.
+    auto_approve_notebook_edits: bool = False
 
 
 class SettingsPatch(BaseModel):
@@ -37,6 +39,7 @@ class SettingsPatch(BaseModel):
     question_timeout: float | None = Field(None, gt=0, le=3600)
     max_prompt_chars: int | None = Field(None, gt=0, le=1_000_000)
     turn_timeout: float | None = Field(None, gt=0, le=86_400)
+    auto_approve_notebook_edits: bool | None = None
 
 
 class SettingsStore:

@@ -595,7 +595,47 @@ class Room:
 
     async def request_permission(self, ask: PermissionAsk) -> Answer:
         timeout = self.settings.current.permission_timeout
+        if ask.kind == "notebook" and self.settings.current.auto_approve_notebook_edits:
+            return self._auto_approve(ask, timeout)
         return await self._ask(ask.kind, ask.summary, timeout, details=ask.details)
+
+    def _auto_approve(self, ask: PermissionAsk, timeout: float) -> Answer:
+        """Hosts let notebook edits through: still a card in the transcript, settled at once."""
+        prompt = self.queue.in_flight
+        if prompt is None:
+            return Answer(False, "No prompt is running in the room, so this was rejected.")
+        now = self.clock()
+        request = Request(
+            id=uuid.uuid4().hex,
+            kind=ask.kind,
+            prompt_id=prompt.id,
+            author=prompt.author,
+            summary=ask.summary,
+            opened_at=now,
+            deadline=now + timeout,
+            details=ask.details,
+        )
+        self._commit(
+            "request.opened",
+            None,
+            RequestOpened(
+                id=request.id,
+                prompt_id=prompt.id,
+                author=prompt.author,
+                kind=ask.kind,
+                summary=ask.summary,
+                details=ask.details,
+                deadline=request.deadline,
+            ),
+        )
+        self._commit(
+            "request.settled",
+            None,
+            RequestSettled(
+                id=request.id, outcome="approved", feedback="approved by the room's settings"
+            ),
+        )
+        return Answer(True, "Approved by the room's settings for notebook edits.")
 
     async def ask_question(self, ask: QuestionAsk) -> Answer:
         timeout = self.settings.current.question_timeout
