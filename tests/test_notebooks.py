@@ -8,11 +8,14 @@ import nbformat
 import pytest
 from jupyter_ydoc import YNotebook
 from pycrdt import (
+    Awareness,
     Doc,
     YMessageType,
+    create_awareness_message,
     create_sync_message,
     create_update_message,
     handle_sync_message,
+    read_message,
 )
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
@@ -125,10 +128,15 @@ class Person:
         self.ws = ws
         self.doc = Doc()
         self.notebook = YNotebook(ydoc=self.doc)
+        self.awareness = Awareness(self.doc)
         self._remote = False
         self.doc.observe(self._send_local)
         self._reader = asyncio.create_task(self._read())
         ws.write_message(create_sync_message(self.doc), binary=True)
+        # Announce oneself, as JupyterLab does when it opens a notebook.
+        self.awareness.set_local_state({"user": {"name": "a person"}, "autosave": True})
+        update = self.awareness.encode_awareness_update([self.doc.client_id])
+        ws.write_message(create_awareness_message(update), binary=True)
 
     def _send_local(self, event):
         if not self._remote:
@@ -136,6 +144,8 @@ class Person:
 
     async def _read(self):
         while (message := await self.ws.read_message()) is not None:
+            if isinstance(message, bytes) and message[0] == YMessageType.AWARENESS:
+                self.awareness.apply_awareness_update(read_message(message[1:]), "remote")
             if isinstance(message, bytes) and message[0] == YMessageType.SYNC:
                 self._remote = True
                 try:
@@ -144,6 +154,14 @@ class Person:
                     self._remote = False
                 if reply is not None:
                     self.ws.write_message(reply, binary=True)
+
+    def others(self):
+        """The names of the other collaborators this client sees."""
+        return [
+            state["user"]["name"]
+            for client, state in self.awareness.states.items()
+            if client != self.doc.client_id and state and "user" in state
+        ]
 
     def sources(self):
         return [str(self.notebook.ycells[i]["source"]) for i in range(self.notebook.cell_number)]
@@ -341,3 +359,72 @@ async def test_hosts_can_let_notebook_edits_through_but_never_shell_commands(
     await eventually(lambda: len(room.document.approvals) == 1, timeout=30)
     [card] = room.document.approvals.to_py().values()
     assert card["kind"] == "shell", "a shell command still waits for its author or a host"
+
+
+async def test_the_agent_is_a_visible_collaborator_for_late_joiners_until_the_turn_ends(
+    api, room, model, jp_fetch, jp_http_port, jp_base_url, jp_root_dir, jp_serverapp
+):
+    original = write_notebook(jp_root_dir / "live.ipynb", ["values = [1, 2]", "total = 0"])
+    await ready(api, room)
+    first = await join_notebook(jp_fetch, jp_http_port, jp_base_url, "live.ipynb")
+    await eventually(lambda: first.notebook.cell_number == 2)
+
+    def one_edit_at_a_time(request):
+        if any("Inserted" in r for r in request.tool_results):
+            return Reply("Both edits are in.")
+        if request.tool_results:
+            return Reply(
+                tool_calls=(
+                    ToolCall(
+                        "notebook_insert_cell",
+                        {
+                            "path": "live.ipynb",
+                            "index": 2,
+                            "cell_type": "code",
+                            "source": "print(total)",
+                        },
+                    ),
+                )
+            )
+        return Reply(
+            tool_calls=(
+                ToolCall(
+                    "notebook_replace_cell",
+                    {"path": "live.ipynb", "cell_id": original.cells[1].id, "source": "total = 3"},
+                ),
+            )
+        )
+
+    model.script = one_edit_at_a_time
+    prompt = (await api("bob", "POST", "prompts", body={"text": "two edits"})).json
+    await approve_all(api, room, 1)
+    await eventually(
+        lambda: "Copilot for bob" in first.others(),
+        timeout=30,
+        what="the agent's presence after its first edit",
+    )
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30)
+
+    late = await join_notebook(jp_fetch, jp_http_port, jp_base_url, "live.ipynb")
+    await eventually(
+        lambda: "Copilot for bob" in late.others(),
+        timeout=5,
+        what="a client that joined mid-turn to see the agent at once",
+    )
+    ydocs = jp_serverapp.web_app.settings["jupyter_server_ydoc"]
+    live = await ydocs.get_document(
+        path="live.ipynb", content_type="notebook", file_format="json", copy=False
+    )
+    agent = live.awareness.get_local_state()
+    assert agent["autosave"] is False, "the agent's presence never turns autosave on"
+    assert agent["cursors"], "its cursor rests on the cell it touched"
+
+    await approve_all(api, room, 1)
+    await eventually(lambda: prompt["id"] in finished(room), timeout=30)
+    await eventually(
+        lambda: "Copilot for bob" not in late.others(),
+        timeout=10,
+        what="the agent's presence to leave when the turn ends",
+    )
+    first.close()
+    late.close()

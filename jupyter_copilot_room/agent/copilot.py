@@ -288,6 +288,8 @@ class CopilotAgent(Agent):
             self.log.warning("The Copilot runtime stopped answering; restarting it")
             if self._busy:
                 self._busy = False
+                if self.settings.notebooks is not None:
+                    self.settings.notebooks.leave()
                 await self._host.publish(
                     TurnEnded(
                         "The Copilot runtime stopped during this turn, so the turn failed; it was "
@@ -423,6 +425,8 @@ class CopilotAgent(Agent):
         if not self._busy:
             return []
         self._busy = False
+        if self.settings.notebooks is not None:
+            self.settings.notebooks.leave()
         usage = (
             [
                 Usage(

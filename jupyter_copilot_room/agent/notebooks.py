@@ -24,6 +24,7 @@ from inspect import isawaitable
 from typing import Any
 
 import nbformat
+from pycrdt import Assoc
 
 CELL_TYPES = ("code", "markdown", "raw")
 MAX_SOURCE = 100_000
@@ -131,6 +132,7 @@ class NotebookEditor:
         # The runtime may run several tool calls at once: edits of one notebook take turns, or
         # two read-modify-save cycles on a closed notebook would lose one of the edits.
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._presence: dict[str, _Presence] = {}  # notebooks the agent is editing this turn
 
     # -- the tools -------------------------------------------------------------------------------
 
@@ -212,7 +214,9 @@ class NotebookEditor:
         live = await self._live(path)
         if live is not None:
             with live.ydoc.transaction():
-                return edit.on_live(live, meta) + " (in the open, shared notebook)"
+                said = edit.on_live(live, meta)
+            self._show_presence(path, live, provenance.author, edit.cell_id_after(live))
+            return said + " (in the open, shared notebook)"
         notebook = await self._load(path)
         result = edit.on_file(notebook, meta)
         try:
@@ -230,6 +234,68 @@ class NotebookEditor:
             await saved
         return result + " (saved; nobody had the notebook open)"
 
+    # -- presence --------------------------------------------------------------------------------
+
+    def _show_presence(self, path: str, live, author: str, cell_id: str | None) -> None:
+        """Appear in the notebook as a collaborator, with a cursor on the cell just touched."""
+        presence = self._presence.get(path)
+        if presence is None or presence.live is not live:
+            presence = self._presence[path] = _Presence(live, author)
+        presence.point_at(cell_id)
+
+    def leave(self) -> None:
+        """The turn is over: the agent's presence leaves every notebook it was in."""
+        for presence in self._presence.values():
+            presence.leave()
+        self._presence.clear()
+
+
+AGENT_COLOUR = "#8250df"
+
+
+class _Presence:
+    """The agent's awareness state in one live notebook; re-announced when someone joins, so
+    late joiners see it at once. `autosave: False`: a state without it would turn the room's
+    autosave back on for everyone (jupyter_server_ydoc saves if any state asks)."""
+
+    def __init__(self, live, author: str):
+        self.live = live
+        self.state: dict = {
+            "user": {
+                "username": "copilot",
+                "name": f"Copilot for {author}",
+                "display_name": f"Copilot for {author}",
+                "initials": "CP",
+                "color": AGENT_COLOUR,
+            },
+            "autosave": False,
+        }
+        self._subscription = live.awareness.observe(self._on_change)
+
+    def point_at(self, cell_id: str | None) -> None:
+        self.state["cursors"] = self._cursor(cell_id)
+        self.live.awareness.set_local_state(dict(self.state))
+
+    def _cursor(self, cell_id: str | None) -> list:
+        cells = [self.live.get_cell(i) for i in range(self.live.cell_number)]
+        index = next((i for i, c in enumerate(cells) if c.get("id") == cell_id), None)
+        if index is None:
+            return []
+        source = self.live.ycells[index]["source"]
+        if not len(source):
+            return []  # pycrdt 0.14 panics on a sticky index into an empty text
+        position = source.sticky_index(0, Assoc.BEFORE).to_json()
+        return [{"anchor": position, "head": position, "primary": True, "empty": True}]
+
+    def _on_change(self, topic: str, changes) -> None:
+        added = [c for c in changes[0].get("added", []) if c != self.live.awareness.client_id]
+        if topic == "change" and added:
+            self.live.awareness.set_local_state(dict(self.state))
+
+    def leave(self) -> None:
+        self.live.awareness.unobserve(self._subscription)
+        self.live.awareness.set_local_state(None)
+
 
 # -- the edits, on a live YNotebook or on an nbformat notebook ---------------------------------
 
@@ -243,6 +309,10 @@ class _Edit:
 
     def diff(self, cells: list[dict]) -> str:
         return ""
+
+    def cell_id_after(self, live) -> str | None:
+        """The cell the agent's cursor should rest on after the edit."""
+        return getattr(self, "cell_id", None)
 
 
 @dataclass
@@ -269,6 +339,9 @@ class _Insert(_Edit):
         cell = self._cell(meta)
         live.ycells.insert(self.index, live.create_ycell(dict(cell)))
         return f"Inserted {self.cell_type} cell {cell['id']} at index {self.index}"
+
+    def cell_id_after(self, live) -> str | None:
+        return live.get_cell(self.index).get("id")
 
     def on_file(self, notebook, meta: dict) -> str:
         _check_index(self.index, len(notebook.cells), inserting=True)
