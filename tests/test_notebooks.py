@@ -8,6 +8,7 @@ import nbformat
 import pytest
 from jupyter_ydoc import YNotebook
 from pycrdt import (
+    Assoc,
     Awareness,
     Doc,
     YMessageType,
@@ -154,6 +155,17 @@ class Person:
                     self._remote = False
                 if reply is not None:
                     self.ws.write_message(reply, binary=True)
+
+    def put_cursor(self, index, offset):
+        """Place this person's cursor in a cell, in JupyterLab's awareness format."""
+        source = self.notebook.ycells[index]["source"]
+        item = source.sticky_index(offset, Assoc.AFTER).to_json()["item"]
+        position = {"type": None, "tname": None, "item": item, "assoc": 0}
+        state = self.awareness.get_local_state()
+        cursor = {"anchor": position, "head": position, "primary": True, "empty": True}
+        self.awareness.set_local_state({**state, "cursors": [cursor]})
+        update = self.awareness.encode_awareness_update([self.doc.client_id])
+        self.ws.write_message(create_awareness_message(update), binary=True)
 
     def others(self):
         """The names of the other collaborators this client sees."""
@@ -428,3 +440,27 @@ async def test_the_agent_is_a_visible_collaborator_for_late_joiners_until_the_tu
     )
     first.close()
     late.close()
+
+
+async def test_with_a_persons_cursor_in_the_cell_the_agent_inserts_below_instead(
+    api, room, model, jp_fetch, jp_http_port, jp_base_url, jp_root_dir, jp_serverapp
+):
+    original = write_notebook(jp_root_dir / "live.ipynb", ["values = [1, 2]", "total = 0"])
+    await ready(api, room)
+    person = await join_notebook(jp_fetch, jp_http_port, jp_base_url, "live.ipynb")
+    await eventually(lambda: person.notebook.cell_number == 2)
+    person.put_cursor(1, 3)  # in the middle of "total = 0", as JupyterLab reports it
+    model.script = edits_then_reports(original.cells[1].id, 0)
+    prompt = (await api("bob", "POST", "prompts", body={"text": "fix the total"})).json
+    await approve_all(api, room, 2)
+    await eventually(lambda: prompt["id"] in finished(room), timeout=30)
+    await eventually(lambda: person.notebook.cell_number == 4)
+    assert person.sources() == [
+        "## Added by the agent",
+        "values = [1, 2]",
+        "total = 0",
+        "total = sum(values)  # by the agent",
+    ], "the person's cell is untouched; the new version sits right below it"
+    results = " ".join(" ".join(r.tool_results) for r in model.requests)
+    assert f"Someone is working in cell {original.cells[1].id}" in results
+    person.close()

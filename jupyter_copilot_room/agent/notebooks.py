@@ -15,6 +15,7 @@ arguments and answers a bad call with a `NotebookToolError` the model can act on
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import json
 from collections import defaultdict
@@ -24,7 +25,7 @@ from inspect import isawaitable
 from typing import Any
 
 import nbformat
-from pycrdt import Assoc
+from pycrdt import Assoc, StickyIndex
 
 CELL_TYPES = ("code", "markdown", "raw")
 MAX_SOURCE = 100_000
@@ -364,6 +365,15 @@ class _Replace(_Edit):
     def on_live(self, live, meta: dict) -> str:
         index = _index_of(self.cell_id, [live.get_cell(i) for i in range(live.cell_number)])
         ycell = live.ycells[index]
+        if _someone_is_in(live, ycell["source"]):
+            # Never fight a person: same-cell concurrent edits interleave characters.
+            beside = _Insert(index + 1, ycell["cell_type"], self.source)
+            beside.on_live(live, meta)
+            self.rests_on = beside.cell_id_after(live)
+            return (
+                f"Someone is working in cell {self.cell_id}, so it was left alone; the new "
+                f"version was inserted below it as cell {self.rests_on}"
+            )
         live.set_cell(index, source=self.source)  # a character-level diff; the id stays
         if ycell["cell_type"] == "code":
             ycell["outputs"].clear()
@@ -371,6 +381,9 @@ class _Replace(_Edit):
         for key, value in meta.items():  # one key: people's own metadata edits survive
             ycell["metadata"][key] = value
         return f"Replaced the source of cell {self.cell_id}"
+
+    def cell_id_after(self, live) -> str | None:
+        return getattr(self, "rests_on", self.cell_id)
 
     def on_file(self, notebook, meta: dict) -> str:
         cell = notebook.cells[_index_of(self.cell_id, notebook.cells)]
@@ -465,6 +478,42 @@ def _validated(tool: str, arguments: Any) -> dict:
     if len(arguments.get("source", "")) > MAX_SOURCE:
         raise NotebookToolError(f"`source` is longer than {MAX_SOURCE} characters.")
     return arguments
+
+
+def _someone_is_in(live, text) -> bool:
+    """Whether another collaborator's cursor (JupyterLab's `cursors` awareness field, Yjs
+    relative positions) rests in `text`, a cell's source."""
+    positions = [
+        position
+        for client, state in live.awareness.states.items()
+        if client != live.awareness.client_id and state
+        for cursor in state.get("cursors") or []
+        for position in (cursor.get("anchor"), cursor.get("head"))
+        if isinstance(position, dict)
+    ]
+    if not positions:
+        return False
+    length = len(text)
+    # A position inside a text names the character after it: compare with this text's own.
+    chars = {
+        (item["client"], item["clock"])
+        for item in (text.sticky_index(i, Assoc.AFTER).to_json().get("item") for i in range(length))
+        if item
+    }
+    for position in positions:
+        item = position.get("item")
+        if item:
+            if (item.get("client"), item.get("clock")) in chars:
+                return True
+        elif position.get("type"):
+            # At the end of a text Yjs names the text itself, whose id pycrdt 0.14 does not
+            # expose: resolve it and compare the offset with this text's length. A match in
+            # another cell of the same length only makes the agent more careful.
+            known = {k: v for k, v in position.items() if v is not None}
+            with contextlib.suppress(Exception):
+                if StickyIndex.from_json(known, text).get_index() == length:
+                    return True
+    return False
 
 
 def _check_index(index: int, count: int, *, inserting: bool) -> None:
