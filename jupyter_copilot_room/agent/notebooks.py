@@ -285,7 +285,9 @@ class _Presence:
         source = self.live.ycells[index]["source"]
         if not len(source):
             return []  # pycrdt 0.14 panics on a sticky index into an empty text
-        position = source.sticky_index(0, Assoc.BEFORE).to_json()
+        # Named by the cell's first character (Assoc.AFTER at 0): JupyterLab resolves that; a
+        # position before it is named by the text's own id, which pycrdt 0.14 gets wrong.
+        position = source.sticky_index(0, Assoc.AFTER).to_json()
         return [{"anchor": position, "head": position, "primary": True, "empty": True}]
 
     def _on_change(self, topic: str, changes) -> None:

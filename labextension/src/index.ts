@@ -8,6 +8,7 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
+import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
@@ -15,6 +16,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 
 import { RoomModel } from './model';
 import { RoomPanel } from './panel';
+import { trackProvenance } from './provenance';
 import { statusItem } from './status';
 
 const PLUGIN_ID = 'jupyter-copilot-room:plugin';
@@ -40,14 +42,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'A shared room in which several people drive one Copilot agent.',
   autoStart: true,
   requires: [IRenderMimeRegistry],
-  optional: [ILabShell, ICommandPalette, ISettingRegistry, IStatusBar],
+  optional: [ILabShell, ICommandPalette, ISettingRegistry, IStatusBar, INotebookTracker],
   activate: (
     app: JupyterFrontEnd,
     rendermime: IRenderMimeRegistry,
     labShell: ILabShell | null,
     palette: ICommandPalette | null,
     settingRegistry: ISettingRegistry | null,
-    statusBar: IStatusBar | null
+    statusBar: IStatusBar | null,
+    notebooks: INotebookTracker | null
   ) => {
     const model = new RoomModel();
     const panel = new RoomPanel(model, rendermime);
@@ -81,6 +84,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
       for (const command of Object.values(CommandIDs)) {
         palette.addItem({ command, category: 'Copilot Room' });
       }
+    }
+    if (notebooks) {
+      trackProvenance(notebooks, promptId => {
+        open();
+        panel.showEntry(promptId);
+      });
     }
     if (statusBar) {
       statusBar.registerStatusItem(PLUGIN_ID, {

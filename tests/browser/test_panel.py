@@ -3,6 +3,7 @@
 import re
 import time
 
+import nbformat
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
@@ -21,8 +22,10 @@ def open_room(open_lab, user):
 
 def send(page, text):
     box = page.locator(PROMPT)
+    box.click()  # JupyterLab may move the focus to a document it just opened
     box.fill(text)
     box.press("Enter")
+    expect(box).to_have_value("")  # sent: the box empties
 
 
 def replies(page):
@@ -220,3 +223,70 @@ def test_panel_goes_offline_and_resyncs_after_a_server_restart(lab, model, open_
     model.script = lambda request: Reply("after the restart")
     send(bob, "again")
     expect(replies(bob).nth(1)).to_contain_text("after the restart", timeout=30_000)
+
+
+def test_the_agent_edits_an_open_notebook_with_its_cursor_and_provenance_badges(
+    lab, model, open_lab, screenshot
+):
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {  # no "Select Kernel" dialog in the way
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    notebook.cells = [
+        nbformat.v4.new_code_cell("values = [1, 2]"),
+        nbformat.v4.new_code_cell("total = 0"),
+    ]
+    nbformat.write(notebook, lab.root / "pair.ipynb")
+    target = notebook.cells[1].id
+
+    def script(request):
+        if any("Inserted" in r for r in request.tool_results):
+            return Reply("The notebook is tidy.")
+        if request.tool_results:
+            return Reply(
+                tool_calls=(
+                    ToolCall(
+                        "notebook_insert_cell",
+                        {
+                            "path": "pair.ipynb",
+                            "index": 2,
+                            "cell_type": "code",
+                            "source": "print(total)",
+                        },
+                    ),
+                )
+            )
+        return Reply(
+            tool_calls=(
+                ToolCall(
+                    "notebook_replace_cell",
+                    {"path": "pair.ipynb", "cell_id": target, "source": "total = sum(values)"},
+                ),
+            )
+        )
+
+    model.script = script
+    bob = open_room(open_lab, "bob")
+    bob.evaluate(
+        "() => window.jupyterapp.commands.execute('docmanager:open', {path: 'pair.ipynb'})"
+    )
+    cells = bob.locator(".jp-Notebook .jp-Cell")
+    expect(cells).to_have_count(2, timeout=30_000)
+    send(bob, "fix the total")
+    bob.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Approve").click()
+    expect(cells.nth(1)).to_contain_text("total = sum(values)", timeout=30_000)
+    # While the agent waits for its second approval it is in the notebook, cursor and all.
+    expect(bob.locator(".jp-CopilotRoom-approval")).to_contain_text("insert a code cell")
+    expect(bob.locator(".jp-Notebook .jp-remote-cursor")).to_have_count(1, timeout=15_000)
+    badge = cells.nth(1).locator(".jp-CopilotRoom-provenance")
+    expect(badge).to_have_text("Copilot · bob")
+    screenshot(bob, "agent-in-notebook")
+    bob.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Approve").click()
+    expect(cells).to_have_count(3, timeout=30_000)
+    expect(cells.nth(2).locator(".jp-CopilotRoom-provenance")).to_have_text("Copilot · bob")
+    expect(cells.nth(0).locator(".jp-CopilotRoom-provenance")).to_have_count(0)
+    expect(bob.locator(".jp-Notebook .jp-remote-cursor")).to_have_count(0, timeout=15_000)
+    badge.click()
+    expect(bob.locator(".jp-CopilotRoom-prompt.jp-mod-flash")).to_contain_text("fix the total")

@@ -18,6 +18,7 @@ const KIND_TITLES: Record<string, string> = {
   mcp: 'Call an MCP tool',
   read: 'Read a file',
   'custom-tool': 'Use a tool',
+  notebook: 'Edit a notebook',
   question: 'Copilot asks'
 };
 

@@ -130,7 +130,11 @@ function PromptEntry(props: { entry: any; model: RoomModel }): JSX.Element {
   const { entry, model } = props;
   const target = entry.target;
   return (
-    <div className="jp-CopilotRoom-entry jp-CopilotRoom-prompt" data-state={entry.state}>
+    <div
+      className="jp-CopilotRoom-entry jp-CopilotRoom-prompt"
+      data-state={entry.state}
+      data-entry-id={entry.id}
+    >
       <div className="jp-CopilotRoom-entryHeader">
         <PersonName username={entry.author} person={model.person(entry.author)} />
         {target && (
@@ -237,7 +241,11 @@ function RequestEntry(props: { entry: any }): JSX.Element {
   const { entry } = props;
   const who = entry.answered_by ? ` by ${entry.answered_by}` : '';
   const what =
-    entry.kind === 'question' ? 'asked' : `asked to run ${entry.request_kind ?? ''}`;
+    entry.kind === 'question'
+      ? 'asked'
+      : entry.request_kind === 'notebook'
+        ? 'asked to edit a notebook'
+        : `asked to run ${entry.request_kind ?? ''}`;
   return (
     <div className="jp-CopilotRoom-entry jp-CopilotRoom-request" data-state={entry.state}>
       Copilot {what}: <code>{entry.body}</code>{' '}
