@@ -71,4 +71,5 @@ export interface ISettings {
   question_timeout: number;
   max_prompt_chars: number;
   turn_timeout: number;
+  auto_approve_notebook_edits: boolean;
 }

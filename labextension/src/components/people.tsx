@@ -84,7 +84,7 @@ function AdmissionSettings(props: { model: RoomModel }): JSX.Element {
     void model.patchSettings({ [key]: value }).then(setSettings);
   return (
     <details className="jp-CopilotRoom-settings">
-      <summary>Admission settings</summary>
+      <summary>Room settings</summary>
       <PolicySelect
         label="Signed-in people nobody decided on"
         value={settings.admission}
@@ -95,6 +95,18 @@ function AdmissionSettings(props: { model: RoomModel }): JSX.Element {
         value={settings.guest_admission}
         onChange={value => change('guest_admission', value)}
       />
+      <label className="jp-CopilotRoom-checkbox">
+        <input
+          type="checkbox"
+          checked={settings.auto_approve_notebook_edits}
+          onChange={event =>
+            void model
+              .patchSettings({ auto_approve_notebook_edits: event.target.checked })
+              .then(setSettings)
+          }
+        />
+        The agent's notebook edits approve themselves (commands always ask)
+      </label>
     </details>
   );
 }
