@@ -604,30 +604,7 @@ class Room:
         prompt = self.queue.in_flight
         if prompt is None:
             return Answer(False, "No prompt is running in the room, so this was rejected.")
-        now = self.clock()
-        request = Request(
-            id=uuid.uuid4().hex,
-            kind=ask.kind,
-            prompt_id=prompt.id,
-            author=prompt.author,
-            summary=ask.summary,
-            opened_at=now,
-            deadline=now + timeout,
-            details=ask.details,
-        )
-        self._commit(
-            "request.opened",
-            None,
-            RequestOpened(
-                id=request.id,
-                prompt_id=prompt.id,
-                author=prompt.author,
-                kind=ask.kind,
-                summary=ask.summary,
-                details=ask.details,
-                deadline=request.deadline,
-            ),
-        )
+        request = self._open_request(prompt, ask.kind, ask.summary, timeout, details=ask.details)
         self._commit(
             "request.settled",
             None,
@@ -637,32 +614,20 @@ class Room:
         )
         return Answer(True, "Approved by the room's settings for notebook edits.")
 
-    async def ask_question(self, ask: QuestionAsk) -> Answer:
-        timeout = self.settings.current.question_timeout
-        return await self._ask(
-            "question",
-            ask.question,
-            timeout,
-            choices=ask.choices,
-            allow_freeform=ask.allow_freeform,
-        )
-
-    async def _ask(self, kind: str, summary: str, timeout: float, **extra) -> Answer:
-        prompt = self.queue.in_flight
-        if prompt is None or self._aborted_by is not None:
-            return Answer(False, "No prompt is running in the room, so this was rejected.")
+    def _open_request(
+        self, prompt: QueuedPrompt, kind: str, summary: str, timeout: float, **extra
+    ) -> Request:
+        """A new request for the running prompt's author, recorded (and so shown) as opened."""
         now = self.clock()
-        request = self.router.open(
-            Request(
-                id=uuid.uuid4().hex,
-                kind=kind,
-                prompt_id=prompt.id,
-                author=prompt.author,
-                summary=summary,
-                opened_at=now,
-                deadline=now + timeout,
-                **extra,
-            )
+        request = Request(
+            id=uuid.uuid4().hex,
+            kind=kind,
+            prompt_id=prompt.id,
+            author=prompt.author,
+            summary=summary,
+            opened_at=now,
+            deadline=now + timeout,
+            **extra,
         )
         self._commit(
             "request.opened",
@@ -679,6 +644,23 @@ class Room:
                 deadline=request.deadline,
             ),
         )
+        return request
+
+    async def ask_question(self, ask: QuestionAsk) -> Answer:
+        timeout = self.settings.current.question_timeout
+        return await self._ask(
+            "question",
+            ask.question,
+            timeout,
+            choices=ask.choices,
+            allow_freeform=ask.allow_freeform,
+        )
+
+    async def _ask(self, kind: str, summary: str, timeout: float, **extra) -> Answer:
+        prompt = self.queue.in_flight
+        if prompt is None or self._aborted_by is not None:
+            return Answer(False, "No prompt is running in the room, so this was rejected.")
+        request = self.router.open(self._open_request(prompt, kind, summary, timeout, **extra))
         if prompt.state is TaskState.WORKING:
             self.queue.need_input(prompt.id)
             self.document.set_prompt_state(prompt.id, TaskState.INPUT_REQUIRED.value)
