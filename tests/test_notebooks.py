@@ -264,7 +264,7 @@ async def test_person_keeps_typing_while_the_agent_edits_the_live_notebook(
     original = write_notebook(jp_root_dir / "live.ipynb", ["values = [1, 2]", "total = 0"])
     await ready(api, room)
     person = await join_notebook(jp_fetch, jp_http_port, jp_base_url, "live.ipynb")
-    await eventually(lambda: person.notebook.cell_number == 2, what="the person's sync")
+    await eventually(lambda: person.notebook.cell_number == 2, timeout=30, what="the person's sync")
     model.script = edits_then_reports(original.cells[1].id, 2)
 
     typing = asyncio.create_task(person.type_into(0, "  # the person's own words", pause=0.03))
@@ -379,7 +379,7 @@ async def test_the_agent_is_a_visible_collaborator_for_late_joiners_until_the_tu
     original = write_notebook(jp_root_dir / "live.ipynb", ["values = [1, 2]", "total = 0"])
     await ready(api, room)
     first = await join_notebook(jp_fetch, jp_http_port, jp_base_url, "live.ipynb")
-    await eventually(lambda: first.notebook.cell_number == 2)
+    await eventually(lambda: first.notebook.cell_number == 2, timeout=30, what="the sync")
 
     def one_edit_at_a_time(request):
         if any("Inserted" in r for r in request.tool_results):
@@ -448,7 +448,7 @@ async def test_with_a_persons_cursor_in_the_cell_the_agent_inserts_below_instead
     original = write_notebook(jp_root_dir / "live.ipynb", ["values = [1, 2]", "total = 0"])
     await ready(api, room)
     person = await join_notebook(jp_fetch, jp_http_port, jp_base_url, "live.ipynb")
-    await eventually(lambda: person.notebook.cell_number == 2)
+    await eventually(lambda: person.notebook.cell_number == 2, timeout=30, what="the sync")
     person.put_cursor(1, 3)  # in the middle of "total = 0", as JupyterLab reports it
     model.script = edits_then_reports(original.cells[1].id, 0)
     prompt = (await api("bob", "POST", "prompts", body={"text": "fix the total"})).json
