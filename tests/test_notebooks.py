@@ -42,9 +42,12 @@ def room_config(copilot_config):
 
 
 @pytest.fixture
-def jp_server_config(jp_server_config):
+def jp_server_config(jp_server_config, tmp_path):
     extensions = jp_server_config["ServerApp"]["jpserver_extensions"]
     extensions.update({"jupyter_server_fileid": True, "jupyter_server_ydoc": True})
+    # jupyter-collaboration's stores default to the current directory: keep them in tmp.
+    jp_server_config["SQLiteYStore"] = {"db_path": str(tmp_path / "ystore.db")}
+    jp_server_config["BaseFileIdManager"] = {"db_path": str(tmp_path / "file_id.db")}
     return jp_server_config
 
 
