@@ -88,6 +88,7 @@ class CopilotAgent(Agent):
         self._turn: Turn | None = None
         self._turn_count = 0
         self._session_file = settings.state_dir / "copilot-session.json"
+        self._location = None
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -104,9 +105,10 @@ class CopilotAgent(Agent):
             return
         except Exception as err:
             self.log.exception("The Copilot runtime could not be started")
+            downloading = self._location is None or self._location.path is None
             await self._unavailable(
                 f"The Copilot runtime could not be started: {err}. "
-                + (MISSING_HELP if self._location.path is None else "")
+                + (MISSING_HELP if downloading else "")
             )
             return
         self._tasks.append(asyncio.create_task(self._watch()))
@@ -146,6 +148,11 @@ class CopilotAgent(Agent):
                 raise RuntimeMissing(f"The provider's key variable {key_variable} is not set.")
             if not self.settings.model:
                 raise RuntimeMissing("A provider needs c.CopilotRoom.model (the model to ask).")
+            if "api_key" in provider:
+                self.log.warning(
+                    "c.CopilotRoom.provider['api_key'] is ignored: keep the key in an environment "
+                    "variable and name it in 'api_key_env'."
+                )
             wire = {k: v for k, v in provider.items() if k not in ("api_key_env", "api_key")}
             wire["api_key"] = key or "none"
             self._label = f"{self.settings.model} via {urlparse(wire.get('base_url', '')).netloc}"
