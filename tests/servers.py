@@ -27,6 +27,18 @@ c.CopilotRoom.state_dir = {state_dir!r}
 
 SCRIPTED_AGENT = 'c.CopilotRoom.agent_class = "tests.scripted_agent.ScriptedAgent"'
 
+# The real Copilot agent whose model is the tests' scripted server: a `.format` template
+# (`base_url`), to stand alone or inside another template.
+COPILOT_AGENT = """
+c.CopilotRoom.agent_class = "jupyter_copilot_room.agent.copilot.CopilotAgent"
+c.CopilotRoom.model = "scripted-model"
+c.CopilotRoom.provider = {{
+    "type": "openai",
+    "base_url": {base_url!r},
+    "api_key_env": "SCRIPTED_MODEL_KEY",
+}}
+"""
+
 
 def free_port():
     with socket.socket() as s:

@@ -14,6 +14,7 @@ from jupyter_copilot_room.agent.copilot import CopilotAgent
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from .conftest import READY, entries, eventually, finished, ready
+from .servers import COPILOT_AGENT
 
 
 @pytest.fixture
@@ -292,14 +293,6 @@ async def test_missing_runtime_is_a_clear_status_not_a_traceback(api, room):
     assert room.document.queue.to_py()[0]["state"] == "submitted"
 
 
-COPILOT_SERVER = """
-c.CopilotRoom.agent_class = "jupyter_copilot_room.agent.copilot.CopilotAgent"
-c.CopilotRoom.model = "scripted-model"
-c.CopilotRoom.provider = {{"type": "openai", "base_url": {base_url!r},
-                          "api_key_env": "SCRIPTED_MODEL_KEY"}}
-"""
-
-
 async def test_server_restart_resumes_the_session_with_the_queue_intact(servers, model):
     def script(request):
         if "slow" in request.prompt:
@@ -308,7 +301,7 @@ async def test_server_restart_resumes_the_session_with_the_queue_intact(servers,
 
     model.script = script
     server = servers(
-        extra_config=COPILOT_SERVER.format(base_url=model.base_url),
+        extra_config=COPILOT_AGENT.format(base_url=model.base_url),
         env={"SCRIPTED_MODEL_KEY": "test-key"},
     )
 

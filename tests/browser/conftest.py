@@ -32,7 +32,7 @@ import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ScriptedModelServer
 
-from ..servers import free_port
+from ..servers import COPILOT_AGENT, free_port
 
 REPO = Path(__file__).parent.parent.parent
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -56,7 +56,8 @@ USER_SETTINGS = {
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
 }
 
-CONFIG = """
+CONFIG = (
+    """
 c.ServerApp.identity_provider_class = "tests.users.SignedInUsers"
 c.ServerApp.jpserver_extensions = {{"jupyter_copilot_room": True}}
 c.LabApp.expose_app_in_browser = True
@@ -64,14 +65,9 @@ c.CopilotRoom.hosts = ["alice"]
 c.CopilotRoom.members = ["bob"]
 c.CopilotRoom.viewers = ["carol"]
 c.CopilotRoom.state_dir = {state_dir!r}
-c.CopilotRoom.agent_class = "jupyter_copilot_room.agent.copilot.CopilotAgent"
-c.CopilotRoom.model = "scripted-model"
-c.CopilotRoom.provider = {{
-    "type": "openai",
-    "base_url": {base_url!r},
-    "api_key_env": "SCRIPTED_MODEL_KEY",
-}}
 """
+    + COPILOT_AGENT
+)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,7 +1,6 @@
 """The room panel in a real JupyterLab, used by several people at once."""
 
 import re
-import time
 
 import nbformat
 from playwright.sync_api import expect
@@ -9,27 +8,11 @@ from playwright.sync_api import expect
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from .conftest import DARK, set_theme
-
-PROMPT = 'textarea[aria-label="Prompt for the agent"]'
+from .panel import PROMPT, assert_first_reply_grows, replies, send, show_room
 
 
 def open_room(open_lab, user):
-    page = open_lab(user)
-    page.evaluate("() => window.jupyterapp.commands.execute('copilot-room:open')")
-    expect(page.locator(".jp-CopilotRoom-room, .jp-CopilotRoom-door")).to_be_visible()
-    return page
-
-
-def send(page, text):
-    box = page.locator(PROMPT)
-    box.click()  # JupyterLab may move the focus to a document it just opened
-    box.fill(text)
-    box.press("Enter")
-    expect(box).to_have_value("")  # sent: the box empties
-
-
-def replies(page):
-    return page.locator(".jp-CopilotRoom-reply")
+    return show_room(open_lab(user))
 
 
 def echo(request):
@@ -50,12 +33,7 @@ def test_host_and_member_share_one_live_room(lab, model, open_lab, screenshot):
     expect(bob.get_by_role("button", name="Abort the running turn")).to_have_count(0)
 
     # Streaming: bob sees alice's reply grow before it is complete.
-    seen = set()
-    deadline = time.monotonic() + 30
-    while len(seen) < 3 and time.monotonic() < deadline:
-        if replies(bob).count():
-            seen.add(len(replies(bob).first.inner_text()))
-    assert len(seen) >= 3, f"the reply should grow while it streams, saw lengths {seen}"
+    assert_first_reply_grows(bob)
     screenshot(bob, "streaming")
     expect(replies(alice)).to_have_count(2, timeout=30_000)
     expect(replies(bob).nth(1)).to_contain_text("Answer to [bob]: then bob", timeout=30_000)

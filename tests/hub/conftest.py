@@ -43,7 +43,7 @@ import pytest
 
 from ..browser import conftest as browser_tests
 from ..browser.conftest import USER_SETTINGS, artifact_name, no_script, wait_for_lab
-from ..servers import free_port
+from ..servers import COPILOT_AGENT, free_port
 
 # The browser tests' fixtures: the scripted model in a thread of its own, Debian's chromium, and
 # the two that keep pytest-jupyter's event loop away from Playwright's.
@@ -157,7 +157,8 @@ c.Spawner.pre_spawn_hook = pre_spawn_hook
 """
 
 # Every user's server reads this (`--config`); its paths follow JUPYTERHUB_USER.
-SERVER_CONFIG = """
+SERVER_CONFIG = (
+    """
 import os
 from pathlib import Path
 
@@ -170,14 +171,9 @@ c.HubOAuth.cache_max_age = {cache_max_age}
 c.CopilotRoom.member_groups = ["pairing"]
 c.CopilotRoom.websocket_recheck_interval = 1
 c.CopilotRoom.state_dir = str(home / "room-state")
-c.CopilotRoom.agent_class = "jupyter_copilot_room.agent.copilot.CopilotAgent"
-c.CopilotRoom.model = "scripted-model"
-c.CopilotRoom.provider = {{
-    "type": "openai",
-    "base_url": {base_url!r},
-    "api_key_env": "SCRIPTED_MODEL_KEY",
-}}
 """
+    + COPILOT_AGENT
+)
 
 
 # -- reports and artifacts -------------------------------------------------------------------

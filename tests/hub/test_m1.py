@@ -14,25 +14,8 @@ from playwright.sync_api import expect
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from ..browser.conftest import page_api
+from ..browser.panel import PROMPT, assert_first_reply_grows, replies, send, show_room
 from .conftest import CACHE_MAX_AGE
-
-PROMPT = 'textarea[aria-label="Prompt for the agent"]'
-
-
-def open_room(page):
-    page.evaluate("() => window.jupyterapp.commands.execute('copilot-room:open')")
-    expect(page.locator(".jp-CopilotRoom-room, .jp-CopilotRoom-door")).to_be_visible()
-    return page
-
-
-def send(page, text):
-    box = page.locator(PROMPT)
-    box.fill(text)
-    box.press("Enter")
-
-
-def replies(page):
-    return page.locator(".jp-CopilotRoom-reply")
 
 
 def config_token(page) -> str:
@@ -82,10 +65,10 @@ def agent_state(hub) -> str:
 
 def test_bob_signs_in_through_the_hub_and_waits_until_alice_admits_him(people, timings):
     began = time.monotonic()
-    alice = open_room(people["alice"])
+    alice = show_room(people["alice"])
     timings["alice_sign_in_and_room"] = round(time.monotonic() - began, 2)
     began = time.monotonic()
-    bob = open_room(people["bob"])
+    bob = show_room(people["bob"])
     timings["bob_sign_in_and_room"] = round(time.monotonic() - began, 2)
     assert not alice.consented, "her own server needs no 'Authorize access'"
     assert bob.consented, "a shared server asks the visitor to authorize it on the hub"
@@ -109,7 +92,7 @@ def test_bob_signs_in_through_the_hub_and_waits_until_alice_admits_him(people, t
 def test_carol_is_admitted_by_her_hub_group(hub, people, timings):
     alice = people["alice"]
     began = time.monotonic()
-    carol = open_room(people["carol"])
+    carol = show_room(people["carol"])
     timings["carol_sign_in_and_room"] = round(time.monotonic() - began, 2)
     # What alice's server learns about each visitor from the hub (`current_user.hub_user`): the
     # identity scopes of the OAuth token include `read:users:groups!user`, so groups are there.
@@ -126,7 +109,7 @@ def test_carol_is_admitted_by_her_hub_group(hub, people, timings):
 
 
 def test_a_custom_hub_scope_admits_dave_as_a_viewer(hub, people):
-    dave = open_room(people["dave"])
+    dave = show_room(people["dave"])
     scopes = hub.api(config_token(dave), "GET", "user")[1]["scopes"]
     assert "custom:copilot-room:viewer!server=alice/" in scopes, scopes
     assert page_api(dave, "GET", "room")["json"]["me"]["role"] == "viewer"
@@ -157,12 +140,7 @@ def test_prompts_alternate_and_everyone_sees_the_same_stream(hub, people, model,
     expect(queue.nth(1)).to_contain_text("waiting")
 
     # bob watches alice's reply grow while it streams.
-    seen = set()
-    deadline = time.monotonic() + 30
-    while len(seen) < 3 and time.monotonic() < deadline:
-        if replies(bob).count():
-            seen.add(len(replies(bob).first.inner_text()))
-    assert len(seen) >= 3, f"the reply should grow while it streams, saw lengths {seen}"
+    assert_first_reply_grows(bob)
 
     send(alice, "three from alice")
     send(bob, "four from bob")
