@@ -272,13 +272,16 @@ class Room:
             "agent": snapshot["meta"],
             "queue": snapshot["queue"],
             "approvals": snapshot["approvals"],
-            "participants": self.list_people(identity),
+            "participants": self._participants(snapshot["participants"]),
             "settings": self.settings.current.model_dump(),
         }
 
     def list_people(self, identity: Identity) -> list[dict]:
         self._require(identity, Action.WATCH)
-        people = self.document.participants.to_py()
+        return self._participants(self.document.participants.to_py())
+
+    @staticmethod
+    def _participants(people: dict) -> list[dict]:
         return [{"username": name, **fields} for name, fields in sorted(people.items())]
 
     async def connect(self, channel: ClientChannel, identity: Identity) -> None:
