@@ -1,0 +1,36 @@
+"""A transcript written by version 0.1 still replays into the document 0.1 built from it.
+
+`data/transcript-0.1.jsonl` was recorded by the 0.1 room (every record kind: prompts, streamed and
+partial replies, reasoning, tools, sub-agents, usage, errors, approvals, questions, an abort,
+admissions, a role change, a removal, a host claim, a settings change, a system note);
+`data/transcript-0.1.document.json` is the document 0.1 rebuilt from it after a restart.
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+from jupyter_copilot_room.access.admissions import AdmissionBook
+from jupyter_copilot_room.access.settings import RoomSettings, SettingsStore
+from jupyter_copilot_room.room.room import Room
+
+DATA = Path(__file__).parent / "data"
+
+
+async def test_a_0_1_transcript_replays_to_the_same_document(tmp_path):
+    shutil.copy(DATA / "transcript-0.1.jsonl", tmp_path / "transcript.jsonl")
+    room = Room(
+        state_dir=tmp_path,
+        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
+        settings=SettingsStore(tmp_path / "settings.json", RoomSettings()),
+    )
+    await room.ensure_started()
+    try:
+        replayed = room.document.snapshot()
+    finally:
+        await room.stop()
+    assert replayed == json.loads((DATA / "transcript-0.1.document.json").read_text())
+    # Replaying a finished transcript adds nothing to it.
+    assert (tmp_path / "transcript.jsonl").read_bytes() == (
+        DATA / "transcript-0.1.jsonl"
+    ).read_bytes()
