@@ -7,23 +7,25 @@ from pathlib import Path
 
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
-from traitlets import Bool, Dict, Enum, Float, Int, List, Type, Unicode, default
+from traitlets import Dict, Float, List, Type, Unicode, default
+from traitlets.config import Configurable
 
-from .access.admissions import AdmissionBook, Policy, load_decisions
-from .access.hub import hub_server_name
+from .access.admissions import AdmissionBook, load_decisions
+from .access.hub_grants import hub_server_name
 from .access.identity import HostClaim, provider_verifies_users
-from .access.settings import RoomSettings, SettingsStore
 from .agent.base import Agent, AgentSettings
-from .agent.catalog import Catalog
-from .agent.notebooks import NotebookEditor
-from .handlers import room_handlers
+from .catalog import Catalog
+from .handlers import HubGrants, room_handlers
+from .notebooks import NotebookEditor
 from .room.room import Room
+from .settings import Policy, RoomSettings, SettingsStore, settings_traits
 from .statefiles import prepare_state_dir
 
-_POLICIES = [policy.value for policy in Policy]
+#: The room settings' starting values (`c.CopilotRoom.admission`, ...), from their declaration.
+RoomSettingsConfig = type("RoomSettingsConfig", (Configurable,), settings_traits())
 
 
-class CopilotRoom(ExtensionApp):
+class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,misc]
     """One Copilot agent, one repository, everyone in the room."""
 
     name = "jupyter_copilot_room"
@@ -52,19 +54,6 @@ class CopilotRoom(ExtensionApp):
         help="Seconds between re-checks of each open room websocket's user: someone who lost "
         "access (a revoked JupyterHub share, a removed hub group) is disconnected.",
     )
-    admission = Enum(
-        _POLICIES,
-        default_value="ask-host",
-        config=True,
-        help="What happens to a verified user nobody decided on yet: 'ask-host' (wait at the "
-        "door for a host), 'viewer', 'member' or 'refuse'.",
-    )
-    guest_admission = Enum(
-        _POLICIES,
-        default_value="ask-host",
-        config=True,
-        help="The same policy for unverified guests (anonymous users of a token-protected server).",
-    )
     repository = Unicode(
         config=True, help="The repository the agent works in. Default: the server's root_dir."
     )
@@ -73,33 +62,13 @@ class CopilotRoom(ExtensionApp):
         help="Where the room keeps its transcript, admissions and settings. "
         "Default: <repository>/.copilot-room/ (git-ignored).",
     )
-    permission_timeout = Float(
-        120.0,
-        config=True,
-        help="Seconds a permission request waits for its author or a host; then it is rejected.",
+    model = Unicode(
+        "", config=True, help="The model the agent's session asks for (required with provider)."
     )
-    question_timeout = Float(
-        60.0, config=True, help="Seconds a question from the agent waits for an answer."
-    )
-    max_prompt_chars = Int(
-        20_000, config=True, help="The longest prompt the room accepts, in characters."
-    )
-    turn_timeout = Float(
-        600.0,
-        config=True,
-        help="Seconds a turn may run; then the room aborts it and marks it failed.",
-    )
-    auto_approve_notebook_edits = Bool(
-        False,
-        config=True,
-        help="Let the agent's notebook edits through without asking (hosts can change this in "
-        "the room); shell commands and other kinds always ask.",
-    )
-    model = Unicode("", config=True, help="The model the agent session uses (agent issue).")
     provider = Dict(
         config=True,
-        help="Bring-your-own-key provider for the agent, e.g. {'type': 'openai', 'base_url': "
-        "..., 'api_key': ...}.",
+        help="Your own OpenAI-compatible (or 'azure', 'anthropic') endpoint for the agent, e.g. "
+        "{'type': 'openai', 'base_url': ..., 'api_key_env': 'NAME_OF_THE_KEY_VARIABLE'}.",
     )
     cli_path = Unicode("", config=True, help="Path to the Copilot runtime binary.")
     agent_class = Type(
@@ -123,7 +92,6 @@ class CopilotRoom(ExtensionApp):
         hosts = set(self.hosts)
         if hub_owner := os.environ.get("JUPYTERHUB_USER"):
             hosts.add(hub_owner)
-        decisions, claimed = load_decisions(state_dir / "admissions.json")
         configured = RoomSettings(
             **{name: getattr(self, name) for name in RoomSettings.model_fields}
         )
@@ -134,24 +102,27 @@ class CopilotRoom(ExtensionApp):
             viewers=frozenset(self.viewers),
             policy=Policy(settings.current.admission),
             guest_policy=Policy(settings.current.guest_admission),
-            decisions=decisions,
-            claimed_hosts=claimed,
         )
-        claim = HostClaim() if not hosts and not claimed else None
+        load_decisions(state_dir / "admissions.json", book)
+        claim = HostClaim() if not hosts and not book.claimed_hosts else None
         catalog = Catalog(Path(self.repository)).refresh()
+        notebooks = NotebookEditor(lambda: self.serverapp.web_app.settings)
         self.room = Room(
             state_dir=state_dir,
             book=book,
             settings=settings,
-            agent=self._make_agent(state_dir, catalog),
+            agent=self._make_agent(state_dir, catalog, notebooks),
             catalog=catalog,
+            notebooks=notebooks,
             claim=claim,
         )
         self.users_verified = provider_verifies_users(self.serverapp.identity_provider)
         if claim is not None:
             self._announce_claim_link(claim)
 
-    def _make_agent(self, state_dir: Path, catalog: Catalog) -> Agent | None:
+    def _make_agent(
+        self, state_dir: Path, catalog: Catalog, notebooks: NotebookEditor
+    ) -> Agent | None:
         if self.agent_class is None:
             return None
         return self.agent_class(
@@ -162,7 +133,7 @@ class CopilotRoom(ExtensionApp):
                 provider=dict(self.provider),
                 cli_path=self.cli_path,
                 catalog=catalog,
-                notebooks=NotebookEditor(lambda: self.serverapp.web_app.settings),
+                notebooks=notebooks,
                 log=self.log,
             )
         )
@@ -179,14 +150,13 @@ class CopilotRoom(ExtensionApp):
         )
 
     def initialize_handlers(self) -> None:
-        gates = {
-            "member_groups": list(self.member_groups),
-            "viewer_groups": list(self.viewer_groups),
-            # this server, as JupyterHub names it in scope filters (`server=alice/`)
-            "server": hub_server_name(),
-        }
+        grants = HubGrants(
+            member_groups=tuple(self.member_groups),
+            viewer_groups=tuple(self.viewer_groups),
+            server=hub_server_name(),  # as JupyterHub names it in scope filters (`server=alice/`)
+        )
         self.handlers.extend(
-            room_handlers(self.room, self.users_verified, gates, self.websocket_recheck_interval)
+            room_handlers(self.room, self.users_verified, grants, self.websocket_recheck_interval)
         )
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:

@@ -11,7 +11,10 @@ import asyncio
 import contextlib
 import inspect
 import json
+import logging
+from dataclasses import dataclass
 from http.client import responses
+from typing import Any, TypeVar
 
 from jupyter_server.auth.decorator import authorized, ws_authenticated
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
@@ -20,15 +23,28 @@ from pydantic import BaseModel, ValidationError
 from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
-from .access.hub import hub_gate
+from .access.hub_grants import hub_grant
 from .access.identity import Identity
 from .access.roles import ADMITTED
-from .access.settings import SettingsPatch
 from .errors import InvalidRequest, RoomError
 from .protocol import AdmissionBody, ApprovalBody, PromptBody, QuestionBody, RoleBody
 from .room.room import Room
+from .settings import SettingsPatch
 
 AUTH_RESOURCE = "copilot-room"
+Body = TypeVar("Body", bound=BaseModel)
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class HubGrants:
+    """Which hub groups grant which role here, and this server as JupyterHub names it."""
+
+    member_groups: tuple[str, ...] = ()
+    viewer_groups: tuple[str, ...] = ()
+    server: str = ""
+
+
 _USERNAME = r"(?P<username>[^/]+)"
 _ID = r"(?P<item_id>[A-Za-z0-9_-]+)"
 
@@ -38,19 +54,21 @@ class RoomMixin:
 
     auth_resource = AUTH_RESOURCE
 
-    def initialize(self, room: Room, verified: bool, gates: dict) -> None:
+    def initialize(self, room: Room, verified: bool, grants: HubGrants) -> None:
         self.room = room
         self.users_verified = verified
-        self.gates = gates
+        self.grants = grants
 
     @property
     def identity(self) -> Identity:
         """The caller, re-read on every request: a hub's change of groups applies at once."""
         return self.identity_of(self.current_user)
 
-    def identity_of(self, user) -> Identity:
-        gate = hub_gate(user, **self.gates)
-        return Identity.from_user(user, verified=self.users_verified, gate=gate)
+    def identity_of(self, user: Any) -> Identity:
+        hub_role = hub_grant(
+            user, self.grants.member_groups, self.grants.viewer_groups, self.grants.server
+        )
+        return Identity.from_user(user, verified=self.users_verified, hub_role=hub_role)
 
 
 class RoomAPIHandler(RoomMixin, APIHandler):
@@ -58,7 +76,7 @@ class RoomAPIHandler(RoomMixin, APIHandler):
         await super().prepare()
         await self.room.ensure_started()
 
-    def parse(self, model: type[BaseModel]) -> BaseModel:
+    def parse(self, model: type[Body]) -> Body:
         """The request body as `model`; malformed JSON and unknown fields are a clear 400."""
         raw = self.request.body.strip() or b"{}"
         try:
@@ -172,8 +190,8 @@ class ParticipantHandler(RoomAPIHandler):
     @authorized
     def put(self, username: str) -> None:
         body = self.parse(RoleBody)
-        self.room.set_role(self.identity, username, body.role)
-        self.reply({"username": username, "role": body.role})
+        role = self.room.set_role(self.identity, username, body.role)
+        self.reply({"username": username, "role": role.value})
 
     @web.authenticated
     @authorized
@@ -188,8 +206,8 @@ class AdmissionHandler(RoomAPIHandler):
     @authorized
     def post(self, username: str) -> None:
         body = self.parse(AdmissionBody)
-        self.room.admit(self.identity, username, body.decision)
-        self.reply({"username": username, "role": self.room.role_of(username).value})
+        role = self.room.admit(self.identity, username, body.decision)
+        self.reply({"username": username, "role": role.value})
 
 
 class SettingsHandler(RoomAPIHandler):
@@ -242,15 +260,17 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
     go through a queue. The handler itself is the channel the room serves.
     """
 
-    def initialize(self, room: Room, verified: bool, gates: dict, recheck_interval: float):
-        super().initialize(room, verified, gates)
+    def initialize(
+        self, room: Room, verified: bool, grants: HubGrants, recheck_interval: float
+    ) -> None:
+        super().initialize(room, verified, grants)
         self.recheck_interval = recheck_interval
 
     @ws_authenticated
     @authorized
     async def get(self, *args, **kwargs):
         await self.room.ensure_started()
-        role = self.room.enter(self.identity)
+        role = self.room.check_in(self.identity)
         if role not in ADMITTED:
             raise web.HTTPError(403, "You are not admitted to this room.")
         return await super().get(*args, **kwargs)
@@ -259,10 +279,20 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
     def path(self) -> str:
         return f"copilot-room:{self.current_user.username}"
 
-    def open(self) -> None:
+    def open(self, *args: Any, **kwargs: Any) -> None:
         self._frames: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._serving = asyncio.create_task(self.room.connect(self, self.identity))
+        self._serving.add_done_callback(self._served)
         self._rechecking = asyncio.create_task(self._keep_checking())
+
+    def _served(self, task: asyncio.Task) -> None:
+        """Serving ended: an error is logged with its traceback and the socket closed."""
+        if task.cancelled() or task.exception() is None:
+            return
+        log.error(
+            "Serving the room to %s failed", self.current_user.username, exc_info=task.exception()
+        )
+        self.close(1011, "The room could not be served; see the server log.")
 
     def on_message(self, message: str | bytes) -> None:
         self._frames.put_nowait(message if isinstance(message, bytes) else message.encode())
@@ -294,7 +324,7 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
             return False
         if user is None or user.username != self.current_user.username:
             return False
-        return self.room.enter(self.identity_of(user)) in ADMITTED
+        return self.room.check_in(self.identity_of(user)) in ADMITTED
 
     def __aiter__(self):
         return self
@@ -311,9 +341,9 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
 
 
 def room_handlers(
-    room: Room, verified: bool, gates: dict, recheck_interval: float
+    room: Room, verified: bool, grants: HubGrants, recheck_interval: float
 ) -> list[tuple[str, type, dict]]:
-    kwargs = {"room": room, "verified": verified, "gates": gates}
+    kwargs: dict[str, Any] = {"room": room, "verified": verified, "grants": grants}
     socket_kwargs = {**kwargs, "recheck_interval": recheck_interval}
     api = "copilot-room/api"
     return [

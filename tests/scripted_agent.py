@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import asyncio
 
-from jupyter_copilot_room.agent.base import (
-    Agent,
+from jupyter_copilot_room.agent.base import Agent, Answer, PermissionAsk, QuestionAsk, Turn
+from jupyter_copilot_room.events import (
     AgentStatus,
-    Answer,
-    Message,
+    AssistantMessage,
     MessageDelta,
-    PermissionAsk,
-    QuestionAsk,
     ToolCompleted,
     ToolStarted,
-    Turn,
     TurnEnded,
 )
 
@@ -39,7 +35,7 @@ class ScriptedAgent(Agent):
 
     async def start(self, host) -> None:
         self.host = host
-        await host.publish(AgentStatus("ready", self.label))
+        await host.publish(AgentStatus(state="ready", label=self.label))
 
     async def send(self, turn: Turn) -> None:
         self.turns.append(turn)
@@ -50,23 +46,31 @@ class ScriptedAgent(Agent):
         entry = f"msg-{turn.prompt_id}"
         if verb == "say":
             for start in range(0, len(rest), 3):
-                await self.host.publish(MessageDelta(entry, rest[start : start + 3]))
+                await self.host.publish(MessageDelta(entry_id=entry, text=rest[start : start + 3]))
                 await asyncio.sleep(0)
-            await self.host.publish(Message(entry, rest))
+            await self.host.publish(AssistantMessage(entry_id=entry, text=rest))
         elif verb == "shell":
             answer = await self.host.request_permission(PermissionAsk("shell", rest))
             self.answers.append(answer)
             if answer.approved:
-                await self.host.publish(ToolStarted(f"call-{turn.prompt_id}", "bash", rest))
-                await self.host.publish(ToolCompleted(f"call-{turn.prompt_id}", True, "ok", 0.01))
-            await self.host.publish(Message(entry, answer.text))
+                await self.host.publish(
+                    ToolStarted(call_id=f"call-{turn.prompt_id}", tool="bash", summary=rest)
+                )
+                await self.host.publish(
+                    ToolCompleted(
+                        call_id=f"call-{turn.prompt_id}", success=True, result="ok", duration=0.01
+                    )
+                )
+            await self.host.publish(AssistantMessage(entry_id=entry, text=answer.text))
         elif verb == "ask":
             question = QuestionAsk(rest, ("yes", "no"), allow_freeform=False)
             answer = await self.host.ask_question(question)
             self.answers.append(answer)
-            await self.host.publish(Message(entry, f"You said {answer.text}"))
+            await self.host.publish(
+                AssistantMessage(entry_id=entry, text=f"You said {answer.text}")
+            )
         elif verb == "wait":
-            await self.host.publish(MessageDelta(entry, "working"))
+            await self.host.publish(MessageDelta(entry_id=entry, text="working"))
             await self.release.wait()
             self.release.clear()
         elif verb == "fail":
@@ -84,7 +88,7 @@ class ScriptedAgent(Agent):
         self.restarts += 1
         if self._playing is not None:
             self._playing.cancel()
-        await self.host.publish(AgentStatus("ready", self.label))
+        await self.host.publish(AgentStatus(state="ready", label=self.label))
 
     async def stop(self) -> None:
         if self._playing is not None:

@@ -1,4 +1,5 @@
-"""Admission order: configured hosts, gates, stored decisions or allow lists, then policy."""
+"""Admission order: configured hosts, hosts' removals and re-roles, the hub's grant, stored
+decisions or allow lists, then policy."""
 
 import json
 
@@ -9,12 +10,12 @@ from hypothesis import strategies as st
 from jupyter_copilot_room.access.admissions import (
     AdmissionBook,
     Decision,
-    Policy,
     load_decisions,
     save_decisions,
 )
 from jupyter_copilot_room.access.roles import Role
 from jupyter_copilot_room.errors import Conflict
+from jupyter_copilot_room.settings import Policy
 
 
 def book(**kwargs):
@@ -49,20 +50,20 @@ def test_policy_decides_for_unknown_people_by_sign_in_type(policy, role):
     assert guests.role_of("dave", verified=False) is role
 
 
-def test_gate_comes_before_stored_decisions_and_lists():
+def test_the_hubs_grant_comes_before_admission_decisions_and_lists():
     b = book()
     b.decide("dave", Decision.VIEWER)
-    assert b.role_of("dave", verified=True, gate=Role.MEMBER) is Role.MEMBER
-    assert b.role_of("bob", verified=True, gate=Role.VIEWER) is Role.VIEWER
-    assert b.role_of("alice", verified=True, gate=Role.VIEWER) is Role.HOST
+    assert b.role_of("dave", verified=True, hub_role=Role.MEMBER) is Role.MEMBER
+    assert b.role_of("bob", verified=True, hub_role=Role.VIEWER) is Role.VIEWER
+    assert b.role_of("alice", verified=True, hub_role=Role.VIEWER) is Role.HOST
 
 
-def test_a_hosts_rejection_holds_even_against_a_gate():
+def test_a_hosts_rejection_holds_even_against_the_hubs_grant():
     b = book()
     b.decide("dave", Decision.REJECT)
-    assert b.role_of("dave", verified=True, gate=Role.MEMBER) is Role.REFUSED
+    assert b.role_of("dave", verified=True, hub_role=Role.MEMBER) is Role.REFUSED
     b.decide("dave", Decision.MEMBER)
-    assert b.role_of("dave", verified=True, gate=Role.VIEWER) is Role.VIEWER
+    assert b.role_of("dave", verified=True, hub_role=Role.VIEWER) is Role.VIEWER
 
 
 def test_stored_decision_comes_before_the_allow_lists():
@@ -90,8 +91,7 @@ def test_claimed_host_is_a_host_and_survives_a_reload(tmp_path):
     b.decide("erin", Decision.VIEWER)
     b.claim_host("erin")
     save_decisions(tmp_path / "admissions.json", b)
-    decisions, claimed = load_decisions(tmp_path / "admissions.json")
-    again = book(hosts=frozenset(), decisions=decisions, claimed_hosts=claimed)
+    again = load_decisions(tmp_path / "admissions.json", book(hosts=frozenset()))
     assert again.role_of("erin", verified=False) is Role.HOST
 
 
@@ -105,7 +105,8 @@ def test_decisions_are_written_atomically(tmp_path):
 
 
 def test_missing_file_means_no_decisions(tmp_path):
-    assert load_decisions(tmp_path / "admissions.json") == ({}, set())
+    b = load_decisions(tmp_path / "admissions.json", book())
+    assert (b.decisions, b.claimed_hosts) == ({}, set())
 
 
 names = st.sampled_from(["alice", "bob", "carol", "dave", "erin"])
@@ -126,7 +127,7 @@ def test_admission_order_holds_for_any_state(
     for name, decision in decisions.items():
         if name != "alice":
             b.decide(name, decision)
-    role = b.role_of(username, verified=verified, gate=gate)
+    role = b.role_of(username, verified=verified, hub_role=gate)
     if username == "alice":
         assert role is Role.HOST
     else:
@@ -140,3 +141,21 @@ def test_admission_order_holds_for_any_state(
         elif username in ("bob", "carol"):
             assert role is (Role.MEMBER if username == "bob" else Role.VIEWER)
     assert b.decisions == {n: d for n, d in decisions.items() if n != "alice"}
+
+
+def test_a_hosts_re_role_holds_against_the_hubs_grant_until_the_next_admission():
+    b = book()
+    b.decide("dave", Decision.VIEWER, over_hub=True)
+    assert b.role_of("dave", verified=True, hub_role=Role.MEMBER) is Role.VIEWER
+    b.decide("dave", Decision.MEMBER, over_hub=True)
+    assert b.role_of("dave", verified=True, hub_role=Role.VIEWER) is Role.MEMBER
+    b.decide("dave", Decision.VIEWER)  # an admission at the door yields to the hub again
+    assert b.role_of("dave", verified=True, hub_role=Role.MEMBER) is Role.MEMBER
+
+
+def test_a_re_role_over_the_hub_survives_a_reload(tmp_path):
+    b = book()
+    b.decide("dave", Decision.VIEWER, over_hub=True)
+    save_decisions(tmp_path / "admissions.json", b)
+    again = load_decisions(tmp_path / "admissions.json", book())
+    assert again.role_of("dave", verified=True, hub_role=Role.MEMBER) is Role.VIEWER

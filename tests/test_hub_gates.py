@@ -5,7 +5,7 @@ import asyncio
 import pytest
 from jupyter_server.auth.identity import IdentityProvider, User
 
-from jupyter_copilot_room.access.hub import hub_gate
+from jupyter_copilot_room.access.hub_grants import hub_grant
 from jupyter_copilot_room.access.roles import Role
 
 HUB = {
@@ -43,25 +43,25 @@ def test_a_scope_filtered_to_another_server_grants_nothing_here():
         "custom:copilot-room:member!server=alice/",
         "custom:copilot-room:member!user=alice",
     ):
-        assert hub_gate(hub_user(scopes=[scope]), server=here) is Role.MEMBER
+        assert hub_grant(hub_user(scopes=[scope]), server=here) is Role.MEMBER
     for scope in (
         "custom:copilot-room:member!server=bob/",
         "custom:copilot-room:member!user=bob",
         "custom:copilot-room:member!group=pairing",
     ):
-        assert hub_gate(hub_user(scopes=[scope]), server=here) is None, scope
+        assert hub_grant(hub_user(scopes=[scope]), server=here) is None, scope
 
 
 def test_groups_and_scopes_grant_roles():
-    assert hub_gate(hub_user(groups=["pairing"]), ["pairing"], ["watchers"]) is Role.MEMBER
-    assert hub_gate(hub_user(groups=["watchers"]), ["pairing"], ["watchers"]) is Role.VIEWER
-    assert hub_gate(hub_user(scopes=["custom:copilot-room:member"])) is Role.MEMBER
-    assert hub_gate(hub_user(scopes=["custom:copilot-room:viewer"])) is Role.VIEWER
-    assert hub_gate(hub_user(groups=["pairing", "watchers"]), ["pairing"], ["watchers"]) is (
+    assert hub_grant(hub_user(groups=["pairing"]), ["pairing"], ["watchers"]) is Role.MEMBER
+    assert hub_grant(hub_user(groups=["watchers"]), ["pairing"], ["watchers"]) is Role.VIEWER
+    assert hub_grant(hub_user(scopes=["custom:copilot-room:member"])) is Role.MEMBER
+    assert hub_grant(hub_user(scopes=["custom:copilot-room:viewer"])) is Role.VIEWER
+    assert hub_grant(hub_user(groups=["pairing", "watchers"]), ["pairing"], ["watchers"]) is (
         Role.MEMBER
     ), "member wins when both apply"
-    assert hub_gate(hub_user(groups=["other"]), ["pairing"]) is None
-    assert hub_gate(User(username="plain")) is None, "no hub, no gate"
+    assert hub_grant(hub_user(groups=["other"]), ["pairing"]) is None
+    assert hub_grant(User(username="plain")) is None, "no hub, no gate"
 
 
 @pytest.fixture

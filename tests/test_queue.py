@@ -4,7 +4,7 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from jupyter_copilot_room.agent.queue import (
+from jupyter_copilot_room.room.queue import (
     IN_FLIGHT,
     TERMINAL,
     TRANSITIONS,

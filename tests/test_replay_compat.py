@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
-from jupyter_copilot_room.access.settings import RoomSettings, SettingsStore
+from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 from jupyter_copilot_room.room.room import Room
 
 DATA = Path(__file__).parent / "data"

@@ -1,9 +1,10 @@
-"""Who gets in, and as what: the admission order of DESIGN.md as a pure function plus its store.
+"""Who gets in, and as what: the admission order as a pure function plus its store.
 
-Order: configured hosts (and a host who claimed the room), then a host's rejection (removing
-someone takes effect at once, even for someone a hub group admits), then automatic gates (hub
-groups or scopes, resolved by the caller), then a host's stored decision or the configured allow
-lists, then the policy for the person's sign-in type. `host` is never decided here: it comes only
+Order: configured hosts (and a host who claimed the room), then a host's rejection or a role a
+host set over the hub's word (removing or re-roling someone takes effect at once, even for
+someone a hub group admits), then the role the hub grants (groups or scopes, resolved by the
+caller), then a host's admission decision or the configured allow lists, then the policy for the
+person's sign-in type. `host` is never decided here: it comes only
 from configuration or the one-time claim link, so no API call can make anyone a host.
 """
 
@@ -14,17 +15,9 @@ from enum import StrEnum
 from pathlib import Path
 
 from ..errors import Conflict
+from ..settings import Policy
 from ..statefiles import read_json, write_json_atomically
 from .roles import Role
-
-
-class Policy(StrEnum):
-    """What happens to someone who is not otherwise known."""
-
-    ASK_HOST = "ask-host"
-    VIEWER = "viewer"
-    MEMBER = "member"
-    REFUSE = "refuse"
 
 
 class Decision(StrEnum):
@@ -58,17 +51,20 @@ class AdmissionBook:
     guest_policy: Policy = Policy.ASK_HOST
     decisions: dict[str, Decision] = field(default_factory=dict)
     claimed_hosts: set[str] = field(default_factory=set)
+    #: People whose decision a host made over what the hub grants them (a re-role).
+    over_hub: set[str] = field(default_factory=set)
 
     def is_host(self, username: str) -> bool:
         return username in self.hosts or username in self.claimed_hosts
 
-    def role_of(self, username: str, *, verified: bool, gate: Role | None = None) -> Role:
+    def role_of(self, username: str, *, verified: bool, hub_role: Role | None = None) -> Role:
         if self.is_host(username):
             return Role.HOST
-        if self.decisions.get(username) is Decision.REJECT:
-            return Role.REFUSED  # a host's removal holds even against a hub gate
-        if gate in (Role.MEMBER, Role.VIEWER):
-            return gate
+        decision = self.decisions.get(username)
+        if decision is Decision.REJECT or (decision is not None and username in self.over_hub):
+            return _DECISION_ROLE[decision]  # a host's removal or re-role holds against the hub
+        if hub_role in (Role.MEMBER, Role.VIEWER):
+            return hub_role
         if username in self.decisions:
             return _DECISION_ROLE[self.decisions[username]]
         if username in self.members:
@@ -84,26 +80,35 @@ class AdmissionBook:
                 code="host_fixed",
             )
 
-    def decide(self, username: str, decision: Decision) -> None:
+    def decide(self, username: str, decision: Decision, *, over_hub: bool = False) -> None:
+        """Record a host's decision; `over_hub` makes it hold against what the hub grants."""
         self.ensure_decidable(username)
         self.decisions[username] = Decision(decision)
+        if over_hub:
+            self.over_hub.add(username)
+        else:
+            self.over_hub.discard(username)
 
     def claim_host(self, username: str) -> None:
         self.claimed_hosts.add(username)
         self.decisions.pop(username, None)
+        self.over_hub.discard(username)
 
     def to_json(self) -> dict:
         return {
             "decisions": {name: d.value for name, d in sorted(self.decisions.items())},
             "claimed_hosts": sorted(self.claimed_hosts),
+            "over_hub": sorted(self.over_hub),
         }
 
 
-def load_decisions(path: Path) -> tuple[dict[str, Decision], set[str]]:
-    """Read the stored decisions; a missing file means nobody was decided on yet."""
+def load_decisions(path: Path, book: AdmissionBook) -> AdmissionBook:
+    """Add the stored decisions to `book`; a missing file means nobody was decided on yet."""
     data = read_json(path) or {}
-    decisions = {name: Decision(value) for name, value in data.get("decisions", {}).items()}
-    return decisions, set(data.get("claimed_hosts", []))
+    book.decisions = {name: Decision(value) for name, value in data.get("decisions", {}).items()}
+    book.claimed_hosts = set(data.get("claimed_hosts", []))
+    book.over_hub = set(data.get("over_hub", []))
+    return book
 
 
 def save_decisions(path: Path, book: AdmissionBook) -> None:

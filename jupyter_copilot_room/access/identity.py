@@ -31,17 +31,17 @@ class Identity:
     verified: bool
     avatar_url: str | None = None
     color: str | None = None
-    gate: Role | None = None  # a role the hub grants directly (groups, custom scopes)
+    hub_role: Role | None = None  # the role the hub grants directly (groups, custom scopes)
 
     @classmethod
-    def from_user(cls, user: User, *, verified: bool, gate: Role | None = None) -> Identity:
+    def from_user(cls, user: User, *, verified: bool, hub_role: Role | None = None) -> Identity:
         return cls(
             username=user.username,
             display_name=user.display_name or user.name or user.username,
             verified=verified,
             avatar_url=user.avatar_url,
             color=user.color,
-            gate=gate,
+            hub_role=hub_role,
         )
 
 

@@ -1,4 +1,4 @@
-"""The role table of DESIGN.md, in one place.
+"""The role table (README.md, "Roles and admission"), in one place.
 
 Handlers ask `can(role, action)` and `GET room` hands the caller's list of actions to the panel, so
 no client re-implements these rules.

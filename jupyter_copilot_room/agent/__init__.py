@@ -1,1 +1,1 @@
-"""The agent side of the room: the prompt queue, the permission router and the agent seam."""
+"""The agent seam (`base.py`) and its adapters: the Copilot runtime (`copilot/`), the demo model."""

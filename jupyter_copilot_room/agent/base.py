@@ -1,9 +1,10 @@
 """The seam between the room and an agent: what the room asks of an agent, and what it offers back.
 
 The room owns the queue and calls `send` only when the agent is idle, so every event that comes
-back belongs to exactly one prompt. An agent reports progress as plain events and asks for
-permissions and answers through the `AgentHost` the room hands it; it never decides those itself.
-Only the adapter behind this seam (`copilot.py`) imports an agent SDK.
+back belongs to exactly one prompt. An agent reports progress as the events of `events.py` and
+asks for permissions and answers through the `AgentHost` the room hands it; it never decides those
+itself, and it never sees the room. Only the adapter behind this seam (the `copilot` package)
+imports an agent SDK.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from .catalog import Catalog
-from .notebooks import NotebookEditor
-from .queue import Target
+from ..catalog import Catalog
+from ..events import AgentEvent, Target
+from ..notebooks import NotebookEditor
 
 
 @dataclass(frozen=True)
@@ -27,121 +28,6 @@ class Turn:
     author: str
     text: str
     target: Target | None = None
-
-
-# -- events an agent reports ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MessageDelta:
-    """A streamed piece of the assistant's reply; `entry_id` groups the pieces of one message."""
-
-    entry_id: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Message:
-    """The complete assistant message that the deltas with the same `entry_id` added up to."""
-
-    entry_id: str
-    text: str
-
-
-@dataclass(frozen=True)
-class ReasoningDelta:
-    entry_id: str
-    text: str
-
-
-@dataclass(frozen=True)
-class Reasoning:
-    entry_id: str
-    text: str
-
-
-@dataclass(frozen=True)
-class ToolStarted:
-    call_id: str
-    tool: str
-    summary: str
-    arguments: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ToolCompleted:
-    call_id: str
-    success: bool
-    result: str = ""
-    duration: float | None = None
-
-
-@dataclass(frozen=True)
-class SubagentStarted:
-    call_id: str
-    name: str
-    description: str = ""
-
-
-@dataclass(frozen=True)
-class SubagentEnded:
-    call_id: str
-    name: str
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What the turn cost, as the runtime reported it; the room books it to the prompt's author."""
-
-    model: str
-    input_tokens: int = 0
-    output_tokens: int = 0
-    model_calls: int = 0
-
-
-@dataclass(frozen=True)
-class AgentError:
-    """The runtime reported an error; the turn usually fails with it (a `TurnEnded` follows)."""
-
-    message: str
-
-
-@dataclass(frozen=True)
-class TurnEnded:
-    """The agent is idle again; `error` says why the turn failed, if it did."""
-
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class AgentStatus:
-    """Whether the agent can take a turn (`ready`), is getting there (`starting`), or cannot
-    (`unavailable`, with `detail` saying why and what to do)."""
-
-    state: str
-    label: str
-    detail: str = ""
-
-    @property
-    def ready(self) -> bool:
-        return self.state == "ready"
-
-
-AgentEvent = (
-    MessageDelta
-    | Message
-    | ReasoningDelta
-    | Reasoning
-    | ToolStarted
-    | ToolCompleted
-    | SubagentStarted
-    | SubagentEnded
-    | Usage
-    | AgentError
-    | TurnEnded
-    | AgentStatus
-)
 
 
 # -- what the agent asks of the room -------------------------------------------------------------
@@ -203,7 +89,8 @@ class Agent(ABC):
     async def start(self, host: AgentHost) -> None:
         """Connect (or resume) the agent's session, then report an `AgentStatus`.
 
-        A missing runtime or login is reported as a not-ready status, never raised.
+        A missing runtime or login is reported as a not-ready status, never raised. A runtime
+        found dead later is reported as `lost`: the room then fails the turn and calls `restart`.
         """
 
     @abstractmethod

@@ -1,1 +1,1 @@
-"""The room itself: its transcript, its live document, its sync and its orchestration."""
+"""The room: its people, turns, requests, transcript, live document and sync, behind one facade."""

@@ -1,18 +1,43 @@
 """The live room document (pycrdt), and the only code that writes it.
 
-Layout (DESIGN.md): `meta` Map, `participants` Map of Maps, `queue` Array of Maps, `transcript`
-Array of Maps (each with a `body` Text that grows by appending streamed deltas), `approvals` Map
-of Maps. Everything but presence and streaming is derived from transcript records by `apply`, so
-replaying `transcript.jsonl` into a fresh document rebuilds the same state.
+Layout (docs/architecture.md): `meta` Map, `participants` Map of Maps, `queue` Array of Maps,
+`transcript` Array of Maps (each with a `body` Text that grows by appending streamed deltas),
+`approvals` Map of Maps. Everything but presence and streaming is derived from transcript records
+by `apply`, through one handler per record kind (`HANDLERS`), so replaying `transcript.jsonl` into
+a fresh document rebuilds the same state.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pycrdt import Array, Doc, Map, Text
 
-from ..protocol import Record
+from ..events import (
+    AdmissionDecided,
+    AgentError,
+    AgentReady,
+    AssistantMessage,
+    AssistantStarted,
+    PersonRef,
+    PersonSeen,
+    PromptFinished,
+    PromptRef,
+    PromptSubmitted,
+    Record,
+    RequestOpened,
+    RequestSettled,
+    RoleChanged,
+    SettingsChanged,
+    Strict,
+    SubagentEnded,
+    SubagentStarted,
+    SystemNote,
+    ToolCompleted,
+    ToolStarted,
+    TurnUsage,
+)
 
 AGENT_AUTHOR = "copilot"
 
@@ -30,12 +55,10 @@ class RoomDocument:
         self._entries: dict[str, Map] = {}
         self._queue_items: dict[str, Map] = {}
 
-    def snapshot(self) -> dict[str, Any]:
-        """The whole document as plain data (what a client sees after sync)."""
-        return {
-            name: getattr(self, name).to_py()
-            for name in ("meta", "participants", "queue", "transcript", "approvals")
-        }
+    def snapshot(self, *roots: str) -> dict[str, Any]:
+        """The document (or only the named roots) as plain data, as a client sees it."""
+        names = roots or ("meta", "participants", "queue", "transcript", "approvals")
+        return {name: getattr(self, name).to_py() for name in names}
 
     # -- state the room sets directly -------------------------------------------------------------
 
@@ -72,37 +95,36 @@ class RoomDocument:
 
     # -- state derived from records ----------------------------------------------------------------
 
-    def apply(self, record: Record) -> None:
-        handler = getattr(self, "_on_" + record.kind.replace(".", "_"))
+    def apply(self, record: Record, payload: Strict) -> None:
         with self.ydoc.transaction():
-            handler(record, record.payload)
+            HANDLERS[record.kind](self, record, payload)
 
-    def _on_prompt_submitted(self, record: Record, p: dict) -> None:
+    def _on_prompt_submitted(self, record: Record, p: PromptSubmitted) -> None:
         item = Map(
             {
-                "id": p["id"],
+                "id": p.id,
                 "author": record.actor,
-                "text": p["text"],
-                "target": p.get("target"),
+                "text": p.text,
+                "target": p.target.model_dump() if p.target else None,
                 "state": "submitted",
                 "submitted_at": record.ts,
             }
         )
         self.queue.append(item)
-        self._queue_items[p["id"]] = item
+        self._queue_items[p.id] = item
 
-    def _on_prompt_withdrawn(self, record: Record, p: dict) -> None:
-        item = self._queue_item(p["id"])
+    def _on_prompt_withdrawn(self, record: Record, p: PromptRef) -> None:
+        item = self._queue_item(p.id)
         if item is not None and item["author"] != record.actor:
             self._system(record, f"{record.actor} withdrew {item['author']}'s prompt.")
-        self._drop_queue_item(p["id"])
+        self._drop_queue_item(p.id)
 
-    def _on_prompt_started(self, record: Record, p: dict) -> None:
-        item = self._queue_item(p["id"])
+    def _on_prompt_started(self, record: Record, p: PromptRef) -> None:
+        item = self._queue_item(p.id)
         item["state"] = "working"
         item["started_at"] = record.ts
         self._add_entry(
-            p["id"],
+            p.id,
             "prompt",
             item["author"],
             record.ts,
@@ -111,182 +133,185 @@ class RoomDocument:
             state="working",
         )
         self.meta["turn_owner"] = item["author"]
-        self.meta["turn_prompt"] = p["id"]
+        self.meta["turn_prompt"] = p.id
 
-    def _on_prompt_finished(self, record: Record, p: dict) -> None:
-        self._drop_queue_item(p["id"])
-        if (entry := self._entries.get(p["id"])) is not None:
-            entry["state"] = p["state"]
-        if p["state"] != "completed":
-            self._system(record, p.get("reason") or f"The turn was {p['state']}.")
-        if self.meta.get("turn_prompt") == p["id"]:
+    def _on_prompt_finished(self, record: Record, p: PromptFinished) -> None:
+        self._drop_queue_item(p.id)
+        if (entry := self._entries.get(p.id)) is not None:
+            entry["state"] = p.state
+        if p.state != "completed":
+            self._system(record, p.reason or f"The turn was {p.state}.")
+        if self.meta.get("turn_prompt") == p.id:
             self.meta["turn_owner"] = None
             self.meta["turn_prompt"] = None
 
-    def _on_assistant_started(self, record: Record, p: dict) -> None:
+    def _on_assistant_started(self, record: Record, p: AssistantStarted) -> None:
         self._add_entry(
-            p["entry_id"],
-            p.get("kind", "assistant"),
+            p.entry_id,
+            p.kind,
             AGENT_AUTHOR,
             record.ts,
             body="",
-            prompt_id=p["prompt_id"],
+            prompt_id=p.prompt_id,
             state="streaming",
         )
 
-    def _on_assistant_message(self, record: Record, p: dict) -> None:
-        entry = self._entries.get(p["entry_id"])
+    def _on_assistant_message(self, record: Record, p: AssistantMessage) -> None:
+        entry = self._entries.get(p.entry_id)
         if entry is None:
             entry = self._add_entry(
-                p["entry_id"],
-                p.get("kind", "assistant"),
+                p.entry_id,
+                p.kind,
                 AGENT_AUTHOR,
                 record.ts,
                 body="",
-                prompt_id=p["prompt_id"],
+                prompt_id=p.prompt_id,
             )
         body: Text = entry["body"]
         text = str(body)
-        if text != p["text"]:
-            if p["text"].startswith(text):
-                body.insert(len(text), p["text"][len(text) :])
+        if text != p.text:
+            if p.text.startswith(text):
+                body.insert(len(text), p.text[len(text) :])
             else:  # the runtime's final text differs from what streamed: the record wins
                 del body[:]
-                body.insert(0, p["text"])
-        entry["state"] = "partial" if p.get("partial") else "done"
+                body.insert(0, p.text)
+        entry["state"] = "partial" if p.partial else "done"
 
-    def _on_tool_started(self, record: Record, p: dict) -> None:
+    def _on_tool_started(self, record: Record, p: ToolStarted) -> None:
         self._add_entry(
-            p["call_id"],
+            p.call_id,
             "tool",
             AGENT_AUTHOR,
             record.ts,
             body="",
-            prompt_id=p["prompt_id"],
-            tool=p["tool"],
-            summary=p["summary"],
-            arguments=p.get("arguments", {}),
+            prompt_id=p.prompt_id,
+            tool=p.tool,
+            summary=p.summary,
+            arguments=p.arguments,
             state="running",
         )
 
-    def _on_tool_completed(self, record: Record, p: dict) -> None:
-        entry = self._entries[p["call_id"]]
-        entry["state"] = "success" if p["success"] else "error"
-        entry["result"] = p.get("result", "")
-        entry["duration"] = p.get("duration")
+    def _on_tool_completed(self, record: Record, p: ToolCompleted) -> None:
+        entry = self._entries[p.call_id]
+        entry["state"] = "success" if p.success else "error"
+        entry["result"] = p.result
+        entry["duration"] = p.duration
 
-    def _on_subagent_started(self, record: Record, p: dict) -> None:
+    def _on_subagent_started(self, record: Record, p: SubagentStarted) -> None:
         self._add_entry(
-            p["call_id"],
+            p.call_id,
             "subagent",
             AGENT_AUTHOR,
             record.ts,
-            body=p["description"],
-            prompt_id=p["prompt_id"],
-            name=p["name"],
+            body=p.description,
+            prompt_id=p.prompt_id,
+            name=p.name,
             state="running",
         )
 
-    def _on_subagent_ended(self, record: Record, p: dict) -> None:
-        if (entry := self._entries.get(p["call_id"])) is not None:
-            entry["state"] = "error" if p.get("error") else "success"
-            entry["error"] = p.get("error")
+    def _on_subagent_ended(self, record: Record, p: SubagentEnded) -> None:
+        if (entry := self._entries.get(p.call_id)) is not None:
+            entry["state"] = "error" if p.error else "success"
+            entry["error"] = p.error
 
-    def _on_usage(self, record: Record, p: dict) -> None:
-        if (entry := self._entries.get(p["prompt_id"])) is not None:
+    def _on_usage(self, record: Record, p: TurnUsage) -> None:
+        if (entry := self._entries.get(p.prompt_id)) is not None:
             entry["usage"] = {
-                key: p.get(key, 0)
-                for key in ("model", "input_tokens", "output_tokens", "model_calls")
+                "model": p.model,
+                "input_tokens": p.input_tokens,
+                "output_tokens": p.output_tokens,
+                "model_calls": p.model_calls,
             }
 
-    def _on_agent_ready(self, record: Record, p: dict) -> None:
-        detail = f" {p['detail']}" if p.get("detail") else ""
-        self._system(record, f"The agent is ready: {p['label']}.{detail}")
+    def _on_agent_ready(self, record: Record, p: AgentReady) -> None:
+        detail = f" {p.detail}" if p.detail else ""
+        self._system(record, f"The agent is ready: {p.label}.{detail}")
 
-    def _on_agent_error(self, record: Record, p: dict) -> None:
+    def _on_agent_error(self, record: Record, p: AgentError) -> None:
         self._add_entry(
             f"r{record.seq}",
             "error",
             AGENT_AUTHOR,
             record.ts,
-            body=p["message"],
-            prompt_id=p.get("prompt_id"),
+            body=p.message,
+            prompt_id=p.prompt_id,
         )
 
-    def _on_request_opened(self, record: Record, p: dict) -> None:
+    def _on_request_opened(self, record: Record, p: RequestOpened) -> None:
         fields = {
-            "kind": p["kind"],
-            "summary": p["summary"],
-            "details": p.get("details", {}),
-            "prompt_id": p["prompt_id"],
-            "author": p["author"],
-            "deadline": p["deadline"],
-            "choices": p.get("choices", []),
-            "allow_freeform": p.get("allow_freeform", True),
+            "kind": p.kind,
+            "summary": p.summary,
+            "details": p.details,
+            "prompt_id": p.prompt_id,
+            "author": p.author,
+            "deadline": p.deadline,
+            "choices": p.choices,
+            "allow_freeform": p.allow_freeform,
             "state": "pending",
             "answered_by": None,
         }
-        self.approvals[p["id"]] = Map(dict(fields))
-        entry_kind = "question" if p["kind"] == "question" else "permission"
+        self.approvals[p.id] = Map(dict(fields))
+        entry_kind = "question" if p.kind == "question" else "permission"
         extra = {k: v for k, v in fields.items() if k not in ("kind", "summary", "author")}
         self._add_entry(
-            p["id"],
+            p.id,
             entry_kind,
             AGENT_AUTHOR,
             record.ts,
-            body=p["summary"],
-            request_kind=p["kind"],
-            prompt_author=p["author"],
+            body=p.summary,
+            request_kind=p.kind,
+            prompt_author=p.author,
             **extra,
         )
 
-    def _on_request_settled(self, record: Record, p: dict) -> None:
-        if p["id"] in self.approvals:
-            del self.approvals[p["id"]]
-        entry = self._entries[p["id"]]
-        entry["state"] = p["outcome"]
+    def _on_request_settled(self, record: Record, p: RequestSettled) -> None:
+        if p.id in self.approvals:
+            del self.approvals[p.id]
+        entry = self._entries[p.id]
+        entry["state"] = p.outcome
         entry["answered_by"] = record.actor
-        for key in ("feedback", "answer"):
-            if key in p:
-                entry[key] = p[key]
+        if p.feedback is not None:
+            entry["feedback"] = p.feedback
+        if p.answer is not None:
+            entry["answer"] = p.answer
 
-    def _on_abort(self, record: Record, p: dict) -> None:
+    def _on_abort(self, record: Record, p: PromptRef) -> None:
         self._system(record, f"{record.actor} aborted the running turn.")
 
-    def _on_person_seen(self, record: Record, p: dict) -> None:
+    def _on_person_seen(self, record: Record, p: PersonSeen) -> None:
         """People are kept in `participants`, which the room writes with their live role."""
 
-    def _on_admission_decided(self, record: Record, p: dict) -> None:
+    def _on_admission_decided(self, record: Record, p: AdmissionDecided) -> None:
         said = {
-            "member": f"{record.actor} admitted {p['username']} as a member.",
-            "viewer": f"{record.actor} admitted {p['username']} as a viewer.",
-            "reject": f"{record.actor} turned {p['username']} away.",
-        }[p["decision"]]
+            "member": f"{record.actor} admitted {p.username} as a member.",
+            "viewer": f"{record.actor} admitted {p.username} as a viewer.",
+            "reject": f"{record.actor} turned {p.username} away.",
+        }[p.decision]
         self._add_entry(
             f"r{record.seq}",
             "admission",
             record.actor,
             record.ts,
             body=said,
-            username=p["username"],
-            decision=p["decision"],
+            username=p.username,
+            decision=p.decision,
         )
 
-    def _on_role_changed(self, record: Record, p: dict) -> None:
-        self._system(record, f"{record.actor} made {p['username']} a {p['role']}.")
+    def _on_role_changed(self, record: Record, p: RoleChanged) -> None:
+        self._system(record, f"{record.actor} made {p.username} a {p.role}.")
 
-    def _on_person_removed(self, record: Record, p: dict) -> None:
-        self._system(record, f"{record.actor} removed {p['username']} from the room.")
+    def _on_person_removed(self, record: Record, p: PersonRef) -> None:
+        self._system(record, f"{record.actor} removed {p.username} from the room.")
 
-    def _on_host_claimed(self, record: Record, p: dict) -> None:
-        self._system(record, f"{p['username']} claimed the room as its host.")
+    def _on_host_claimed(self, record: Record, p: PersonRef) -> None:
+        self._system(record, f"{p.username} claimed the room as its host.")
 
-    def _on_settings_changed(self, record: Record, p: dict) -> None:
-        changed = ", ".join(f"{k} = {v}" for k, v in sorted(p["changes"].items()))
+    def _on_settings_changed(self, record: Record, p: SettingsChanged) -> None:
+        changed = ", ".join(f"{k} = {v}" for k, v in sorted(p.changes.items()))
         self._system(record, f"{record.actor} changed the room settings: {changed}.")
 
-    def _on_system(self, record: Record, p: dict) -> None:
-        self._system(record, p["text"])
+    def _on_system(self, record: Record, p: SystemNote) -> None:
+        self._system(record, p.text)
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -310,3 +335,31 @@ class RoomDocument:
         if prompt_id in self._queue_items:
             del self.queue[list(self._queue_items).index(prompt_id)]
             del self._queue_items[prompt_id]
+
+
+#: The document's handler of each record kind (`events.RECORD_PAYLOADS` names their payloads).
+HANDLERS: dict[str, Callable[[RoomDocument, Record, Any], None]] = {
+    "prompt.submitted": RoomDocument._on_prompt_submitted,
+    "prompt.withdrawn": RoomDocument._on_prompt_withdrawn,
+    "prompt.started": RoomDocument._on_prompt_started,
+    "prompt.finished": RoomDocument._on_prompt_finished,
+    "assistant.started": RoomDocument._on_assistant_started,
+    "assistant.message": RoomDocument._on_assistant_message,
+    "tool.started": RoomDocument._on_tool_started,
+    "tool.completed": RoomDocument._on_tool_completed,
+    "subagent.started": RoomDocument._on_subagent_started,
+    "subagent.ended": RoomDocument._on_subagent_ended,
+    "usage": RoomDocument._on_usage,
+    "agent.ready": RoomDocument._on_agent_ready,
+    "agent.error": RoomDocument._on_agent_error,
+    "request.opened": RoomDocument._on_request_opened,
+    "request.settled": RoomDocument._on_request_settled,
+    "abort": RoomDocument._on_abort,
+    "person.seen": RoomDocument._on_person_seen,
+    "admission.decided": RoomDocument._on_admission_decided,
+    "role.changed": RoomDocument._on_role_changed,
+    "person.removed": RoomDocument._on_person_removed,
+    "host.claimed": RoomDocument._on_host_claimed,
+    "settings.changed": RoomDocument._on_settings_changed,
+    "system": RoomDocument._on_system,
+}

@@ -12,9 +12,9 @@ import logging
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from ..protocol import RECORD_PAYLOADS, Record
+from ..events import RECORD_PAYLOADS, Record, Strict
 
 log = logging.getLogger(__name__)
 
@@ -25,9 +25,10 @@ class Transcript:
         self._file = None
         self._next_seq = 1
 
-    def load(self) -> list[Record]:
-        """Read every valid record; bad lines are logged and skipped, never fatal."""
-        records: list[Record] = []
+    def load(self) -> list[tuple[Record, Strict]]:
+        """Read every valid record with its parsed payload; bad lines are logged and skipped,
+        never fatal."""
+        records: list[tuple[Record, Strict]] = []
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
@@ -39,14 +40,14 @@ class Transcript:
             torn = number == len(lines)  # the file did not end with a newline: a torn write
             try:
                 record = Record.model_validate_json(line)
-                validate_payload(record.kind, record.payload)
+                payload = record.parsed()
             except (ValidationError, ValueError) as err:
                 what = "torn last line (a crash mid-write?)" if torn else "unreadable line"
                 log.warning("%s:%d: skipping %s: %s", self.path, number, what, err)
                 continue
-            records.append(record)
+            records.append((record, payload))
         if records:
-            self._next_seq = records[-1].seq + 1
+            self._next_seq = records[-1][0].seq + 1
         self._open(terminate_torn_line=bool(raw) and not raw.endswith(b"\n"))
         return records
 
@@ -56,7 +57,7 @@ class Transcript:
             self._file.write(b"\n")
             self._sync()
 
-    def append(self, kind: str, actor: str | None, payload: BaseModel, ts: float) -> Record:
+    def append(self, kind: str, actor: str | None, payload: Strict, ts: float) -> Record:
         """Write one record durably and return it; the caller acknowledges only after this."""
         if self._file is None:
             raise RuntimeError("load() the transcript before appending")
@@ -85,10 +86,3 @@ class Transcript:
         if self._file is not None:
             self._file.close()
             self._file = None
-
-
-def validate_payload(kind: str, payload: dict) -> BaseModel:
-    model = RECORD_PAYLOADS.get(kind)
-    if model is None:
-        raise ValueError(f"unknown record kind {kind!r}")
-    return model.model_validate(payload)

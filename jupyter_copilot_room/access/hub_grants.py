@@ -1,10 +1,10 @@
-"""What JupyterHub says about a visitor: hub groups and custom scopes that admit them directly.
+"""The role JupyterHub grants a visitor: hub groups and custom scopes that admit them directly.
 
 On a hub's single-user server, `current_user` is JupyterHub's user, whose `hub_user` model carries
 the visitor's `groups` and the `scopes` of their token. A deployment can let the hub decide who
 is a member or a viewer (`c.CopilotRoom.member_groups` / `viewer_groups`, or the custom scopes
-`custom:copilot-room:member` / `custom:copilot-room:viewer`); these gates come right after the
-configured hosts in the admission order.
+`custom:copilot-room:member` / `custom:copilot-room:viewer`); the role they grant comes right after
+the configured hosts and the hosts' own removals and re-roles in the admission order.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ MEMBER_SCOPE = "custom:copilot-room:member"
 VIEWER_SCOPE = "custom:copilot-room:viewer"
 
 
-def hub_gate(
+def hub_grant(
     user: object,
     member_groups: Iterable[str] = (),
     viewer_groups: Iterable[str] = (),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from ..errors import Conflict, NotAllowed, NotFound
+from ..events import Target
 
 
 class TaskState(StrEnum):
@@ -50,14 +51,6 @@ TRANSITIONS: dict[tuple[TaskState, Event], TaskState] = {
 TERMINAL = frozenset({S.COMPLETED, S.FAILED, S.CANCELED})
 IN_FLIGHT = frozenset({S.WORKING, S.INPUT_REQUIRED})
 OUTCOME_EVENTS = {S.COMPLETED: E.COMPLETE, S.FAILED: E.FAIL, S.CANCELED: E.CANCEL}
-
-
-@dataclass(frozen=True)
-class Target:
-    """A skill (`/name`) or a custom agent (`@name`) the prompt is addressed to."""
-
-    kind: str
-    name: str
 
 
 @dataclass(frozen=True)

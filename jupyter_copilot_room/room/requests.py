@@ -1,10 +1,11 @@
-"""Pending permission requests and questions, and who may answer them.
+"""The ledger of the agent's permission requests and questions, and who may answer them.
 
-A pure state machine (no I/O, no clock: `now` is passed in). Every request belongs to the prompt
-that was running when the agent asked, and so to that prompt's author: the author and the hosts
-may answer, nobody else. The first valid answer wins; after the deadline the request is rejected;
-an abort rejects everything outstanding. A settled request never changes again, so a late or
-duplicate answer can never reopen it.
+A pure state machine (no I/O, no clock: `now` is passed in, on the one clock the room's timers use,
+so a deadline here and the timer that enforces it never disagree). Every request belongs to the
+prompt that was running when the agent asked, and so to that prompt's author: the author and the
+hosts may answer, nobody else. The first valid answer wins; after the deadline the request is
+rejected; an abort rejects everything outstanding. A settled request never changes again, so a
+late or duplicate answer can never reopen it.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class Request:
         return self.outcome in (Outcome.APPROVED, Outcome.ANSWERED)
 
 
-class PermissionRouter:
+class RequestLedger:
     def __init__(self) -> None:
         self._requests: dict[str, Request] = {}
         self._pending: dict[str, None] = {}
@@ -99,6 +100,13 @@ class PermissionRouter:
         """Reject every request whose deadline has passed; returns the ones it settled."""
         due = [r for r in self.outstanding() if now >= r.deadline]
         return [self._settle(r, Outcome.TIMED_OUT) for r in due]
+
+    def time_out(self, request_id: str) -> Request | None:
+        """Its own timer fired: reject the request if nobody answered it (None if settled)."""
+        request = self.get(request_id)
+        if request.outcome is not Outcome.PENDING:
+            return None
+        return self._settle(request, Outcome.TIMED_OUT)
 
     def abort(self, prompt_id: str | None = None) -> list[Request]:
         """Reject everything outstanding (for one prompt, or all)."""

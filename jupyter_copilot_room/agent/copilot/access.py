@@ -1,0 +1,73 @@
+"""How the session reaches a model, in order: the configured provider (bring your own key), a
+Copilot login, or the demo model, a scripted server inside this process that drives the real
+runtime so a fresh `jupyter lab` shows a working room."""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+from copilot import CopilotClient
+
+from ..base import AgentSettings
+from ..demo import DEMO_LABEL, DEMO_MODEL, DEMO_NOTE, demo_script
+from ..runtime import RuntimeMissing
+from ..scripted_model import ScriptedModelServer
+
+TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
+
+
+def login_token() -> str | None:
+    """A Copilot login from the environment, if any."""
+    return next((os.environ[v] for v in TOKEN_VARIABLES if os.environ.get(v)), None)
+
+
+@dataclass
+class ModelAccess:
+    session: dict[str, Any]  # `model` / `provider` for create_session and resume_session
+    label: str  # what the room calls the model
+    notes: list[str] = field(default_factory=list)  # what people should know about it
+    demo: ScriptedModelServer | None = None  # running only in demo mode
+
+    async def close(self) -> None:
+        if self.demo is not None:
+            await self.demo.stop()
+
+
+async def choose_model_access(
+    settings: AgentSettings, client: CopilotClient, token: str | None, log: logging.Logger
+) -> ModelAccess:
+    provider = settings.provider
+    if provider:
+        key_variable = provider.get("api_key_env", "")
+        key = os.environ.get(key_variable, "") if key_variable else ""
+        if key_variable and not key:
+            raise RuntimeMissing(f"The provider's key variable {key_variable} is not set.")
+        if not settings.model:
+            raise RuntimeMissing("A provider needs c.CopilotRoom.model (the model to ask).")
+        if "api_key" in provider:
+            log.warning(
+                "c.CopilotRoom.provider['api_key'] is ignored: keep the key in an environment "
+                "variable and name it in 'api_key_env'."
+            )
+        wire = {k: v for k, v in provider.items() if k not in ("api_key_env", "api_key")}
+        wire["api_key"] = key or "none"
+        label = f"{settings.model} via {urlparse(wire.get('base_url', '')).netloc}"
+        return ModelAccess({"provider": wire, "model": settings.model}, label)
+    if token is not None or (await client.get_auth_status()).isAuthenticated:
+        session = {"model": settings.model} if settings.model else {}
+        return ModelAccess(session, settings.model or "Copilot")
+    demo = ScriptedModelServer(demo_script, model=DEMO_MODEL)
+    demo.start()
+    return ModelAccess(
+        {
+            "provider": {"type": "openai", "base_url": demo.base_url, "api_key": "demo"},
+            "model": DEMO_MODEL,
+        },
+        DEMO_LABEL,
+        notes=[DEMO_NOTE],
+        demo=demo,
+    )

@@ -1,0 +1,255 @@
+"""`CopilotAgent`: the room's turns as `session.send` calls, and the runtime's callbacks as the
+room's approval and question cards, which only the room answers.
+
+A periodic probe watches the runtime; a dead one is reported to the room as `lost` (the room
+fails the turn it had and calls `restart`, the only restart there is).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from copilot.generated.rpc import PermissionDecisionApproveOnce, PermissionDecisionReject
+from copilot.tools import Tool, ToolInvocation, ToolResult
+
+from ...events import AgentStatus
+from ...notebooks import TOOL_NAMES, TOOLS, NotebookToolError, Provenance
+from ..base import Agent, AgentHost, AgentSettings, PermissionAsk, QuestionAsk, Turn
+from ..runtime import MISSING_HELP, RuntimeLocation, RuntimeMissing, find_runtime
+from .access import ModelAccess, choose_model_access, login_token
+from .connection import Connection
+from .describe import describe_permission
+from .translate import EventTranslator, event_name
+
+SYSTEM_NOTE = """\
+You are working in a shared room: several people in one Jupyter server steer you together, one
+prompt at a time, and all of them see your replies and tool calls as they happen. Each person's
+message arrives as "[login]: text". Answer the person who asked (address them by login when it
+helps), keep in mind that the next message may come from someone else, and do not assume that
+approvals or answers come from the person who wrote the current prompt: a host may answer too."""
+
+
+class CopilotAgent(Agent):
+    #: Seconds between health probes of the runtime.
+    probe_interval = 5.0
+    #: Seconds a probe waits for the runtime's answer before calling it dead.
+    probe_timeout = 3.0
+
+    def __init__(self, settings: AgentSettings):
+        super().__init__(settings)
+        self.log = settings.log
+        self.translator = EventTranslator()
+        self.connection: Connection | None = None
+        self._host: AgentHost | None = None
+        self._location: RuntimeLocation | None = None
+        self._access: ModelAccess | None = None
+        self._events: asyncio.Queue[Any] = asyncio.Queue()
+        self._tasks: list[asyncio.Task] = []
+        self._lock = asyncio.Lock()  # held while the runtime (re)connects
+        self._agents: list[dict] = []  # the custom agents the session was opened with
+        self._turn: Turn | None = None
+        self._turn_count = 0
+
+    @property
+    def host(self) -> AgentHost:
+        assert self._host is not None, "start() the agent first"
+        return self._host
+
+    @property
+    def label(self) -> str:
+        return self._access.label if self._access else "Copilot"
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self, host: AgentHost) -> None:
+        self._host = host
+        self._tasks.append(asyncio.create_task(self._pump()))
+        await self._status("starting", "Starting the Copilot runtime…")
+        try:
+            self._location = find_runtime(self.settings.cli_path)
+            async with self._lock:
+                await self._connect()
+        except RuntimeMissing as err:
+            await self._unavailable(str(err))
+            return
+        except Exception as err:
+            self.log.exception("The Copilot runtime could not be started")
+            downloading = self._location is None or self._location.path is None
+            await self._unavailable(
+                f"The Copilot runtime could not be started: {err}. "
+                + (MISSING_HELP if downloading else "")
+            )
+            return
+        self._tasks.append(asyncio.create_task(self._watch()))
+
+    async def _status(self, state: str, detail: str = "") -> None:
+        await self.host.publish(AgentStatus(state=state, label=self.label, detail=detail))  # type: ignore[arg-type]
+
+    async def _unavailable(self, detail: str) -> None:
+        self.log.error("Copilot room agent unavailable: %s", detail)
+        await self._status("unavailable", detail)
+
+    async def _connect(self) -> None:
+        """Start the runtime, work out model access, then resume or open the session."""
+        assert self._location is not None
+        token = login_token()
+        self.connection = Connection(self.settings, self._location.path, token)
+        await self.connection.start()
+        if self._access is None:
+            self._access = await choose_model_access(
+                self.settings, self.connection.client, token, self.log
+            )
+        if self.settings.catalog is not None:
+            self.settings.catalog.refresh()
+        note = await self.connection.open_session(
+            self._session_config(), self._events.put_nowait, self.log
+        )
+        await self._status("ready", " ".join([*self._access.notes, note]).strip())
+
+    def _session_config(self) -> dict[str, Any]:
+        assert self._access is not None
+        config: dict[str, Any] = {
+            **self._access.session,
+            "streaming": True,
+            "working_directory": str(self.settings.repository),
+            "on_permission_request": self._on_permission,
+            "on_user_input_request": self._on_user_input,
+            "system_message": {"mode": "append", "content": SYSTEM_NOTE},
+        }
+        if (catalog := self.settings.catalog) is not None:
+            config["skill_directories"] = [str(d) for d in catalog.skill_directories()]
+            config["custom_agents"] = self._agents = catalog.agent_configs()
+        if self.settings.notebooks is not None:
+            config["tools"] = [
+                Tool(
+                    spec.name,
+                    spec.description,
+                    self._run_notebook_tool,
+                    parameters=spec.parameters,
+                    skip_permission=not spec.edits,
+                )
+                for spec in TOOLS
+            ]
+        return config
+
+    async def restart(self) -> None:
+        async with self._lock:
+            await self._status("starting", "Restarting the runtime…")
+            await self._disconnect()
+            await self._connect()
+
+    async def _disconnect(self) -> None:
+        connection, self.connection = self.connection, None
+        if connection is not None:
+            await connection.close()
+
+    async def stop(self) -> None:
+        if self.translator.ignored:
+            self.log.info(
+                "Copilot runtime events the room ignored: %s", dict(self.translator.ignored)
+            )
+        for task in self._tasks:
+            task.cancel()
+        await self._disconnect()
+        if self._access is not None:
+            await self._access.close()
+
+    # -- turns -----------------------------------------------------------------------------------
+
+    async def send(self, turn: Turn) -> None:
+        if self.connection is None or self.connection.session is None:
+            raise RuntimeError("the Copilot session is not connected")
+        catalog = self.settings.catalog
+        if catalog is not None and catalog.agent_configs() != self._agents:
+            # Custom agents are fixed when a session is opened: reconnect to pass the new set.
+            async with self._lock:
+                await self._disconnect()
+                await self._connect()
+        assert self.connection is not None
+        self.translator.begin_turn()
+        self._turn = turn
+        self._turn_count += 1
+        await self.connection.session.send(f"[{turn.author}]: {turn.text}")
+
+    async def abort(self) -> None:
+        if self.connection is not None and self.connection.session is not None:
+            await self.connection.session.abort()
+
+    # -- health ----------------------------------------------------------------------------------
+
+    async def _watch(self) -> None:
+        """Probe the runtime; when it is gone, tell the room (which restarts it)."""
+        while True:
+            await asyncio.sleep(self.probe_interval)
+            if self._lock.locked() or self.connection is None:
+                continue
+            if await self.connection.alive(self.probe_timeout):
+                continue
+            self.log.warning("The Copilot runtime stopped answering")
+            self.translator.busy = False
+            await self._status("lost", "The Copilot runtime stopped answering; restarting it…")
+
+    # -- runtime callbacks -----------------------------------------------------------------------
+
+    async def _on_permission(self, request: Any, invocation: Any) -> Any:
+        if getattr(request, "kind", "") == "custom-tool" and request.tool_name in TOOL_NAMES:
+            ask = await self._describe_notebook_edit(request)
+        else:
+            ask = describe_permission(request)
+        answer = await self.host.request_permission(ask)
+        if answer.approved:
+            return PermissionDecisionApproveOnce()
+        return PermissionDecisionReject(feedback=answer.text)
+
+    async def _describe_notebook_edit(self, request: Any) -> PermissionAsk:
+        """A notebook edit's card: the notebook, the cell, and a before/after diff."""
+        assert self.settings.notebooks is not None
+        try:
+            summary, details = await self.settings.notebooks.describe(
+                request.tool_name, request.args
+            )
+        except NotebookToolError as err:
+            summary, details = f"{request.tool_name} (it will fail: {err})", {}
+        return PermissionAsk("notebook", summary, details)
+
+    async def _on_user_input(self, request: Any, invocation: Any) -> dict[str, Any]:
+        ask = QuestionAsk(
+            question=request.get("question", ""),
+            choices=tuple(request.get("choices") or ()),
+            allow_freeform=request.get("allowFreeform", True),
+        )
+        answer = await self.host.ask_question(ask)
+        return {"answer": answer.text, "wasFreeform": answer.text not in ask.choices}
+
+    async def _run_notebook_tool(self, invocation: ToolInvocation) -> ToolResult:
+        """A notebook tool call; edits reach here only after the room approved them."""
+        assert self.settings.notebooks is not None
+        turn = self._turn
+        provenance = Provenance(
+            prompt_id=turn.prompt_id if turn else "",
+            author=turn.author if turn else "",
+            turn=self._turn_count,
+            tool_call_id=invocation.tool_call_id,
+            time=time.time(),
+        )
+        try:
+            text = await self.settings.notebooks.call(
+                invocation.tool_name, invocation.arguments, provenance
+            )
+        except NotebookToolError as err:
+            return ToolResult(text_result_for_llm=str(err), result_type="failure", error=str(err))
+        return ToolResult(text_result_for_llm=text)
+
+    # -- events ----------------------------------------------------------------------------------
+
+    async def _pump(self) -> None:
+        """Hand runtime events to the room one at a time, in the order they came."""
+        while True:
+            event = await self._events.get()
+            try:
+                for mapped in self.translator.translate(event):
+                    await self.host.publish(mapped)
+            except Exception:
+                self.log.exception("Could not handle runtime event %s", event_name(event))

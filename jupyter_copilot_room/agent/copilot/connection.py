@@ -1,0 +1,76 @@
+"""One Copilot runtime process and the room's one session in it.
+
+The session id is kept in `state_dir/copilot-session.json`, so a restarted server (or runtime)
+resumes the same conversation; the runtime does not keep a session's configuration, so every
+resume passes it again. The runtime's own state lives in `state_dir/copilot/`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from copilot import CopilotClient, RuntimeConnection
+
+from ...statefiles import read_json, write_json_atomically
+from ..base import AgentSettings
+
+
+class Connection:
+    def __init__(self, settings: AgentSettings, runtime_path: str | None, token: str | None):
+        self.settings = settings
+        self.session_file = settings.state_dir / "copilot-session.json"
+        base = settings.state_dir / "copilot"
+        base.mkdir(exist_ok=True)
+        self.client = CopilotClient(
+            connection=RuntimeConnection.for_stdio(path=runtime_path) if runtime_path else None,
+            working_directory=str(settings.repository),
+            base_directory=str(base),
+            github_token=token,
+            use_logged_in_user=token is None,
+            log_level="error",
+        )
+        self.session: Any = None
+
+    async def start(self) -> None:
+        await self.client.start()
+
+    async def open_session(
+        self, config: dict[str, Any], on_event: Callable[[Any], None], log: logging.Logger
+    ) -> str:
+        """Resume the room's session by id; a new one only when there is none to resume.
+        Returns a note for people when the earlier context was lost."""
+        session_id = (read_json(self.session_file) or {}).get("session_id")
+        note = ""
+        if session_id:
+            try:
+                self.session = await self.client.resume_session(session_id, **config)
+            except Exception as err:
+                log.warning("Could not resume Copilot session %s: %s", session_id, err)
+                note = (
+                    "The previous Copilot session could not be resumed, so the agent "
+                    "starts without its earlier context."
+                )
+        if self.session is None:
+            self.session = await self.client.create_session(**config)
+            write_json_atomically(self.session_file, {"session_id": self.session.session_id})
+        self.session.on(on_event)
+        return note
+
+    async def alive(self, timeout: float) -> bool:
+        try:
+            await asyncio.wait_for(self.client.ping(), timeout)
+        except Exception:
+            return False
+        return True
+
+    async def close(self) -> None:
+        self.session = None
+        try:
+            await asyncio.wait_for(self.client.stop(), 5)
+        except Exception:
+            with contextlib.suppress(Exception):
+                await self.client.force_stop()

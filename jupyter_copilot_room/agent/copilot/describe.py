@@ -1,0 +1,62 @@
+"""What a person must see to decide: the exact command, path or URL, and why."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..base import PermissionAsk
+
+
+def describe_permission(request: Any) -> PermissionAsk:
+    """A runtime permission request (the SDK's `PermissionRequest*` types) as the room's ask."""
+    kind = getattr(request, "kind", "unknown")
+    intention = getattr(request, "intention", "") or ""
+    match kind:
+        case "shell":
+            return PermissionAsk(
+                "shell",
+                request.full_command_text,
+                {"intention": intention, "warning": request.warning or ""},
+            )
+        case "write":
+            return PermissionAsk(
+                "write",
+                request.file_name,
+                {"intention": intention, "diff": (request.diff or "")[:8000]},
+            )
+        case "url":
+            return PermissionAsk("url", request.url, {"intention": intention})
+        case "read":
+            return PermissionAsk("read", request.path, {"intention": intention})
+        case "mcp":
+            return PermissionAsk(
+                "mcp",
+                f"{request.server_name}: {request.tool_title}",
+                {"tool": request.tool_name, "arguments": _json(request.args)},
+            )
+        case "custom-tool":
+            return PermissionAsk(
+                "custom-tool", request.tool_name, {"arguments": _json(request.args)}
+            )
+        case _:
+            return PermissionAsk(kind, intention or kind, {})
+
+
+def summarize_arguments(tool: str, arguments: dict) -> str:
+    """A readable line for a tool card: the command, the path, the pattern or the URL."""
+    for key in ("command", "path", "file_path", "pattern", "url", "query", "prompt", "description"):
+        if value := arguments.get(key):
+            return str(value).splitlines()[0][:300]
+    return tool
+
+
+def trim_arguments(arguments: dict) -> dict:
+    return {k: (v[:2000] if isinstance(v, str) else v) for k, v in arguments.items()}
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value)[:4000]
+    except TypeError:
+        return str(value)[:4000]

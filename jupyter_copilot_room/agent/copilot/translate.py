@@ -1,0 +1,148 @@
+"""Runtime events into the room's events: an explicit allow-list, the rest counted and ignored.
+
+A sub-agent's own messages and tools are its work, never the room agent's reply, so only its
+start and end pass. Usage arrives per model call (sub-agents' calls too) and is summed into one
+`TurnUsage` for the turn, reported just before the turn ends.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from ...events import (
+    AgentError,
+    AgentEvent,
+    AssistantMessage,
+    MessageDelta,
+    SubagentEnded,
+    SubagentStarted,
+    ToolCompleted,
+    ToolStarted,
+    TurnEnded,
+    TurnUsage,
+)
+from .describe import summarize_arguments, trim_arguments
+
+RESULT_EXCERPT = 2000
+
+
+def event_name(event: Any) -> str:
+    return event.raw_type or event.type.value
+
+
+class EventTranslator:
+    """Holds what one turn accumulates: its usage, its error, when each tool started."""
+
+    def __init__(self) -> None:
+        self.ignored: Counter[str] = Counter()
+        self.busy = False
+        self._error: str | None = None
+        self._usage: Counter[str] = Counter()
+        self._usage_model = ""
+        self._tools_started: dict[str, float] = {}
+
+    def begin_turn(self) -> None:
+        self.busy, self._error, self._usage_model = True, None, ""
+        self._usage.clear()
+
+    def translate(self, event: Any) -> list[AgentEvent]:
+        name, data = event_name(event), event.data
+        if name == "assistant.usage":
+            self._usage_model = self._usage_model or data.model or ""
+            self._usage["input_tokens"] += data.input_tokens or 0
+            self._usage["output_tokens"] += data.output_tokens or 0
+            self._usage["model_calls"] += 1
+            return []
+        if event.agent_id is not None and not name.startswith("subagent."):
+            self.ignored["subagent:" + name] += 1
+            return []
+        match name:
+            case "assistant.message_delta" if not data.parent_tool_call_id:
+                return [MessageDelta(entry_id=data.message_id, text=data.delta_content)]
+            case "assistant.message" if not data.parent_tool_call_id:
+                if not data.content:
+                    return []
+                return [AssistantMessage(entry_id=data.message_id, text=data.content)]
+            case "assistant.reasoning_delta":
+                return [
+                    MessageDelta(
+                        entry_id=data.reasoning_id, text=data.delta_content, kind="reasoning"
+                    )
+                ]
+            case "assistant.reasoning":
+                if not data.content:
+                    return []
+                return [
+                    AssistantMessage(
+                        entry_id=data.reasoning_id, text=data.content, kind="reasoning"
+                    )
+                ]
+            case "tool.execution_start":
+                return [self._tool_started(data)]
+            case "tool.execution_complete":
+                return [self._tool_completed(data)]
+            case "subagent.started":
+                return [
+                    SubagentStarted(
+                        call_id="subagent-" + data.tool_call_id,
+                        name=data.agent_name,
+                        description=data.agent_description,
+                    )
+                ]
+            case "subagent.completed" | "subagent.failed":
+                return [
+                    SubagentEnded(
+                        call_id="subagent-" + data.tool_call_id,
+                        name=data.agent_name,
+                        error=data.error if name == "subagent.failed" else None,
+                    )
+                ]
+            case "session.error":
+                self._error = data.message
+                return [AgentError(message=data.message)]
+            case "session.idle":
+                return self.end_turn()
+            case _:
+                self.ignored[name] += 1
+                return []
+
+    def _tool_started(self, data: Any) -> ToolStarted:
+        self._tools_started[data.tool_call_id] = time.monotonic()
+        arguments = data.arguments if isinstance(data.arguments, dict) else {}
+        return ToolStarted(
+            call_id=data.tool_call_id,
+            tool=data.tool_name,
+            summary=summarize_arguments(data.tool_name, arguments),
+            arguments=trim_arguments(arguments),
+        )
+
+    def _tool_completed(self, data: Any) -> ToolCompleted:
+        started = self._tools_started.pop(data.tool_call_id, None)
+        if data.success:
+            text = data.result.content if data.result else ""
+        else:
+            text = data.error.message if data.error else "failed"
+        return ToolCompleted(
+            call_id=data.tool_call_id,
+            success=bool(data.success),
+            result=text[:RESULT_EXCERPT],
+            duration=time.monotonic() - started if started is not None else None,
+        )
+
+    def end_turn(self) -> list[AgentEvent]:
+        """The turn's usage and its end; nothing when no turn was running."""
+        if not self.busy:
+            return []
+        self.busy = False
+        ended = TurnEnded(error=self._error)
+        if not self._usage["model_calls"]:
+            return [ended]
+        usage = TurnUsage(
+            model=self._usage_model,
+            input_tokens=self._usage["input_tokens"],
+            output_tokens=self._usage["output_tokens"],
+            model_calls=self._usage["model_calls"],
+        )
+        return [usage, ended]

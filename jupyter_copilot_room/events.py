@@ -1,0 +1,260 @@
+"""Every fact the room records, and every event an agent reports, declared once.
+
+A record in `transcript.jsonl` is a `kind` plus a payload; `RECORD_PAYLOADS` names the one class
+for each kind. An agent reports its progress with the same classes where the fact is recorded as
+it happened (a tool call, a sub-agent, usage, an error, the final message): the room only stamps
+the turn it belongs to (`prompt_id`, and `author` for usage) before recording it, so no field can
+be lost between the agent and the file. Events that are not recorded as such (streamed deltas,
+the end of a turn, the agent's status) are declared here too, beside them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Strict(BaseModel):
+    """Unknown fields are an error, and a value never changes once made."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+MessageKind = Literal["assistant", "reasoning"]
+
+# -- what an agent reports ------------------------------------------------------------------------
+
+
+class AgentEvent(Strict):
+    """Something an agent reports to the room during a turn (or about itself)."""
+
+
+class MessageDelta(AgentEvent):
+    """A streamed piece of a reply or of reasoning; `entry_id` groups the pieces of one message.
+    Deltas reach the live document only: the complete `AssistantMessage` is what is recorded."""
+
+    entry_id: str
+    text: str
+    kind: MessageKind = "assistant"
+
+
+class TurnEnded(AgentEvent):
+    """The agent is idle again; `error` says why the turn failed, if it did."""
+
+    error: str | None = None
+
+
+class AgentStatus(AgentEvent):
+    """Whether the agent can take a turn (`ready`), is getting there (`starting`), cannot
+    (`unavailable`, with `detail` saying why and what to do), or has lost its runtime (`lost`:
+    the room fails the turn it had and restarts it)."""
+
+    state: Literal["starting", "ready", "unavailable", "lost"]
+    label: str
+    detail: str = ""
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "ready"
+
+
+class AssistantMessage(AgentEvent):
+    """A whole message (or, when the turn failed or was aborted, what had streamed of it)."""
+
+    entry_id: str
+    prompt_id: str | None = None  # stamped by the room
+    text: str
+    kind: MessageKind = "assistant"
+    partial: bool = False
+
+
+class ToolStarted(AgentEvent):
+    call_id: str
+    prompt_id: str | None = None  # stamped by the room
+    tool: str
+    summary: str
+    arguments: dict = Field(default_factory=dict)
+
+
+class ToolCompleted(AgentEvent):
+    call_id: str
+    success: bool
+    result: str = ""
+    duration: float | None = None
+
+
+class SubagentStarted(AgentEvent):
+    call_id: str
+    prompt_id: str | None = None  # stamped by the room
+    name: str
+    description: str = ""
+
+
+class SubagentEnded(AgentEvent):
+    call_id: str
+    error: str | None = None
+    name: str = ""  # absent from records written before 0.2
+
+
+class TurnUsage(AgentEvent):
+    """What one turn cost, booked to the person whose prompt it was."""
+
+    prompt_id: str | None = None  # stamped by the room
+    author: str | None = None  # stamped by the room
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_calls: int = 0
+
+
+class AgentError(AgentEvent):
+    """The runtime reported an error; the turn usually fails with it (a `TurnEnded` follows)."""
+
+    prompt_id: str | None = None  # stamped by the room
+    message: str
+
+
+# -- what the room records of its own -------------------------------------------------------------
+
+
+class Target(Strict):
+    """A skill (`/name`) or a custom agent (`@name`) a prompt is addressed to."""
+
+    kind: Literal["skill", "agent"]
+    name: str = Field(min_length=1, max_length=200)
+
+
+class PromptSubmitted(Strict):
+    id: str
+    text: str
+    target: Target | None = None
+
+
+class PromptRef(Strict):
+    id: str
+
+
+class PromptFinished(Strict):
+    id: str
+    state: Literal["completed", "failed", "canceled"]
+    reason: str | None = None
+
+
+class AssistantStarted(Strict):
+    """The first streamed piece of a message arrived: fixes the entry's place in the transcript."""
+
+    entry_id: str
+    prompt_id: str
+    kind: MessageKind = "assistant"
+
+
+class AgentReady(Strict):
+    """The agent can take turns, as `label` (a model, or the demo model); `detail` says more."""
+
+    label: str
+    detail: str = ""
+
+
+class RequestOpened(Strict):
+    """A permission request or a question (kind `question`) waiting for its author or a host."""
+
+    id: str
+    prompt_id: str
+    author: str
+    kind: str
+    summary: str
+    details: dict = Field(default_factory=dict)
+    choices: list[str] = Field(default_factory=list)
+    allow_freeform: bool = True
+    deadline: float
+
+
+class RequestSettled(Strict):
+    id: str
+    outcome: Literal["approved", "rejected", "answered", "timed_out", "aborted"]
+    feedback: str | None = None
+    answer: str | None = None
+
+
+class PersonSeen(Strict):
+    username: str
+    display_name: str
+    verified: bool
+    avatar_url: str | None = None
+    color: str | None = None
+    gate: Literal["member", "viewer"] | None = None  # the role the hub granted, if any
+
+
+class AdmissionDecided(Strict):
+    username: str
+    decision: Literal["viewer", "member", "reject"]
+
+
+class RoleChanged(Strict):
+    username: str
+    role: Literal["viewer", "member"]
+
+
+class PersonRef(Strict):
+    username: str
+
+
+class SettingsChanged(Strict):
+    changes: dict
+
+
+class SystemNote(Strict):
+    text: str
+
+
+#: The payload class of each record kind: the transcript's whole vocabulary.
+RECORD_PAYLOADS: dict[str, type[Strict]] = {
+    "prompt.submitted": PromptSubmitted,
+    "prompt.withdrawn": PromptRef,
+    "prompt.started": PromptRef,
+    "prompt.finished": PromptFinished,
+    "assistant.started": AssistantStarted,
+    "assistant.message": AssistantMessage,
+    "tool.started": ToolStarted,
+    "tool.completed": ToolCompleted,
+    "subagent.started": SubagentStarted,
+    "subagent.ended": SubagentEnded,
+    "usage": TurnUsage,
+    "agent.error": AgentError,
+    "agent.ready": AgentReady,
+    "request.opened": RequestOpened,
+    "request.settled": RequestSettled,
+    "abort": PromptRef,
+    "person.seen": PersonSeen,
+    "admission.decided": AdmissionDecided,
+    "role.changed": RoleChanged,
+    "person.removed": PersonRef,
+    "host.claimed": PersonRef,
+    "settings.changed": SettingsChanged,
+    "system": SystemNote,
+}
+
+#: Agent events recorded as they are, by the kind of their record.
+RECORDED_EVENTS: dict[type[Strict], str] = {
+    cls: kind for kind, cls in RECORD_PAYLOADS.items() if issubclass(cls, AgentEvent)
+}
+
+
+class Record(BaseModel):
+    """One line of `transcript.jsonl`: the envelope around one payload."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seq: int
+    ts: float
+    kind: str
+    actor: str | None = None
+    payload: dict = Field(default_factory=dict)
+
+    def parsed(self) -> Strict:
+        """The payload as its kind's class; raises ValueError for an unknown kind or bad fields."""
+        model = RECORD_PAYLOADS.get(self.kind)
+        if model is None:
+            raise ValueError(f"unknown record kind {self.kind!r}")
+        return model.model_validate(self.payload)

@@ -1,0 +1,182 @@
+"""Notebook tools for the agent: it edits notebooks the way a collaborator does.
+
+When a notebook is open in a jupyter-collaboration room, the agent edits that live shared
+document (one transaction per edit; a replaced cell keeps its id and gets a character-level diff;
+metadata keys are set one by one), so the people typing in it keep every keystroke. Only when no
+room has the notebook open does it go through the contents manager, validated with nbformat.
+It never writes the `.ipynb` file behind the collaboration layer's back (that makes the server
+reload the file and lose people's unsaved edits).
+
+The agent adapter wraps these handlers into SDK tools (`tools.py` declares them); this module
+imports no SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import asdict
+from inspect import isawaitable
+from typing import Any
+
+import nbformat
+
+from .edits import Delete, Edit, Insert, Move, Replace, source_of
+from .presence import Presence
+from .tools import METADATA_KEY, NotebookToolError, Provenance, validated
+
+
+class NotebookEditor:
+    """Carries out the notebook tools against the running server.
+
+    `server_settings` returns the Jupyter server's web-app settings when called: the collaboration
+    extension loads after this one (extensions load alphabetically), so it is looked up per call.
+    """
+
+    def __init__(self, server_settings: Callable[[], dict]):
+        self._settings = server_settings
+        # The runtime may run several tool calls at once: edits of one notebook take turns, or
+        # two read-modify-save cycles on a closed notebook would lose one of the edits.
+        self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._presence: dict[str, Presence] = {}  # notebooks the agent is editing this turn
+
+    # -- the tools -------------------------------------------------------------------------------
+
+    async def call(self, tool: str, arguments: Any, provenance: Provenance) -> str:
+        args = validated(tool, arguments)
+        match tool:
+            case "notebook_read":
+                return await self.read(args["path"])
+            case "notebook_insert_cell":
+                return await self._edit(
+                    args["path"],
+                    provenance,
+                    Insert(args["index"], args["cell_type"], args["source"]),
+                )
+            case "notebook_replace_cell":
+                return await self._edit(
+                    args["path"], provenance, Replace(args["cell_id"], args["source"])
+                )
+            case "notebook_delete_cell":
+                return await self._edit(args["path"], provenance, Delete(args["cell_id"]))
+            case "notebook_move_cell":
+                return await self._edit(
+                    args["path"], provenance, Move(args["cell_id"], args["index"])
+                )
+        raise NotebookToolError(f"Unknown notebook tool {tool!r}.")
+
+    async def read(self, path: str) -> str:
+        cells = (await self._cells(path))[0]
+        return json.dumps({"path": path, "cells": [_summary(c) for c in cells]}, indent=1)
+
+    async def describe(self, tool: str, arguments: Any) -> tuple[str, dict]:
+        """What an approval card shows for an edit: a one-line summary and a before/after diff."""
+        args = validated(tool, arguments)
+        path = args["path"]
+        cells, _ = await self._cells(path)
+        edit = {
+            "notebook_insert_cell": lambda: Insert(
+                args["index"], args["cell_type"], args["source"]
+            ),
+            "notebook_replace_cell": lambda: Replace(args["cell_id"], args["source"]),
+            "notebook_delete_cell": lambda: Delete(args["cell_id"]),
+            "notebook_move_cell": lambda: Move(args["cell_id"], args["index"]),
+        }[tool]()
+        return edit.summary(path, cells), {"path": path, "diff": edit.diff(cells)}
+
+    # -- where notebooks live --------------------------------------------------------------------
+
+    async def _live(self, path: str):
+        """The open collaboration room's notebook, or None when nobody has it open."""
+        ydocs = self._settings().get("jupyter_server_ydoc")
+        if ydocs is None:
+            return None
+        return await ydocs.get_document(
+            path=path, content_type="notebook", file_format="json", copy=False
+        )
+
+    async def _cells(self, path: str) -> tuple[list[dict], bool]:
+        live = await self._live(path)
+        if live is not None:
+            return [live.get_cell(i) for i in range(live.cell_number)], True
+        return list((await self._load(path)).cells), False
+
+    async def _load(self, path: str):
+        contents = self._settings()["contents_manager"]
+        try:
+            model = contents.get(path, content=True, type="notebook")
+            if isawaitable(model):
+                model = await model
+        except Exception as err:
+            raise NotebookToolError(f"Cannot open notebook {path!r}: {_reason(err)}") from None
+        return model["content"]
+
+    async def _edit(self, path: str, provenance: Provenance, edit: Edit) -> str:
+        async with self._locks[path]:
+            return await self._edit_now(path, provenance, edit)
+
+    async def _edit_now(self, path: str, provenance: Provenance, edit: Edit) -> str:
+        meta = {METADATA_KEY: asdict(provenance)}
+        live = await self._live(path)
+        if live is not None:
+            with live.ydoc.transaction():
+                said = edit.on_live(live, meta)
+            self._show_presence(path, live, provenance.author, edit.cell_id_after(live))
+            return said + " (in the open, shared notebook)"
+        notebook = await self._load(path)
+        result = edit.on_file(notebook, meta)
+        try:
+            nbformat.validate(notebook)
+        except nbformat.ValidationError as err:
+            raise NotebookToolError(
+                f"The edit would make an invalid notebook: {err.message}"
+            ) from None
+        if await self._live(path) is not None:
+            # Someone opened it while we were editing the file: edit the live document instead.
+            return await self._edit_now(path, provenance, edit)
+        contents = self._settings()["contents_manager"]
+        saved = contents.save({"type": "notebook", "format": "json", "content": notebook}, path)
+        if isawaitable(saved):
+            await saved
+        return result + " (saved; nobody had the notebook open)"
+
+    # -- presence --------------------------------------------------------------------------------
+
+    def _show_presence(self, path: str, live, author: str, cell_id: str | None) -> None:
+        """Appear in the notebook as a collaborator, with a cursor on the cell just touched."""
+        presence = self._presence.get(path)
+        if presence is None or presence.live is not live:
+            presence = self._presence[path] = Presence(live, author)
+        presence.point_at(cell_id)
+
+    def leave(self) -> None:
+        """The turn is over: the agent's presence leaves every notebook it was in."""
+        for presence in self._presence.values():
+            presence.leave()
+        self._presence.clear()
+
+
+def _summary(cell: dict) -> dict:
+    summary = {"id": cell.get("id"), "cell_type": cell.get("cell_type"), "source": source_of(cell)}
+    outputs = cell.get("outputs") or []
+    if outputs:
+        summary["outputs"] = [_output(o) for o in outputs[:5]]
+    return summary
+
+
+def _output(output: dict) -> str:
+    kind = output.get("output_type", "")
+    if kind == "stream":
+        text = output.get("text", "")
+    elif kind == "error":
+        text = f"{output.get('ename')}: {output.get('evalue')}"
+    else:
+        text = (output.get("data") or {}).get("text/plain", "")
+    text = "".join(text) if isinstance(text, list) else str(text)
+    return f"{kind}: {text[:200]}"
+
+
+def _reason(err: Exception) -> str:
+    return getattr(err, "log_message", None) or str(err) or type(err).__name__

@@ -1,0 +1,132 @@
+"""The notebook tools the agent is offered: their names, descriptions and argument schemas.
+
+Plain data: the agent adapter wraps them into SDK tools. The runtime does not enforce the
+JSON-schema bounds below (it folds them into the description), so `validated` checks every call
+and answers a bad one with a `NotebookToolError` the model can act on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+CELL_TYPES = ("code", "markdown", "raw")
+MAX_SOURCE = 100_000
+METADATA_KEY = "copilot_room"
+
+
+class NotebookToolError(Exception):
+    """A tool call that cannot be done; the message goes back to the model."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Which prompt, person and tool call a cell's latest agent edit came from."""
+
+    prompt_id: str
+    author: str
+    turn: int
+    tool_call_id: str
+    time: float
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict
+    edits: bool  # edits go through the room's approval (kind `notebook`); reading does not
+
+
+_PATH = {"type": "string", "description": "Notebook path relative to the repository root."}
+_CELL = {"type": "string", "description": "The cell's id, as notebook_read lists it."}
+_SOURCE = {"type": "string", "description": "The cell's full new source."}
+
+TOOLS = (
+    ToolSpec(
+        "notebook_read",
+        "Read a notebook: each cell's id, type, source and a short summary of its outputs. "
+        "Use it before editing, and use these tools (not file writes) for .ipynb files: people "
+        "may have the notebook open.",
+        {"type": "object", "properties": {"path": _PATH}, "required": ["path"]},
+        edits=False,
+    ),
+    ToolSpec(
+        "notebook_insert_cell",
+        "Insert a new cell at `index` (0 = first; the number of cells = at the end).",
+        {
+            "type": "object",
+            "properties": {
+                "path": _PATH,
+                "index": {"type": "integer", "minimum": 0},
+                "cell_type": {"type": "string", "enum": list(CELL_TYPES)},
+                "source": _SOURCE,
+            },
+            "required": ["path", "index", "cell_type", "source"],
+        },
+        edits=True,
+    ),
+    ToolSpec(
+        "notebook_replace_cell",
+        "Replace a cell's source (a code cell's outputs are cleared).",
+        {
+            "type": "object",
+            "properties": {"path": _PATH, "cell_id": _CELL, "source": _SOURCE},
+            "required": ["path", "cell_id", "source"],
+        },
+        edits=True,
+    ),
+    ToolSpec(
+        "notebook_delete_cell",
+        "Delete a cell.",
+        {
+            "type": "object",
+            "properties": {"path": _PATH, "cell_id": _CELL},
+            "required": ["path", "cell_id"],
+        },
+        edits=True,
+    ),
+    ToolSpec(
+        "notebook_move_cell",
+        "Move a cell to `index` (its position after the move).",
+        {
+            "type": "object",
+            "properties": {
+                "path": _PATH,
+                "cell_id": _CELL,
+                "index": {"type": "integer", "minimum": 0},
+            },
+            "required": ["path", "cell_id", "index"],
+        },
+        edits=True,
+    ),
+)
+TOOL_NAMES = frozenset(spec.name for spec in TOOLS)
+
+
+def validated(tool: str, arguments: Any) -> dict:
+    spec = next((s for s in TOOLS if s.name == tool), None)
+    if spec is None:
+        raise NotebookToolError(f"Unknown notebook tool {tool!r}.")
+    if not isinstance(arguments, dict):
+        raise NotebookToolError("The arguments must be an object.")
+    missing = [k for k in spec.parameters["required"] if k not in arguments]
+    if missing:
+        raise NotebookToolError(f"Missing argument(s): {', '.join(missing)}.")
+    path = arguments["path"]
+    if not isinstance(path, str) or not path.endswith(".ipynb") or path.startswith("/"):
+        raise NotebookToolError("`path` must be a relative path to an .ipynb file.")
+    if "index" in arguments and (
+        not isinstance(arguments["index"], int)
+        or isinstance(arguments["index"], bool)
+        or arguments["index"] < 0
+    ):
+        raise NotebookToolError("`index` must be a whole number, 0 or more.")
+    if "cell_type" in arguments and arguments["cell_type"] not in CELL_TYPES:
+        raise NotebookToolError(f"`cell_type` must be one of {', '.join(CELL_TYPES)}.")
+    for key in ("source", "cell_id"):
+        if key in arguments and not isinstance(arguments[key], str):
+            raise NotebookToolError(f"`{key}` must be a string.")
+    if len(arguments.get("source", "")) > MAX_SOURCE:
+        raise NotebookToolError(f"`source` is longer than {MAX_SOURCE} characters.")
+    return arguments

@@ -1,0 +1,120 @@
+"""What the agent is given at start: a way to report events and to ask people for things.
+
+The agent never sees the room. It publishes events (each declared once in `events.py`), which
+this host maps to the running turn: deltas stream into the document, recorded events are stamped
+with their prompt and recorded, the end of a turn and the agent's status go to `Turns`. Its
+permission requests and questions go to the desk, only while a turn runs and is not being
+stopped; a kind hosts let through (notebook edits) is approved by the room's settings.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..agent.base import Answer, PermissionAsk, QuestionAsk
+from ..events import (
+    RECORDED_EVENTS,
+    AgentEvent,
+    AgentStatus,
+    AssistantMessage,
+    MessageDelta,
+    Strict,
+    SubagentEnded,
+    ToolCompleted,
+    TurnEnded,
+)
+from ..settings import SettingsStore
+from .desk import RequestDesk
+from .document import RoomDocument
+from .recorder import Recorder
+from .streams import Streams
+from .turns import RunningTurn, Turns
+
+log = logging.getLogger(__name__)
+
+NOTHING_RUNNING = "No prompt is running in the room, so this was rejected."
+
+
+class RoomAgentHost:
+    def __init__(
+        self,
+        turns: Turns,
+        desk: RequestDesk,
+        streams: Streams,
+        recorder: Recorder,
+        document: RoomDocument,
+        settings: SettingsStore,
+    ):
+        self.turns = turns
+        self.desk = desk
+        self.streams = streams
+        self.recorder = recorder
+        self.document = document
+        self.settings = settings
+
+    async def publish(self, event: AgentEvent) -> None:
+        if isinstance(event, AgentStatus):
+            self.turns.status_changed(event)
+            return
+        turn = self.turns.running
+        if turn is None:
+            log.debug("Ignored %s outside a turn", type(event).__name__)
+            return
+        match event:
+            case TurnEnded():
+                self.turns.end(event.error)
+            case MessageDelta():
+                self.streams.delta(turn.prompt.id, event)
+            case AssistantMessage():
+                self.streams.finish(turn.prompt.id, event)
+            case _ if type(event) in RECORDED_EVENTS:
+                self._record(turn, event)
+            case _:
+                log.debug("Ignored an agent event the room does not know: %r", event)
+
+    def _record(self, turn: RunningTurn, event: Strict) -> None:
+        """An event recorded as it is, stamped with the turn it belongs to."""
+        if isinstance(event, ToolCompleted | SubagentEnded) and not self.document.has_entry(
+            event.call_id
+        ):
+            log.debug("Ignored the end of %s, whose start the room never saw", event.call_id)
+            return
+        context = {"prompt_id": turn.prompt.id, "author": turn.prompt.author}
+        fields = type(event).model_fields
+        stamped = event.model_copy(update={k: v for k, v in context.items() if k in fields})
+        self.recorder.commit(RECORDED_EVENTS[type(event)], None, stamped)
+
+    async def request_permission(self, ask: PermissionAsk) -> Answer:
+        turn, refusal = self._turn_taking_requests()
+        if turn is None:
+            return refusal
+        settings = self.settings.current
+        if ask.kind == "notebook" and settings.auto_approve_notebook_edits:
+            return self.desk.approve_by_settings(
+                turn.prompt, ask.kind, ask.summary, settings.permission_timeout, ask.details
+            )
+        return await self.desk.ask(
+            turn.prompt, ask.kind, ask.summary, settings.permission_timeout, details=ask.details
+        )
+
+    async def ask_question(self, ask: QuestionAsk) -> Answer:
+        turn, refusal = self._turn_taking_requests()
+        if turn is None:
+            return refusal
+        return await self.desk.ask(
+            turn.prompt,
+            "question",
+            ask.question,
+            self.settings.current.question_timeout,
+            choices=ask.choices,
+            allow_freeform=ask.allow_freeform,
+        )
+
+    def _turn_taking_requests(self) -> tuple[RunningTurn | None, Answer]:
+        """The running turn, unless there is none or it is being stopped (then, why not)."""
+        turn = self.turns.running
+        if turn is None:
+            return None, Answer(False, NOTHING_RUNNING)
+        if turn.stop is not None:
+            return None, Answer(False, f"{turn.stop.reason} So this was rejected.")
+        return turn, Answer(True)

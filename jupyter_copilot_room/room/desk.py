@@ -1,0 +1,154 @@
+"""The desk where the agent's permission requests and questions wait for a person.
+
+Each request belongs to the running prompt and so to its author: the author and the hosts may
+answer (the ledger in `requests.py` decides). The desk owns what the ledger cannot: the agent's
+future waiting on each answer and each request's own timer. Deadlines and timers run on one clock,
+the event loop's monotonic one, so "no answer before the deadline means no" holds whatever the
+wall clock does; the wall-clock deadline in the document only drives the people's countdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+
+from ..agent.base import Answer
+from ..events import RequestOpened, RequestSettled
+from .queue import QueuedPrompt
+from .recorder import Recorder
+from .requests import Outcome, Request, RequestLedger
+
+
+class RequestDesk:
+    def __init__(self, recorder: Recorder, wall_clock: Callable[[], float]):
+        self.recorder = recorder
+        self.wall_clock = wall_clock
+        self.ledger = RequestLedger()
+        self._waiters: dict[str, asyncio.Future[Answer]] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        #: Told when a prompt starts or stops waiting on people: (prompt id, waiting).
+        self.on_waiting: Callable[[str, bool], None] = lambda prompt_id, waiting: None
+
+    @staticmethod
+    def now() -> float:
+        return asyncio.get_running_loop().time()
+
+    async def ask(
+        self, prompt: QueuedPrompt, kind: str, summary: str, timeout: float, **extra
+    ) -> Answer:
+        """Open a request for the prompt's author and wait for an answer, or for its timer."""
+        request = self.ledger.open(self._open(prompt, kind, summary, timeout, **extra))
+        loop = asyncio.get_running_loop()
+        waiter = self._waiters[request.id] = loop.create_future()
+        self._timers[request.id] = loop.call_later(timeout, self._time_out, request.id)
+        self.on_waiting(prompt.id, True)
+        return await waiter
+
+    def approve_by_settings(
+        self, prompt: QueuedPrompt, kind: str, summary: str, timeout: float, details: dict
+    ) -> Answer:
+        """Hosts let this kind through: still a card in the transcript, settled at once."""
+        request = self._open(prompt, kind, summary, timeout, details=details)
+        self.recorder.commit(
+            "request.settled",
+            None,
+            RequestSettled(
+                id=request.id, outcome="approved", feedback="approved by the room's settings"
+            ),
+        )
+        return Answer(True, "Approved by the room's settings for notebook edits.")
+
+    def answer_permission(
+        self, request_id: str, by: str, *, is_host: bool, approve: bool, feedback: str | None
+    ) -> None:
+        self._expire_due()
+        request = self.ledger.answer_permission(
+            request_id, by, is_host=is_host, approve=approve, now=self.now()
+        )
+        if approve:
+            said = f"Approved by {by}."
+        else:
+            said = f"Rejected by {by}" + (f": {feedback}" if feedback else ".")
+        self._settled(request, said, feedback=feedback)
+
+    def answer_question(self, request_id: str, by: str, *, is_host: bool, answer: str) -> None:
+        self._expire_due()
+        request = self.ledger.answer_question(
+            request_id, by, is_host=is_host, answer=answer, now=self.now()
+        )
+        self._settled(request, answer)
+
+    def settle_turn(self, prompt_id: str | None, why: str) -> None:
+        """A turn is stopping (or the server is): every request still open settles now, as `why`."""
+        for request in self.ledger.abort(prompt_id):
+            self._settled(request, why)
+
+    def _open(
+        self, prompt: QueuedPrompt, kind: str, summary: str, timeout: float, **extra
+    ) -> Request:
+        """A new request for the prompt's author, recorded (and so shown) as opened."""
+        now = self.now()
+        request = Request(
+            id=uuid.uuid4().hex,
+            kind=kind,
+            prompt_id=prompt.id,
+            author=prompt.author,
+            summary=summary,
+            opened_at=now,
+            deadline=now + timeout,
+            **extra,
+        )
+        self.recorder.commit(
+            "request.opened",
+            None,
+            RequestOpened(
+                id=request.id,
+                prompt_id=prompt.id,
+                author=prompt.author,
+                kind=kind,
+                summary=summary,
+                details=request.details,
+                choices=list(request.choices),
+                allow_freeform=request.allow_freeform,
+                deadline=self.wall_clock() + timeout,
+            ),
+        )
+        return request
+
+    def _time_out(self, request_id: str) -> None:
+        if (request := self.ledger.time_out(request_id)) is not None:
+            self._settled(request, _timed_out(request))
+
+    def _expire_due(self) -> None:
+        """An answer that arrives after the deadline finds the request already timed out, even if
+        its timer has not run yet."""
+        for request in self.ledger.expire(self.now()):
+            self._settled(request, _timed_out(request))
+
+    def _settled(self, request: Request, said: str, feedback: str | None = None) -> None:
+        """Record the outcome, hand the answer to the waiting agent, resume the turn."""
+        self.recorder.commit(
+            "request.settled",
+            request.answered_by,
+            RequestSettled(
+                id=request.id,
+                outcome=request.outcome.value,
+                feedback=feedback,
+                answer=request.answer,
+            ),
+        )
+        if (timer := self._timers.pop(request.id, None)) is not None:
+            timer.cancel()
+        if (waiter := self._waiters.pop(request.id, None)) is not None and not waiter.done():
+            waiter.set_result(Answer(request.outcome in (Outcome.APPROVED, Outcome.ANSWERED), said))
+        if not self.ledger.outstanding(request.prompt_id):
+            self.on_waiting(request.prompt_id, False)
+
+
+def _timed_out(request: Request) -> str:
+    waited = request.deadline - request.opened_at
+    return (
+        f"Nobody answered within {waited:.0f} s, so this was rejected. "
+        "Do not retry it unless asked."
+    )

@@ -1,0 +1,191 @@
+"""Who has been in the room, the role each person has now, and what hosts decided about them.
+
+Every request checks its caller in (`check_in`): a first visit or a changed name is recorded, and
+the role is decided afresh from the admission book (the hub's grant is re-read on every request,
+so a hub admin's change applies at once). The `participants` root of the document shows everyone
+with their live role and presence; hosts' decisions are stored in `admissions.json` and recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ..access.admissions import AdmissionBook, Decision, save_decisions
+from ..access.identity import HostClaim, Identity
+from ..access.roles import ADMITTED, Action, Role, actions_of, can
+from ..errors import Conflict, NotAllowed, NotFound
+from ..events import AdmissionDecided, PersonRef, PersonSeen, RoleChanged
+from ..settings import Policy, RoomSettings
+from .document import RoomDocument
+from .recorder import Recorder
+
+_REFUSALS = {
+    Role.PENDING: ("not_admitted", "You are waiting for a host to let you into the room."),
+    Role.REFUSED: ("refused", "You are not admitted to this room; ask a host to let you in."),
+    Role.VIEWER: ("forbidden", "Viewers can watch the room but not act in it."),
+    Role.MEMBER: ("forbidden", "Only a host can do that."),
+}
+
+
+class People:
+    def __init__(
+        self,
+        book: AdmissionBook,
+        decisions_file: Path,
+        document: RoomDocument,
+        recorder: Recorder,
+        online: Callable[[], set[str]],
+    ):
+        self.book = book
+        self.decisions_file = decisions_file
+        self.document = document
+        self.recorder = recorder
+        self.online = online
+        self.known: dict[str, Identity] = {}
+
+    # -- who is here -----------------------------------------------------------------------------
+
+    def remember(self, identity: Identity) -> None:
+        """A visit replayed from the transcript."""
+        self.known[identity.username] = identity
+
+    def check_in(self, identity: Identity) -> Role:
+        """Register the caller's visit (recorded when it is new or their name changed) and
+        decide their role now."""
+        if self.known.get(identity.username) != identity:
+            self.known[identity.username] = identity
+            self.recorder.commit(
+                "person.seen",
+                identity.username,
+                PersonSeen(
+                    username=identity.username,
+                    display_name=identity.display_name,
+                    verified=identity.verified,
+                    avatar_url=identity.avatar_url,
+                    color=identity.color,
+                    gate=identity.hub_role.value if identity.hub_role else None,
+                ),
+            )
+        return self.show(identity)
+
+    def require(self, identity: Identity, action: Action) -> Role:
+        """Check the caller in and refuse, with a message for them, what their role forbids."""
+        role = self.check_in(identity)
+        if not can(role, action):
+            code, message = _REFUSALS.get(role, ("forbidden", "Not allowed."))
+            raise NotAllowed(message, code=code)
+        return role
+
+    def role_of(self, username: str) -> Role:
+        person = self.known.get(username)
+        if person is None:
+            return self.book.role_of(username, verified=False)
+        return self.book.role_of(username, verified=person.verified, hub_role=person.hub_role)
+
+    def show(self, person: Identity) -> Role:
+        role = self.role_of(person.username)
+        self.document.put_participant(
+            person.username,
+            display_name=person.display_name,
+            role=role.value,
+            verified=person.verified,
+            avatar_url=person.avatar_url,
+            color=person.color,
+            online=person.username in self.online(),
+        )
+        return role
+
+    def show_everyone(self) -> None:
+        for person in self.known.values():
+            self.show(person)
+
+    def presence_changed(self, username: str) -> None:
+        if username in self.known:
+            self.show(self.known[username])
+
+    @staticmethod
+    def me(identity: Identity, role: Role) -> dict:
+        """`GET room`'s `me`: who the caller is and what they may do."""
+        return {
+            "username": identity.username,
+            "display_name": identity.display_name,
+            "role": role.value,
+            "verified": identity.verified,
+            "avatar_url": identity.avatar_url,
+            "color": identity.color,
+            "can": actions_of(role),
+        }
+
+    def listing(self) -> list[dict]:
+        participants = self.document.participants.to_py() or {}
+        return [{"username": name, **fields} for name, fields in sorted(participants.items())]
+
+    # -- hosts' decisions ------------------------------------------------------------------------
+
+    def set_role(self, host: Identity, username: str, role: str) -> Role:
+        """A host re-roles someone already in the room; it holds even against the hub's grant."""
+        current = self._known_target(username)
+        if current not in (Role.MEMBER, Role.VIEWER):
+            raise Conflict(
+                f"{username} is {current.value}; admit them first (POST admissions/{username}).",
+                code="not_a_participant",
+            )
+        self._decide(username, Decision(role), over_hub=True)
+        self.recorder.commit(
+            "role.changed", host.username, RoleChanged(username=username, role=role)
+        )
+        return self._after_decision(username)
+
+    def remove(self, host: Identity, username: str) -> Role:
+        self._known_target(username)
+        self._decide(username, Decision.REJECT)
+        self.recorder.commit("person.removed", host.username, PersonRef(username=username))
+        return self._after_decision(username)
+
+    def admit(self, host: Identity, username: str, decision: str) -> Role:
+        self._decide(username, Decision(decision))
+        self.recorder.commit(
+            "admission.decided",
+            host.username,
+            AdmissionDecided(username=username, decision=decision),
+        )
+        return self._after_decision(username)
+
+    def claim_host(self, identity: Identity, claim: HostClaim | None, secret: str) -> None:
+        if claim is None or not claim.redeem(secret):
+            raise NotAllowed(
+                "This host-claim link is not valid (it works once).", code="invalid_claim"
+            )
+        self.check_in(identity)
+        self.book.claim_host(identity.username)
+        save_decisions(self.decisions_file, self.book)
+        self.recorder.commit(
+            "host.claimed", identity.username, PersonRef(username=identity.username)
+        )
+        self.show(identity)
+
+    def apply_policies(self, settings: RoomSettings) -> None:
+        """The admission policies changed: everyone's role may have too."""
+        self.book.policy = Policy(settings.admission)
+        self.book.guest_policy = Policy(settings.guest_admission)
+        self.show_everyone()
+
+    def _known_target(self, username: str) -> Role:
+        self.book.ensure_decidable(username)
+        if username not in self.known:
+            raise NotFound(f"{username} has never been in this room.", code="unknown_person")
+        return self.role_of(username)
+
+    def _decide(self, username: str, decision: Decision, *, over_hub: bool = False) -> None:
+        self.book.decide(username, decision, over_hub=over_hub)
+        save_decisions(self.decisions_file, self.book)
+
+    def _after_decision(self, username: str) -> Role:
+        """Show the role now in effect, and return it."""
+        if username in self.known:
+            return self.show(self.known[username])
+        return self.role_of(username)
+
+    def admitted(self, username: str) -> bool:
+        return self.role_of(username) in ADMITTED

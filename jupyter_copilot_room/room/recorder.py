@@ -1,0 +1,32 @@
+"""The one way the room states a fact: write it to the transcript, then show it in the document.
+
+The order is the room's durability promise: the document (what people see) never runs ahead of
+`transcript.jsonl` (what survives a restart). Listeners hear every committed record, after the
+document shows it; the room uses that to keep `meta.state` current.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..events import Record, Strict
+from .document import RoomDocument
+from .transcript import Transcript
+
+
+class Recorder:
+    def __init__(self, transcript: Transcript, document: RoomDocument, clock: Callable[[], float]):
+        self.transcript = transcript
+        self.document = document
+        self.clock = clock
+        self._listeners: list[Callable[[Record], None]] = []
+
+    def listen(self, listener: Callable[[Record], None]) -> None:
+        self._listeners.append(listener)
+
+    def commit(self, kind: str, actor: str | None, payload: Strict) -> Record:
+        record = self.transcript.append(kind, actor, payload, self.clock())
+        self.document.apply(record, payload)
+        for listener in self._listeners:
+            listener(record)
+        return record

@@ -1,0 +1,110 @@
+"""Rebuilding the room from `transcript.jsonl` when the server starts.
+
+Each record is replayed into the pure state it touches (the queue, the people, the streams, the
+last agent status) and applied to the document, in order, so the restarted room is the room that
+stopped. A record that contradicts the ones before it (a hand edit, a lost line) is reported and
+skipped: the room still starts with everything else. What the stop cut off (open requests, a
+running turn) is returned for the room to settle truthfully.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from ..access.identity import Identity
+from ..access.roles import Role
+from ..errors import RoomError
+from ..events import (
+    AgentReady,
+    AssistantMessage,
+    AssistantStarted,
+    PersonSeen,
+    PromptFinished,
+    PromptRef,
+    PromptSubmitted,
+    Record,
+    RequestOpened,
+    RequestSettled,
+    Strict,
+)
+from .document import RoomDocument
+from .people import People
+from .queue import PromptQueue, TaskState
+from .streams import Streams
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Replayed:
+    """What the transcript left open, and the agent status it last recorded."""
+
+    open_requests: dict[str, RequestOpened] = field(default_factory=dict)
+    last_ready: AgentReady | None = None
+
+
+def replay(
+    records: list[tuple[Record, Strict]],
+    *,
+    queue: PromptQueue,
+    people: People,
+    streams: Streams,
+    document: RoomDocument,
+) -> Replayed:
+    replayed = Replayed()
+    for record, payload in records:
+        try:
+            _replay_one(record, payload, queue, people, streams, replayed)
+            document.apply(record, payload)
+        except (RoomError, RuntimeError, KeyError, ValueError) as err:
+            log.warning(
+                "transcript seq %d (%s) cannot be replayed, skipped: %r",
+                record.seq,
+                record.kind,
+                err,
+            )
+    return replayed
+
+
+def _replay_one(
+    record: Record,
+    p: Strict,
+    queue: PromptQueue,
+    people: People,
+    streams: Streams,
+    replayed: Replayed,
+) -> None:
+    match record.kind, p:
+        case "prompt.submitted", PromptSubmitted():
+            queue.submit(p.id, record.actor or "", p.text, p.target, record.ts)
+        case "prompt.withdrawn", PromptRef():
+            queue.withdraw(p.id, record.actor or "", may_withdraw_any=True, now=record.ts)
+        case "prompt.started", PromptRef():
+            started = queue.start_next(record.ts)
+            if started is None or started.id != p.id:
+                raise RuntimeError(f"transcript out of order at seq {record.seq}")
+        case "prompt.finished", PromptFinished():
+            queue.finish(p.id, TaskState(p.state), record.ts)
+        case "assistant.started", AssistantStarted():
+            streams.replayed(p)
+        case "assistant.message", AssistantMessage():
+            streams.replayed(None, closed=p.entry_id)
+        case "request.opened", RequestOpened():
+            replayed.open_requests[p.id] = p
+        case "request.settled", RequestSettled():
+            replayed.open_requests.pop(p.id, None)
+        case "person.seen", PersonSeen():
+            hub_role = Role(p.gate) if p.gate else None
+            people.remember(
+                Identity(
+                    username=p.username,
+                    display_name=p.display_name,
+                    verified=p.verified,
+                    avatar_url=p.avatar_url,
+                    color=p.color,
+                    hub_role=hub_role,
+                )
+            )
+        case "agent.ready", AgentReady():
+            replayed.last_ready = p

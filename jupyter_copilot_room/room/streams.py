@@ -1,0 +1,57 @@
+"""Replies and reasoning that are still streaming.
+
+Deltas go to the live document only (an append to the entry's body, never a rewrite); one
+`assistant.started` record fixes where the entry stands in the transcript, and the complete
+`assistant.message` record closes it. A turn that ends early keeps what streamed, marked partial,
+because deltas are never on disk.
+"""
+
+from __future__ import annotations
+
+from ..events import AssistantMessage, AssistantStarted, MessageDelta
+from .document import RoomDocument
+from .recorder import Recorder
+
+
+class Streams:
+    def __init__(self, recorder: Recorder, document: RoomDocument):
+        self.recorder = recorder
+        self.document = document
+        self._open: dict[str, AssistantStarted] = {}
+
+    def replayed(self, started: AssistantStarted | None, closed: str | None = None) -> None:
+        """A replayed record opened (`started`) or closed (`closed`, an entry id) a stream."""
+        if started is not None:
+            self._open[started.entry_id] = started
+        if closed is not None:
+            self._open.pop(closed, None)
+
+    def delta(self, prompt_id: str, event: MessageDelta) -> None:
+        if event.entry_id not in self._open:
+            started = AssistantStarted(
+                entry_id=event.entry_id, prompt_id=prompt_id, kind=event.kind
+            )
+            self._open[event.entry_id] = started
+            self.recorder.commit("assistant.started", None, started)
+        self.document.stream(event.entry_id, event.text)
+
+    def finish(self, prompt_id: str, message: AssistantMessage) -> None:
+        self._open.pop(message.entry_id, None)
+        stamped = message.model_copy(update={"prompt_id": prompt_id})
+        self.recorder.commit("assistant.message", None, stamped)
+
+    def close_all(self) -> None:
+        """Keep what streamed of unfinished messages, marked partial."""
+        for started in list(self._open.values()):
+            self.recorder.commit(
+                "assistant.message",
+                None,
+                AssistantMessage(
+                    entry_id=started.entry_id,
+                    prompt_id=started.prompt_id,
+                    kind=started.kind,
+                    partial=True,
+                    text=self.document.streamed_text(started.entry_id),
+                ),
+            )
+        self._open.clear()

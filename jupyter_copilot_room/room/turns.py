@@ -1,0 +1,303 @@
+"""Turns: the one place prompts start, and every way a turn ends.
+
+A single task starts turns, one at a time and only while the agent is ready, so every event the
+agent reports belongs to exactly one prompt. The prompt in flight is a `RunningTurn`; how it is
+being stopped (a host's abort, its deadline) is one `Stop` value on it, and whatever stops a turn
+settles every request still open for it at once, with the real reason. This module is also the
+one owner of restarts: an agent that ignores an abort, or whose runtime is lost, is restarted
+here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..agent.base import Agent, Turn
+from ..catalog import Catalog
+from ..errors import Conflict
+from ..events import AgentReady, AgentStatus, PromptFinished, PromptRef, RequestSettled
+from ..notebooks import NotebookEditor
+from ..settings import SettingsStore
+from .desk import RequestDesk
+from .document import RoomDocument
+from .queue import PromptQueue, QueuedPrompt, TaskState
+from .recorder import Recorder
+from .streams import Streams
+
+log = logging.getLogger(__name__)
+
+#: How long an aborted turn may take to end before the room stops trusting the agent.
+ABORT_GRACE = 2.0
+
+LOST_RUNTIME = (
+    "The Copilot runtime stopped during this turn, so the turn failed; it was not re-run. "
+    "Submit it again if it is still needed."
+)
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why the running turn is being stopped, and how it will be recorded when it ends."""
+
+    outcome: TaskState  # CANCELED (a host aborted it) or FAILED (its deadline passed)
+    reason: str
+
+
+@dataclass
+class RunningTurn:
+    prompt: QueuedPrompt
+    timer: asyncio.TimerHandle | None = None
+    stop: Stop | None = None
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Turns:
+    def __init__(
+        self,
+        *,
+        queue: PromptQueue,
+        recorder: Recorder,
+        document: RoomDocument,
+        desk: RequestDesk,
+        streams: Streams,
+        settings: SettingsStore,
+        agent: Agent | None,
+        catalog: Catalog | None,
+        notebooks: NotebookEditor | None,
+    ):
+        self.queue = queue
+        self.recorder = recorder
+        self.document = document
+        self.desk = desk
+        self.streams = streams
+        self.settings = settings
+        self.agent = agent
+        self.catalog = catalog
+        self.notebooks = notebooks
+        self.running: RunningTurn | None = None
+        self.agent_status = "starting"  # the agent's own word: starting, ready or unavailable
+        self.restarting = False  # the agent ignored an abort; no turn starts until it is back
+        self.last_ready: AgentReady | None = None
+        self._wakeup = asyncio.Event()
+        self._runner: asyncio.Task | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._runner = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop starting turns; a turn cut by the server's stop is recorded as failed."""
+        for task in [self._runner, *self._tasks]:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        self.desk.settle_turn(None, "The server stopped.")
+        if (prompt := self.queue.in_flight) is not None:
+            self.streams.close_all()
+            self._finish(
+                prompt, TaskState.FAILED, "The server stopped during this turn; it was not re-run."
+            )
+
+    def wake(self) -> None:
+        self._wakeup.set()
+
+    def spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- starting --------------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            if not self._can_start():
+                continue
+            prompt = self.queue.start_next(self.recorder.clock())
+            if prompt is None:
+                continue
+            try:
+                await self._begin(prompt)
+            except Exception as err:  # one bad turn never stops the queue
+                log.exception("Prompt %s could not start", prompt.id)
+                self.end(error=f"The agent could not take this prompt: {err}")
+
+    def _can_start(self) -> bool:
+        return (
+            self.agent is not None
+            and self.agent_status == "ready"
+            and not self.restarting
+            and self.queue.in_flight is None
+        )
+
+    async def _begin(self, prompt: QueuedPrompt) -> None:
+        assert self.agent is not None
+        turn = self.running = RunningTurn(prompt)
+        self.recorder.commit("prompt.started", prompt.author, PromptRef(id=prompt.id))
+        turn.timer = asyncio.get_running_loop().call_later(
+            self.settings.current.turn_timeout, lambda: self.spawn(self._overdue(turn))
+        )
+        await self.agent.send(Turn(prompt.id, prompt.author, self._expand(prompt), prompt.target))
+
+    def _expand(self, prompt: QueuedPrompt) -> str:
+        """A targeted prompt is expanded from the catalog as it is now, when its turn starts."""
+        if prompt.target is None or self.catalog is None:
+            return prompt.text
+        return self.catalog.refresh().expand(prompt.target.kind, prompt.target.name, prompt.text)
+
+    # -- waiting on people -----------------------------------------------------------------------
+
+    def set_waiting(self, prompt_id: str, waiting: bool) -> None:
+        """The running prompt waits on a request (input-required) or no longer does."""
+        prompt = self.queue.in_flight
+        if prompt is None or prompt.id != prompt_id:
+            return
+        if waiting and prompt.state is TaskState.WORKING:
+            self.queue.need_input(prompt_id)
+        elif not waiting and prompt.state is TaskState.INPUT_REQUIRED:
+            self.queue.resume(prompt_id)
+        else:
+            return
+        self.document.set_prompt_state(prompt_id, self.queue.get(prompt_id).state.value)
+        self.show_state()
+
+    # -- stopping --------------------------------------------------------------------------------
+
+    async def abort(self, by: str) -> None:
+        turn = self.running
+        if turn is None:
+            raise Conflict("No turn is running.", code="nothing_running")
+        if turn.stop is not None:
+            raise Conflict("This turn is already being stopped.", code="already_aborting")
+        turn.stop = Stop(TaskState.CANCELED, f"{by} aborted this turn.")
+        self.recorder.commit("abort", by, PromptRef(id=turn.prompt.id))
+        await self._stop(turn, f"{by} aborted the turn.")
+
+    async def _overdue(self, turn: RunningTurn) -> None:
+        if self.running is not turn or turn.stop is not None:
+            return
+        limit = self.settings.current.turn_timeout
+        turn.stop = Stop(
+            TaskState.FAILED, f"The turn took longer than {limit:.0f} s, so the room stopped it."
+        )
+        self.show_state()
+        await self._stop(turn, turn.stop.reason)
+
+    async def _stop(self, turn: RunningTurn, why: str) -> None:
+        """Settle what is outstanding, ask the agent to stop, and never let it overrun."""
+        self.desk.settle_turn(turn.prompt.id, why)
+        assert self.agent is not None
+        await self.agent.abort()
+        try:
+            await asyncio.wait_for(turn.ended.wait(), ABORT_GRACE)
+        except TimeoutError:
+            self._degrade(turn)
+
+    def _degrade(self, turn: RunningTurn) -> None:
+        """The agent ignored an abort: end the turn here and restart the agent before the next."""
+        self.restarting = True
+        reason = (
+            f"The agent did not stop within {ABORT_GRACE:.0f} s, so the room ended this "
+            "turn and is restarting the agent; no new turn starts until it is back."
+        )
+        self._close(turn, turn.stop.outcome if turn.stop else TaskState.FAILED, reason)
+        self.spawn(self._restart())
+
+    async def _restart(self) -> None:
+        """The only place the agent is restarted."""
+        assert self.agent is not None
+        try:
+            await self.agent.restart()
+        except Exception as err:
+            log.exception("Restarting the agent failed")
+            self.document.set_meta(agent_detail=f"Restarting the agent failed: {err}")
+            return
+        self.restarting = False
+        self.show_state()
+        self.wake()
+
+    def end(self, error: str | None = None) -> None:
+        """The agent is idle again (or could not take the turn): record how the turn ended."""
+        turn = self.running
+        if turn is None:
+            return
+        if turn.stop is not None:
+            outcome, reason = turn.stop.outcome, turn.stop.reason
+        elif error is not None:
+            outcome, reason = TaskState.FAILED, error
+        else:
+            outcome, reason = TaskState.COMPLETED, None
+        self.desk.settle_turn(turn.prompt.id, "The turn ended before this was answered.")
+        self._close(turn, outcome, reason)
+
+    def _close(self, turn: RunningTurn, outcome: TaskState, reason: str | None) -> None:
+        self.streams.close_all()
+        self._finish(turn.prompt, outcome, reason)
+        if self.notebooks is not None:
+            self.notebooks.leave()  # the agent's presence leaves the notebooks with the turn
+        turn.ended.set()
+        self.wake()
+
+    def _finish(self, prompt: QueuedPrompt, outcome: TaskState, reason: str | None) -> None:
+        turn, self.running = self.running, None
+        if turn is not None and turn.timer is not None:
+            turn.timer.cancel()
+        self.queue.finish(prompt.id, outcome, self.recorder.clock())
+        self.recorder.commit(
+            "prompt.finished",
+            None,
+            PromptFinished(id=prompt.id, state=outcome.value, reason=reason),  # type: ignore[arg-type]
+        )
+
+    def settle_interrupted(self, open_requests: list[str], reason: str) -> None:
+        """After a restart: close, truthfully, whatever was in flight when the server stopped."""
+        for request_id in open_requests:
+            self.recorder.commit(
+                "request.settled", None, RequestSettled(id=request_id, outcome="aborted")
+            )
+        self.streams.close_all()
+        if (prompt := self.queue.in_flight) is not None:
+            self._finish(prompt, TaskState.FAILED, reason)
+
+    # -- the agent's status ----------------------------------------------------------------------
+
+    def status_changed(self, status: AgentStatus) -> None:
+        self.document.set_meta(agent=status.label, agent_detail=status.detail)
+        if status.state == "lost":
+            # The runtime died: the turn it had fails (it is never re-run) and it is restarted.
+            self.agent_status = "starting"
+            self.end(error=LOST_RUNTIME)
+            self.spawn(self._restart())
+        else:
+            self.agent_status = status.state
+        ready = AgentReady(label=status.label, detail=status.detail)
+        if status.ready and ready != self.last_ready:  # say so when what answers changes
+            self.last_ready = ready
+            self.recorder.commit("agent.ready", None, ready)
+        self.show_state()
+        self.wake()
+
+    def show_state(self) -> None:
+        self.document.set_meta(state=self.state())
+
+    def state(self) -> str:
+        """The agent state people see: no-agent, starting, unavailable, idle, running, waiting,
+        aborting or degraded."""
+        if self.agent is None:
+            return "no-agent"
+        if self.restarting:
+            return "degraded"
+        if (prompt := self.queue.in_flight) is not None:
+            if self.running is not None and self.running.stop is not None:
+                return "aborting"
+            return "waiting" if prompt.state is TaskState.INPUT_REQUIRED else "running"
+        return "idle" if self.agent_status == "ready" else self.agent_status

@@ -1,0 +1,122 @@
+"""Room settings a host may change while the room runs, declared once.
+
+`RoomSettings` is the one declaration: the `c.CopilotRoom.*` traitlets that give the starting
+values (`settings_traits`), the partial body of `PATCH settings` (`SettingsPatch`) and what
+`GET settings` returns all come from its fields. A host's changes are kept in
+`state_dir/settings.json` and win over configuration from then on, so a restart never silently
+undoes what a host decided in the room.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import traitlets
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from .statefiles import read_json, write_json_atomically
+
+
+class Policy(StrEnum):
+    """What happens to someone nobody decided on yet."""
+
+    ASK_HOST = "ask-host"
+    VIEWER = "viewer"
+    MEMBER = "member"
+    REFUSE = "refuse"
+
+
+class RoomSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_enum_values=True)
+
+    admission: Policy = Field(
+        Policy.ASK_HOST,
+        description="What happens to a verified user nobody decided on yet: 'ask-host' (wait "
+        "at the door for a host), 'viewer', 'member' or 'refuse'.",
+    )
+    guest_admission: Policy = Field(
+        Policy.ASK_HOST,
+        description="The same policy for unverified guests (anonymous users of a "
+        "token-protected server).",
+    )
+    permission_timeout: float = Field(
+        120.0,
+        gt=0,
+        le=3600,
+        description="Seconds a permission request waits for its author or a host; then it is "
+        "rejected.",
+    )
+    question_timeout: float = Field(
+        60.0, gt=0, le=3600, description="Seconds a question from the agent waits for an answer."
+    )
+    max_prompt_chars: int = Field(
+        20_000,
+        gt=0,
+        le=1_000_000,
+        description="The longest prompt the room accepts, in characters.",
+    )
+    turn_timeout: float = Field(
+        600.0,
+        gt=0,
+        le=86_400,
+        description="Seconds a turn may run; then the room aborts it and marks it failed.",
+    )
+    auto_approve_notebook_edits: bool = Field(
+        False,
+        description="Let the agent's notebook edits through without asking (hosts can change "
+        "this in the room); shell commands and other kinds always ask.",
+    )
+
+
+def _optional(name: str) -> tuple[Any, Any]:
+    field = RoomSettings.model_fields[name]
+    annotation = field.annotation
+    if field.metadata:
+        annotation = Annotated[annotation, *field.metadata]
+    return annotation | None, None
+
+
+#: `PATCH settings`: every setting optional, with the same bounds; only the fields given change.
+SettingsPatch: type[BaseModel] = create_model(
+    "SettingsPatch",
+    __config__=ConfigDict(extra="forbid", use_enum_values=True),
+    **{name: _optional(name) for name in RoomSettings.model_fields},  # type: ignore[call-overload]
+)
+
+
+def settings_traits() -> dict[str, traitlets.TraitType]:
+    """The configurable traits of `c.CopilotRoom` that set each setting's starting value."""
+    traits: dict[str, traitlets.TraitType] = {}
+    for name, field in RoomSettings.model_fields.items():
+        options = {"config": True, "help": field.description or ""}
+        if field.annotation is Policy:
+            values = [policy.value for policy in Policy]
+            traits[name] = traitlets.Enum(values, default_value=field.default.value, **options)
+        else:
+            kind = {bool: traitlets.Bool, int: traitlets.Int, float: traitlets.Float}
+            traits[name] = kind[field.annotation](field.default, **options)
+    return traits
+
+
+class SettingsStore:
+    """The effective settings: configured defaults overlaid with what hosts changed."""
+
+    def __init__(self, path: Path, configured: RoomSettings):
+        self.path = path
+        self._overrides: dict = read_json(path) or {}
+        self.current = RoomSettings.model_validate({**configured.model_dump(), **self._overrides})
+
+    def apply(self, patch: BaseModel) -> dict:
+        """Apply and persist a patch; returns the fields that actually changed."""
+        changes = {
+            name: value
+            for name, value in patch.model_dump(exclude_none=True).items()
+            if getattr(self.current, name) != value
+        }
+        if changes:
+            self._overrides.update(changes)
+            write_json_atomically(self.path, self._overrides)
+            self.current = self.current.model_copy(update=changes)
+        return changes
