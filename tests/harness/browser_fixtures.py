@@ -1,0 +1,161 @@
+"""Fixtures of the browser tests (imported by `tests/browser/conftest.py`; the hub tests reuse
+the model, the browser and the event-loop overrides).
+
+A real `jupyter lab` (`JupyterServer`) with the room and the REAL Copilot runtime, whose model is
+the tests' scripted model (`ScriptedModelServer`, in a thread of its own); Debian's chromium driven
+by Playwright's sync API. People sign in with `/lab?token=<name>` (see `people.py`).
+
+Chromium: `$CHROMIUM`, else Debian's `/usr/bin/chromium` (`.ci/run` installs it); Playwright's own
+browser download does not work offline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from jupyter_copilot_room.agent.scripted_model import ScriptedModelServer
+
+from . import config, people
+from .helpers import no_script
+from .pages import ARTIFACTS, artifact_name, new_page, save_screenshot, wait_for_lab
+from .server import JupyterServer
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+# -- the main thread's event loop belongs to Playwright here ------------------------------------
+
+
+@pytest.fixture
+def jp_asyncio_loop():
+    """Replaces pytest-jupyter's autouse loop: these tests are synchronous, and between its calls
+    Playwright's sync API marks its own loop as the running one, which that fixture would take,
+    use and close."""
+    return None
+
+
+@pytest.fixture
+def jp_server_cleanup():
+    """Replaces pytest-jupyter's autouse cleanup: no in-process server runs here."""
+
+
+# -- the scripted model ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def model():
+    """The scripted model, served from a thread with its own event loop for the whole session.
+
+    Tests set `model.script = ...`; it and `model.requests` are reset whenever a lab starts.
+    """
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    server = ScriptedModelServer(no_script)
+
+    def serve():
+        asyncio.set_event_loop(loop)
+        server.start()
+        started.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=serve, name="scripted-model", daemon=True)
+    thread.start()
+    assert started.wait(10), "the scripted model did not start"
+    yield server
+    asyncio.run_coroutine_threadsafe(server.stop(), loop).result(10)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(10)
+    loop.close()
+
+
+# -- a real `jupyter lab` --------------------------------------------------------------------
+
+
+@pytest.fixture
+def lab(tmp_path, model, request):
+    """A fresh `jupyter lab` with a fresh room, whose agent is idle; stopped after the test.
+
+    Its log is `lab.log` in the test's tmp_path and is copied to the artifacts when the test fails.
+    """
+    model.script = no_script
+    model.requests.clear()
+    server = JupyterServer(tmp_path, app="lab", room=config.copilot_agent(model.base_url))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop(grace=15)
+        report = getattr(request.node, "report_call", None)
+        if (report is None or report.failed) and server.log.exists():
+            ARTIFACTS.mkdir(exist_ok=True)
+            shutil.copy(server.log, ARTIFACTS / f"{artifact_name(request.node)}-lab.log")
+
+
+# -- the browser -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="package")
+def browser():
+    """Headless chromium for the browser tests (Playwright stops when they are done, so its event
+    loop does not linger into other tests of the session)."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"No chromium at {CHROMIUM}: apt-get install chromium (or set $CHROMIUM).")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def open_lab(browser, lab, request):
+    """`open_lab(user)`: a new browser context signed in as `user`, on JupyterLab with its shell
+    ready and `window.jupyterapp` restored; returns the page. Console errors and uncaught page
+    errors collect in `page.problems`. On failure every page is screenshotted."""
+    pages = []
+
+    def open_as(user: str, path: str = "lab", viewport=(1280, 800)):
+        page = new_page(browser, user, viewport)
+        pages.append(page)
+        page.goto(f"{lab.url}/{path}?token={people.token(user)}")
+        wait_for_lab(page)
+        return page
+
+    yield open_as
+    report = getattr(request.node, "report_call", None)
+    if report is None or report.failed:
+        for page in pages:
+            with contextlib.suppress(Exception):
+                save_screenshot(page, f"{artifact_name(request.node)}-{page.user}-failed")
+    for page in pages:
+        with contextlib.suppress(Exception):
+            page.context.close()
+
+
+@pytest.fixture
+def screenshot(request):
+    """`screenshot(page_or_locator, name)`: saves `tests/browser/artifacts/<test>-<name>.png`."""
+
+    def take(page, name: str, **kwargs) -> Path:
+        return save_screenshot(page, f"{artifact_name(request.node)}-{name}", **kwargs)
+
+    return take

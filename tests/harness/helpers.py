@@ -1,0 +1,57 @@
+"""Plain helpers of the tests: waiting for the room, and reading what it shows."""
+
+import asyncio
+import inspect
+import json
+import time
+
+from jupyter_copilot_room.agent.scripted_model import Reply
+
+from .people import HOST
+
+READY = 60  # seconds the first runtime start may take on a cold machine
+
+
+async def eventually(predicate, timeout=5.0, what="condition"):
+    """Wait until `predicate()` (plain or async) is true, or fail saying what never happened."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = predicate()
+        if inspect.isawaitable(result):
+            result = await result
+        if result:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def ready(api, room):
+    """The room's agent started and is idle (as the host sees it first)."""
+    await api(HOST, "GET", "room")
+    await eventually(
+        lambda: room.document.meta.get("state") in ("idle", "unavailable"),
+        timeout=READY,
+        what="the agent to start",
+    )
+    assert room.document.meta.get("state") == "idle", room.document.meta.to_py()
+
+
+def replies(room):
+    """The assistant's replies in the room's live document."""
+    return entries(room, "assistant")
+
+
+def entries(room, kind):
+    """The live document's transcript entries of one kind."""
+    return [e for e in room.document.transcript.to_py() if e["kind"] == kind]
+
+
+def finished(room):
+    """`{prompt id: its prompt.finished payload}` from the JSONL transcript."""
+    records = [json.loads(line) for line in room.transcript.read_text().splitlines()]
+    return {r["payload"]["id"]: r["payload"] for r in records if r["kind"] == "prompt.finished"}
+
+
+def no_script(request):
+    """The scripted model's answer while a test has set no script of its own."""
+    return Reply("(no script)")

@@ -1,0 +1,164 @@
+"""The fixtures of the room's tests (registered by `pytest_plugins` in `tests/conftest.py`).
+
+In process, with pytest-jupyter: the room on a `jp_serverapp` with the test people and the
+scripted agent, its REST API and live document as any person. With the real Copilot runtime: the
+scripted model in the test's event loop and the config that makes it the agent's provider. Real
+server processes: `servers`.
+"""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from tornado.httpclient import HTTPClientError
+
+from jupyter_copilot_room.agent.scripted_model import ScriptedModelServer
+
+from . import config, people
+from .clients import YClient
+from .helpers import no_script
+from .server import JupyterServer
+
+# pytest-jupyter gives every test a fresh HOME; the Copilot runtime that `jupyter copilot-room
+# install-runtime` put in the real home's cache must stay findable.
+os.environ.setdefault(
+    "JUPYTER_COPILOT_ROOM_RUNTIME_DIR",
+    str(Path.home() / ".cache" / "jupyter-copilot-room" / "runtime"),
+)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """`item.report_setup`, `item.report_call`, `item.report_teardown`: for fixtures that keep
+    artifacts when their test failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+# -- the room in process ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def state_dir(tmp_path):
+    return tmp_path / "room-state"
+
+
+@pytest.fixture
+def room_config():
+    """Per-test overrides of `c.CopilotRoom`."""
+    return {}
+
+
+@pytest.fixture
+def jp_server_config(state_dir, room_config):
+    return config.room(state_dir, **room_config)
+
+
+@pytest.fixture
+def room_app(jp_serverapp):
+    return jp_serverapp.extension_manager.extension_points["jupyter_copilot_room"].app
+
+
+@pytest.fixture
+def room(room_app):
+    return room_app.room
+
+
+@pytest.fixture
+def agent(room):
+    return room.agent
+
+
+class Response:
+    def __init__(self, code: int, body: bytes):
+        self.code = code
+        self.text = body.decode()
+        try:
+            self.json = json.loads(body)
+        except ValueError:
+            self.json = None
+
+    def __repr__(self):
+        return f"<{self.code} {self.text[:200]}>"
+
+
+@pytest.fixture
+def api(jp_fetch):
+    """Call the room's REST API as one of the test people; errors come back, not raised."""
+
+    async def call(user, method, *path, body=None, raw=None):
+        payload = raw if raw is not None else (None if body is None else json.dumps(body))
+        if payload is None and method in ("POST", "PUT", "PATCH"):
+            payload = ""
+        # No one: an empty header replaces the one pytest-jupyter adds.
+        headers = people.authorization(user) or {"Authorization": ""}
+        try:
+            r = await jp_fetch(
+                "copilot-room",
+                "api",
+                *path,
+                method=method,
+                body=payload,
+                headers=headers,
+                raise_error=False,
+                allow_nonstandard_methods=True,
+            )
+        except HTTPClientError as err:
+            return Response(err.code, err.response.body if err.response else b"")
+        return Response(r.code, r.body)
+
+    return call
+
+
+@pytest.fixture
+def connect(jp_ws_fetch):
+    """`await connect(user)`: a live client of the room's document, as `user`."""
+    clients = []
+
+    async def open_client(user):
+        ws = await jp_ws_fetch("copilot-room", "ws", headers=people.authorization(user))
+        client = YClient(ws)
+        clients.append(client)
+        return client
+
+    yield open_client
+    for client in clients:
+        client.close()
+
+
+# -- the real Copilot runtime with a scripted model ------------------------------------------
+
+
+@pytest.fixture
+def model(jp_asyncio_loop):
+    server = ScriptedModelServer(no_script)
+    server.start()
+    yield server
+    jp_asyncio_loop.run_until_complete(server.stop())
+
+
+@pytest.fixture
+def copilot_config(model, monkeypatch):
+    """The real Copilot agent, with the test's scripted model as its provider."""
+    monkeypatch.setenv(config.MODEL_KEY_ENV, config.MODEL_KEY)
+    return config.copilot_agent(model.base_url)
+
+
+# -- real server processes -------------------------------------------------------------------
+
+
+@pytest.fixture
+def servers(tmp_path):
+    """`servers(room=..., env=...)`: real `jupyter server` processes with the room (see
+    `JupyterServer`), each stopping strictly; whatever still runs at the end is killed."""
+    made = []
+
+    def make(**kwargs):
+        made.append(JupyterServer(tmp_path / f"server-{len(made)}", strict_stop=True, **kwargs))
+        return made[-1]
+
+    yield make
+    for server in made:
+        server.kill()
