@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from .conftest import eventually, replies
+from .harness.helpers import eventually, replies
 
 ADMITTED = ["alice", "bob", "carol"]
 

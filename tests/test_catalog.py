@@ -8,7 +8,7 @@ import pytest
 from jupyter_copilot_room.agent.catalog import Catalog
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from .conftest import entries, eventually, finished, ready
+from .harness.helpers import entries, eventually, finished, ready
 
 
 def write(path, text):

@@ -13,8 +13,8 @@ import pytest
 from jupyter_copilot_room.agent.copilot import CopilotAgent
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from .conftest import READY, entries, eventually, finished, ready
-from .servers import COPILOT_AGENT
+from .harness.config import copilot_agent
+from .harness.helpers import READY, entries, eventually, finished, ready
 
 
 @pytest.fixture
@@ -301,7 +301,7 @@ async def test_server_restart_resumes_the_session_with_the_queue_intact(servers,
 
     model.script = script
     server = servers(
-        extra_config=COPILOT_AGENT.format(base_url=model.base_url),
+        room=copilot_agent(model.base_url),
         env={"SCRIPTED_MODEL_KEY": "test-key"},
     )
 
@@ -309,7 +309,7 @@ async def test_server_restart_resumes_the_session_with_the_queue_intact(servers,
         room = await server.room()
         return room["agent"].get("state") == "idle" and not (queue_empty and room["queue"])
 
-    await server.start()
+    await server.start_async()
     await eventually(idle, timeout=READY, what="the agent to start")
     first = json.loads(
         (await server.call("alice", "POST", "prompts", {"text": "remember the word kiwi"})).body
@@ -323,7 +323,7 @@ async def test_server_restart_resumes_the_session_with_the_queue_intact(servers,
     before = (server.state_dir / "transcript.jsonl").read_bytes()
     server.stop()
 
-    await server.start()
+    await server.start_async()
     await eventually(
         lambda: idle(queue_empty=True),
         timeout=READY,

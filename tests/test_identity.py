@@ -9,7 +9,7 @@ from jupyter_server.auth.identity import IdentityProvider
 
 from jupyter_copilot_room.access.identity import HostClaim, provider_verifies_users
 
-from .users import SignedInUsers
+from .harness.people import SignedInUsers
 
 
 class NoRoomForCarol(Authorizer):

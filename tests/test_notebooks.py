@@ -24,7 +24,7 @@ from tornado.websocket import websocket_connect
 from jupyter_copilot_room.agent.notebooks import NotebookEditor, NotebookToolError, Provenance
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from .conftest import entries, eventually, finished, ready
+from .harness.helpers import entries, eventually, finished, ready
 
 PROVENANCE = Provenance("p1", "bob", 1, "call_1", 1.0)
 

@@ -12,7 +12,7 @@ from jupyter_copilot_room.agent.base import AgentSettings
 from jupyter_copilot_room.protocol import PromptBody
 from jupyter_copilot_room.room.room import Room
 
-from .conftest import eventually, replies
+from .harness.helpers import eventually, replies
 from .scripted_agent import ScriptedAgent
 
 ALICE = Identity("alice", "Alice", verified=True)

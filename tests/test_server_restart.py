@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from .conftest import eventually
+from .harness.helpers import eventually
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def without_presence(snapshot):
 
 
 async def test_server_restart_rebuilds_the_document_with_the_pending_queue(server):
-    await server.start()
+    await server.start_async()
     await server.call("bob", "POST", "prompts", {"text": "say before the restart"})
     await server.call("alice", "POST", "prompts", {"text": "ask keep going?"})
     carol = await server.watch("carol")
@@ -38,7 +38,7 @@ async def test_server_restart_rebuilds_the_document_with_the_pending_queue(serve
     carol.close()
 
     server.stop()
-    await server.start()
+    await server.start_async()
     carol = await server.watch("carol")
     await eventually(lambda: len(carol.transcript) > len(before["transcript"]), what="sync")
     await eventually(lambda: carol.meta.get("state") == "running")

@@ -7,7 +7,7 @@ import pytest
 from pycrdt import Array, Doc, Map, create_update_message
 from tornado.httpclient import HTTPClientError
 
-from .conftest import eventually, replies
+from .harness.helpers import eventually, replies
 
 
 async def test_client_gets_full_state_on_connect_then_live_updates(api, connect, room):
