@@ -2,7 +2,7 @@
 
 import time
 
-from .conftest import DARK, page_api, set_theme
+from ..harness.pages import DARK, page_api, set_theme
 
 WS_OPENS = """async () => {
     const config = JSON.parse(document.getElementById('jupyter-config-data').textContent);

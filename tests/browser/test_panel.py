@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from .conftest import DARK, set_theme
+from ..harness.pages import DARK, set_theme
 from .panel import PROMPT, assert_first_reply_grows, replies, send, show_room
 
 
