@@ -1,4 +1,4 @@
-"""M1 acceptance: pairing in the room on a real JupyterHub (see conftest.py for the hub).
+"""M1 acceptance: pairing in the room on a real JupyterHub (see tests/harness/hub.py for the hub).
 
 alice owns the server and is the room's host; she shares it on the hub with bob, carol, dave and
 erin. bob waits at the door until alice admits him; carol is in the hub group `pairing`, which the
@@ -13,9 +13,9 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from ..browser.conftest import page_api
 from ..browser.panel import PROMPT, assert_first_reply_grows, replies, send, show_room
-from .conftest import CACHE_MAX_AGE
+from ..harness.hub import CACHE_MAX_AGE
+from ..harness.pages import page_api
 
 
 def config_token(page) -> str:
