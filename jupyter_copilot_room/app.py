@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import cast
 
 from jupyter_server.extension.application import ExtensionApp
 from jupyter_server.utils import url_path_join
@@ -15,7 +16,7 @@ from .access.hub_grants import hub_server_name
 from .access.identity import HostClaim, provider_verifies_users
 from .agent.base import Agent, AgentSettings
 from .catalog import Catalog
-from .handlers import HubGrants, room_handlers
+from .handlers import HubGrants, RoomContext, room_handlers
 from .notebooks import NotebookEditor
 from .room.room import Room
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
@@ -88,6 +89,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         return str(Path(self.repository) / ".copilot-room")
 
     def initialize_settings(self) -> None:
+        serverapp = self.serverapp
+        assert serverapp is not None
         state_dir = prepare_state_dir(Path(self.state_dir).expanduser())
         hosts = set(self.hosts)
         if hub_owner := os.environ.get("JUPYTERHUB_USER"):
@@ -106,7 +109,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         load_decisions(state_dir / "admissions.json", book)
         claim = HostClaim() if not hosts and not book.claimed_hosts else None
         catalog = Catalog(Path(self.repository)).refresh()
-        notebooks = NotebookEditor(lambda: self.serverapp.web_app.settings)
+        notebooks = NotebookEditor(lambda: serverapp.web_app.settings)
         self.room = Room(
             state_dir=state_dir,
             book=book,
@@ -116,7 +119,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             notebooks=notebooks,
             claim=claim,
         )
-        self.users_verified = provider_verifies_users(self.serverapp.identity_provider)
+        self.users_verified = provider_verifies_users(serverapp.identity_provider)
         if claim is not None:
             self._announce_claim_link(claim)
 
@@ -125,7 +128,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
     ) -> Agent | None:
         if self.agent_class is None:
             return None
-        return self.agent_class(
+        agent_class = cast(type[Agent], self.agent_class)
+        return agent_class(
             AgentSettings(
                 repository=Path(self.repository),
                 state_dir=state_dir,
@@ -139,6 +143,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         )
 
     def _announce_claim_link(self, claim: HostClaim) -> None:
+        assert self.serverapp is not None
         url = url_path_join(self.serverapp.connection_url, "copilot-room/claim")
         token = self.serverapp.identity_provider.token
         query = f"?secret={claim.secret}" + (f"&token={token}" if token else "")
@@ -155,9 +160,10 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             viewer_groups=tuple(self.viewer_groups),
             server=hub_server_name(),  # as JupyterHub names it in scope filters (`server=alice/`)
         )
-        self.handlers.extend(
-            room_handlers(self.room, self.users_verified, grants, self.websocket_recheck_interval)
+        context = RoomContext(
+            self.room, self.users_verified, grants, self.websocket_recheck_interval
         )
+        self.handlers.extend(room_handlers(context))
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
         await self.room.ensure_started()

@@ -32,7 +32,8 @@ class CopilotRoomCommand(JupyterApp):
         if self.subapp is None:
             self.print_help()
             self.exit(1)
-        self.subapp.start()
+        else:
+            self.subapp.start()
 
 
 main = launch_instance = CopilotRoomCommand.launch_instance

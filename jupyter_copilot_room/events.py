@@ -22,6 +22,8 @@ class Strict(BaseModel):
 
 
 MessageKind = Literal["assistant", "reasoning"]
+ParticipantRole = Literal["viewer", "member"]  # what a host may make someone
+AdmissionChoice = Literal["viewer", "member", "reject"]  # what a host may decide at the door
 
 # -- what an agent reports ------------------------------------------------------------------------
 
@@ -183,17 +185,17 @@ class PersonSeen(Strict):
     verified: bool
     avatar_url: str | None = None
     color: str | None = None
-    gate: Literal["member", "viewer"] | None = None  # the role the hub granted, if any
+    gate: ParticipantRole | None = None  # the role the hub granted, if any
 
 
 class AdmissionDecided(Strict):
     username: str
-    decision: Literal["viewer", "member", "reject"]
+    decision: AdmissionChoice
 
 
 class RoleChanged(Strict):
     username: str
-    role: Literal["viewer", "member"]
+    role: ParticipantRole
 
 
 class PersonRef(Strict):

@@ -14,7 +14,7 @@ import json
 import logging
 from dataclasses import dataclass
 from http.client import responses
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jupyter_server.auth.decorator import authorized, ws_authenticated
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
@@ -49,15 +49,30 @@ _USERNAME = r"(?P<username>[^/]+)"
 _ID = r"(?P<item_id>[A-Za-z0-9_-]+)"
 
 
-class RoomMixin:
+@dataclass(frozen=True)
+class RoomContext:
+    """What every handler is given: the room, whether users are verified, the hub's grants."""
+
+    room: Room
+    users_verified: bool
+    grants: HubGrants
+    recheck_interval: float  # seconds between re-checks of an open websocket's user
+
+
+if TYPE_CHECKING:
+    _Handler = JupyterHandler
+else:
+    _Handler = object
+
+
+class RoomMixin(_Handler):
     """What every room handler shares: the room, the caller's identity, the error format."""
 
     auth_resource = AUTH_RESOURCE
 
-    def initialize(self, room: Room, verified: bool, grants: HubGrants) -> None:
-        self.room = room
-        self.users_verified = verified
-        self.grants = grants
+    def initialize(self, context: RoomContext) -> None:
+        self.context = context
+        self.room = context.room
 
     @property
     def identity(self) -> Identity:
@@ -65,15 +80,14 @@ class RoomMixin:
         return self.identity_of(self.current_user)
 
     def identity_of(self, user: Any) -> Identity:
-        hub_role = hub_grant(
-            user, self.grants.member_groups, self.grants.viewer_groups, self.grants.server
-        )
-        return Identity.from_user(user, verified=self.users_verified, hub_role=hub_role)
+        grants = self.context.grants
+        hub_role = hub_grant(user, grants.member_groups, grants.viewer_groups, grants.server)
+        return Identity.from_user(user, verified=self.context.users_verified, hub_role=hub_role)
 
 
 class RoomAPIHandler(RoomMixin, APIHandler):
-    async def prepare(self) -> None:
-        await super().prepare()
+    async def prepare(self, **kwargs: Any) -> None:
+        await super().prepare(**kwargs)
         await self.room.ensure_started()
 
     def parse(self, model: type[Body]) -> Body:
@@ -260,12 +274,6 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
     go through a queue. The handler itself is the channel the room serves.
     """
 
-    def initialize(
-        self, room: Room, verified: bool, grants: HubGrants, recheck_interval: float
-    ) -> None:
-        super().initialize(room, verified, grants)
-        self.recheck_interval = recheck_interval
-
     @ws_authenticated
     @authorized
     async def get(self, *args, **kwargs):
@@ -305,7 +313,7 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
         """Access can end while a socket stays open (a revoked hub share, a lost hub group):
         ask the identity provider again now and then, and close the socket when it is over."""
         while True:
-            await asyncio.sleep(self.recheck_interval)
+            await asyncio.sleep(self.context.recheck_interval)
             if not await self._still_admitted():
                 self.close(4401, "Your access to this room has ended.")
                 return
@@ -340,11 +348,8 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
             await self.write_message(message, binary=True)
 
 
-def room_handlers(
-    room: Room, verified: bool, grants: HubGrants, recheck_interval: float
-) -> list[tuple[str, type, dict]]:
-    kwargs: dict[str, Any] = {"room": room, "verified": verified, "grants": grants}
-    socket_kwargs = {**kwargs, "recheck_interval": recheck_interval}
+def room_handlers(context: RoomContext) -> list[tuple[str, type, dict]]:
+    kwargs = {"context": context}
     api = "copilot-room/api"
     return [
         (f"{api}/room", RoomStateHandler, kwargs),
@@ -360,5 +365,5 @@ def room_handlers(
         (f"{api}/transcript", TranscriptHandler, kwargs),
         (f"{api}/catalog", CatalogHandler, kwargs),
         ("copilot-room/claim", ClaimHandler, kwargs),
-        ("copilot-room/ws", RoomWebSocketHandler, socket_kwargs),
+        ("copilot-room/ws", RoomWebSocketHandler, kwargs),
     ]

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .events import Strict, Target
+from .events import AdmissionChoice, ParticipantRole, Strict, Target
 
 
 class PromptBody(Strict):
@@ -29,8 +29,8 @@ class QuestionBody(Strict):
 
 
 class RoleBody(Strict):
-    role: Literal["viewer", "member"]
+    role: ParticipantRole
 
 
 class AdmissionBody(Strict):
-    decision: Literal["viewer", "member", "reject"]
+    decision: AdmissionChoice

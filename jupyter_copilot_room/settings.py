@@ -70,9 +70,10 @@ class RoomSettings(BaseModel):
     )
 
 
-def _optional(name: str) -> tuple[Any, Any]:
+def _optional(name: str) -> tuple[Any, None]:
+    """The setting's type and bounds, or None (not given)."""
     field = RoomSettings.model_fields[name]
-    annotation = field.annotation
+    annotation: Any = field.annotation
     if field.metadata:
         annotation = Annotated[annotation, *field.metadata]
     return annotation | None, None
@@ -90,13 +91,17 @@ def settings_traits() -> dict[str, traitlets.TraitType]:
     """The configurable traits of `c.CopilotRoom` that set each setting's starting value."""
     traits: dict[str, traitlets.TraitType] = {}
     for name, field in RoomSettings.model_fields.items():
-        options = {"config": True, "help": field.description or ""}
+        options: dict[str, Any] = {"config": True, "help": field.description or ""}
         if field.annotation is Policy:
             values = [policy.value for policy in Policy]
             traits[name] = traitlets.Enum(values, default_value=field.default.value, **options)
         else:
-            kind = {bool: traitlets.Bool, int: traitlets.Int, float: traitlets.Float}
-            traits[name] = kind[field.annotation](field.default, **options)
+            kinds: dict[Any, type[traitlets.TraitType]] = {
+                bool: traitlets.Bool,
+                int: traitlets.Int,
+                float: traitlets.Float,
+            }
+            traits[name] = kinds[field.annotation](field.default, **options)
     return traits
 
 

@@ -5,8 +5,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from jupyter_copilot_room.agent.catalog import Catalog
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+from jupyter_copilot_room.catalog import Catalog
 
 from .harness.helpers import entries, eventually, finished, ready
 

@@ -246,7 +246,7 @@ async def test_killed_runtime_fails_the_turn_and_the_room_goes_on(api, room, mod
         ),
         timeout=30,
     )
-    os.kill(agent._client._cli_process.pid, signal.SIGKILL)
+    os.kill(agent.connection.client._cli_process.pid, signal.SIGKILL)
 
     await eventually(
         lambda: after["id"] in finished(room),

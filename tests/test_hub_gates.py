@@ -114,3 +114,13 @@ async def test_an_open_websocket_closes_when_hub_access_ends(jp_ws_fetch, api):
         assert ws.close_code == 4401
     finally:
         HUB["gina"]["groups"] = ["pairing"]
+
+
+async def test_a_hosts_re_role_holds_against_the_hub_grant_and_the_reply_says_so(api):
+    assert (await api("gina", "GET", "room")).json["me"]["role"] == "member"
+    changed = await api("alice", "PUT", "participants", "gina", body={"role": "viewer"})
+    assert changed.json == {"username": "gina", "role": "viewer"}
+    assert (await api("gina", "GET", "room")).json["me"]["role"] == "viewer"
+    assert (await api("gina", "POST", "prompts", body={"text": "hi"})).code == 403
+    again = await api("alice", "PUT", "participants", "gina", body={"role": "member"})
+    assert again.json == {"username": "gina", "role": "member"}

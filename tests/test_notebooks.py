@@ -21,8 +21,8 @@ from pycrdt import (
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
-from jupyter_copilot_room.agent.notebooks import NotebookEditor, NotebookToolError, Provenance
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+from jupyter_copilot_room.notebooks import NotebookEditor, NotebookToolError, Provenance
 
 from .harness.helpers import entries, eventually, finished, ready
 

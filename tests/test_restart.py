@@ -7,10 +7,10 @@ import pytest
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.access.settings import RoomSettings, SettingsPatch, SettingsStore
 from jupyter_copilot_room.agent.base import AgentSettings
 from jupyter_copilot_room.protocol import PromptBody
 from jupyter_copilot_room.room.room import Room
+from jupyter_copilot_room.settings import RoomSettings, SettingsPatch, SettingsStore
 
 from .harness.helpers import eventually, replies
 from .scripted_agent import ScriptedAgent

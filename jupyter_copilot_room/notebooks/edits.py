@@ -8,6 +8,7 @@ survive. Each edit also says what its approval card shows (a summary and a befor
 from __future__ import annotations
 
 import difflib
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import nbformat
@@ -16,11 +17,14 @@ from .presence import someone_is_in
 from .tools import NotebookToolError
 
 
-class Edit:
+class Edit(ABC):
+    @abstractmethod
     def on_live(self, live, meta: dict) -> str: ...
 
+    @abstractmethod
     def on_file(self, notebook, meta: dict) -> str: ...
 
+    @abstractmethod
     def summary(self, path: str, cells: list[dict]) -> str: ...
 
     def diff(self, cells: list[dict]) -> str:

@@ -133,7 +133,7 @@ class RequestDesk:
             request.answered_by,
             RequestSettled(
                 id=request.id,
-                outcome=request.outcome.value,
+                outcome=request.outcome.value,  # type: ignore[arg-type]
                 feedback=feedback,
                 answer=request.answer,
             ),

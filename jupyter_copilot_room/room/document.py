@@ -44,7 +44,7 @@ AGENT_AUTHOR = "copilot"
 
 class RoomDocument:
     def __init__(self) -> None:
-        self.ydoc = Doc()
+        self.ydoc: Doc = Doc()
         self.meta = self.ydoc.get("meta", type=Map)
         self.participants = self.ydoc.get("participants", type=Map)
         self.queue = self.ydoc.get("queue", type=Array)
@@ -120,7 +120,7 @@ class RoomDocument:
         self._drop_queue_item(p.id)
 
     def _on_prompt_started(self, record: Record, p: PromptRef) -> None:
-        item = self._queue_item(p.id)
+        item = self._queue_items[p.id]
         item["state"] = "working"
         item["started_at"] = record.ts
         self._add_entry(
@@ -215,7 +215,7 @@ class RoomDocument:
             entry["error"] = p.error
 
     def _on_usage(self, record: Record, p: TurnUsage) -> None:
-        if (entry := self._entries.get(p.prompt_id)) is not None:
+        if p.prompt_id is not None and (entry := self._entries.get(p.prompt_id)) is not None:
             entry["usage"] = {
                 "model": p.model,
                 "input_tokens": p.input_tokens,

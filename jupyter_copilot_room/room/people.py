@@ -15,10 +15,19 @@ from ..access.admissions import AdmissionBook, Decision, save_decisions
 from ..access.identity import HostClaim, Identity
 from ..access.roles import ADMITTED, Action, Role, actions_of, can
 from ..errors import Conflict, NotAllowed, NotFound
-from ..events import AdmissionDecided, PersonRef, PersonSeen, RoleChanged
+from ..events import (
+    AdmissionChoice,
+    AdmissionDecided,
+    ParticipantRole,
+    PersonRef,
+    PersonSeen,
+    RoleChanged,
+)
 from ..settings import Policy, RoomSettings
 from .document import RoomDocument
 from .recorder import Recorder
+
+_HUB_ROLES: dict[Role | None, ParticipantRole] = {Role.MEMBER: "member", Role.VIEWER: "viewer"}
 
 _REFUSALS = {
     Role.PENDING: ("not_admitted", "You are waiting for a host to let you into the room."),
@@ -64,7 +73,7 @@ class People:
                     verified=identity.verified,
                     avatar_url=identity.avatar_url,
                     color=identity.color,
-                    gate=identity.hub_role.value if identity.hub_role else None,
+                    gate=_HUB_ROLES.get(identity.hub_role),
                 ),
             )
         return self.show(identity)
@@ -123,7 +132,7 @@ class People:
 
     # -- hosts' decisions ------------------------------------------------------------------------
 
-    def set_role(self, host: Identity, username: str, role: str) -> Role:
+    def set_role(self, host: Identity, username: str, role: ParticipantRole) -> Role:
         """A host re-roles someone already in the room; it holds even against the hub's grant."""
         current = self._known_target(username)
         if current not in (Role.MEMBER, Role.VIEWER):
@@ -143,7 +152,7 @@ class People:
         self.recorder.commit("person.removed", host.username, PersonRef(username=username))
         return self._after_decision(username)
 
-    def admit(self, host: Identity, username: str, decision: str) -> Role:
+    def admit(self, host: Identity, username: str, decision: AdmissionChoice) -> Role:
         self._decide(username, Decision(decision))
         self.recorder.commit(
             "admission.decided",

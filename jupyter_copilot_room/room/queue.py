@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Any
 
 from ..errors import Conflict, NotAllowed, NotFound
 from ..events import Target
@@ -141,7 +142,7 @@ class PromptQueue:
             raise ValueError(f"{outcome} is not a final state")
         return self._move(self.get(prompt_id), OUTCOME_EVENTS[outcome], finished_at=now)
 
-    def _move(self, prompt: QueuedPrompt, event: Event, **times: float) -> QueuedPrompt:
+    def _move(self, prompt: QueuedPrompt, event: Event, **times: Any) -> QueuedPrompt:
         new_state = TRANSITIONS.get((prompt.state, event))
         if new_state is None:
             raise Conflict(

@@ -23,7 +23,13 @@ from ..access.roles import ADMITTED, Action, Role, can
 from ..agent.base import Agent
 from ..catalog import Catalog
 from ..errors import InvalidRequest, TooLarge
-from ..events import PromptRef, PromptSubmitted, SettingsChanged
+from ..events import (
+    AdmissionChoice,
+    ParticipantRole,
+    PromptRef,
+    PromptSubmitted,
+    SettingsChanged,
+)
 from ..notebooks import NotebookEditor
 from ..protocol import PromptBody
 from ..settings import SettingsStore
@@ -164,7 +170,7 @@ class Room:
             return
         await self.sync.serve(channel, identity.username, self.people.presence_changed)
 
-    def set_role(self, identity: Identity, username: str, role: str) -> Role:
+    def set_role(self, identity: Identity, username: str, role: ParticipantRole) -> Role:
         """Re-role someone; returns the role now in effect."""
         self.people.require(identity, Action.MANAGE_PEOPLE)
         return self._after_decision(
@@ -175,7 +181,7 @@ class Room:
         self.people.require(identity, Action.MANAGE_PEOPLE)
         self._after_decision(identity, username, self.people.remove(identity, username))
 
-    def admit(self, identity: Identity, username: str, decision: str) -> Role:
+    def admit(self, identity: Identity, username: str, decision: AdmissionChoice) -> Role:
         self.people.require(identity, Action.MANAGE_PEOPLE)
         return self._after_decision(
             identity, username, self.people.admit(identity, username, decision)

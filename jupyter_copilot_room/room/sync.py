@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
 from pycrdt import Doc, YMessageType, YSyncMessageType
@@ -28,7 +28,7 @@ class ClientChannel(Protocol):
     @property
     def path(self) -> str: ...
 
-    def __aiter__(self): ...
+    def __aiter__(self) -> AsyncIterator[bytes]: ...
 
     async def send(self, message: bytes) -> None: ...
 
@@ -67,14 +67,17 @@ class ReadOnlyChannel:
     def close(self, code: int | None = None, reason: str | None = None) -> None:
         self._channel.close(code, reason)
 
-    def __aiter__(self):
-        return self._read()
+    def __aiter__(self) -> ReadOnlyChannel:
+        return self
 
-    async def _read(self):
+    async def __anext__(self) -> bytes:
+        return await self.recv()
+
+    async def recv(self) -> bytes:
+        """The client's next reader message; anything else is dropped (and logged once)."""
         async for message in self._channel:
             if is_reader_message(message):
-                yield message
-                continue
+                return message
             if message == EMPTY_STEP2:
                 continue
             self.dropped += 1
@@ -87,6 +90,7 @@ class ReadOnlyChannel:
                 self.username,
                 self.dropped,
             )
+        raise StopAsyncIteration
 
 
 class RoomSync:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import ValidationError
 
@@ -22,7 +23,7 @@ log = logging.getLogger(__name__)
 class Transcript:
     def __init__(self, path: Path):
         self.path = path
-        self._file = None
+        self._file: BinaryIO | None = None
         self._next_seq = 1
 
     def load(self) -> list[tuple[Record, Strict]]:
@@ -76,6 +77,7 @@ class Transcript:
         return record
 
     def _sync(self) -> None:
+        assert self._file is not None
         self._file.flush()
         os.fsync(self._file.fileno())
 

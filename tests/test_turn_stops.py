@@ -1,0 +1,131 @@
+"""However a turn stops, nothing the agent asks is let through or left open behind it; and no
+answer before the deadline means no, whatever the wall clock does."""
+
+import asyncio
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jupyter_copilot_room.access.admissions import AdmissionBook
+from jupyter_copilot_room.access.identity import Identity
+from jupyter_copilot_room.agent.base import AgentSettings, PermissionAsk
+from jupyter_copilot_room.protocol import PromptBody
+from jupyter_copilot_room.room.room import Room
+from jupyter_copilot_room.settings import RoomSettings, SettingsStore
+
+from .harness.helpers import eventually
+from .scripted_agent import ScriptedAgent
+
+ALICE = Identity("alice", "Alice", verified=True)
+BOB = Identity("bob", "Bob", verified=True)
+
+
+class AsksWhileStopping(ScriptedAgent):
+    """Ignores aborts, and asks for a notebook edit and a shell command while being stopped."""
+
+    def __init__(self, settings):
+        super().__init__(settings)
+        self.ignore_abort = True
+        self.asked_while_stopping = []
+
+    async def abort(self) -> None:
+        for ask in (PermissionAsk("notebook", "edit a cell"), PermissionAsk("shell", "ls")):
+            self.asked_while_stopping.append(await self.host.request_permission(ask))
+
+
+def make_room(state_dir, agent_class=ScriptedAgent, clock=None, **settings):
+    state_dir.mkdir(exist_ok=True)
+    room = Room(
+        state_dir=state_dir,
+        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
+        settings=SettingsStore(state_dir / "settings.json", RoomSettings(**settings)),
+        agent=agent_class(AgentSettings(state_dir, state_dir)),
+        **({"clock": clock} if clock else {}),
+    )
+    return room
+
+
+def entries(room, kind):
+    return [e for e in room.document.transcript.to_py() if e["kind"] == kind]
+
+
+async def test_asks_during_an_abort_are_refused_with_its_reason_never_auto_approved(tmp_path):
+    room = make_room(tmp_path, AsksWhileStopping, auto_approve_notebook_edits=True)
+    await room.ensure_started()
+    try:
+        room.submit(BOB, PromptBody(text="wait"))
+        await eventually(lambda: room.document.meta.get("state") == "running")
+        await room.abort(ALICE)
+        notebook, shell = room.agent.asked_while_stopping
+        assert not notebook.approved, "a notebook edit must not approve itself during an abort"
+        assert not shell.approved
+        for answer in (notebook, shell):
+            assert "alice aborted this turn" in answer.text
+        assert entries(room, "permission") == [], "no card is opened for a turn being stopped"
+    finally:
+        await room.stop()
+
+
+async def test_asks_during_a_deadline_stop_are_refused_and_nothing_stays_open(tmp_path):
+    room = make_room(tmp_path, AsksWhileStopping, turn_timeout=0.2)
+    await room.ensure_started()
+    try:
+        room.submit(BOB, PromptBody(text="wait"))
+        await eventually(lambda: len(room.agent.asked_while_stopping) == 2, timeout=5)
+        for answer in room.agent.asked_while_stopping:
+            assert not answer.approved
+            assert "took longer than 0 s" in answer.text
+        await eventually(lambda: room.document.meta.get("state") in ("degraded", "idle"))
+        assert room.document.approvals.to_py() == {}, "nothing left open after the degrade"
+        assert all(e["state"] != "pending" for e in entries(room, "permission"))
+    finally:
+        await room.stop()
+
+
+async def test_stopping_a_turn_settles_its_open_cards_at_once_with_the_reason(tmp_path):
+    room = make_room(tmp_path, permission_timeout=600)
+    await room.ensure_started()
+    try:
+        room.submit(BOB, PromptBody(text="shell make test"))
+        await eventually(lambda: len(room.document.approvals) == 1)
+        await room.abort(ALICE)
+        [card] = entries(room, "permission")
+        assert card["state"] == "aborted", "settled by the abort, not left to its 600 s timeout"
+        assert room.document.approvals.to_py() == {}
+    finally:
+        await room.stop()
+
+
+@settings(max_examples=8, deadline=None)
+@given(jumps=st.lists(st.floats(-5000, 5000, allow_nan=False), min_size=1, max_size=6))
+def test_an_unanswered_request_times_out_on_time_whatever_the_wall_clock_does(
+    tmp_path_factory, jumps
+):
+    """The wall clock jumps back and forth while a request waits: it still settles as timed
+    out once its timeout has passed on the loop's clock, and an answer before that still counts."""
+    offsets = itertools.cycle(jumps)
+    clock = lambda: 1_800_000_000 + next(offsets)  # noqa: E731
+
+    async def scenario():
+        room = make_room(tmp_path_factory.mktemp("room"), clock=clock, permission_timeout=0.3)
+        await room.ensure_started()
+        try:
+            room.submit(BOB, PromptBody(text="shell one"))
+            await eventually(lambda: len(room.document.approvals) == 1)
+            opened = asyncio.get_running_loop().time()
+            await eventually(lambda: room.agent.answers, timeout=3, what="the request's timeout")
+            waited = asyncio.get_running_loop().time() - opened
+            [answer] = room.agent.answers
+            assert not answer.approved and "Nobody answered" in answer.text
+            assert waited >= 0.25, "settled before its time"
+            room.submit(BOB, PromptBody(text="shell two"))
+            await eventually(lambda: len(room.document.approvals) == 1)
+            [request_id] = room.document.approvals.to_py()
+            room.answer_permission(BOB, request_id, approve=True, feedback=None)
+            await eventually(lambda: len(room.agent.answers) == 2)
+            assert room.agent.answers[1].approved, "an answer in time counts"
+        finally:
+            await room.stop()
+
+    asyncio.run(scenario())
