@@ -11,16 +11,21 @@ from jupyter_server.utils import url_path_join
 from traitlets import Dict, Float, List, Type, Unicode, default
 from traitlets.config import Configurable
 
+from . import handlers
 from .access.admissions import AdmissionBook, load_decisions
 from .access.hub_grants import hub_server_name
 from .access.identity import HostClaim, provider_verifies_users
 from .agent.base import Agent, AgentSettings
 from .catalog import Catalog
-from .handlers import HubGrants, RoomContext, room_handlers
+from .handlers import HubGrants, RoomContext
 from .notebooks import NotebookEditor
 from .room.room import Room
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
 from .statefiles import prepare_state_dir
+from .websocket import RoomWebSocketHandler
+
+_USERNAME = r"(?P<username>[^/]+)"
+_ID = r"(?P<item_id>[A-Za-z0-9_-]+)"
 
 #: The room settings' starting values (`c.CopilotRoom.admission`, ...), from their declaration.
 RoomSettingsConfig = type("RoomSettingsConfig", (Configurable,), settings_traits())
@@ -163,7 +168,27 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         context = RoomContext(
             self.room, self.users_verified, grants, self.websocket_recheck_interval
         )
-        self.handlers.extend(room_handlers(context))
+        kwargs = {"context": context}
+        api = "copilot-room/api"
+        self.handlers.extend(
+            (route, handler, kwargs)
+            for route, handler in [
+                (f"{api}/room", handlers.RoomStateHandler),
+                (f"{api}/prompts", handlers.PromptsHandler),
+                (f"{api}/prompts/{_ID}", handlers.PromptHandler),
+                (f"{api}/approvals/{_ID}", handlers.ApprovalHandler),
+                (f"{api}/questions/{_ID}", handlers.QuestionHandler),
+                (f"{api}/abort", handlers.AbortHandler),
+                (f"{api}/participants", handlers.ParticipantsHandler),
+                (f"{api}/participants/{_USERNAME}", handlers.ParticipantHandler),
+                (f"{api}/admissions/{_USERNAME}", handlers.AdmissionHandler),
+                (f"{api}/settings", handlers.SettingsHandler),
+                (f"{api}/transcript", handlers.TranscriptHandler),
+                (f"{api}/catalog", handlers.CatalogHandler),
+                ("copilot-room/claim", handlers.ClaimHandler),
+                ("copilot-room/ws", RoomWebSocketHandler),
+            ]
+        )
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
         await self.room.ensure_started()

@@ -14,30 +14,8 @@ from typing import Any
 
 from pycrdt import Array, Doc, Map, Text
 
-from ..events import (
-    AdmissionDecided,
-    AgentError,
-    AgentReady,
-    AssistantMessage,
-    AssistantStarted,
-    PersonRef,
-    PersonSeen,
-    PromptFinished,
-    PromptRef,
-    PromptSubmitted,
-    Record,
-    RequestOpened,
-    RequestSettled,
-    RoleChanged,
-    SettingsChanged,
-    Strict,
-    SubagentEnded,
-    SubagentStarted,
-    SystemNote,
-    ToolCompleted,
-    ToolStarted,
-    TurnUsage,
-)
+from .. import events as ev
+from ..events import Record
 
 AGENT_AUTHOR = "copilot"
 
@@ -95,11 +73,11 @@ class RoomDocument:
 
     # -- state derived from records ----------------------------------------------------------------
 
-    def apply(self, record: Record, payload: Strict) -> None:
+    def apply(self, record: Record, payload: ev.Strict) -> None:
         with self.ydoc.transaction():
             HANDLERS[record.kind](self, record, payload)
 
-    def _on_prompt_submitted(self, record: Record, p: PromptSubmitted) -> None:
+    def _on_prompt_submitted(self, record: Record, p: ev.PromptSubmitted) -> None:
         item = Map(
             {
                 "id": p.id,
@@ -113,13 +91,13 @@ class RoomDocument:
         self.queue.append(item)
         self._queue_items[p.id] = item
 
-    def _on_prompt_withdrawn(self, record: Record, p: PromptRef) -> None:
+    def _on_prompt_withdrawn(self, record: Record, p: ev.PromptRef) -> None:
         item = self._queue_item(p.id)
         if item is not None and item["author"] != record.actor:
             self._system(record, f"{record.actor} withdrew {item['author']}'s prompt.")
         self._drop_queue_item(p.id)
 
-    def _on_prompt_started(self, record: Record, p: PromptRef) -> None:
+    def _on_prompt_started(self, record: Record, p: ev.PromptRef) -> None:
         item = self._queue_items[p.id]
         item["state"] = "working"
         item["started_at"] = record.ts
@@ -135,7 +113,7 @@ class RoomDocument:
         self.meta["turn_owner"] = item["author"]
         self.meta["turn_prompt"] = p.id
 
-    def _on_prompt_finished(self, record: Record, p: PromptFinished) -> None:
+    def _on_prompt_finished(self, record: Record, p: ev.PromptFinished) -> None:
         self._drop_queue_item(p.id)
         if (entry := self._entries.get(p.id)) is not None:
             entry["state"] = p.state
@@ -145,7 +123,7 @@ class RoomDocument:
             self.meta["turn_owner"] = None
             self.meta["turn_prompt"] = None
 
-    def _on_assistant_started(self, record: Record, p: AssistantStarted) -> None:
+    def _on_assistant_started(self, record: Record, p: ev.AssistantStarted) -> None:
         self._add_entry(
             p.entry_id,
             p.kind,
@@ -156,7 +134,7 @@ class RoomDocument:
             state="streaming",
         )
 
-    def _on_assistant_message(self, record: Record, p: AssistantMessage) -> None:
+    def _on_assistant_message(self, record: Record, p: ev.AssistantMessage) -> None:
         entry = self._entries.get(p.entry_id)
         if entry is None:
             entry = self._add_entry(
@@ -177,7 +155,7 @@ class RoomDocument:
                 body.insert(0, p.text)
         entry["state"] = "partial" if p.partial else "done"
 
-    def _on_tool_started(self, record: Record, p: ToolStarted) -> None:
+    def _on_tool_started(self, record: Record, p: ev.ToolStarted) -> None:
         self._add_entry(
             p.call_id,
             "tool",
@@ -191,13 +169,13 @@ class RoomDocument:
             state="running",
         )
 
-    def _on_tool_completed(self, record: Record, p: ToolCompleted) -> None:
+    def _on_tool_completed(self, record: Record, p: ev.ToolCompleted) -> None:
         entry = self._entries[p.call_id]
         entry["state"] = "success" if p.success else "error"
         entry["result"] = p.result
         entry["duration"] = p.duration
 
-    def _on_subagent_started(self, record: Record, p: SubagentStarted) -> None:
+    def _on_subagent_started(self, record: Record, p: ev.SubagentStarted) -> None:
         self._add_entry(
             p.call_id,
             "subagent",
@@ -209,12 +187,12 @@ class RoomDocument:
             state="running",
         )
 
-    def _on_subagent_ended(self, record: Record, p: SubagentEnded) -> None:
+    def _on_subagent_ended(self, record: Record, p: ev.SubagentEnded) -> None:
         if (entry := self._entries.get(p.call_id)) is not None:
             entry["state"] = "error" if p.error else "success"
             entry["error"] = p.error
 
-    def _on_usage(self, record: Record, p: TurnUsage) -> None:
+    def _on_usage(self, record: Record, p: ev.TurnUsage) -> None:
         if p.prompt_id is not None and (entry := self._entries.get(p.prompt_id)) is not None:
             entry["usage"] = {
                 "model": p.model,
@@ -223,11 +201,11 @@ class RoomDocument:
                 "model_calls": p.model_calls,
             }
 
-    def _on_agent_ready(self, record: Record, p: AgentReady) -> None:
+    def _on_agent_ready(self, record: Record, p: ev.AgentReady) -> None:
         detail = f" {p.detail}" if p.detail else ""
         self._system(record, f"The agent is ready: {p.label}.{detail}")
 
-    def _on_agent_error(self, record: Record, p: AgentError) -> None:
+    def _on_agent_error(self, record: Record, p: ev.AgentError) -> None:
         self._add_entry(
             f"r{record.seq}",
             "error",
@@ -237,7 +215,7 @@ class RoomDocument:
             prompt_id=p.prompt_id,
         )
 
-    def _on_request_opened(self, record: Record, p: RequestOpened) -> None:
+    def _on_request_opened(self, record: Record, p: ev.RequestOpened) -> None:
         fields = {
             "kind": p.kind,
             "summary": p.summary,
@@ -264,7 +242,7 @@ class RoomDocument:
             **extra,
         )
 
-    def _on_request_settled(self, record: Record, p: RequestSettled) -> None:
+    def _on_request_settled(self, record: Record, p: ev.RequestSettled) -> None:
         if p.id in self.approvals:
             del self.approvals[p.id]
         entry = self._entries[p.id]
@@ -275,13 +253,13 @@ class RoomDocument:
         if p.answer is not None:
             entry["answer"] = p.answer
 
-    def _on_abort(self, record: Record, p: PromptRef) -> None:
+    def _on_abort(self, record: Record, p: ev.PromptRef) -> None:
         self._system(record, f"{record.actor} aborted the running turn.")
 
-    def _on_person_seen(self, record: Record, p: PersonSeen) -> None:
+    def _on_person_seen(self, record: Record, p: ev.PersonSeen) -> None:
         """People are kept in `participants`, which the room writes with their live role."""
 
-    def _on_admission_decided(self, record: Record, p: AdmissionDecided) -> None:
+    def _on_admission_decided(self, record: Record, p: ev.AdmissionDecided) -> None:
         said = {
             "member": f"{record.actor} admitted {p.username} as a member.",
             "viewer": f"{record.actor} admitted {p.username} as a viewer.",
@@ -297,20 +275,20 @@ class RoomDocument:
             decision=p.decision,
         )
 
-    def _on_role_changed(self, record: Record, p: RoleChanged) -> None:
+    def _on_role_changed(self, record: Record, p: ev.RoleChanged) -> None:
         self._system(record, f"{record.actor} made {p.username} a {p.role}.")
 
-    def _on_person_removed(self, record: Record, p: PersonRef) -> None:
+    def _on_person_removed(self, record: Record, p: ev.PersonRef) -> None:
         self._system(record, f"{record.actor} removed {p.username} from the room.")
 
-    def _on_host_claimed(self, record: Record, p: PersonRef) -> None:
+    def _on_host_claimed(self, record: Record, p: ev.PersonRef) -> None:
         self._system(record, f"{p.username} claimed the room as its host.")
 
-    def _on_settings_changed(self, record: Record, p: SettingsChanged) -> None:
+    def _on_settings_changed(self, record: Record, p: ev.SettingsChanged) -> None:
         changed = ", ".join(f"{k} = {v}" for k, v in sorted(p.changes.items()))
         self._system(record, f"{record.actor} changed the room settings: {changed}.")
 
-    def _on_system(self, record: Record, p: SystemNote) -> None:
+    def _on_system(self, record: Record, p: ev.SystemNote) -> None:
         self._system(record, p.text)
 
     # -- helpers ---------------------------------------------------------------------------------

@@ -1,0 +1,106 @@
+"""The live room document over a websocket, under `<base_url>copilot-room/ws`.
+
+The Yjs sync protocol, read-only for every client (`room/sync.py` drops their writes). Access is
+checked when the socket opens and again every `websocket_recheck_interval` seconds, so a revoked
+hub share or a lost hub group ends a visitor's live view too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+from typing import Any
+
+from jupyter_server.auth.decorator import authorized, ws_authenticated
+from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.base.websocket import WebSocketMixin
+from tornado import web
+from tornado.websocket import WebSocketClosedError, WebSocketHandler
+
+from .access.roles import ADMITTED
+from .handlers import RoomMixin
+
+log = logging.getLogger(__name__)
+
+
+class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterHandler):
+    """The live room document over the Yjs sync protocol; read-only for every client.
+
+    Tornado pushes frames to `on_message`; pycrdt's rooms pull them with `async for`, so frames
+    go through a queue. The handler itself is the channel the room serves.
+    """
+
+    @ws_authenticated
+    @authorized
+    async def get(self, *args, **kwargs):
+        await self.room.ensure_started()
+        role = self.room.check_in(self.identity)
+        if role not in ADMITTED:
+            raise web.HTTPError(403, "You are not admitted to this room.")
+        return await super().get(*args, **kwargs)
+
+    @property
+    def path(self) -> str:
+        return f"copilot-room:{self.current_user.username}"
+
+    def open(self, *args: Any, **kwargs: Any) -> None:
+        self._frames: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._serving = asyncio.create_task(self.room.connect(self, self.identity))
+        self._serving.add_done_callback(self._served)
+        self._rechecking = asyncio.create_task(self._keep_checking())
+
+    def _served(self, task: asyncio.Task) -> None:
+        """Serving ended: an error is logged with its traceback and the socket closed."""
+        if task.cancelled() or task.exception() is None:
+            return
+        log.error(
+            "Serving the room to %s failed", self.current_user.username, exc_info=task.exception()
+        )
+        self.close(1011, "The room could not be served; see the server log.")
+
+    def on_message(self, message: str | bytes) -> None:
+        self._frames.put_nowait(message if isinstance(message, bytes) else message.encode())
+
+    def on_close(self) -> None:
+        self._frames.put_nowait(None)
+        self._rechecking.cancel()
+
+    async def _keep_checking(self) -> None:
+        """Access can end while a socket stays open (a revoked hub share, a lost hub group):
+        ask the identity provider again now and then, and close the socket when it is over."""
+        while True:
+            await asyncio.sleep(self.context.recheck_interval)
+            if not await self._still_admitted():
+                self.close(4401, "Your access to this room has ended.")
+                return
+
+    async def _still_admitted(self) -> bool:
+        # JupyterHub (6.1) keeps the user on the handler twice, in its identity provider and in
+        # HubAuth: drop both to ask afresh (its token cache, HubOAuth.cache_max_age, still decides
+        # how often the hub itself is asked). Other identity providers keep nothing there.
+        for cached in ("_jupyterhub_user", "_cached_hub_user"):
+            self.__dict__.pop(cached, None)
+        try:
+            user = self.identity_provider.get_user(self)
+            if inspect.isawaitable(user):
+                user = await user
+        except Exception:
+            return False
+        if user is None or user.username != self.current_user.username:
+            return False
+        return self.room.check_in(self.identity_of(user)) in ADMITTED
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> bytes:
+        frame = await self._frames.get()
+        if frame is None:
+            raise StopAsyncIteration
+        return frame
+
+    async def send(self, message: bytes) -> None:
+        with contextlib.suppress(WebSocketClosedError):  # the client left; on_close cleans up
+            await self.write_message(message, binary=True)
