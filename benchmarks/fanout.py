@@ -81,7 +81,7 @@ async def serve(opts: argparse.Namespace) -> None:
     from tornado import web
     from traitlets.config import Config
 
-    from jupyter_copilot_room.protocol import AssistantStarted, Record
+    from jupyter_copilot_room.events import AssistantStarted, Record
     from jupyter_copilot_room.room.document import RoomDocument
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
@@ -138,10 +138,11 @@ async def serve(opts: argparse.Namespace) -> None:
         # that adds (records parsed first, so they are not counted).
         lines = room.transcript.path.read_bytes().splitlines()
         records = [Record.model_validate_json(line) for line in lines if line.strip()]
+        parsed = [(record, record.parsed()) for record in records]
         base = settled_rss()
         twin = RoomDocument()
-        for record in records:
-            twin.apply(record)
+        for record, payload in parsed:
+            twin.apply(record, payload)
         info["doc_rss"] = settled_rss() - base
         assert len(twin.transcript) == entries
         del twin, records, lines
@@ -155,8 +156,8 @@ async def serve(opts: argparse.Namespace) -> None:
 
         async def post(self, action: str) -> None:
             body = json.loads(self.request.body or b"{}")
-            if action == "entry":  # what Room.publish commits for a message's first delta
-                room._commit(
+            if action == "entry":  # what the room records for a message's first delta
+                room.recorder.commit(
                     "assistant.started",
                     None,
                     AssistantStarted(entry_id=ENTRY_ID, prompt_id="bench-prompt"),
@@ -455,7 +456,7 @@ async def fanout(server: Server) -> dict:
 def write_transcript(path: Path, entries: int) -> None:
     """A valid transcript.jsonl of `entries` transcript entries: entries/2 finished turns, each a
     prompt (one entry) and the assistant's answer (one entry), as the room itself records them."""
-    from jupyter_copilot_room.protocol import (
+    from jupyter_copilot_room.events import (
         AssistantMessage,
         PersonSeen,
         PromptFinished,
