@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit tests of the model, the policy, the connection and the REST client: plain TypeScript
+// against Y documents and fake transports, no browser (the browser tests are in tests/browser).
+export default defineConfig({
+  test: {
+    include: ['test/**/*.spec.ts'],
+    environment: 'node'
+  }
+});
