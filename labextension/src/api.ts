@@ -1,12 +1,15 @@
 /**
- * REST calls to the room (`<base_url>copilot-room/api/...`). Every action goes through here;
- * the panel never writes the room document. XSRF and the token are handled by
- * `ServerConnection`, as for any JupyterLab request.
+ * The REST client of the room (`<base_url>copilot-room/api/...`). Every action goes through
+ * here; the panel never writes the room document. XSRF and the token are handled by
+ * `ServerConnection`, as for any JupyterLab request. Refusals become `RoomAPIError`s whose
+ * message is meant for the person who pressed the button.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-/** An error the room answered with: a stable code and a message meant for people. */
+import { ICatalog, IRoomStatus, ISettings, ITarget } from './types';
+
+/** An error the room answered with (or could not answer): a stable code and a message. */
 export class RoomAPIError extends Error {
   constructor(
     readonly status: number,
@@ -14,50 +17,153 @@ export class RoomAPIError extends Error {
     message: string
   ) {
     super(message);
+    this.name = 'RoomAPIError';
   }
 }
 
-export async function requestAPI<T>(
-  path: string,
-  init: RequestInit = {}
-): Promise<T> {
-  const settings = ServerConnection.makeSettings();
-  const url = URLExt.join(settings.baseUrl, 'copilot-room', 'api', path);
-  let response: Response;
+export const UNREACHABLE = 'The server cannot be reached. Check your connection, then try again.';
+
+/** The room's answer to a failed request as an error: `{"error", "message"}` when the room
+ * wrote it, the status line otherwise (a proxy's page, jupyter_server's own 403). */
+export function errorFromResponse(status: number, statusText: string, text: string): RoomAPIError {
+  let body: unknown = null;
   try {
-    response = await ServerConnection.makeRequest(url, init, settings);
-  } catch (error) {
-    throw new RoomAPIError(0, 'network', 'The server cannot be reached.');
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
   }
-  const text = await response.text();
-  let data: any = null;
-  if (text) {
-    try {
-      data = JSON.parse(text);
-    } catch {
-      data = text;
-    }
-  }
-  if (!response.ok) {
-    throw new RoomAPIError(
-      response.status,
-      data?.error ?? 'error',
-      data?.message ?? response.statusText
-    );
-  }
-  return data as T;
+  const fields = (body ?? {}) as { error?: unknown; message?: unknown; reason?: unknown };
+  const code =
+    typeof fields.error === 'string'
+      ? fields.error
+      : typeof fields.reason === 'string'
+        ? fields.reason
+        : 'http_' + status;
+  const message =
+    typeof fields.message === 'string' && fields.message
+      ? fields.message
+      : `The server refused this (${status}${statusText ? ' ' + statusText : ''}).`;
+  return new RoomAPIError(status, code, message);
 }
 
-export function post<T>(path: string, body?: unknown): Promise<T> {
-  return requestAPI<T>(path, {
-    method: 'POST',
-    body: body === undefined ? undefined : JSON.stringify(body)
-  });
+/** What to tell the person whose action failed. */
+export function refusalMessage(error: unknown): string {
+  if (error instanceof RoomAPIError || error instanceof Error) {
+    return error.message;
+  }
+  return String(error);
+}
+
+export type Decision = 'viewer' | 'member' | 'reject';
+
+/** The room's REST commands, as the panel uses them (a fake in tests). */
+export interface IRoomClient {
+  room(): Promise<IRoomStatus>;
+  submit(text: string, target: ITarget | null): Promise<{ id: string; position: number }>;
+  withdraw(promptId: string): Promise<void>;
+  answerPermission(id: string, approve: boolean, feedback?: string): Promise<void>;
+  answerQuestion(id: string, answer: string): Promise<void>;
+  abort(): Promise<void>;
+  admit(username: string, decision: Decision): Promise<void>;
+  setRole(username: string, role: 'viewer' | 'member'): Promise<void>;
+  remove(username: string): Promise<void>;
+  settings(): Promise<ISettings>;
+  patchSettings(changes: Partial<ISettings>): Promise<ISettings>;
+  catalog(): Promise<ICatalog>;
+}
+
+export class RoomClient implements IRoomClient {
+  constructor(options: { serverSettings?: ServerConnection.ISettings } = {}) {
+    this.serverSettings = options.serverSettings ?? ServerConnection.makeSettings();
+  }
+
+  readonly serverSettings: ServerConnection.ISettings;
+
+  room(): Promise<IRoomStatus> {
+    return this._request('room');
+  }
+
+  submit(text: string, target: ITarget | null): Promise<{ id: string; position: number }> {
+    return this._send('POST', 'prompts', { text, target });
+  }
+
+  withdraw(promptId: string): Promise<void> {
+    return this._send('DELETE', `prompts/${encodeURIComponent(promptId)}`);
+  }
+
+  answerPermission(id: string, approve: boolean, feedback?: string): Promise<void> {
+    return this._send('POST', `approvals/${encodeURIComponent(id)}`, {
+      decision: approve ? 'approve' : 'reject',
+      ...(feedback ? { feedback } : {})
+    });
+  }
+
+  answerQuestion(id: string, answer: string): Promise<void> {
+    return this._send('POST', `questions/${encodeURIComponent(id)}`, { answer });
+  }
+
+  abort(): Promise<void> {
+    return this._send('POST', 'abort');
+  }
+
+  admit(username: string, decision: Decision): Promise<void> {
+    return this._send('POST', `admissions/${encodeURIComponent(username)}`, { decision });
+  }
+
+  setRole(username: string, role: 'viewer' | 'member'): Promise<void> {
+    return this._send('PUT', `participants/${encodeURIComponent(username)}`, { role });
+  }
+
+  remove(username: string): Promise<void> {
+    return this._send('DELETE', `participants/${encodeURIComponent(username)}`);
+  }
+
+  settings(): Promise<ISettings> {
+    return this._request('settings');
+  }
+
+  patchSettings(changes: Partial<ISettings>): Promise<ISettings> {
+    return this._send('PATCH', 'settings', changes);
+  }
+
+  catalog(): Promise<ICatalog> {
+    return this._request('catalog');
+  }
+
+  private _send<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this._request(path, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body)
+    });
+  }
+
+  private async _request<T>(path: string, init: RequestInit = {}): Promise<T> {
+    const settings = this.serverSettings;
+    const url = URLExt.join(settings.baseUrl, 'copilot-room', 'api', path);
+    let response: Response;
+    try {
+      response = await ServerConnection.makeRequest(url, init, settings);
+    } catch {
+      throw new RoomAPIError(0, 'network', UNREACHABLE);
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch {
+      throw new RoomAPIError(0, 'network', UNREACHABLE);
+    }
+    if (!response.ok) {
+      throw errorFromResponse(response.status, response.statusText, text);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
 }
 
 /** The websocket URL of the live room document (token added when the server uses one). */
-export function documentSocket(): { url: string; params: Record<string, string> } {
-  const settings = ServerConnection.makeSettings();
+export function documentSocket(settings: ServerConnection.ISettings): {
+  url: string;
+  params: Record<string, string>;
+} {
   const params: Record<string, string> = {};
   if (settings.token) {
     params.token = settings.token;

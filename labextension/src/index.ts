@@ -2,21 +2,21 @@
  * jupyter-copilot-room's JupyterLab side: a left-sidebar panel showing the shared room live,
  * commands (open, focus the prompt, abort) with shortcuts, and a status-bar item.
  */
-import {
-  ILabShell,
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { LabIcon } from '@jupyterlab/ui-components';
 
+import { refusalMessage, RoomClient } from './api';
+import { RoomConnection } from './connection';
 import { RoomModel } from './model';
 import { RoomPanel } from './panel';
+import { mayAbort, maySubmit } from './policy';
 import { trackProvenance } from './provenance';
+import { websocketProvider } from './socket';
 import { statusItem } from './status';
 
 const PLUGIN_ID = 'jupyter-copilot-room:plugin';
@@ -52,8 +52,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
     statusBar: IStatusBar | null,
     notebooks: INotebookTracker | null
   ) => {
+    const client = new RoomClient();
     const model = new RoomModel();
-    const panel = new RoomPanel(model, rendermime);
+    const connection = new RoomConnection({
+      client,
+      model,
+      provider: websocketProvider(client.serverSettings)
+    });
+    connection.start();
+    const panel = new RoomPanel({ model, client, rendermime });
     panel.id = 'jp-copilot-room';
     panel.title.icon = roomIcon;
     panel.title.caption = 'Copilot room';
@@ -68,7 +75,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     app.commands.addCommand(CommandIDs.focusPrompt, {
       label: 'Focus the Copilot Room Prompt',
-      isEnabled: () => model.can('submit'),
+      isEnabled: () => maySubmit(model.me),
       execute: () => {
         open();
         panel.focusPrompt();
@@ -76,8 +83,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     app.commands.addCommand(CommandIDs.abort, {
       label: 'Abort the Running Copilot Turn',
-      isEnabled: () => model.can('abort') && !!model.meta.turn_prompt,
-      execute: () => model.abort()
+      isEnabled: () => mayAbort(model.me) && !!model.meta.turn_prompt,
+      // A refusal (already stopping, nothing running any more) is said where the shortcut was
+      // pressed: in a notification, as there is no button to show it next to.
+      execute: () =>
+        client.abort().catch(error => {
+          Notification.error(refusalMessage(error), { autoClose: 5000 });
+        })
     });
     model.changed.connect(() => app.commands.notifyCommandChanged());
     if (palette) {
@@ -99,13 +111,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
       });
     }
     if (settingRegistry) {
-      void Promise.all([settingRegistry.load(PLUGIN_ID), app.restored]).then(
-        ([settings]) => {
-          if (settings.get('openOnStart').composite) {
-            open();
-          }
+      void Promise.all([settingRegistry.load(PLUGIN_ID), app.restored]).then(([settings]) => {
+        if (settings.get('openOnStart').composite) {
+          open();
         }
-      );
+      });
     }
   }
 };

@@ -1,165 +1,123 @@
 /**
- * The room as the panel sees it: the server's live Y document (read, never written) plus the
- * caller's own status from `GET room`, with typed signals for the views.
- *
- * Every (re)connection starts from a fresh `Y.Doc`: after a server restart the room document is
- * rebuilt from the transcript with new item ids, and merging it into an old local copy would
- * duplicate everything.
+ * The room as the panel reads it. `IRoomModel` is what every view is typed against: the caller
+ * (`GET room`'s `me`), the connection's status and the live document's roots as plain typed
+ * data, with signals. `RoomModel` derives that from a `Y.Doc` it is handed; it never writes the
+ * document, opens no socket and makes no request (see `connection.ts` and `api.ts`).
  */
 import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
-import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 
-import { documentSocket, post, requestAPI } from './api';
-import {
-  IApproval,
-  ICatalog,
-  IMe,
-  IMeta,
-  IParticipant,
-  IQueueItem,
-  ISettings,
-  Role
-} from './types';
+import { readEntry, TranscriptEntry } from './entries';
+import { IApproval, IMe, IMeta, IParticipant, IQueueItem } from './types';
 
-export type Connection = 'connecting' | 'online' | 'offline' | 'outside';
+/** `outside`: the caller is not admitted (waiting at the door, or turned away). */
+export type ConnectionStatus = 'connecting' | 'online' | 'offline' | 'outside';
 
-const ADMITTED: Role[] = ['host', 'member', 'viewer'];
-const WAITING_POLL_MS = 2000;
-const MAX_BACKOFF_MS = 5000;
+/** One transcript entry, live: read it when it changes (a reply streams into its body). */
+export interface IEntrySource {
+  readonly id: string;
+  read(): TranscriptEntry;
+  /** Call `listener` after each change of this entry; returns what stops it. */
+  observe(listener: () => void): () => void;
+}
 
-export class RoomModel implements IDisposable {
-  constructor() {
-    void this._start();
-  }
+export interface IRoomModel {
+  /** The caller, their role and what they may do; null until the server said. */
+  readonly me: IMe | null;
+  readonly connection: ConnectionStatus;
+  readonly meta: IMeta;
+  /** The running prompt first, then the waiting ones in order. */
+  readonly queue: readonly IQueueItem[];
+  /** Permission requests and questions waiting for an answer. */
+  readonly approvals: readonly IApproval[];
+  /** Everyone the room has seen, by username. */
+  readonly participants: readonly IParticipant[];
+  readonly entries: readonly IEntrySource[];
+  person(username: string): IParticipant | undefined;
+  /** `me`, the connection, meta, queue, approvals or participants changed. */
+  readonly changed: ISignal<IRoomModel, void>;
+  /** Entries were added, or a new document replaced the old one. */
+  readonly entriesChanged: ISignal<IRoomModel, void>;
+}
 
-  /** Something other than the transcript changed: meta, queue, approvals, people, me. */
-  get changed(): ISignal<this, void> {
-    return this._changed;
-  }
+type Root = 'meta' | 'participants' | 'queue' | 'approvals' | 'transcript';
 
-  /** A new document arrived (first sync or a reconnection): views re-read the transcript. */
-  get documentChanged(): ISignal<this, void> {
-    return this._documentChanged;
-  }
-
+export class RoomModel implements IRoomModel, IDisposable {
   get me(): IMe | null {
     return this._me;
   }
 
-  get connection(): Connection {
+  get connection(): ConnectionStatus {
     return this._connection;
   }
 
-  get isDisposed(): boolean {
-    return this._disposed;
-  }
-
-  can(action: string): boolean {
-    return this._me?.can.includes(action) ?? false;
-  }
-
-  /** The transcript entries of the current document (each a Y.Map with a Y.Text body). */
-  get transcript(): Y.Array<Y.Map<any>> | null {
-    return this._doc?.getArray<Y.Map<any>>('transcript') ?? null;
-  }
-
   get meta(): IMeta {
-    return (this._doc?.getMap('meta').toJSON() as IMeta) ?? {};
+    return (this._meta ??= (this._doc?.getMap('meta').toJSON() ?? {}) as IMeta);
   }
 
-  get queue(): IQueueItem[] {
-    return (this._doc?.getArray('queue').toJSON() as IQueueItem[]) ?? [];
+  get queue(): readonly IQueueItem[] {
+    return (this._queue ??= readQueue(this._doc));
   }
 
-  get approvals(): IApproval[] {
-    const approvals = this._doc?.getMap('approvals').toJSON() ?? {};
-    return Object.entries(approvals).map(([id, card]) => ({ id, ...(card as any) }));
+  get approvals(): readonly IApproval[] {
+    return (this._approvals ??= readApprovals(this._doc));
   }
 
-  get participants(): IParticipant[] {
-    const people = this._doc?.getMap('participants').toJSON() ?? {};
-    return Object.entries(people)
-      .map(([username, person]) => ({ username, ...(person as any) }))
-      .sort((a, b) => a.username.localeCompare(b.username));
+  get participants(): readonly IParticipant[] {
+    return (this._participants ??= readParticipants(this._doc));
+  }
+
+  get entries(): readonly IEntrySource[] {
+    return (this._entries ??= this._readEntries());
   }
 
   person(username: string): IParticipant | undefined {
     return this.participants.find(p => p.username === username);
   }
 
-  // -- actions (REST) ---------------------------------------------------------------------------
-
-  submit(
-    text: string,
-    target: { kind: 'skill' | 'agent'; name: string } | null
-  ): Promise<{ id: string; position: number }> {
-    return post('prompts', { text, target });
+  get changed(): ISignal<IRoomModel, void> {
+    return this._changed;
   }
 
-  withdraw(id: string): Promise<void> {
-    return requestAPI(`prompts/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  get entriesChanged(): ISignal<IRoomModel, void> {
+    return this._entriesChanged;
   }
 
-  answerPermission(id: string, approve: boolean, feedback?: string): Promise<void> {
-    return post(`approvals/${encodeURIComponent(id)}`, {
-      decision: approve ? 'approve' : 'reject',
-      ...(feedback ? { feedback } : {})
-    });
+  get isDisposed(): boolean {
+    return this._disposed;
   }
 
-  answerQuestion(id: string, answer: string): Promise<void> {
-    return post(`questions/${encodeURIComponent(id)}`, { answer });
-  }
+  // -- fed by the connection ----------------------------------------------------------------
 
-  abort(): Promise<void> {
-    return post('abort');
-  }
-
-  admit(username: string, decision: 'viewer' | 'member' | 'reject'): Promise<void> {
-    return post(`admissions/${encodeURIComponent(username)}`, { decision });
-  }
-
-  setRole(username: string, role: 'viewer' | 'member'): Promise<void> {
-    return requestAPI(`participants/${encodeURIComponent(username)}`, {
-      method: 'PUT',
-      body: JSON.stringify({ role })
-    });
-  }
-
-  remove(username: string): Promise<void> {
-    return requestAPI(`participants/${encodeURIComponent(username)}`, {
-      method: 'DELETE'
-    });
-  }
-
-  settings(): Promise<ISettings> {
-    return requestAPI('settings');
-  }
-
-  patchSettings(changes: Partial<ISettings>): Promise<ISettings> {
-    return requestAPI('settings', { method: 'PATCH', body: JSON.stringify(changes) });
-  }
-
-  catalog(): Promise<ICatalog> {
-    return requestAPI('catalog');
-  }
-
-  // -- connection -------------------------------------------------------------------------------
-
-  /** Ask the server who I am; connect when admitted, keep asking while at the door. */
-  async refreshMe(): Promise<void> {
-    try {
-      const room = await requestAPI<{ me: IMe }>('room');
-      const before = this._me?.role;
-      this._me = room.me;
-      if (before !== room.me.role) {
-        this._changed.emit();
-      }
-    } catch (error) {
-      this._setConnection('offline');
+  setMe(me: IMe | null): void {
+    if (JSON.stringify(me) !== JSON.stringify(this._me)) {
+      this._me = me;
+      this._changed.emit();
     }
+  }
+
+  setConnection(connection: ConnectionStatus): void {
+    if (connection !== this._connection) {
+      this._connection = connection;
+      this._changed.emit();
+    }
+  }
+
+  /** Read `doc` from now on (null: nothing). The caller owns the document and destroys it. */
+  setDocument(doc: Y.Doc | null): void {
+    if (doc === this._doc) {
+      return;
+    }
+    this._unobserve?.();
+    this._unobserve = null;
+    this._doc = doc;
+    if (doc) {
+      this._unobserve = this._observe(doc);
+    }
+    this._meta = this._queue = this._approvals = this._participants = this._entries = null;
+    this._changed.emit();
+    this._entriesChanged.emit();
   }
 
   dispose(): void {
@@ -167,102 +125,134 @@ export class RoomModel implements IDisposable {
       return;
     }
     this._disposed = true;
-    window.clearTimeout(this._timer);
-    this._disconnect();
+    this._unobserve?.();
+    this._doc = null;
     Signal.clearData(this);
   }
 
-  private async _start(): Promise<void> {
-    await this.refreshMe();
-    if (this._disposed) {
-      return;
+  private _observe(doc: Y.Doc): () => void {
+    const stale = new Set<Root>();
+    const roots: [Root, Y.Map<unknown> | Y.Array<unknown>][] = [
+      ['meta', doc.getMap('meta')],
+      ['participants', doc.getMap('participants')],
+      ['queue', doc.getArray('queue')],
+      ['approvals', doc.getMap('approvals')]
+    ];
+    const undo: (() => void)[] = [];
+    for (const [name, type] of roots) {
+      const mark = () => stale.add(name);
+      type.observeDeep(mark);
+      undo.push(() => type.unobserveDeep(mark));
     }
-    if (this._me && ADMITTED.includes(this._me.role)) {
-      this._connect();
-    } else {
-      this._setConnection(this._me ? 'outside' : 'offline');
-      this._retry(WAITING_POLL_MS);
-    }
-  }
-
-  private _connect(): void {
-    this._disconnect();
-    const doc = new Y.Doc();
-    const { url, params } = documentSocket();
-    const provider = new WebsocketProvider(url, 'ws', doc, {
-      params,
-      disableBc: true,
-      // Reconnections are ours: each one needs a fresh document (see the module docstring).
-      shouldReconnect: () => false
-    });
-    provider.awareness.setLocalState(null);
-    this._doc = doc;
-    this._provider = provider;
-    if (this._connection !== 'offline') {
-      this._setConnection('connecting'); // while offline, stay offline until a sync succeeds
-    }
-    provider.on('sync', (synced: boolean) => {
-      if (synced && this._provider === provider) {
-        this._backoff = 500;
-        this._setConnection('online');
-        this._documentChanged.emit();
+    // Only insertions and deletions: each entry is observed by whoever shows it.
+    const transcript = doc.getArray('transcript');
+    const markEntries = () => stale.add('transcript');
+    transcript.observe(markEntries);
+    undo.push(() => transcript.unobserve(markEntries));
+    // One signal per transaction, after every observer saw it.
+    const afterTransaction = () => {
+      if (stale.size === 0) {
+        return;
       }
-    });
-    // Every close, also of an attempt that never opened (y-websocket reports `status` only for
-    // connections that had opened): go offline and try again with a fresh document.
-    provider.on('connection-close', () => {
-      if (this._provider === provider) {
-        this._setConnection('offline');
-        this._retry(this._backoff);
-        this._backoff = Math.min(this._backoff * 2, MAX_BACKOFF_MS);
+      const entries = stale.delete('transcript');
+      for (const name of stale) {
+        this._forget(name);
       }
-    });
-    const changed = () => this._onDocumentChange();
-    doc.getMap('meta').observe(changed);
-    doc.getArray('queue').observeDeep(changed);
-    doc.getMap('approvals').observeDeep(changed);
-    doc.getMap('participants').observeDeep(changed);
-  }
-
-  private _onDocumentChange(): void {
-    const mine = this._me && this.person(this._me.username);
-    if (mine && this._me && mine.role !== this._me.role) {
-      void this.refreshMe(); // my role changed: what I may do changes too
-      if (!ADMITTED.includes(mine.role)) {
-        this._disconnect();
-        this._retry(0);
+      const others = stale.size > 0;
+      stale.clear();
+      if (entries) {
+        this._entries = null;
+        this._entriesChanged.emit();
       }
+      if (others) {
+        this._changed.emit();
+      }
+    };
+    doc.on('afterTransaction', afterTransaction);
+    undo.push(() => doc.off('afterTransaction', afterTransaction));
+    return () => undo.forEach(stop => stop());
+  }
+
+  private _forget(root: Root): void {
+    switch (root) {
+      case 'meta':
+        this._meta = null;
+        break;
+      case 'participants':
+        this._participants = null;
+        break;
+      case 'queue':
+        this._queue = null;
+        break;
+      case 'approvals':
+        this._approvals = null;
+        break;
+      case 'transcript':
+        this._entries = null;
+        break;
     }
-    this._changed.emit();
   }
 
-  private _retry(delay: number): void {
-    window.clearTimeout(this._timer);
-    this._timer = window.setTimeout(() => void this._start(), delay);
-  }
-
-  private _disconnect(): void {
-    const provider = this._provider;
-    this._provider = null;
-    provider?.destroy();
-    this._doc?.destroy();
-    this._doc = null;
-  }
-
-  private _setConnection(connection: Connection): void {
-    if (this._connection !== connection) {
-      this._connection = connection;
-      this._changed.emit();
-    }
+  private _readEntries(): IEntrySource[] {
+    const array = this._doc?.getArray<Y.Map<unknown>>('transcript');
+    return array ? array.toArray().map(map => entrySource(map)) : [];
   }
 
   private _me: IMe | null = null;
+  private _connection: ConnectionStatus = 'connecting';
   private _doc: Y.Doc | null = null;
-  private _provider: WebsocketProvider | null = null;
-  private _connection: Connection = 'connecting';
-  private _backoff = 500;
-  private _timer = 0;
+  private _unobserve: (() => void) | null = null;
+  private _meta: IMeta | null = null;
+  private _queue: IQueueItem[] | null = null;
+  private _approvals: IApproval[] | null = null;
+  private _participants: IParticipant[] | null = null;
+  private _entries: IEntrySource[] | null = null;
   private _disposed = false;
-  private _changed = new Signal<this, void>(this);
-  private _documentChanged = new Signal<this, void>(this);
+  private _changed = new Signal<IRoomModel, void>(this);
+  private _entriesChanged = new Signal<IRoomModel, void>(this);
+}
+
+function readQueue(doc: Y.Doc | null): IQueueItem[] {
+  const items = (doc?.getArray('queue').toJSON() ?? []) as IQueueItem[];
+  return items.map(item => ({ ...item, target: item.target ?? null }));
+}
+
+function readApprovals(doc: Y.Doc | null): IApproval[] {
+  const cards = (doc?.getMap('approvals').toJSON() ?? {}) as Record<string, Omit<IApproval, 'id'>>;
+  return Object.entries(cards).map(([id, card]) => ({
+    ...card,
+    id,
+    details: card.details ?? {},
+    choices: card.choices ?? []
+  }));
+}
+
+function readParticipants(doc: Y.Doc | null): IParticipant[] {
+  const people = (doc?.getMap('participants').toJSON() ?? {}) as Record<
+    string,
+    Omit<IParticipant, 'username'>
+  >;
+  return Object.entries(people)
+    .map(([username, person]) => ({ ...person, username }))
+    .sort((a, b) => a.username.localeCompare(b.username));
+}
+
+/** The same source object for the same Y.Map, so views keep their subscriptions. */
+const sources = new WeakMap<Y.Map<unknown>, IEntrySource>();
+
+function entrySource(map: Y.Map<unknown>): IEntrySource {
+  let source = sources.get(map);
+  if (!source) {
+    source = {
+      id: String(map.get('id') ?? ''),
+      read: () => readEntry(map.toJSON()),
+      observe: listener => {
+        const handler = () => listener();
+        map.observeDeep(handler);
+        return () => map.unobserveDeep(handler);
+      }
+    };
+    sources.set(map, source);
+  }
+  return source;
 }

@@ -3,17 +3,24 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ReactWidget } from '@jupyterlab/ui-components';
 import React from 'react';
 
+import { IRoomClient } from './api';
 import { Room } from './components/room';
-import { RoomModel } from './model';
+import { IRoomModel } from './model';
 
 export class RoomPanel extends ReactWidget {
-  constructor(
-    readonly model: RoomModel,
-    private readonly _rendermime: IRenderMimeRegistry
-  ) {
+  constructor(options: {
+    model: IRoomModel;
+    client: IRoomClient;
+    rendermime: IRenderMimeRegistry;
+  }) {
     super();
+    this.model = options.model;
+    this._client = options.client;
+    this._rendermime = options.rendermime;
     this.addClass('jp-CopilotRoom');
   }
+
+  readonly model: IRoomModel;
 
   focusPrompt(): void {
     this._input.current?.focus();
@@ -21,9 +28,7 @@ export class RoomPanel extends ReactWidget {
 
   /** Scroll the transcript to an entry (a prompt, by its id) and flash it. */
   showEntry(entryId: string): void {
-    const entry = this.node.querySelector<HTMLElement>(
-      `[data-entry-id="${CSS.escape(entryId)}"]`
-    );
+    const entry = this.node.querySelector<HTMLElement>(`[data-entry-id="${CSS.escape(entryId)}"]`);
     if (entry) {
       entry.scrollIntoView({ block: 'center' });
       entry.classList.add('jp-mod-flash');
@@ -32,8 +37,17 @@ export class RoomPanel extends ReactWidget {
   }
 
   protected render(): JSX.Element {
-    return <Room model={this.model} rendermime={this._rendermime} inputRef={this._input} />;
+    return (
+      <Room
+        model={this.model}
+        client={this._client}
+        rendermime={this._rendermime}
+        inputRef={this._input}
+      />
+    );
   }
 
+  private _client: IRoomClient;
+  private _rendermime: IRenderMimeRegistry;
   private _input = React.createRef<HTMLTextAreaElement>();
 }

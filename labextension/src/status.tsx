@@ -3,34 +3,25 @@ import { ReactWidget } from '@jupyterlab/ui-components';
 import React from 'react';
 
 import { useSignal } from './components/hooks';
-import { STATE_LABELS } from './components/room';
-import { RoomModel } from './model';
+import { IRoomModel } from './model';
+import { roomStatusLabel } from './policy';
 
-function AgentState(props: { model: RoomModel; onClick: () => void }): JSX.Element {
-  useSignal(props.model.changed);
+function AgentState(props: { model: IRoomModel; onClick: () => void }): JSX.Element {
   const { model } = props;
-  const state = model.meta.state ?? '';
-  const role = model.me?.role;
-  const label =
-    role === 'pending'
-      ? 'waiting to join'
-      : role === 'refused'
-        ? 'not in the room'
-        : model.connection !== 'online'
-          ? 'offline'
-          : (STATE_LABELS[state] ?? state);
+  useSignal(model.changed);
+  const online = model.connection === 'online';
   return (
     <span
       className="jp-CopilotRoom-statusItem"
-      data-state={model.connection === 'online' ? state : 'offline'}
+      data-state={online ? model.meta.state : 'offline'}
       onClick={props.onClick}
       title="Open the Copilot room"
     >
-      Copilot: {label}
+      Copilot: {roomStatusLabel(model.me, model.connection, model.meta.state)}
     </span>
   );
 }
 
-export function statusItem(model: RoomModel, onClick: () => void): ReactWidget {
+export function statusItem(model: IRoomModel, onClick: () => void): ReactWidget {
   return ReactWidget.create(<AgentState model={model} onClick={onClick} />);
 }

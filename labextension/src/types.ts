@@ -1,6 +1,23 @@
-/** Plain shapes of what the server sends: `GET room` and the live document's entries. */
+/**
+ * Plain shapes of what the server sends: `GET room`, the REST answers and the live document's
+ * roots (`meta`, `participants`, `queue`, `approvals`; the `transcript` entries are in
+ * `entries.ts`). The wire contract lives in `jupyter_copilot_room/room/document.py`.
+ */
 
 export type Role = 'host' | 'member' | 'viewer' | 'pending' | 'refused';
+
+/** What `GET room` says the caller may do (`me.can`), from the server's role table. */
+export type Action =
+  | 'watch'
+  | 'submit'
+  | 'withdraw_own'
+  | 'withdraw_any'
+  | 'answer_own'
+  | 'answer_any'
+  | 'abort'
+  | 'manage_people'
+  | 'edit_settings'
+  | 'read_transcript';
 
 export interface IMe {
   username: string;
@@ -9,7 +26,12 @@ export interface IMe {
   verified: boolean;
   avatar_url?: string | null;
   color?: string | null;
-  can: string[];
+  can: readonly string[];
+}
+
+/** `GET room`: the caller; the room's state too for people who are admitted. */
+export interface IRoomStatus {
+  me: IMe;
 }
 
 export interface IParticipant {
@@ -22,16 +44,31 @@ export interface IParticipant {
   avatar_url?: string | null;
 }
 
+/** A skill (`/name`) or a custom agent (`@name`) a prompt is addressed to. */
+export interface ITarget {
+  kind: 'skill' | 'agent';
+  name: string;
+}
+
+/** The A2A task states of a prompt (`room/queue.py`). */
+export type PromptState =
+  'submitted' | 'working' | 'input-required' | 'completed' | 'failed' | 'canceled';
+
 export interface IQueueItem {
   id: string;
   author: string;
   text: string;
-  target?: { kind: 'skill' | 'agent'; name: string } | null;
-  state: string;
+  target: ITarget | null;
+  state: PromptState;
   submitted_at: number;
   started_at?: number;
 }
 
+/** How a permission request or a question ended (`pending` while it waits). */
+export type RequestOutcome =
+  'pending' | 'approved' | 'rejected' | 'answered' | 'timed_out' | 'aborted';
+
+/** A card in `approvals`: a permission request, or a question (kind `question`). */
 export interface IApproval {
   id: string;
   kind: string;
@@ -42,11 +79,23 @@ export interface IApproval {
   deadline: number;
   choices: string[];
   allow_freeform: boolean;
-  state: string;
+  state: RequestOutcome;
+  answered_by: string | null;
 }
 
+/** What the agent is doing (`meta.state`). */
+export type AgentState =
+  | 'starting'
+  | 'idle'
+  | 'running'
+  | 'waiting'
+  | 'aborting'
+  | 'degraded'
+  | 'unavailable'
+  | 'no-agent';
+
 export interface IMeta {
-  state?: string;
+  state?: AgentState;
   agent?: string;
   agent_detail?: string;
   turn_owner?: string | null;
@@ -64,9 +113,11 @@ export interface ICatalog {
   agents: ICatalogItem[];
 }
 
+export type AdmissionPolicy = 'ask-host' | 'viewer' | 'member' | 'refuse';
+
 export interface ISettings {
-  admission: string;
-  guest_admission: string;
+  admission: AdmissionPolicy;
+  guest_admission: AdmissionPolicy;
   permission_timeout: number;
   question_timeout: number;
   max_prompt_chars: number;

@@ -1,50 +1,56 @@
-/** React hooks that tie views to the room model's signals and to Y types. */
+/** React hooks that tie views to the room model's signals and entries, and to the clock. */
 import { ISignal } from '@lumino/signaling';
-import { useEffect, useReducer, useState } from 'react';
-import * as Y from 'yjs';
+import { useEffect, useReducer, useRef, useState } from 'react';
+
+import { TranscriptEntry } from '../entries';
+import { IEntrySource } from '../model';
 
 /** Re-render whenever `signal` fires. */
-export function useSignal<T>(signal: ISignal<T, any>): void {
+export function useSignal<T, U>(signal: ISignal<T, U>): void {
   const [, bump] = useReducer((n: number) => n + 1, 0);
   useEffect(() => {
     const slot = () => bump();
     signal.connect(slot);
+    // What fired between the first render and now (the connection often goes online in that
+    // gap) would be missed otherwise, and a quiet room sends nothing more: catch up once.
+    bump();
     return () => {
       signal.disconnect(slot);
     };
   }, [signal]);
 }
 
-/** A Y.Map's plain contents, updated when it (or anything inside it) changes. */
-export function useYMap(map: Y.Map<any>): Record<string, any> {
-  const [value, setValue] = useState(() => map.toJSON());
+/** An entry as it is now, read again when it changes, at most once per frame: a streamed reply
+ * may bring many deltas within one frame. */
+export function useEntry(source: IEntrySource): TranscriptEntry {
+  const [entry, setEntry] = useState(() => source.read());
   useEffect(() => {
     let frame = 0;
-    const update = () => {
-      // Many deltas can arrive within one frame: render once per frame, not per delta.
+    setEntry(source.read());
+    const stop = source.observe(() => {
       if (!frame) {
         frame = requestAnimationFrame(() => {
           frame = 0;
-          setValue(map.toJSON());
+          setEntry(source.read());
         });
       }
-    };
-    setValue(map.toJSON());
-    map.observeDeep(update);
+    });
     return () => {
-      map.unobserveDeep(update);
+      stop();
       cancelAnimationFrame(frame);
     };
-  }, [map]);
-  return value;
+  }, [source]);
+  return entry;
 }
 
 /** A value recomputed once a second (countdowns, elapsed times). */
 function useTicking(compute: () => number, dependency: unknown): number {
+  const latest = useRef(compute);
+  latest.current = compute;
   const [value, setValue] = useState(compute);
   useEffect(() => {
-    setValue(compute());
-    const timer = window.setInterval(() => setValue(compute()), 1000);
+    setValue(latest.current());
+    const timer = window.setInterval(() => setValue(latest.current()), 1000);
     return () => window.clearInterval(timer);
   }, [dependency]);
   return value;
@@ -57,8 +63,5 @@ export function useCountdown(deadline: number): number {
 
 /** Seconds since `start` (epoch seconds); 0 without a start. */
 export function useElapsed(start?: number): number {
-  return useTicking(
-    () => (start ? Math.max(0, Math.round(Date.now() / 1000 - start)) : 0),
-    start
-  );
+  return useTicking(() => (start ? Math.max(0, Math.round(Date.now() / 1000 - start)) : 0), start);
 }

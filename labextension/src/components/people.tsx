@@ -1,40 +1,60 @@
 /** Who is in the room, with their roles; hosts admit, re-role and remove people here. */
-import React, { useEffect, useState } from 'react';
+import React from 'react';
 
-import { RoomModel } from '../model';
-import { IParticipant, ISettings } from '../types';
-import { AdmissionCard } from './cards';
+import { IRoomClient } from '../api';
+import { IRoomModel } from '../model';
+import {
+  ASSIGNABLE_ROLES,
+  isAdmitted,
+  isAtTheDoor,
+  mayAdmit,
+  mayChangeRole,
+  mayEditSettings
+} from '../policy';
+import { IParticipant } from '../types';
+import { IAction, Refusal, useAction } from './action';
+import { AdmissionCard } from './cards/admission';
 import { PersonName } from './person';
+import { RoomSettings } from './settings';
 
-const POLICIES = ['ask-host', 'viewer', 'member', 'refuse'];
-
-export function People(props: { model: RoomModel }): JSX.Element {
-  const { model } = props;
-  const host = model.can('manage_people');
+export function People(props: { model: IRoomModel; client: IRoomClient }): JSX.Element {
+  const { model, client } = props;
+  const action = useAction();
   const people = model.participants;
-  const waiting = people.filter(p => p.role === 'pending');
-  const inside = people.filter(p => p.role !== 'pending' && p.role !== 'refused');
+  const waiting = mayAdmit(model.me) ? people.filter(p => isAtTheDoor(p.role)) : [];
   return (
     <section className="jp-CopilotRoom-people" aria-label="People in the room">
-      {host && waiting.map(p => <AdmissionCard key={p.username} person={p} model={model} />)}
+      {waiting.map(person => (
+        <AdmissionCard key={person.username} person={person} client={client} action={action} />
+      ))}
       <h3 className="jp-CopilotRoom-heading">People</h3>
       <ul>
-        {inside.map(person => (
-          <Person key={person.username} person={person} model={model} host={host} />
-        ))}
+        {people
+          .filter(p => isAdmitted(p.role))
+          .map(person => (
+            <Person
+              key={person.username}
+              person={person}
+              model={model}
+              client={client}
+              action={action}
+            />
+          ))}
       </ul>
-      {host && <AdmissionSettings model={model} />}
+      <Refusal action={action} />
+      {mayEditSettings(model.me) && <RoomSettings client={client} />}
     </section>
   );
 }
 
 function Person(props: {
   person: IParticipant;
-  model: RoomModel;
-  host: boolean;
+  model: IRoomModel;
+  client: IRoomClient;
+  action: IAction;
 }): JSX.Element {
-  const { person, model, host } = props;
-  const editable = host && person.role !== 'host';
+  const { person, model, client, action } = props;
+  const { username } = person;
   return (
     <li className="jp-CopilotRoom-personRow" data-online={person.online}>
       <span
@@ -42,92 +62,37 @@ function Person(props: {
         title={person.online ? 'online' : 'offline'}
         aria-label={person.online ? 'online' : 'offline'}
       />
-      <PersonName username={person.username} person={person} />
-      {editable ? (
-        <>
+      <PersonName username={username} person={person} />
+      {mayChangeRole(model.me, person) ? (
+        <span className="jp-CopilotRoom-personActions">
           <select
             className="jp-mod-styled"
-            aria-label={`Role of ${person.username}`}
+            aria-label={`Role of ${username}`}
             value={person.role}
-            onChange={event =>
-              void model.setRole(person.username, event.target.value as 'viewer' | 'member')
-            }
+            disabled={action.busy}
+            onChange={event => {
+              const role = event.target.value as (typeof ASSIGNABLE_ROLES)[number];
+              void action.run(() => client.setRole(username, role));
+            }}
           >
-            <option value="member">member</option>
-            <option value="viewer">viewer</option>
+            {ASSIGNABLE_ROLES.map(role => (
+              <option key={role} value={role}>
+                {role}
+              </option>
+            ))}
           </select>
           <button
             className="jp-mod-styled jp-CopilotRoom-small"
-            aria-label={`Remove ${person.username} from the room`}
-            onClick={() => void model.remove(person.username)}
+            aria-label={`Remove ${username} from the room`}
+            disabled={action.busy}
+            onClick={() => void action.run(() => client.remove(username))}
           >
             Remove
           </button>
-        </>
+        </span>
       ) : (
         <span className={`jp-CopilotRoom-badge jp-mod-${person.role}`}>{person.role}</span>
       )}
     </li>
-  );
-}
-
-function AdmissionSettings(props: { model: RoomModel }): JSX.Element {
-  const { model } = props;
-  const [settings, setSettings] = useState<ISettings | null>(null);
-  useEffect(() => {
-    void model.settings().then(setSettings);
-  }, [model]);
-  if (!settings) {
-    return <></>;
-  }
-  const change = (key: 'admission' | 'guest_admission', value: string) =>
-    void model.patchSettings({ [key]: value }).then(setSettings);
-  return (
-    <details className="jp-CopilotRoom-settings">
-      <summary>Room settings</summary>
-      <PolicySelect
-        label="Signed-in people nobody decided on"
-        value={settings.admission}
-        onChange={value => change('admission', value)}
-      />
-      <PolicySelect
-        label="Unverified guests"
-        value={settings.guest_admission}
-        onChange={value => change('guest_admission', value)}
-      />
-      <label className="jp-CopilotRoom-checkbox">
-        <input
-          type="checkbox"
-          checked={settings.auto_approve_notebook_edits}
-          onChange={event =>
-            void model
-              .patchSettings({ auto_approve_notebook_edits: event.target.checked })
-              .then(setSettings)
-          }
-        />
-        The agent's notebook edits approve themselves (commands always ask)
-      </label>
-    </details>
-  );
-}
-
-function PolicySelect(props: {
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-}): JSX.Element {
-  return (
-    <label>
-      {props.label}
-      <select
-        className="jp-mod-styled"
-        value={props.value}
-        onChange={event => props.onChange(event.target.value)}
-      >
-        {POLICIES.map(policy => (
-          <option key={policy}>{policy}</option>
-        ))}
-      </select>
-    </label>
   );
 }

@@ -15,9 +15,13 @@ export function colourOf(username: string, colour?: string | null): string {
   return `var(--jp-collaborator-color${(Math.abs(hash) % 7) + 1})`;
 }
 
+/** The name people know: the display name once the room has seen them. */
+export function displayName(username: string, person?: IParticipant): string {
+  return person?.display_name || username;
+}
+
 export function Avatar(props: { username: string; person?: IParticipant }): JSX.Element {
   const { username, person } = props;
-  const name = person?.display_name || username;
   if (person?.avatar_url) {
     return <img className="jp-CopilotRoom-avatar" src={person.avatar_url} alt="" />;
   }
@@ -27,20 +31,17 @@ export function Avatar(props: { username: string; person?: IParticipant }): JSX.
       style={{ backgroundColor: colourOf(username, person?.color) }}
       aria-hidden="true"
     >
-      {name.slice(0, 1).toUpperCase()}
+      {displayName(username, person).slice(0, 1).toUpperCase()}
     </span>
   );
 }
 
-export function PersonName(props: {
-  username: string;
-  person?: IParticipant;
-}): JSX.Element {
+export function PersonName(props: { username: string; person?: IParticipant }): JSX.Element {
   const { username, person } = props;
   return (
     <span className="jp-CopilotRoom-person" title={username}>
       <Avatar username={username} person={person} />
-      <span className="jp-CopilotRoom-personName">{person?.display_name || username}</span>
+      <span className="jp-CopilotRoom-personName">{displayName(username, person)}</span>
       {person && !person.verified && (
         <span className="jp-CopilotRoom-badge jp-mod-unverified" title="Not verified by the server">
           unverified

@@ -3,50 +3,47 @@
  * and `@` a custom agent from the repository's catalog (arrows, Enter or Tab, Escape). `/skills`,
  * `/agents` and `/refresh` are answered here, for this reader only, never in the transcript.
  */
-import React, { useEffect, useState } from 'react';
+import React, { useCallback, useEffect, useRef, useState } from 'react';
 
-import { RoomAPIError } from '../api';
-import { RoomModel } from '../model';
-import { ICatalog, ICatalogItem } from '../types';
+import { IRoomClient } from '../api';
+import { IRoomModel } from '../model';
+import { isRunning, maySubmit, sigil, targetLabel, whyNoPrompt } from '../policy';
+import { ICatalog, ICatalogItem, ITarget } from '../types';
+import { Refusal, useAction } from './action';
+import { LOCAL_COMMANDS, Picker, pickerFor } from './picker';
 
-type Target = { kind: 'skill' | 'agent'; name: string };
-
-const LOCAL_COMMANDS = ['/skills', '/agents', '/refresh'];
-
-const DISABLED: Record<string, string> = {
-  viewer: 'Viewers watch the room; ask a host to make you a member to send prompts.',
-  pending: 'You are waiting for a host to let you in.',
-  refused: 'You are not admitted to this room.'
-};
+/** What the box last told its reader: their prompt's place in the queue, or a local answer. */
+type Notice = { prompt: string; position: number } | { text: string } | null;
 
 export function PromptBox(props: {
-  model: RoomModel;
+  model: IRoomModel;
+  client: IRoomClient;
   inputRef: React.RefObject<HTMLTextAreaElement>;
 }): JSX.Element {
-  const { model, inputRef } = props;
+  const { model, client, inputRef } = props;
+  const action = useAction();
   const [text, setText] = useState('');
-  const [target, setTarget] = useState<Target | null>(null);
+  const [target, setTarget] = useState<ITarget | null>(null);
   const [catalog, setCatalog] = useState<ICatalog>({ skills: [], agents: [] });
   const [highlight, setHighlight] = useState(0);
-  const [notice, setNotice] = useState<string>('');
-  const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<Notice>(null);
 
-  const loadCatalog = async () => {
+  const loadCatalog = useCallback(async () => {
     try {
-      setCatalog(await model.catalog());
+      setCatalog(await client.catalog());
+      return true;
     } catch {
-      // the pickers stay empty; sending still works
+      return false; // the pickers stay empty; sending still works
     }
-  };
+  }, [client]);
   useEffect(() => {
     void loadCatalog();
-  }, [model]);
+  }, [loadCatalog]);
 
   const picker = pickerFor(text, catalog);
   useEffect(() => setHighlight(0), [picker?.query, picker?.kind]);
 
-  const role = model.me?.role ?? 'pending';
-  if (!model.can('submit')) {
+  if (!maySubmit(model.me)) {
     return (
       <div className="jp-CopilotRoom-promptBox jp-mod-disabled">
         <textarea
@@ -55,31 +52,34 @@ export function PromptBox(props: {
           aria-label="Prompt (disabled)"
           placeholder="Prompting is not open to you in this room."
         />
-        <div className="jp-CopilotRoom-reason">{DISABLED[role]}</div>
+        <div className="jp-CopilotRoom-reason">{whyNoPrompt(model.me)}</div>
       </div>
     );
   }
 
-  const choose = (item: ICatalogItem, kind: 'skill' | 'agent') => {
+  const choose = (item: ICatalogItem, kind: ITarget['kind']) => {
     setTarget({ kind, name: item.name });
     setText(text.replace(/^[/@]\S*\s?/, ''));
     inputRef.current?.focus();
   };
 
   const local = async (command: string) => {
-    if (command === '/refresh') {
-      await loadCatalog();
-      setNotice('The catalog was read again.');
-    } else {
-      const items = command === '/skills' ? catalog.skills : catalog.agents;
-      const sigil = command === '/skills' ? '/' : '@';
-      setNotice(
-        items.length
-          ? items.map(i => `${sigil}${i.name}: ${i.description}`).join('\n')
-          : `This repository has no ${command.slice(1)}.`
-      );
-    }
     setText('');
+    if (command === '/refresh') {
+      setNotice({
+        text: (await loadCatalog())
+          ? 'The catalog was read again.'
+          : 'The catalog could not be read; try /refresh again.'
+      });
+      return;
+    }
+    const kind = command === '/skills' ? 'skill' : 'agent';
+    const items = kind === 'skill' ? catalog.skills : catalog.agents;
+    setNotice({
+      text: items.length
+        ? items.map(i => `${sigil(kind)}${i.name}: ${i.description}`).join('\n')
+        : `This repository has no ${command.slice(1)}.`
+    });
   };
 
   const send = async () => {
@@ -87,23 +87,14 @@ export function PromptBox(props: {
     if (LOCAL_COMMANDS.includes(trimmed)) {
       return local(trimmed);
     }
-    if (!trimmed || busy) {
+    if (!trimmed || action.busy) {
       return;
     }
-    setBusy(true);
-    try {
-      const { position } = await model.submit(text, target);
+    const sent = await action.run(() => client.submit(text, target));
+    if (sent) {
       setText('');
       setTarget(null);
-      setNotice(
-        position === 0
-          ? 'Your prompt is next.'
-          : `Your prompt is queued: ${position} ahead of it.`
-      );
-    } catch (error) {
-      setNotice(error instanceof RoomAPIError ? error.message : String(error));
-    } finally {
-      setBusy(false);
+      setNotice({ prompt: sent.id, position: sent.position });
     }
   };
 
@@ -135,43 +126,18 @@ export function PromptBox(props: {
   return (
     <div className="jp-CopilotRoom-promptBox">
       {picker && (
-        <ul
-          className="jp-CopilotRoom-picker"
-          role="listbox"
-          aria-label={picker.kind === 'skill' ? 'Skills' : 'Custom agents'}
-        >
-          {picker.items.length === 0 && (
-            <li className="jp-CopilotRoom-note">
-              No {picker.kind === 'skill' ? 'skill' : 'custom agent'} matches.
-            </li>
-          )}
-          {picker.items.map((item, index) => (
-            <li
-              key={item.name}
-              role="option"
-              aria-selected={index === highlight}
-              className={index === highlight ? 'jp-mod-active' : ''}
-              onMouseDown={event => {
-                event.preventDefault();
-                choose(item, picker.kind);
-              }}
-            >
-              <strong>
-                {picker.kind === 'skill' ? '/' : '@'}
-                {item.name}
-              </strong>{' '}
-              <span className="jp-CopilotRoom-note">{item.description}</span>
-            </li>
-          ))}
-        </ul>
+        <Picker
+          picker={picker}
+          highlight={highlight}
+          onChoose={item => choose(item, picker.kind)}
+        />
       )}
       {target && (
         <div className="jp-CopilotRoom-target">
-          For {target.kind === 'skill' ? 'the skill' : 'the custom agent'}{' '}
-          <strong>
-            {target.kind === 'skill' ? '/' : '@'}
-            {target.name}
-          </strong>
+          <span>
+            For {target.kind === 'skill' ? 'the skill' : 'the custom agent'}{' '}
+            <strong>{targetLabel(target)}</strong>
+          </span>
           <button
             className="jp-mod-styled jp-CopilotRoom-small"
             aria-label="Remove the target"
@@ -191,34 +157,50 @@ export function PromptBox(props: {
         onChange={event => setText(event.target.value)}
         onKeyDown={onKeyDown}
       />
-      {notice && (
-        <div className="jp-CopilotRoom-notice" role="status">
-          {notice}
-          <button
-            className="jp-mod-styled jp-CopilotRoom-small"
-            aria-label="Dismiss"
-            onClick={() => setNotice('')}
-          >
-            ×
-          </button>
-        </div>
-      )}
+      <Refusal action={action} />
+      <NoticeLine notice={notice} model={model} onDismiss={() => setNotice(null)} />
     </div>
   );
 }
 
-function pickerFor(
-  text: string,
-  catalog: ICatalog
-): { kind: 'skill' | 'agent'; query: string; items: ICatalogItem[] } | null {
-  const match = /^([/@])(\S*)$/.exec(text);
-  if (!match || LOCAL_COMMANDS.includes(text)) {
+/** The notice, kept true: a queued prompt's place follows the queue until its turn ends. */
+function NoticeLine(props: {
+  notice: Notice;
+  model: IRoomModel;
+  onDismiss: () => void;
+}): JSX.Element | null {
+  const { notice, model, onDismiss } = props;
+  const seen = useRef<string | null>(null);
+  let text = '';
+  if (notice && 'prompt' in notice) {
+    const index = model.queue.findIndex(item => item.id === notice.prompt);
+    const item = model.queue[index];
+    if (item) {
+      seen.current = notice.prompt;
+    }
+    const position = item ? index : notice.position;
+    if (item && isRunning(item)) {
+      text = 'Your prompt is running.';
+    } else if (item || seen.current !== notice.prompt) {
+      text =
+        position === 0 ? 'Your prompt is next.' : `Your prompt is queued: ${position} ahead of it.`;
+    }
+  } else if (notice) {
+    text = notice.text;
+  }
+  if (!text) {
     return null;
   }
-  const kind = match[1] === '/' ? 'skill' : 'agent';
-  const query = match[2].toLowerCase();
-  const items = (kind === 'skill' ? catalog.skills : catalog.agents).filter(item =>
-    item.name.toLowerCase().includes(query)
+  return (
+    <div className="jp-CopilotRoom-notice" role="status">
+      <span className="jp-CopilotRoom-noticeText">{text}</span>
+      <button
+        className="jp-mod-styled jp-CopilotRoom-small"
+        aria-label="Dismiss"
+        onClick={onDismiss}
+      >
+        ×
+      </button>
+    </div>
   );
-  return { kind, query, items };
 }

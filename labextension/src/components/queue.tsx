@@ -1,75 +1,77 @@
-/** The prompt queue: whose turn it is, who is next, and what each person may do about it. */
+/**
+ * The prompt queue: whose turn it is, who is next, and what each person may do about it. The
+ * section owns the action: a refusal stays readable when the item it came from has moved on.
+ */
 import React from 'react';
 
-import { RoomModel } from '../model';
+import { IRoomClient } from '../api';
+import { IRoomModel } from '../model';
+import { isRunning, mayAbort, mayWithdraw, promptStateLabel, targetLabel } from '../policy';
 import { IQueueItem } from '../types';
+import { IAction, Refusal, useAction } from './action';
 import { useElapsed } from './hooks';
 import { PersonName } from './person';
 
-const STATES: Record<string, string> = {
-  submitted: 'waiting',
-  working: 'running',
-  'input-required': 'waiting for an answer'
-};
-
-export function Queue(props: { model: RoomModel }): JSX.Element | null {
-  const { model } = props;
+export function Queue(props: { model: IRoomModel; client: IRoomClient }): JSX.Element | null {
+  const { model, client } = props;
+  const action = useAction();
   const items = model.queue;
-  if (items.length === 0) {
+  if (items.length === 0 && !action.refusal) {
     return null;
   }
   return (
     <section className="jp-CopilotRoom-queue" aria-label="Prompt queue">
       <h3 className="jp-CopilotRoom-heading">Queue</h3>
       <ol>
-        {items.map((item, index) => (
-          <QueueItem key={item.id} item={item} position={index} model={model} />
+        {items.map(item => (
+          <QueueItem key={item.id} item={item} model={model} client={client} action={action} />
         ))}
       </ol>
+      <Refusal action={action} />
     </section>
   );
 }
 
 function QueueItem(props: {
   item: IQueueItem;
-  position: number;
-  model: RoomModel;
+  model: IRoomModel;
+  client: IRoomClient;
+  action: IAction;
 }): JSX.Element {
-  const { item, model } = props;
-  const running = item.state !== 'submitted';
+  const { item, model, client, action } = props;
+  const running = isRunning(item);
   const elapsed = useElapsed(running ? item.started_at : undefined);
-  const mine = model.me?.username === item.author;
-  const mayWithdraw =
-    !running && (model.can('withdraw_any') || (mine && model.can('withdraw_own')));
   return (
     <li className="jp-CopilotRoom-queueItem" data-state={item.state}>
       <PersonName username={item.author} person={model.person(item.author)} />
-      <span className="jp-CopilotRoom-excerpt" title={item.text}>
-        {item.target && `${item.target.kind === 'skill' ? '/' : '@'}${item.target.name} `}
-        {item.text}
-      </span>
       <span className="jp-CopilotRoom-status">
-        {STATES[item.state] ?? item.state}
+        {promptStateLabel(item.state)}
         {running && ` · ${elapsed} s`}
       </span>
-      {mayWithdraw && (
+      {mayWithdraw(model.me, item) && (
         <button
           className="jp-mod-styled jp-CopilotRoom-small"
           aria-label={`Withdraw ${item.author}'s prompt`}
-          onClick={() => void model.withdraw(item.id)}
+          disabled={action.busy}
+          onClick={() => void action.run(() => client.withdraw(item.id))}
         >
           Withdraw
         </button>
       )}
-      {running && model.can('abort') && (
+      {running && mayAbort(model.me, item) && (
         <button
           className="jp-mod-styled jp-mod-reject jp-CopilotRoom-small"
           aria-label="Abort the running turn"
-          onClick={() => void model.abort()}
+          disabled={action.busy}
+          onClick={() => void action.run(() => client.abort())}
         >
           Abort
         </button>
       )}
+      <span className="jp-CopilotRoom-excerpt" title={item.text}>
+        {item.target && `${targetLabel(item.target)} `}
+        {item.text}
+      </span>
     </li>
   );
 }

@@ -1,0 +1,34 @@
+/**
+ * Cards that wait on someone: the agent's permission requests and questions. Everyone sees
+ * them; only those the server allows get buttons, everyone else sees whom the room waits on.
+ * The section owns the action, so a refusal stays readable when the card it came from is gone
+ * (someone else answered first, the time ran out).
+ */
+import React from 'react';
+
+import { IRoomClient } from '../api';
+import { IRoomModel } from '../model';
+import { Refusal, useAction } from './action';
+import { ApprovalCard } from './cards/approval';
+import { QuestionCard } from './cards/question';
+
+export function Cards(props: { model: IRoomModel; client: IRoomClient }): JSX.Element | null {
+  const { model, client } = props;
+  const action = useAction();
+  const cards = model.approvals;
+  if (cards.length === 0 && !action.refusal) {
+    return null;
+  }
+  return (
+    <section className="jp-CopilotRoom-cards" aria-label="Waiting for an answer">
+      {cards.map(card =>
+        card.kind === 'question' ? (
+          <QuestionCard key={card.id} card={card} model={model} client={client} action={action} />
+        ) : (
+          <ApprovalCard key={card.id} card={card} model={model} client={client} action={action} />
+        )
+      )}
+      <Refusal action={action} />
+    </section>
+  );
+}

@@ -1,0 +1,47 @@
+/** Someone at the door, as hosts see them: admit as viewer or member, or turn away. */
+import React from 'react';
+
+import { Decision, IRoomClient } from '../../api';
+import { IParticipant } from '../../types';
+import { IAction } from '../action';
+import { PersonName } from '../person';
+
+const DECISIONS: { decision: Decision; label: string; className: string }[] = [
+  { decision: 'viewer', label: 'Admit as viewer', className: '' },
+  { decision: 'member', label: 'Admit as member', className: 'jp-mod-accept' },
+  { decision: 'reject', label: 'Turn away', className: 'jp-mod-reject' }
+];
+
+export function AdmissionCard(props: {
+  person: IParticipant;
+  client: IRoomClient;
+  action: IAction;
+}): JSX.Element {
+  const { person, client, action } = props;
+  return (
+    <div
+      className="jp-CopilotRoom-card jp-CopilotRoom-admission"
+      role="group"
+      aria-label={`${person.username} asks to join`}
+    >
+      <div className="jp-CopilotRoom-cardHeader">
+        <div className="jp-CopilotRoom-cardFor">
+          <PersonName username={person.username} person={person} />
+          <span> asks to join</span>
+        </div>
+      </div>
+      <div className="jp-CopilotRoom-cardActions">
+        {DECISIONS.map(({ decision, label, className }) => (
+          <button
+            key={decision}
+            className={`jp-mod-styled ${className}`}
+            disabled={action.busy}
+            onClick={() => void action.run(() => client.admit(person.username, decision))}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+/** A permission request: a shell command, a file write, a URL, a notebook edit... */
+import React, { useState } from 'react';
+
+import { IRoomClient } from '../../api';
+import { IRoomModel } from '../../model';
+import { mayAnswer } from '../../policy';
+import { IApproval } from '../../types';
+import { IAction } from '../action';
+import { CardHeader } from './header';
+
+const KIND_TITLES: Record<string, string> = {
+  shell: 'Run a shell command',
+  write: 'Write a file',
+  url: 'Fetch a URL',
+  mcp: 'Call an MCP tool',
+  read: 'Read a file',
+  'custom-tool': 'Use a tool',
+  notebook: 'Edit a notebook'
+};
+
+export function ApprovalCard(props: {
+  card: IApproval;
+  model: IRoomModel;
+  client: IRoomClient;
+  action: IAction;
+}): JSX.Element {
+  const { card, model, client, action } = props;
+  const [feedback, setFeedback] = useState('');
+  const intention = card.details.intention;
+  const answer = (approve: boolean) =>
+    void action.run(() =>
+      client.answerPermission(card.id, approve, approve ? undefined : feedback)
+    );
+  return (
+    <div
+      className="jp-CopilotRoom-card jp-CopilotRoom-approval"
+      role="group"
+      aria-label={`Approval: ${card.summary}`}
+      data-kind={card.kind}
+    >
+      <CardHeader title={KIND_TITLES[card.kind] ?? card.kind} card={card} model={model} />
+      <pre className="jp-CopilotRoom-cardSummary">{card.summary}</pre>
+      {intention && <div className="jp-CopilotRoom-note">{intention}</div>}
+      {card.details.diff && (
+        <details>
+          <summary>Diff</summary>
+          <pre className="jp-CopilotRoom-result">{card.details.diff}</pre>
+        </details>
+      )}
+      {mayAnswer(model.me, card) && (
+        <div className="jp-CopilotRoom-cardActions">
+          <button
+            className="jp-mod-styled jp-mod-accept"
+            disabled={action.busy}
+            onClick={() => answer(true)}
+          >
+            Approve
+          </button>
+          <button
+            className="jp-mod-styled jp-mod-reject"
+            disabled={action.busy}
+            onClick={() => answer(false)}
+          >
+            Reject
+          </button>
+          <input
+            className="jp-mod-styled jp-CopilotRoom-feedback"
+            placeholder="Why not? (optional)"
+            aria-label="Feedback for the agent"
+            value={feedback}
+            onChange={event => setFeedback(event.target.value)}
+          />
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+/** One transcript entry, live, drawn by the component of its kind. */
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import React from 'react';
+
+import { IEntrySource, IRoomModel } from '../model';
+import { PromptEntry } from './entries/prompt';
+import { ReasoningEntry } from './entries/reasoning';
+import { ReplyEntry } from './entries/reply';
+import { RequestEntry } from './entries/request';
+import { SubagentEntry } from './entries/subagent';
+import { SystemEntry } from './entries/system';
+import { ToolEntry } from './entries/tool';
+import { useEntry } from './hooks';
+
+export function Entry(props: {
+  source: IEntrySource;
+  model: IRoomModel;
+  rendermime: IRenderMimeRegistry;
+}): JSX.Element {
+  const { model, rendermime } = props;
+  const entry = useEntry(props.source);
+  switch (entry.kind) {
+    case 'prompt':
+      return <PromptEntry entry={entry} model={model} />;
+    case 'assistant':
+      return <ReplyEntry entry={entry} rendermime={rendermime} />;
+    case 'reasoning':
+      return <ReasoningEntry entry={entry} />;
+    case 'tool':
+      return <ToolEntry entry={entry} />;
+    case 'subagent':
+      return <SubagentEntry entry={entry} />;
+    case 'permission':
+    case 'question':
+      return <RequestEntry entry={entry} />;
+    case 'system':
+    case 'admission':
+    case 'error':
+      return <SystemEntry entry={entry} />;
+  }
+}

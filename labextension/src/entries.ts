@@ -1,0 +1,152 @@
+/**
+ * The transcript's entries, one type per kind, as `jupyter_copilot_room/room/document.py`
+ * writes them. Every entry has an id, a kind, an author (`copilot` for the agent, none for
+ * system lines), a time and a body (a Y.Text on the wire, streamed by appends).
+ */
+import { ITarget, PromptState, RequestOutcome } from './types';
+
+interface IEntryBase {
+  id: string;
+  author: string | null;
+  /** Epoch seconds. */
+  ts: number;
+  body: string;
+}
+
+export interface IUsage {
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  model_calls: number;
+}
+
+/** A prompt once its turn started; `usage` arrives when the turn ends. */
+export interface IPromptEntry extends IEntryBase {
+  kind: 'prompt';
+  author: string;
+  target: ITarget | null;
+  state: PromptState;
+  usage?: IUsage;
+}
+
+export type ReplyState = 'streaming' | 'done' | 'partial';
+
+export interface IAssistantEntry extends IEntryBase {
+  kind: 'assistant';
+  prompt_id: string;
+  state: ReplyState;
+}
+
+export interface IReasoningEntry extends IEntryBase {
+  kind: 'reasoning';
+  prompt_id: string;
+  state: ReplyState;
+}
+
+export type ToolState = 'running' | 'success' | 'error';
+
+export interface IToolEntry extends IEntryBase {
+  kind: 'tool';
+  prompt_id: string;
+  tool: string;
+  summary: string;
+  arguments: Record<string, unknown>;
+  state: ToolState;
+  result?: string;
+  /** Seconds. */
+  duration?: number | null;
+}
+
+/** A custom agent run as a sub-agent task; the body is its description. */
+export interface ISubagentEntry extends IEntryBase {
+  kind: 'subagent';
+  prompt_id: string;
+  name: string;
+  state: ToolState;
+  error?: string | null;
+}
+
+/** The transcript's copy of a card in `approvals`, which stays when the card goes. */
+interface IRequestFields {
+  prompt_id: string;
+  /** shell, write, url, mcp, read, custom-tool, notebook, question. */
+  request_kind: string;
+  prompt_author: string;
+  details: Record<string, string>;
+  deadline: number;
+  choices: string[];
+  allow_freeform: boolean;
+  state: RequestOutcome;
+  answered_by: string | null;
+  feedback?: string | null;
+  answer?: string | null;
+}
+
+export interface IPermissionEntry extends IEntryBase, IRequestFields {
+  kind: 'permission';
+}
+
+export interface IQuestionEntry extends IEntryBase, IRequestFields {
+  kind: 'question';
+}
+
+export interface ISystemEntry extends IEntryBase {
+  kind: 'system';
+}
+
+export interface IAdmissionEntry extends IEntryBase {
+  kind: 'admission';
+  author: string;
+  username: string;
+  decision: 'viewer' | 'member' | 'reject';
+}
+
+export interface IErrorEntry extends IEntryBase {
+  kind: 'error';
+  prompt_id: string | null;
+}
+
+export type TranscriptEntry =
+  | IPromptEntry
+  | IAssistantEntry
+  | IReasoningEntry
+  | IToolEntry
+  | ISubagentEntry
+  | IPermissionEntry
+  | IQuestionEntry
+  | ISystemEntry
+  | IAdmissionEntry
+  | IErrorEntry;
+
+export type EntryKind = TranscriptEntry['kind'];
+
+const KINDS: ReadonlySet<string> = new Set<EntryKind>([
+  'prompt',
+  'assistant',
+  'reasoning',
+  'tool',
+  'subagent',
+  'permission',
+  'question',
+  'system',
+  'admission',
+  'error'
+]);
+
+/**
+ * An entry's plain contents (`Y.Map.toJSON()`) as a typed entry. The server is the only writer,
+ * so fields are taken as written; a kind this panel does not know yet shows as a system line
+ * rather than not at all.
+ */
+export function readEntry(raw: Readonly<Record<string, unknown>>): TranscriptEntry {
+  const common = {
+    id: String(raw.id ?? ''),
+    author: typeof raw.author === 'string' ? raw.author : null,
+    ts: typeof raw.ts === 'number' ? raw.ts : 0,
+    body: typeof raw.body === 'string' ? raw.body : ''
+  };
+  if (typeof raw.kind !== 'string' || !KINDS.has(raw.kind)) {
+    return { ...common, kind: 'system' };
+  }
+  return { ...raw, ...common } as TranscriptEntry;
+}

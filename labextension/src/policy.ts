@@ -1,0 +1,164 @@
+/**
+ * Every question the panel asks about who may do what, and the words it shows for states.
+ * The answers come from the server's own list (`GET room` returns `me.can`), so the role table
+ * is never re-implemented here; this module only combines that list with the item at hand (is
+ * it my prompt? is it still waiting?). Views call these functions and nothing else.
+ */
+import {
+  Action,
+  AgentState,
+  IApproval,
+  IMe,
+  IParticipant,
+  IQueueItem,
+  ITarget,
+  PromptState,
+  RequestOutcome,
+  Role
+} from './types';
+
+/** The server's answer: may `me` do `action` at all? */
+export function can(me: IMe | null, action: Action): boolean {
+  return me?.can.includes(action) ?? false;
+}
+
+export function maySubmit(me: IMe | null): boolean {
+  return can(me, 'submit');
+}
+
+/** Only prompts still waiting can be withdrawn: by their author, or by anyone who may withdraw
+ * any prompt (hosts). */
+export function mayWithdraw(me: IMe | null, item: IQueueItem): boolean {
+  if (item.state !== 'submitted') {
+    return false;
+  }
+  return can(me, 'withdraw_any') || (can(me, 'withdraw_own') && me?.username === item.author);
+}
+
+/** Abort the turn `item` is running (hosts). */
+export function mayAbort(me: IMe | null, item?: IQueueItem): boolean {
+  return can(me, 'abort') && (item === undefined || isRunning(item));
+}
+
+/** A permission request or question is answered by its prompt's author, or by hosts. */
+export function mayAnswer(me: IMe | null, card: IApproval): boolean {
+  return can(me, 'answer_any') || (can(me, 'answer_own') && me?.username === card.author);
+}
+
+export function mayAdmit(me: IMe | null): boolean {
+  return can(me, 'manage_people');
+}
+
+/** Hosts re-role and remove people; a host's own role is fixed by configuration. */
+export function mayChangeRole(me: IMe | null, person: IParticipant): boolean {
+  return can(me, 'manage_people') && isAdmitted(person.role) && person.role !== 'host';
+}
+
+export function mayEditSettings(me: IMe | null): boolean {
+  return can(me, 'edit_settings');
+}
+
+/** The roles one can hand out (host is never assignable). */
+export const ASSIGNABLE_ROLES: readonly ('member' | 'viewer')[] = ['member', 'viewer'];
+
+export function isAdmitted(role: Role): boolean {
+  return role === 'host' || role === 'member' || role === 'viewer';
+}
+
+/** Someone waiting for a host's decision. */
+export function isAtTheDoor(role: Role): boolean {
+  return role === 'pending';
+}
+
+export function isRunning(item: IQueueItem): boolean {
+  return item.state === 'working' || item.state === 'input-required';
+}
+
+/** Why the prompt box is closed to `me`. */
+export function whyNoPrompt(me: IMe | null): string {
+  switch (me?.role) {
+    case 'viewer':
+      return 'Viewers watch the room; ask a host to make you a member to send prompts.';
+    case 'pending':
+    case undefined:
+      return 'You are waiting for a host to let you in.';
+    case 'refused':
+      return 'You are not admitted to this room.';
+    default:
+      return 'Prompting is not open to you in this room.';
+  }
+}
+
+// -- words for states ---------------------------------------------------------------------------
+
+const AGENT_STATES: Record<AgentState, string> = {
+  'no-agent': 'no agent',
+  starting: 'starting',
+  unavailable: 'unavailable',
+  idle: 'idle',
+  running: 'running',
+  waiting: 'waiting for approval',
+  aborting: 'stopping',
+  degraded: 'degraded'
+};
+
+export function agentStateLabel(state?: string): string {
+  return state ? (AGENT_STATES[state as AgentState] ?? state) : '…';
+}
+
+const PROMPT_STATES: Record<PromptState, string> = {
+  submitted: 'waiting',
+  working: 'running',
+  'input-required': 'waiting for an answer',
+  completed: 'done',
+  failed: 'failed',
+  canceled: 'cancelled'
+};
+
+export function promptStateLabel(state: string): string {
+  return PROMPT_STATES[state as PromptState] ?? state;
+}
+
+const OUTCOMES: Record<RequestOutcome, string> = {
+  pending: 'waiting for an answer',
+  approved: 'approved',
+  rejected: 'rejected',
+  answered: 'answered',
+  timed_out: 'nobody answered in time: rejected',
+  aborted: 'cancelled'
+};
+
+export function outcomeLabel(state: string): string {
+  return OUTCOMES[state as RequestOutcome] ?? state;
+}
+
+/** The status bar's word for the room as `me` sees it. */
+export function roomStatusLabel(me: IMe | null, connection: string, state?: AgentState): string {
+  if (me?.role === 'pending') {
+    return 'waiting to join';
+  }
+  if (me?.role === 'refused') {
+    return 'not in the room';
+  }
+  if (connection === 'connecting') {
+    return 'connecting';
+  }
+  return connection === 'online' ? agentStateLabel(state) : 'offline';
+}
+
+// -- `/` skills and `@` custom agents -----------------------------------------------------------
+
+export type TargetKind = ITarget['kind'];
+
+export function sigil(kind: TargetKind): '/' | '@' {
+  return kind === 'skill' ? '/' : '@';
+}
+
+export function kindOfSigil(char: string): TargetKind | null {
+  return char === '/' ? 'skill' : char === '@' ? 'agent' : null;
+}
+
+/** `/review` or `@tester`. */
+export function targetLabel(target: ITarget): string {
+  return sigil(target.kind) + target.name;
+}

@@ -1,0 +1,23 @@
+/**
+ * The room's websocket (y-websocket's provider, read-only: the panel never writes the document).
+ * Reconnections are the connection's (`connection.ts`), each with a fresh document.
+ */
+import { ServerConnection } from '@jupyterlab/services';
+import { WebsocketProvider } from 'y-websocket';
+import * as Y from 'yjs';
+
+import { documentSocket } from './api';
+import { IDocumentProvider, ProviderFactory } from './connection';
+
+export function websocketProvider(settings: ServerConnection.ISettings): ProviderFactory {
+  return (doc: Y.Doc): IDocumentProvider => {
+    const { url, params } = documentSocket(settings);
+    const provider = new WebsocketProvider(url, 'ws', doc, {
+      params,
+      disableBc: true,
+      shouldReconnect: () => false
+    });
+    provider.awareness.setLocalState(null);
+    return provider;
+  };
+}

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+
+import {
+  agentStateLabel,
+  can,
+  isAdmitted,
+  kindOfSigil,
+  mayAbort,
+  mayAdmit,
+  mayAnswer,
+  mayChangeRole,
+  mayEditSettings,
+  maySubmit,
+  mayWithdraw,
+  outcomeLabel,
+  promptStateLabel,
+  roomStatusLabel,
+  sigil,
+  targetLabel,
+  whyNoPrompt
+} from '../src/policy';
+import { IApproval, IParticipant, IQueueItem } from '../src/types';
+import { me } from './roomdoc';
+
+const alice = me('alice', 'host');
+const bob = me('bob', 'member');
+const erin = me('erin', 'member');
+const carol = me('carol', 'viewer');
+const dave = me('dave', 'pending');
+
+function item(author: string, state: IQueueItem['state']): IQueueItem {
+  return { id: 'p', author, text: '', target: null, state, submitted_at: 0 };
+}
+
+function card(author: string): IApproval {
+  return {
+    id: 'r',
+    kind: 'shell',
+    summary: '',
+    details: {},
+    prompt_id: 'p',
+    author,
+    deadline: 0,
+    choices: [],
+    allow_freeform: true,
+    state: 'pending',
+    answered_by: null
+  };
+}
+
+function person(username: string, role: IParticipant['role']): IParticipant {
+  return { username, display_name: username, role, online: true, verified: true };
+}
+
+describe('who may do what', () => {
+  it('asks the server list and nothing else', () => {
+    expect(can(null, 'watch')).toBe(false);
+    expect(can({ ...bob, can: ['abort'] }, 'abort')).toBe(true);
+    expect(can({ ...alice, can: [] }, 'abort')).toBe(false);
+  });
+
+  it('lets members and hosts prompt, not viewers or people at the door', () => {
+    expect([alice, bob, carol, dave, null].map(maySubmit)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false
+    ]);
+  });
+
+  it('lets the author and hosts withdraw a waiting prompt, nobody a started one', () => {
+    const waiting = item('bob', 'submitted');
+    expect([alice, bob, erin, carol].map(who => mayWithdraw(who, waiting))).toEqual([
+      true,
+      true,
+      false,
+      false
+    ]);
+    for (const state of ['working', 'input-required', 'completed'] as const) {
+      expect(mayWithdraw(alice, item('bob', state))).toBe(false);
+      expect(mayWithdraw(bob, item('bob', state))).toBe(false);
+    }
+  });
+
+  it('lets hosts abort a running turn only', () => {
+    expect(mayAbort(alice, item('bob', 'working'))).toBe(true);
+    expect(mayAbort(alice, item('bob', 'input-required'))).toBe(true);
+    expect(mayAbort(alice, item('bob', 'submitted'))).toBe(false);
+    expect(mayAbort(bob, item('bob', 'working'))).toBe(false);
+    expect(mayAbort(alice)).toBe(true);
+  });
+
+  it("lets the prompt's author and hosts answer its card, not other members", () => {
+    expect([alice, bob, erin, carol].map(who => mayAnswer(who, card('bob')))).toEqual([
+      true,
+      true,
+      false,
+      false
+    ]);
+  });
+
+  it('lets hosts manage people but never change a host', () => {
+    expect(mayAdmit(alice)).toBe(true);
+    expect(mayAdmit(bob)).toBe(false);
+    expect(mayEditSettings(alice)).toBe(true);
+    expect(mayEditSettings(bob)).toBe(false);
+    expect(mayChangeRole(alice, person('bob', 'member'))).toBe(true);
+    expect(mayChangeRole(alice, person('carol', 'viewer'))).toBe(true);
+    expect(mayChangeRole(alice, person('zoe', 'host'))).toBe(false);
+    expect(mayChangeRole(alice, person('dave', 'pending'))).toBe(false);
+    expect(mayChangeRole(bob, person('carol', 'viewer'))).toBe(false);
+  });
+
+  it('knows who is inside', () => {
+    expect(
+      ['host', 'member', 'viewer', 'pending', 'refused'].map(r => isAdmitted(r as never))
+    ).toEqual([true, true, true, false, false]);
+  });
+
+  it('says why the prompt box is closed', () => {
+    expect(whyNoPrompt(carol)).toContain('Viewers watch the room');
+    expect(whyNoPrompt(dave)).toContain('waiting for a host');
+    expect(whyNoPrompt(me('x', 'refused'))).toContain('not admitted');
+  });
+});
+
+describe('words for states', () => {
+  it('names agent, prompt and request states, and passes unknown ones through', () => {
+    expect(agentStateLabel('waiting')).toBe('waiting for approval');
+    expect(agentStateLabel('aborting')).toBe('stopping');
+    expect(agentStateLabel(undefined)).toBe('…');
+    expect(agentStateLabel('brand-new')).toBe('brand-new');
+    expect(promptStateLabel('submitted')).toBe('waiting');
+    expect(promptStateLabel('input-required')).toBe('waiting for an answer');
+    expect(outcomeLabel('timed_out')).toBe('nobody answered in time: rejected');
+  });
+
+  it('names the room in the status bar as the caller sees it', () => {
+    expect(roomStatusLabel(dave, 'outside')).toBe('waiting to join');
+    expect(roomStatusLabel(me('x', 'refused'), 'outside')).toBe('not in the room');
+    expect(roomStatusLabel(bob, 'connecting', 'idle')).toBe('connecting');
+    expect(roomStatusLabel(bob, 'offline', 'idle')).toBe('offline');
+    expect(roomStatusLabel(bob, 'online', 'running')).toBe('running');
+  });
+});
+
+describe('the / and @ sigils', () => {
+  it('go both ways', () => {
+    expect(sigil('skill')).toBe('/');
+    expect(sigil('agent')).toBe('@');
+    expect(kindOfSigil('/')).toBe('skill');
+    expect(kindOfSigil('@')).toBe('agent');
+    expect(kindOfSigil('#')).toBeNull();
+    expect(targetLabel({ kind: 'agent', name: 'tester' })).toBe('@tester');
+  });
+});
