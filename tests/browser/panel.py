@@ -14,6 +14,16 @@ def show_room(page):
     return page
 
 
+def close_connection_lost_dialogs(page):
+    """While the server is down long enough for JupyterLab's own polls to notice, JupyterLab shows
+    its modal "Server Connection Error" dialog: close it as a person would, whenever it shows up
+    in the way of the test's next action."""
+    dialog = page.locator(".jp-Dialog", has_text="Server Connection Error")
+    page.add_locator_handler(
+        dialog, lambda found: found.get_by_role("button", name="Close").click(), no_wait_after=True
+    )
+
+
 def send(page, text):
     box = page.locator(PROMPT)
     box.click()  # JupyterLab may move the focus to a document it just opened
@@ -34,3 +44,90 @@ def assert_first_reply_grows(page, timeout: float = 30):
         if replies(page).count():
             seen.add(len(replies(page).first.inner_text()))
     assert len(seen) >= 3, f"the reply should grow while it streams, saw lengths {seen}"
+
+
+def set_sidebar_width(page, width: int) -> None:
+    """Drag the handle between the left sidebar and the main area until the room is `width` px
+    wide, as a person resizing the sidebar would."""
+    panel = page.locator("#jp-copilot-room")
+    handle = page.locator("#jp-main-split-panel > .lm-SplitPanel-handle:not(.lm-mod-hidden)").first
+    for _ in range(3):
+        now = panel.bounding_box()["width"]
+        if abs(now - width) < 1:
+            return
+        grip = handle.bounding_box()
+        x, y = grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x + width - now, y, steps=4)
+        page.mouse.up()
+    now = panel.bounding_box()["width"]
+    assert abs(now - width) < 1, f"the room is {now} px wide, not {width} px"
+
+
+# Every piece of text and every control of `box`, with where it shows: no two may overlap, and
+# none may stick out of the box (what a scrolling or ellipsis container clips does not count).
+LAYOUT_PROBLEMS = """box => {
+    const outer = box.getBoundingClientRect();
+    const clip = node => {
+        let rect = {left: -Infinity, right: Infinity, top: -Infinity, bottom: Infinity};
+        for (let el = node.parentElement; el && el !== box; el = el.parentElement) {
+            if (getComputedStyle(el).overflowX !== 'visible') {
+                const r = el.getBoundingClientRect();
+                rect = {left: Math.max(rect.left, r.left), right: Math.min(rect.right, r.right),
+                        top: Math.max(rect.top, r.top), bottom: Math.min(rect.bottom, r.bottom)};
+            }
+        }
+        return rect;
+    };
+    const visible = (node, r) => {
+        const c = clip(node);
+        return {left: Math.max(r.left, c.left), right: Math.min(r.right, c.right),
+                top: Math.max(r.top, c.top), bottom: Math.min(r.bottom, c.bottom)};
+    };
+    const items = [];
+    const texts = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    while (texts.nextNode()) {
+        const node = texts.currentNode;
+        if (!node.textContent.trim()) continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        for (const r of range.getClientRects()) {
+            items.push({node, rect: r, what: JSON.stringify(node.textContent.trim().slice(0, 40))});
+        }
+    }
+    const controls = 'img, input, select, textarea, button, .jp-CopilotRoom-avatar';
+    for (const el of box.querySelectorAll(controls)) {
+        items.push({node: el, rect: el.getBoundingClientRect(), what: `<${el.tagName.toLowerCase()}
+            class="${el.className}">`.replace(/\\s+/g, ' ')});
+    }
+    const shown = items
+        .map(item => ({...item, seen: visible(item.node, item.rect)}))
+        .filter(i => i.rect.width > 0 && i.rect.height > 0 && i.seen.right - i.seen.left > 0.5
+                     && i.seen.bottom - i.seen.top > 0.5);
+    const problems = [];
+    for (const i of shown) {
+        if (i.seen.left < outer.left - 0.5 || i.seen.right > outer.right + 0.5 ||
+            i.seen.top < outer.top - 0.5 || i.seen.bottom > outer.bottom + 0.5) {
+            problems.push(`${i.what} sticks out of its box`);
+        }
+    }
+    for (const [n, a] of shown.entries()) {
+        for (const b of shown.slice(n + 1)) {
+            if (a.node === b.node || a.node.contains(b.node) || b.node.contains(a.node)) continue;
+            const w = Math.min(a.seen.right, b.seen.right) - Math.max(a.seen.left, b.seen.left);
+            const h = Math.min(a.seen.bottom, b.seen.bottom) - Math.max(a.seen.top, b.seen.top);
+            if (w > 1 && h > 1) problems.push(`${a.what} overlaps ${b.what}`);
+        }
+    }
+    return problems;
+}"""
+
+
+def layout_problems(page, selector: str) -> list[str]:
+    """What overlaps or sticks out in each element matching `selector` (see LAYOUT_PROBLEMS)."""
+    problems = []
+    for box in page.locator(selector).all():
+        name = box.get_attribute("aria-label") or box.get_attribute("class")
+        problems += [f"{name}: {problem}" for problem in box.evaluate(LAYOUT_PROBLEMS)]
+    return problems

@@ -1,18 +1,28 @@
 """The room panel in a real JupyterLab, used by several people at once."""
 
 import re
+import time
 
 import nbformat
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from ..harness.pages import DARK, set_theme
-from .panel import PROMPT, assert_first_reply_grows, replies, send, show_room
+from ..harness.pages import DARK, LIGHT, set_theme
+from .panel import (
+    PROMPT,
+    assert_first_reply_grows,
+    close_connection_lost_dialogs,
+    layout_problems,
+    replies,
+    send,
+    set_sidebar_width,
+    show_room,
+)
 
 
-def open_room(open_lab, user):
-    return show_room(open_lab(user))
+def open_room(open_lab, user, **kwargs):
+    return show_room(open_lab(user, **kwargs))
 
 
 def echo(request):
@@ -191,6 +201,7 @@ def test_panel_goes_offline_and_resyncs_after_a_server_restart(lab, model, open_
     bob = open_room(open_lab, "bob")
     send(bob, "hello")
     expect(replies(bob)).to_have_count(1, timeout=30_000)
+    close_connection_lost_dialogs(bob)
     lab.stop()
     expect(bob.locator(".jp-CopilotRoom-offline")).to_be_visible(timeout=15_000)
     screenshot(bob, "offline")
@@ -268,3 +279,96 @@ def test_the_agent_edits_an_open_notebook_with_its_cursor_and_provenance_badges(
     expect(bob.locator(".jp-Notebook .jp-remote-cursor")).to_have_count(0, timeout=15_000)
     badge.click()
     expect(bob.locator(".jp-CopilotRoom-prompt.jp-mod-flash")).to_contain_text("fix the total")
+
+
+def test_a_refused_action_is_explained_to_the_person_who_pressed_it(
+    lab, model, open_lab, screenshot
+):
+    model.script = lambda request: Reply("slow words " * 150, chunk_size=5, delay=0.05)
+    alice, bob = open_room(open_lab, "alice"), open_room(open_lab, "bob")
+    send(alice, "a long answer, please")
+    send(bob, "then mine")
+    queue = bob.locator(".jp-CopilotRoom-queue")
+    withdraw = queue.get_by_role("button", name="Withdraw bob's prompt")
+    expect(withdraw).to_be_visible()
+
+    def started_meanwhile(route):
+        """Between bob's click and his request reaching the server, his prompt starts."""
+        assert lab.api("alice", "POST", "abort")[0] == 200
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            waiting = lab.api("alice", "GET", "room")[1]["queue"]
+            if waiting and (waiting[0]["author"], waiting[0]["state"]) == ("bob", "working"):
+                break
+            time.sleep(0.1)
+        route.continue_()
+
+    bob.route("**/copilot-room/api/prompts/*", started_meanwhile)
+    withdraw.click()
+    expect(queue.get_by_role("alert")).to_contain_text("only waiting prompts can be withdrawn")
+    screenshot(bob.locator("#jp-copilot-room"), "withdraw-refused")
+
+    # A host's button while the server cannot be reached: said next to it too.
+    alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
+    alice.route("**/copilot-room/api/participants/*", lambda route: route.abort())
+    alice.get_by_role("button", name="Remove bob from the room").click()
+    people = alice.locator(".jp-CopilotRoom-people")
+    expect(people.get_by_role("alert")).to_contain_text("The server cannot be reached")
+
+
+def asks_and_runs(request):
+    """A question and a shell command at once: both cards wait at the same time."""
+    if request.tool_results:
+        return Reply("Done.")
+    return Reply(
+        tool_calls=(
+            ToolCall(
+                "ask_user",
+                {
+                    "question": "Which file should I write, and may I overwrite it if it exists?",
+                    "choices": ["approved.txt", "a-rather-long-file-name-for-the-answer.txt"],
+                },
+            ),
+            ToolCall(
+                "bash",
+                {"command": "echo from-the-browser > approved.txt", "description": "write"},
+            ),
+        )
+    )
+
+
+CARD_BOXES = (
+    ".jp-CopilotRoom-card, .jp-CopilotRoom-queueItem, .jp-CopilotRoom-personRow,"
+    " .jp-CopilotRoom-header"
+)
+
+
+def test_cards_fit_the_sidebar_at_250_and_500_px_in_light_and_dark(
+    lab, model, open_lab, screenshot
+):
+    model.script = asks_and_runs
+    tall = {"viewport": (1280, 1200)}
+    alice, carol = open_room(open_lab, "alice", **tall), open_room(open_lab, "carol", **tall)
+    open_room(open_lab, "dave")  # at the door: alice gets an admission card
+    send(open_room(open_lab, "bob"), "please write the file")
+    for page in (alice, carol):
+        expect(page.locator(".jp-CopilotRoom-approval")).to_be_visible(timeout=30_000)
+        page.locator(".jp-CopilotRoom-peopleBox > summary").click()
+    expect(alice.locator(".jp-CopilotRoom-admission")).to_be_visible()
+    expect(carol.locator(".jp-CopilotRoom-approval")).to_contain_text("waiting on bob or a host")
+    # The status bar follows the room too, also for a viewer in a room where nothing else moves.
+    status = carol.locator(".jp-CopilotRoom-statusItem")
+    expect(status).to_have_text("Copilot: waiting for approval")
+
+    problems = []
+    for theme, name in ((LIGHT, "light"), (DARK, "dark")):
+        for page in (alice, carol):
+            set_theme(page, theme)
+            for width in (250, 500):
+                set_sidebar_width(page, width)
+                screenshot(page.locator("#jp-copilot-room"), f"{page.user}-{width}px-{name}")
+                problems += [
+                    f"{page.user}, {width} px, {name}: {problem}"
+                    for problem in layout_problems(page, CARD_BOXES)
+                ]
+    assert not problems, "\n".join(problems)
