@@ -127,6 +127,9 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
         if claim is not None:
             self._announce_claim_link(claim)
+            # Request logs mask the claim link's secret the way jupyter_server masks tokens.
+            scrubbed = serverapp.web_app.settings.get("extra_log_scrub_param_keys", [])
+            self.settings["extra_log_scrub_param_keys"] = [*scrubbed, "secret"]
 
     def _make_agent(
         self, state_dir: Path, catalog: Catalog, notebooks: NotebookEditor

@@ -45,3 +45,10 @@ class Conflict(RoomError):
 class TooLarge(RoomError):
     status = 413
     code = "too_large"
+
+
+class TooMany(RoomError):
+    """The caller has as much waiting as one person may."""
+
+    status = 429
+    code = "too_many"

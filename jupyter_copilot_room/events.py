@@ -10,9 +10,22 @@ the end of a turn, the agent's status) are declared here too, beside them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+
+def _round_trips(text: str) -> str:
+    """Text the transcript can hold: it must survive UTF-8 (a lone surrogate does not)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("holds a lone surrogate, which is not Unicode text") from None
+    return text
+
+
+#: A text field a person sends: anything Unicode, never what cannot round-trip through UTF-8 JSON.
+Text = Annotated[str, AfterValidator(_round_trips)]
 
 
 class Strict(BaseModel):
@@ -124,7 +137,7 @@ class Target(Strict):
     """A skill (`/name`) or a custom agent (`@name`) a prompt is addressed to."""
 
     kind: Literal["skill", "agent"]
-    name: str = Field(min_length=1, max_length=200)
+    name: Text = Field(min_length=1, max_length=200)
 
 
 class PromptSubmitted(Strict):

@@ -83,7 +83,11 @@ class RoomAPIHandler(RoomMixin, APIHandler):
         raw = self.request.body.strip() or b"{}"
         try:
             data = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        except RecursionError:
+            raise InvalidRequest(
+                "The request body is nested too deeply.", code="malformed_json"
+            ) from None
+        except ValueError as err:  # bad JSON, bad UTF-8, or an integer of thousands of digits
             raise InvalidRequest(
                 f"The request body is not valid JSON: {err}.", code="malformed_json"
             ) from None

@@ -1,7 +1,9 @@
 """The room's REST request bodies.
 
 They reject unknown fields, so a typo is a clear 400 rather than a silently ignored option, and
-none of them carries an author: the acting user is always `current_user`. The partial settings
+none of them carries an author: the acting user is always `current_user`. Every text field is
+`events.Text`: what cannot round-trip through UTF-8 JSON (a lone surrogate) is a 400, never a
+record the transcript cannot hold. The partial settings
 body (`SettingsPatch`) is derived from the settings' own declaration in `settings.py`.
 """
 
@@ -11,21 +13,21 @@ from typing import Literal
 
 from pydantic import Field
 
-from .events import AdmissionChoice, ParticipantRole, Strict, Target
+from .events import AdmissionChoice, ParticipantRole, Strict, Target, Text
 
 
 class PromptBody(Strict):
-    text: str
+    text: Text
     target: Target | None = None
 
 
 class ApprovalBody(Strict):
     decision: Literal["approve", "reject"]
-    feedback: str | None = Field(None, max_length=2000)
+    feedback: Text | None = Field(None, max_length=2000)
 
 
 class QuestionBody(Strict):
-    answer: str = Field(min_length=1, max_length=20_000)
+    answer: Text = Field(min_length=1, max_length=20_000)
 
 
 class RoleBody(Strict):

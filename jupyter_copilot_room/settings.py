@@ -57,6 +57,13 @@ class RoomSettings(BaseModel):
         le=1_000_000,
         description="The longest prompt the room accepts, in characters.",
     )
+    max_waiting_prompts: int = Field(
+        5,
+        gt=0,
+        le=1000,
+        description="How many prompts one person may have waiting in the queue at once; more "
+        "are refused (429) until one of theirs starts.",
+    )
     turn_timeout: float = Field(
         600.0,
         gt=0,
@@ -113,15 +120,16 @@ class SettingsStore:
         self._overrides: dict = read_json(path) or {}
         self.current = RoomSettings.model_validate({**configured.model_dump(), **self._overrides})
 
-    def apply(self, patch: BaseModel) -> dict:
-        """Apply and persist a patch; returns the fields that actually changed."""
-        changes = {
+    def changes(self, patch: BaseModel) -> dict:
+        """The fields a patch would actually change."""
+        return {
             name: value
             for name, value in patch.model_dump(exclude_none=True).items()
             if getattr(self.current, name) != value
         }
-        if changes:
-            self._overrides.update(changes)
-            write_json_atomically(self.path, self._overrides)
-            self.current = self.current.model_copy(update=changes)
-        return changes
+
+    def apply(self, changes: dict) -> None:
+        """Apply and persist changes (see `changes`)."""
+        self._overrides.update(changes)
+        write_json_atomically(self.path, self._overrides)
+        self.current = self.current.model_copy(update=changes)

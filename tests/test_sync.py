@@ -78,18 +78,6 @@ async def test_viewers_forged_update_is_dropped_and_never_reaches_others(api, co
     assert not carol.closed.is_set(), "a dropped frame does not cost the reader its connection"
 
 
-async def test_awareness_passes_between_clients(connect):
-    carol, bob = await connect("carol"), await connect("bob")
-    await eventually(lambda: carol.received and bob.received)
-    from pycrdt import Awareness, create_awareness_message
-
-    presence = Awareness(carol.doc)
-    presence.set_local_state({"user": {"name": "Carol"}, "scroll": 12})
-    message = create_awareness_message(presence.encode_awareness_update([carol.doc.client_id]))
-    carol.ws.write_message(message, binary=True)
-    await eventually(lambda: any(m[0] == 1 and b"Carol" in m for m in bob.received))
-
-
 @pytest.mark.parametrize("user", ["dave", None])
 async def test_pending_and_anonymous_people_get_no_document(jp_ws_fetch, api, user):
     await api("dave", "GET", "room")

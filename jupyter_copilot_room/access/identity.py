@@ -64,8 +64,14 @@ class HostClaim:
     def secret(self) -> str | None:
         return self._secret
 
+    def matches(self, offered: str) -> bool:
+        """Whether `offered` is the unused secret (any text may be offered, even non-ASCII)."""
+        if self._secret is None:
+            return False
+        return hmac.compare_digest(offered.encode("utf-8", "replace"), self._secret.encode())
+
     def redeem(self, offered: str) -> bool:
-        if self._secret is None or not hmac.compare_digest(offered, self._secret):
+        if not self.matches(offered):
             return False
         self._secret = None
         return True

@@ -63,26 +63,27 @@ class RequestDesk:
         self, request_id: str, by: str, *, is_host: bool, approve: bool, feedback: str | None
     ) -> None:
         self._expire_due()
-        request = self.ledger.answer_permission(
-            request_id, by, is_host=is_host, approve=approve, now=self.now()
+        request = self.ledger.check_permission_answer(
+            request_id, by, is_host=is_host, now=self.now()
         )
         if approve:
             said = f"Approved by {by}."
         else:
             said = f"Rejected by {by}" + (f": {feedback}" if feedback else ".")
-        self._settled(request, said, feedback=feedback)
+        outcome = Outcome.APPROVED if approve else Outcome.REJECTED
+        self._settle(request, outcome, said, by=by, feedback=feedback)
 
     def answer_question(self, request_id: str, by: str, *, is_host: bool, answer: str) -> None:
         self._expire_due()
-        request = self.ledger.answer_question(
+        request = self.ledger.check_question_answer(
             request_id, by, is_host=is_host, answer=answer, now=self.now()
         )
-        self._settled(request, answer)
+        self._settle(request, Outcome.ANSWERED, answer, by=by, answer=answer)
 
     def settle_turn(self, prompt_id: str | None, why: str) -> None:
         """A turn is stopping (or the server is): every request still open settles now, as `why`."""
-        for request in self.ledger.abort(prompt_id):
-            self._settled(request, why)
+        for request in self.ledger.outstanding(prompt_id):
+            self._settle(request, Outcome.ABORTED, why)
 
     def _open(
         self, prompt: QueuedPrompt, kind: str, summary: str, timeout: float, **extra
@@ -117,31 +118,38 @@ class RequestDesk:
         return request
 
     def _time_out(self, request_id: str) -> None:
-        if (request := self.ledger.time_out(request_id)) is not None:
-            self._settled(request, _timed_out(request))
+        request = self.ledger.get(request_id)
+        if request.outcome is Outcome.PENDING:
+            self._settle(request, Outcome.TIMED_OUT, _timed_out(request))
 
     def _expire_due(self) -> None:
         """An answer that arrives after the deadline finds the request already timed out, even if
         its timer has not run yet."""
-        for request in self.ledger.expire(self.now()):
-            self._settled(request, _timed_out(request))
+        for request in self.ledger.due(self.now()):
+            self._settle(request, Outcome.TIMED_OUT, _timed_out(request))
 
-    def _settled(self, request: Request, said: str, feedback: str | None = None) -> None:
-        """Record the outcome, hand the answer to the waiting agent, resume the turn."""
+    def _settle(
+        self,
+        request: Request,
+        outcome: Outcome,
+        said: str,
+        *,
+        by: str | None = None,
+        feedback: str | None = None,
+        answer: str | None = None,
+    ) -> None:
+        """Record the outcome (first: a failed write changes nothing), settle the request, hand
+        the answer to the waiting agent, resume the turn."""
         self.recorder.commit(
             "request.settled",
-            request.answered_by,
-            RequestSettled(
-                id=request.id,
-                outcome=request.outcome.value,  # type: ignore[arg-type]
-                feedback=feedback,
-                answer=request.answer,
-            ),
+            by,
+            RequestSettled(id=request.id, outcome=outcome.value, feedback=feedback, answer=answer),  # type: ignore[arg-type]
         )
+        self.ledger.settle(request.id, outcome, answered_by=by, answer=answer)
         if (timer := self._timers.pop(request.id, None)) is not None:
             timer.cancel()
         if (waiter := self._waiters.pop(request.id, None)) is not None and not waiter.done():
-            waiter.set_result(Answer(request.outcome in (Outcome.APPROVED, Outcome.ANSWERED), said))
+            waiter.set_result(Answer(outcome in (Outcome.APPROVED, Outcome.ANSWERED), said))
         if not self.ledger.outstanding(request.prompt_id):
             self.on_waiting(request.prompt_id, False)
 

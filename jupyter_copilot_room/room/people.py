@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..access.admissions import AdmissionBook, Decision, save_decisions
 from ..access.identity import HostClaim, Identity
-from ..access.roles import ADMITTED, Action, Role, actions_of, can
+from ..access.roles import Action, Role, actions_of, can
 from ..errors import Conflict, NotAllowed, NotFound
 from ..events import (
     AdmissionChoice,
@@ -63,7 +63,6 @@ class People:
         """Register the caller's visit (recorded when it is new or their name changed) and
         decide their role now."""
         if self.known.get(identity.username) != identity:
-            self.known[identity.username] = identity
             self.recorder.commit(
                 "person.seen",
                 identity.username,
@@ -76,6 +75,7 @@ class People:
                     gate=_HUB_ROLES.get(identity.hub_role),
                 ),
             )
+            self.known[identity.username] = identity
         return self.show(identity)
 
     def require(self, identity: Identity, action: Action) -> Role:
@@ -140,38 +140,37 @@ class People:
                 f"{username} is {current.value}; admit them first (POST admissions/{username}).",
                 code="not_a_participant",
             )
-        self._decide(username, Decision(role), over_hub=True)
         self.recorder.commit(
             "role.changed", host.username, RoleChanged(username=username, role=role)
         )
-        return self._after_decision(username)
+        return self._decide(username, Decision(role), over_hub=True)
 
     def remove(self, host: Identity, username: str) -> Role:
         self._known_target(username)
-        self._decide(username, Decision.REJECT)
         self.recorder.commit("person.removed", host.username, PersonRef(username=username))
-        return self._after_decision(username)
+        return self._decide(username, Decision.REJECT)
 
     def admit(self, host: Identity, username: str, decision: AdmissionChoice) -> Role:
-        self._decide(username, Decision(decision))
+        self.book.ensure_decidable(username)
         self.recorder.commit(
             "admission.decided",
             host.username,
             AdmissionDecided(username=username, decision=decision),
         )
-        return self._after_decision(username)
+        return self._decide(username, Decision(decision))
 
     def claim_host(self, identity: Identity, claim: HostClaim | None, secret: str) -> None:
-        if claim is None or not claim.redeem(secret):
+        if claim is None or not claim.matches(secret):
             raise NotAllowed(
                 "This host-claim link is not valid (it works once).", code="invalid_claim"
             )
         self.check_in(identity)
-        self.book.claim_host(identity.username)
-        save_decisions(self.decisions_file, self.book)
         self.recorder.commit(
             "host.claimed", identity.username, PersonRef(username=identity.username)
         )
+        claim.redeem(secret)
+        self.book.claim_host(identity.username)
+        save_decisions(self.decisions_file, self.book)
         self.show(identity)
 
     def apply_policies(self, settings: RoomSettings) -> None:
@@ -186,15 +185,10 @@ class People:
             raise NotFound(f"{username} has never been in this room.", code="unknown_person")
         return self.role_of(username)
 
-    def _decide(self, username: str, decision: Decision, *, over_hub: bool = False) -> None:
+    def _decide(self, username: str, decision: Decision, *, over_hub: bool = False) -> Role:
+        """Apply and store a recorded decision; show and return the role now in effect."""
         self.book.decide(username, decision, over_hub=over_hub)
         save_decisions(self.decisions_file, self.book)
-
-    def _after_decision(self, username: str) -> Role:
-        """Show the role now in effect, and return it."""
         if username in self.known:
             return self.show(self.known[username])
         return self.role_of(username)
-
-    def admitted(self, username: str) -> bool:
-        return self.role_of(username) in ADMITTED

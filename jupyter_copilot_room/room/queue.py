@@ -92,6 +92,10 @@ class PromptQueue:
             yield self._prompts[self._running]
         yield from (self._prompts[prompt_id] for prompt_id in self._waiting)
 
+    def waiting_by(self, author: str) -> int:
+        """How many prompts of this author wait to start."""
+        return sum(self._prompts[prompt_id].author == author for prompt_id in self._waiting)
+
     def position(self, prompt_id: str) -> int:
         """How many open prompts are ahead of this one (the running one included)."""
         for index, prompt in enumerate(self.open()):
@@ -111,7 +115,8 @@ class PromptQueue:
         self._waiting[prompt_id] = None
         return prompt
 
-    def withdraw(self, prompt_id: str, by: str, *, may_withdraw_any: bool, now: float):
+    def check_withdraw(self, prompt_id: str, by: str, *, may_withdraw_any: bool) -> QueuedPrompt:
+        """The prompt `by` may withdraw now; raises (changing nothing) when they may not."""
         prompt = self.get(prompt_id)
         if prompt.author != by and not may_withdraw_any:
             raise NotAllowed(
@@ -123,13 +128,24 @@ class PromptQueue:
                 "(a host can abort the running one).",
                 code="not_pending",
             )
+        return prompt
+
+    def withdraw(
+        self, prompt_id: str, by: str, *, may_withdraw_any: bool, now: float
+    ) -> QueuedPrompt:
+        prompt = self.check_withdraw(prompt_id, by, may_withdraw_any=may_withdraw_any)
         return self._move(prompt, E.WITHDRAW, finished_at=now)
+
+    def next_up(self) -> QueuedPrompt | None:
+        """The prompt `start_next` would start now (the oldest waiting, if none is in flight)."""
+        if self._running is not None or not self._waiting:
+            return None
+        return self._prompts[next(iter(self._waiting))]
 
     def start_next(self, now: float) -> QueuedPrompt | None:
         """Start the oldest waiting prompt, unless one is already in flight."""
-        if self._running is not None or not self._waiting:
-            return None
-        return self._move(self._prompts[next(iter(self._waiting))], E.START, started_at=now)
+        prompt = self.next_up()
+        return None if prompt is None else self._move(prompt, E.START, started_at=now)
 
     def need_input(self, prompt_id: str) -> QueuedPrompt:
         return self._move(self.get(prompt_id), E.NEED_INPUT)

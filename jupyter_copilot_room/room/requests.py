@@ -78,15 +78,13 @@ class RequestLedger:
         self._pending[request.id] = None
         return request
 
-    def answer_permission(
-        self, request_id: str, by: str, *, is_host: bool, approve: bool, now: float
+    def check_permission_answer(
+        self, request_id: str, by: str, *, is_host: bool, now: float
     ) -> Request:
-        request = self._answerable(request_id, by, is_host=is_host, now=now, question=False)
-        return self._settle(
-            request, Outcome.APPROVED if approve else Outcome.REJECTED, answered_by=by
-        )
+        """The request `by` may answer now; raises (changing nothing) when they may not."""
+        return self._answerable(request_id, by, is_host=is_host, now=now, question=False)
 
-    def answer_question(
+    def check_question_answer(
         self, request_id: str, by: str, *, is_host: bool, answer: str, now: float
     ) -> Request:
         request = self._answerable(request_id, by, is_host=is_host, now=now, question=True)
@@ -94,23 +92,48 @@ class RequestLedger:
             raise InvalidRequest(
                 f"Answer with one of: {', '.join(request.choices)}.", code="invalid_choice"
             )
-        return self._settle(request, Outcome.ANSWERED, answered_by=by, answer=answer)
+        return request
+
+    def answer_permission(
+        self, request_id: str, by: str, *, is_host: bool, approve: bool, now: float
+    ) -> Request:
+        self.check_permission_answer(request_id, by, is_host=is_host, now=now)
+        outcome = Outcome.APPROVED if approve else Outcome.REJECTED
+        return self.settle(request_id, outcome, answered_by=by)
+
+    def answer_question(
+        self, request_id: str, by: str, *, is_host: bool, answer: str, now: float
+    ) -> Request:
+        self.check_question_answer(request_id, by, is_host=is_host, answer=answer, now=now)
+        return self.settle(request_id, Outcome.ANSWERED, answered_by=by, answer=answer)
+
+    def due(self, now: float) -> list[Request]:
+        """The open requests whose deadline has passed."""
+        return [r for r in self.outstanding() if now >= r.deadline]
 
     def expire(self, now: float) -> list[Request]:
         """Reject every request whose deadline has passed; returns the ones it settled."""
-        due = [r for r in self.outstanding() if now >= r.deadline]
-        return [self._settle(r, Outcome.TIMED_OUT) for r in due]
-
-    def time_out(self, request_id: str) -> Request | None:
-        """Its own timer fired: reject the request if nobody answered it (None if settled)."""
-        request = self.get(request_id)
-        if request.outcome is not Outcome.PENDING:
-            return None
-        return self._settle(request, Outcome.TIMED_OUT)
+        return [self.settle(r.id, Outcome.TIMED_OUT) for r in self.due(now)]
 
     def abort(self, prompt_id: str | None = None) -> list[Request]:
         """Reject everything outstanding (for one prompt, or all)."""
-        return [self._settle(r, Outcome.ABORTED) for r in self.outstanding(prompt_id)]
+        return [self.settle(r.id, Outcome.ABORTED) for r in self.outstanding(prompt_id)]
+
+    def settle(
+        self,
+        request_id: str,
+        outcome: Outcome,
+        answered_by: str | None = None,
+        answer: str | None = None,
+    ) -> Request:
+        """Settle an open request (a settled one never changes again)."""
+        request = self.get(request_id)
+        if request.outcome is not Outcome.PENDING:
+            raise Conflict(f"Request {request_id!r} is already settled.", code="already_settled")
+        settled = replace(request, outcome=outcome, answered_by=answered_by, answer=answer)
+        self._requests[request.id] = settled
+        self._pending.pop(request.id, None)
+        return settled
 
     def _answerable(
         self, request_id: str, by: str, *, is_host: bool, now: float, question: bool
@@ -133,9 +156,3 @@ class RequestLedger:
                 code="already_settled",
             )
         return request
-
-    def _settle(self, request: Request, outcome: Outcome, **answer) -> Request:
-        settled = replace(request, outcome=outcome, **answer)
-        self._requests[request.id] = settled
-        self._pending.pop(request.id, None)
-        return settled

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import unicodedata
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +23,7 @@ from ..access.identity import HostClaim, Identity
 from ..access.roles import ADMITTED, Action, Role, can
 from ..agent.base import Agent
 from ..catalog import Catalog
-from ..errors import InvalidRequest, TooLarge
+from ..errors import InvalidRequest, TooLarge, TooMany
 from ..events import (
     AdmissionChoice,
     ParticipantRole,
@@ -44,6 +45,12 @@ from .streams import Streams
 from .sync import ClientChannel, RoomSync
 from .transcript import Transcript
 from .turns import Turns
+
+
+def visible(text: str) -> bool:
+    """Whether the text shows anything: not only spaces, control or zero-width characters."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
+
 
 INTERRUPTED = (
     "The server restarted during this turn, so it was stopped; it was not re-run. "
@@ -194,10 +201,10 @@ class Room:
         self.sync.disconnect(username, "You are no longer admitted to this room.")
         for prompt in list(self.queue.open()):
             if prompt.author == username and prompt.state is TaskState.SUBMITTED:
-                self.queue.withdraw(
-                    prompt.id, host.username, may_withdraw_any=True, now=self.recorder.clock()
+                record = self.recorder.commit(
+                    "prompt.withdrawn", host.username, PromptRef(id=prompt.id)
                 )
-                self.recorder.commit("prompt.withdrawn", host.username, PromptRef(id=prompt.id))
+                self.queue.withdraw(prompt.id, host.username, may_withdraw_any=True, now=record.ts)
         return role
 
     def claim_host(self, identity: Identity, secret: str) -> None:
@@ -211,10 +218,11 @@ class Room:
 
     def patch_settings(self, identity: Identity, patch: BaseModel) -> dict:
         self.people.require(identity, Action.EDIT_SETTINGS)
-        if changes := self.settings.apply(patch):
+        if changes := self.settings.changes(patch):
             self.recorder.commit(
                 "settings.changed", identity.username, SettingsChanged(changes=changes)
             )
+            self.settings.apply(changes)
             self.people.apply_policies(self.settings.current)
         return self.settings.current.model_dump()
 
@@ -233,36 +241,43 @@ class Room:
 
     def submit(self, identity: Identity, body: PromptBody) -> tuple[str, int]:
         self.people.require(identity, Action.SUBMIT)
-        if not body.text.strip():
+        if not visible(body.text):
             raise InvalidRequest("The prompt is empty.", code="empty_prompt")
-        limit = self.settings.current.max_prompt_chars
-        if len(body.text) > limit:
+        settings = self.settings.current
+        if len(body.text) > settings.max_prompt_chars:
             raise TooLarge(
-                f"The prompt has {len(body.text)} characters; the room takes at most {limit}.",
+                f"The prompt has {len(body.text)} characters; the room takes at most "
+                f"{settings.max_prompt_chars}.",
                 code="prompt_too_long",
             )
+        waiting = self.queue.waiting_by(identity.username)
+        if waiting >= settings.max_waiting_prompts:
+            raise TooMany(
+                f"You have {waiting} prompts waiting, as many as one person may; submit more "
+                "when one of them has started (or withdraw one).",
+                code="too_many_waiting",
+            )
         prompt_id = uuid.uuid4().hex
-        self.queue.submit(
-            prompt_id, identity.username, body.text, body.target, self.recorder.clock()
-        )
-        self.recorder.commit(
+        record = self.recorder.commit(
             "prompt.submitted",
             identity.username,
             PromptSubmitted(id=prompt_id, text=body.text, target=body.target),
         )
+        self.queue.submit(prompt_id, identity.username, body.text, body.target, record.ts)
         position = self.queue.position(prompt_id)
         self.turns.wake()
         return prompt_id, position
 
     def withdraw(self, identity: Identity, prompt_id: str) -> None:
         role = self.people.require(identity, Action.WITHDRAW_OWN)
-        self.queue.withdraw(
-            prompt_id,
-            identity.username,
-            may_withdraw_any=can(role, Action.WITHDRAW_ANY),
-            now=self.recorder.clock(),
+        may_withdraw_any = can(role, Action.WITHDRAW_ANY)
+        self.queue.check_withdraw(prompt_id, identity.username, may_withdraw_any=may_withdraw_any)
+        record = self.recorder.commit(
+            "prompt.withdrawn", identity.username, PromptRef(id=prompt_id)
         )
-        self.recorder.commit("prompt.withdrawn", identity.username, PromptRef(id=prompt_id))
+        self.queue.withdraw(
+            prompt_id, identity.username, may_withdraw_any=may_withdraw_any, now=record.ts
+        )
 
     async def abort(self, identity: Identity) -> None:
         self.people.require(identity, Action.ABORT)

@@ -2,10 +2,12 @@
 
 Clients get the full state on connect and every update live, through pycrdt-websocket's `YRoom`.
 But the room document has exactly one writer, the server, so each client's channel is wrapped in
-a filter that lets through only what a reader may send: SYNC_STEP1 (asking for state) and
-awareness. Document updates a client sends (SYNC_STEP2, SYNC_UPDATE) and anything unreadable are
-dropped and logged; they never reach the document or another client. `YRoom.on_message` sees only
-bytes, not the sender, which is why the filter sits on each channel instead.
+a filter that lets through only what a reader may send: SYNC_STEP1 (asking for state). Document
+updates a client sends (SYNC_STEP2, SYNC_UPDATE) and anything unreadable are dropped and logged;
+awareness is dropped quietly (presence is the server's: who is connected, in `participants`), so
+no client can speak as someone else or flood the others. They never reach the document or another
+client. `YRoom.on_message` sees only bytes, not the sender, which is why the filter sits on each
+channel instead.
 """
 
 from __future__ import annotations
@@ -41,12 +43,18 @@ EMPTY_STEP2 = b"\x00\x01\x02\x00\x00"
 
 
 def is_reader_message(message: bytes) -> bool:
-    """True for the only messages a read-only client may send: sync step 1 and awareness."""
-    if len(message) < 2:
-        return False
-    if message[0] == YMessageType.AWARENESS:
-        return True
-    return message[0] == YMessageType.SYNC and message[1] == YSyncMessageType.SYNC_STEP1
+    """True for the only message a read-only client may send: sync step 1."""
+    return (
+        len(message) >= 2
+        and message[0] == YMessageType.SYNC
+        and message[1] == YSyncMessageType.SYNC_STEP1
+    )
+
+
+def is_routine(message: bytes) -> bool:
+    """What standard clients send anyway and is dropped without a warning: their (empty) sync
+    step 2 and their awareness."""
+    return message == EMPTY_STEP2 or message[:1] == bytes([YMessageType.AWARENESS])
 
 
 class ReadOnlyChannel:
@@ -78,7 +86,7 @@ class ReadOnlyChannel:
         async for message in self._channel:
             if is_reader_message(message):
                 return message
-            if message == EMPTY_STEP2:
+            if is_routine(message):
                 continue
             self.dropped += 1
             level = logging.WARNING if self.dropped == 1 else logging.DEBUG

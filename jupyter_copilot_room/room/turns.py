@@ -120,16 +120,23 @@ class Turns:
         while True:
             await self._wakeup.wait()
             self._wakeup.clear()
-            if not self._can_start():
-                continue
-            prompt = self.queue.start_next(self.recorder.clock())
-            if prompt is None:
-                continue
             try:
-                await self._begin(prompt)
-            except Exception as err:  # one bad turn never stops the queue
-                log.exception("Prompt %s could not start", prompt.id)
-                self.end(error=f"The agent could not take this prompt: {err}")
+                await self._start_next()
+            except Exception:  # one bad turn never stops the queue
+                log.exception("The room could not start the next turn")
+
+    async def _start_next(self) -> None:
+        if not self._can_start() or (waiting := self.queue.next_up()) is None:
+            return
+        record = self.recorder.commit("prompt.started", waiting.author, PromptRef(id=waiting.id))
+        prompt = self.queue.start_next(record.ts)
+        assert prompt is not None and prompt.id == waiting.id
+        self.show_state()
+        try:
+            await self._begin(prompt)
+        except Exception as err:
+            log.exception("Prompt %s could not start", prompt.id)
+            self.end(error=f"The agent could not take this prompt: {err}")
 
     def _can_start(self) -> bool:
         return (
@@ -142,7 +149,6 @@ class Turns:
     async def _begin(self, prompt: QueuedPrompt) -> None:
         assert self.agent is not None
         turn = self.running = RunningTurn(prompt)
-        self.recorder.commit("prompt.started", prompt.author, PromptRef(id=prompt.id))
         turn.timer = asyncio.get_running_loop().call_later(
             self.settings.current.turn_timeout, lambda: self.spawn(self._overdue(turn))
         )
@@ -248,15 +254,16 @@ class Turns:
         self.wake()
 
     def _finish(self, prompt: QueuedPrompt, outcome: TaskState, reason: str | None) -> None:
-        turn, self.running = self.running, None
-        if turn is not None and turn.timer is not None:
-            turn.timer.cancel()
-        self.queue.finish(prompt.id, outcome, self.recorder.clock())
-        self.recorder.commit(
+        record = self.recorder.commit(
             "prompt.finished",
             None,
             PromptFinished(id=prompt.id, state=outcome.value, reason=reason),  # type: ignore[arg-type]
         )
+        turn, self.running = self.running, None
+        if turn is not None and turn.timer is not None:
+            turn.timer.cancel()
+        self.queue.finish(prompt.id, outcome, record.ts)
+        self.show_state()
 
     def settle_interrupted(self, open_requests: list[str], reason: str) -> None:
         """After a restart: close, truthfully, whatever was in flight when the server stopped."""
