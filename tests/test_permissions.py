@@ -4,8 +4,8 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from jupyter_copilot_room.room.requests import Outcome, Request, RequestLedger
 from jupyter_copilot_room.errors import Conflict, InvalidRequest, NotAllowed, NotFound
+from jupyter_copilot_room.room.requests import Outcome, Request, RequestLedger
 
 
 def shell(request_id="r1", author="bob", deadline=100.0, prompt_id="p1"):

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from jupyter_copilot_room.errors import Conflict, NotAllowed, NotFound
 from jupyter_copilot_room.room.queue import (
     IN_FLIGHT,
     TERMINAL,
@@ -11,7 +12,6 @@ from jupyter_copilot_room.room.queue import (
     PromptQueue,
     TaskState,
 )
-from jupyter_copilot_room.errors import Conflict, NotAllowed, NotFound
 
 
 def queue_with(*authors):

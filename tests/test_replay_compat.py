@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
-from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 from jupyter_copilot_room.room.room import Room
+from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
 DATA = Path(__file__).parent / "data"
 
