@@ -114,7 +114,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         load_decisions(state_dir / "admissions.json", book)
         claim = HostClaim() if not hosts and not book.claimed_hosts else None
         catalog = Catalog(Path(self.repository)).refresh()
-        notebooks = NotebookEditor(lambda: serverapp.web_app.settings)
+        notebooks = NotebookEditor(lambda: serverapp.web_app.settings, Path(self.repository))
         self.room = Room(
             state_dir=state_dir,
             book=book,

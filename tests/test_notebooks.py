@@ -467,3 +467,80 @@ async def test_with_a_persons_cursor_in_the_cell_the_agent_inserts_below_instead
     results = " ".join(" ".join(r.tool_results) for r in model.requests)
     assert f"Someone is working in cell {original.cells[1].id}" in results
     person.close()
+
+
+# -- links out of the repository ----------------------------------------------------------------
+
+
+@pytest.fixture
+def outside(tmp_path):
+    """A notebook outside the server's root, and links to it (a file link, a folder link)."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    write_notebook(folder / "private.ipynb", ["SECRET = 'do not read me'"])
+    return folder
+
+
+@pytest.mark.parametrize("link", ["link.ipynb", "folder/private.ipynb"])
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("notebook_read", {}),
+        ("notebook_insert_cell", {"index": 0, "cell_type": "code", "source": "x = 1"}),
+    ],
+)
+async def test_notebook_tools_never_follow_a_link_out_of_the_repository(
+    jp_serverapp, jp_root_dir, outside, link, tool, arguments
+):
+    (jp_root_dir / "link.ipynb").symlink_to(outside / "private.ipynb")
+    (jp_root_dir / "folder").symlink_to(outside, target_is_directory=True)
+    editor = NotebookEditor(lambda: jp_serverapp.web_app.settings)
+    call = {"path": link, **arguments}
+    with pytest.raises(NotebookToolError, match="outside the repository") as refused:
+        await editor.call(tool, call, PROVENANCE)
+    assert "do not read me" not in str(refused.value)
+    if tool != "notebook_read":  # the approval card is refused too, so nothing is shown
+        with pytest.raises(NotebookToolError, match="outside the repository"):
+            await editor.describe(tool, call)
+    cells = nbformat.read(outside / "private.ipynb", as_version=4).cells
+    assert [c.source for c in cells] == ["SECRET = 'do not read me'"]
+
+
+async def test_a_link_inside_the_repository_is_named_on_the_card(jp_serverapp, jp_root_dir):
+    write_notebook(jp_root_dir / "real.ipynb", ["a = 1"])
+    (jp_root_dir / "alias.ipynb").symlink_to(jp_root_dir / "real.ipynb")
+    editor = NotebookEditor(lambda: jp_serverapp.web_app.settings)
+    call = {"path": "alias.ipynb", "index": 0, "cell_type": "code", "source": "b = 2"}
+    summary, details = await editor.describe("notebook_insert_cell", call)
+    assert "real.ipynb" in summary and details["resolved_path"] == "real.ipynb"
+
+
+async def test_tool_errors_never_echo_file_contents_or_server_paths(jp_serverapp, jp_root_dir):
+    (jp_root_dir / "broken.ipynb").write_text("PRIVATE-CONTENT that is not a notebook")
+    editor = NotebookEditor(lambda: jp_serverapp.web_app.settings)
+    for path in ("broken.ipynb", "missing.ipynb"):
+        with pytest.raises(NotebookToolError) as failed:
+            await editor.call("notebook_read", {"path": path}, PROVENANCE)
+        assert "PRIVATE" not in str(failed.value)
+        assert str(jp_root_dir) not in str(failed.value)
+
+
+async def test_an_auto_approved_edit_through_a_link_changes_nothing_outside(
+    api, room, model, jp_root_dir, outside
+):
+    (jp_root_dir / "link.ipynb").symlink_to(outside / "private.ipynb")
+    await ready(api, room)
+    await api("alice", "PATCH", "settings", body={"auto_approve_notebook_edits": True})
+
+    def through_the_link(request):
+        if request.tool_results:
+            return Reply("Done: " + " | ".join(request.tool_results))
+        call = {"path": "link.ipynb", "index": 0, "cell_type": "code", "source": "pwned = 1"}
+        return Reply(tool_calls=(ToolCall("notebook_insert_cell", call),))
+
+    model.script = through_the_link
+    prompt = (await api("bob", "POST", "prompts", body={"text": "edit the link"})).json
+    await eventually(lambda: prompt["id"] in finished(room), timeout=30)
+    cells = nbformat.read(outside / "private.ipynb", as_version=4).cells
+    assert [c.source for c in cells] == ["SECRET = 'do not read me'"]
+    assert "outside the repository" in model.requests[-1].tool_results[0]

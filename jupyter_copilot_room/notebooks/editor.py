@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict
 from inspect import isawaitable
+from pathlib import Path
 from typing import Any
 
 import nbformat
@@ -35,8 +36,9 @@ class NotebookEditor:
     extension loads after this one (extensions load alphabetically), so it is looked up per call.
     """
 
-    def __init__(self, server_settings: Callable[[], dict]):
+    def __init__(self, server_settings: Callable[[], dict], repository: Path | None = None):
         self._settings = server_settings
+        self._repository = repository  # None: the server's root is the repository
         # The runtime may run several tool calls at once: edits of one notebook take turns, or
         # two read-modify-save cycles on a closed notebook would lose one of the edits.
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
@@ -46,6 +48,7 @@ class NotebookEditor:
 
     async def call(self, tool: str, arguments: Any, provenance: Provenance) -> str:
         args = validated(tool, arguments)
+        self.resolve(args["path"])
         match tool:
             case "notebook_read":
                 return await self.read(args["path"])
@@ -75,6 +78,7 @@ class NotebookEditor:
         """What an approval card shows for an edit: a one-line summary and a before/after diff."""
         args = validated(tool, arguments)
         path = args["path"]
+        real = self.resolve(path)
         cells, _ = await self._cells(path)
         edit = {
             "notebook_insert_cell": lambda: Insert(
@@ -84,7 +88,24 @@ class NotebookEditor:
             "notebook_delete_cell": lambda: Delete(args["cell_id"]),
             "notebook_move_cell": lambda: Move(args["cell_id"], args["index"]),
         }[tool]()
-        return edit.summary(path, cells), {"path": path, "diff": edit.diff(cells)}
+        summary, details = edit.summary(path, cells), {"path": path, "diff": edit.diff(cells)}
+        if real != path:
+            summary += f" (a link: the file changed is {real})"
+            details["resolved_path"] = real
+        return summary, details
+
+    def resolve(self, path: str) -> str:
+        """The notebook's real path relative to the server's root, links followed; it must lie
+        inside both the room's repository and the server's root, for reading as for writing."""
+        root = Path(self._settings()["contents_manager"].root_dir).resolve()
+        repository = (self._repository or root).resolve()
+        real = (root / path).resolve()
+        if not (real.is_relative_to(root) and real.is_relative_to(repository)):
+            raise NotebookToolError(
+                f"Cannot open notebook {path!r}: it leads outside the repository (a link or "
+                "'..'); the notebook tools work only on notebooks inside it."
+            )
+        return real.relative_to(root).as_posix()
 
     # -- where notebooks live --------------------------------------------------------------------
 
@@ -110,7 +131,7 @@ class NotebookEditor:
             if isawaitable(model):
                 model = await model
         except Exception as err:
-            raise NotebookToolError(f"Cannot open notebook {path!r}: {_reason(err)}") from None
+            raise NotebookToolError(f"Cannot open notebook {path!r}: {_reason(err)}.") from None
         return model["content"]
 
     async def _edit(self, path: str, provenance: Provenance, edit: Edit) -> str:
@@ -179,4 +200,13 @@ def _output(output: dict) -> str:
 
 
 def _reason(err: Exception) -> str:
-    return getattr(err, "log_message", None) or str(err) or type(err).__name__
+    """Why a notebook could not be opened, in words that never echo its content or a server path
+    (the contents manager's own messages can hold both)."""
+    match getattr(err, "status_code", None):
+        case 404:
+            return "there is no such notebook"
+        case 400:
+            return "it is not a readable notebook"
+        case 403:
+            return "the server does not allow reading it"
+    return "the server could not read it"
