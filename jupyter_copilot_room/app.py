@@ -12,7 +12,7 @@ from traitlets import Dict, Float, List, Type, Unicode, default
 from traitlets.config import Configurable
 
 from . import handlers
-from .access.admissions import AdmissionBook, load_decisions
+from .access.admissions import AdmissionBook
 from .access.hub_grants import hub_server_name
 from .access.identity import HostClaim, provider_verifies_users
 from .agent.base import Agent, AgentSettings
@@ -21,7 +21,7 @@ from .handlers import HubGrants, RoomContext
 from .notebooks import NotebookEditor
 from .room.room import Room
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
-from .statefiles import prepare_state_dir
+from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir, read_json
 from .websocket import RoomWebSocketHandler
 
 _USERNAME = r"(?P<username>[^/]+)"
@@ -65,8 +65,10 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
     )
     state_dir = Unicode(
         config=True,
-        help="Where the room keeps its transcript, admissions and settings. "
-        "Default: <repository>/.copilot-room/ (git-ignored).",
+        help="Where the room keeps its transcript, admissions and settings. Keep it outside the "
+        "repository, where the agent works. Default: Jupyter's data directory, "
+        "copilot_room/<repository name>-<hash>/ (a 0.1 room's <repository>/.copilot-room/ is "
+        "moved there once).",
     )
     model = Unicode(
         "", config=True, help="The model the agent's session asks for (required with provider)."
@@ -91,11 +93,13 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
 
     @default("state_dir")
     def _default_state_dir(self) -> str:
-        return str(Path(self.repository) / ".copilot-room")
+        return str(default_state_dir(Path(self.repository)))
 
     def initialize_settings(self) -> None:
         serverapp = self.serverapp
         assert serverapp is not None
+        if Path(self.state_dir) == default_state_dir(Path(self.repository)):
+            move_legacy_state(Path(self.repository), Path(self.state_dir))  # a 0.1 room's state
         state_dir = prepare_state_dir(Path(self.state_dir).expanduser())
         hosts = set(self.hosts)
         if hub_owner := os.environ.get("JUPYTERHUB_USER"):
@@ -111,12 +115,12 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             policy=Policy(settings.current.admission),
             guest_policy=Policy(settings.current.guest_admission),
         )
-        load_decisions(state_dir / "admissions.json", book)
-        claim = HostClaim() if not hosts and not book.claimed_hosts else None
+        claim = HostClaim() if not hosts else None  # dropped at start if someone claimed it
         catalog = Catalog(Path(self.repository)).refresh()
         notebooks = NotebookEditor(lambda: serverapp.web_app.settings, Path(self.repository))
         self.room = Room(
             state_dir=state_dir,
+            repository=Path(self.repository),
             book=book,
             settings=settings,
             agent=self._make_agent(state_dir, catalog, notebooks),
@@ -125,8 +129,12 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             claim=claim,
         )
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
+        self._claim_announced = False
         if claim is not None:
-            self._announce_claim_link(claim)
+            # The transcript, replayed at start, says whether someone claimed the room; its cache
+            # says so now, so the link is printed with the server's own URLs when it is needed.
+            if not (read_json(state_dir / "admissions.json") or {}).get("claimed_hosts"):
+                self._announce_claim_link(claim)
             # Request logs mask the claim link's secret the way jupyter_server masks tokens.
             scrubbed = serverapp.web_app.settings.get("extra_log_scrub_param_keys", [])
             self.settings["extra_log_scrub_param_keys"] = [*scrubbed, "secret"]
@@ -155,6 +163,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         url = url_path_join(self.serverapp.connection_url, "copilot-room/claim")
         token = self.serverapp.identity_provider.token
         query = f"?secret={claim.secret}" + (f"&token={token}" if token else "")
+        self._claim_announced = True
         self.log.info(
             "No host is configured for the Copilot room. Open this one-time link to become "
             "its host:\n    %s%s",
@@ -195,6 +204,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
         await self.room.ensure_started()
+        if self.room.claim is not None and not self._claim_announced:
+            self._announce_claim_link(self.room.claim)
 
     async def stop_extension(self) -> None:
         await self.room.stop()

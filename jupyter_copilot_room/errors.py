@@ -47,6 +47,13 @@ class TooLarge(RoomError):
     code = "too_large"
 
 
+class Unavailable(RoomError):
+    """The room cannot serve at all until someone fixes what the message names."""
+
+    status = 503
+    code = "unavailable"
+
+
 class TooMany(RoomError):
     """The caller has as much waiting as one person may."""
 

@@ -10,6 +10,7 @@ the end of a turn, the agent's status) are declared here too, beside them.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -266,6 +267,14 @@ class Record(BaseModel):
     kind: str
     actor: str | None = None
     payload: dict = Field(default_factory=dict)
+    #: sha256 of the previous record's `chain` and this record (records before 0.2 have none):
+    #: a record changed, removed or added behind the room's back breaks the chain.
+    chain: str | None = None
+
+    def linked_to(self, previous: str | None) -> str:
+        """This record's `chain` value after the record whose chain is `previous`."""
+        body = self.model_dump_json(exclude={"chain"})
+        return hashlib.sha256(f"{previous or ''}\n{body}".encode()).hexdigest()
 
     def parsed(self) -> Strict:
         """The payload as its kind's class; raises ValueError for an unknown kind or bad fields."""

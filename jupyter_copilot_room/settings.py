@@ -2,9 +2,9 @@
 
 `RoomSettings` is the one declaration: the `c.CopilotRoom.*` traitlets that give the starting
 values (`settings_traits`), the partial body of `PATCH settings` (`SettingsPatch`) and what
-`GET settings` returns all come from its fields. A host's changes are kept in
-`state_dir/settings.json` and win over configuration from then on, so a restart never silently
-undoes what a host decided in the room.
+`GET settings` returns all come from its fields. A host's changes are recorded in the transcript
+(replayed at start, so they win over configuration and a restart never silently undoes them) and
+cached in `state_dir/settings.json`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import traitlets
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from .statefiles import read_json, write_json_atomically
+from .statefiles import write_json_atomically
 
 
 class Policy(StrEnum):
@@ -117,8 +117,8 @@ class SettingsStore:
 
     def __init__(self, path: Path, configured: RoomSettings):
         self.path = path
-        self._overrides: dict = read_json(path) or {}
-        self.current = RoomSettings.model_validate({**configured.model_dump(), **self._overrides})
+        self._overrides: dict = {}
+        self.current = configured
 
     def changes(self, patch: BaseModel) -> dict:
         """The fields a patch would actually change."""
@@ -129,7 +129,15 @@ class SettingsStore:
         }
 
     def apply(self, changes: dict) -> None:
-        """Apply and persist changes (see `changes`)."""
-        self._overrides.update(changes)
+        """Apply and cache changes (see `changes`)."""
+        self.restore(changes)
+        self.save()
+
+    def restore(self, changes: dict) -> None:
+        """Changes replayed from the transcript; a setting that no longer exists is ignored."""
+        known = {k: v for k, v in changes.items() if k in RoomSettings.model_fields}
+        self._overrides.update(known)
+        self.current = RoomSettings.model_validate({**self.current.model_dump(), **known})
+
+    def save(self) -> None:
         write_json_atomically(self.path, self._overrides)
-        self.current = self.current.model_copy(update=changes)

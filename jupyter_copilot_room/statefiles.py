@@ -1,9 +1,44 @@
-"""The room's state directory: where it lives and how small JSON files in it are replaced safely."""
+"""The room's state directory: where it lives and how small JSON files in it are replaced safely.
 
+By default it lives in Jupyter's data directory, keyed by the repository, outside the agent's
+working tree: what the agent edits at someone's request can never be the room's own state (its
+transcript, admissions, settings). Rooms of 0.1 kept it in `<repository>/.copilot-room/`; it is
+moved from there once, on the first start.
+"""
+
+import hashlib
 import json
+import logging
 import os
+import shutil
 import tempfile
 from pathlib import Path
+
+from jupyter_core.paths import jupyter_data_dir
+
+log = logging.getLogger(__name__)
+
+#: Where 0.1 kept a room's state, inside its repository.
+LEGACY_FOLDER = ".copilot-room"
+
+
+def default_state_dir(repository: Path) -> Path:
+    """`<jupyter data dir>/copilot_room/<repository name>-<hash of its path>`."""
+    real = repository.expanduser().resolve()
+    key = hashlib.sha256(str(real).encode()).hexdigest()[:12]
+    return Path(jupyter_data_dir()) / "copilot_room" / f"{real.name or 'root'}-{key}"
+
+
+def move_legacy_state(repository: Path, state_dir: Path) -> None:
+    """Move a 0.1 room's state out of its repository, unless the new place has a room already."""
+    legacy = repository / LEGACY_FOLDER
+    if not (legacy / "transcript.jsonl").exists() or (state_dir / "transcript.jsonl").exists():
+        return
+    state_dir.mkdir(parents=True, exist_ok=True)
+    for entry in legacy.iterdir():
+        shutil.move(str(entry), str(state_dir / entry.name))
+    legacy.rmdir()
+    log.warning("Moved the Copilot room's state from %s to %s", legacy, state_dir)
 
 
 def prepare_state_dir(path: Path) -> Path:

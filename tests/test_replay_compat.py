@@ -3,7 +3,9 @@
 `data/transcript-0.1.jsonl` was recorded by the 0.1 room (every record kind: prompts, streamed and
 partial replies, reasoning, tools, sub-agents, usage, errors, approvals, questions, an abort,
 admissions, a role change, a removal, a host claim, a settings change, a system note);
-`data/transcript-0.1.document.json` is the document 0.1 rebuilt from it after a restart.
+`data/transcript-0.1.document.json` is the document 0.1 rebuilt from it after a restart, with the
+`admissions.json` 0.1 had written beside it (a claimed host, a removal). Today's room rebuilds the
+same document from the transcript alone.
 """
 
 import json

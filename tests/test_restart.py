@@ -8,6 +8,8 @@ import pytest
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.agent.base import AgentSettings
+from jupyter_copilot_room.errors import Unavailable
+from jupyter_copilot_room.events import PromptFinished
 from jupyter_copilot_room.protocol import PromptBody
 from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.settings import RoomSettings, SettingsPatch, SettingsStore
@@ -184,15 +186,57 @@ async def test_a_record_that_contradicts_the_others_is_skipped_not_fatal(tmp_pat
     room = make_room(tmp_path, agent=False)
     await room.ensure_started()
     kept, _ = room.submit(BOB, PromptBody(text="say kept"))
+    # A record the room itself wrote (its link in the chain holds) that contradicts the others:
+    # finishing an unknown prompt.
+    room.transcript.append("prompt.finished", None, PromptFinished(id="nope", state="completed"), 2)
     room.transcript.close()
-    with open(tmp_path / "transcript.jsonl", "a") as f:  # a hand edit: finishing an unknown prompt
-        f.write(
-            '{"seq": 50, "ts": 2.0, "kind": "prompt.finished", "actor": null,'
-            ' "payload": {"id": "nope", "state": "completed"}}\n'
-        )
 
     again = make_room(tmp_path, agent=False)
     await again.ensure_started()
     assert [item["id"] for item in again.document.queue.to_py()] == [kept]
-    assert "seq 50 (prompt.finished) cannot be replayed" in caplog.text
+    assert "(prompt.finished) cannot be replayed" in caplog.text
     await again.stop()
+
+
+async def test_hosts_decisions_and_settings_come_back_from_the_transcript_alone(tmp_path):
+    """The transcript is their source: forged or lost side files change nothing."""
+    room = make_room(tmp_path, agent=False)
+    await room.ensure_started()
+    for name in ("bob", "dave", "erin"):
+        room.check_in(Identity(name, name.title(), verified=True))
+    room.admit(ALICE, "dave", "member")
+    room.set_role(ALICE, "bob", "viewer")
+    room.remove(ALICE, "erin")
+    room.patch_settings(ALICE, SettingsPatch(permission_timeout=42))
+    await room.stop()
+    forged = {"decisions": {"bob": "member", "erin": "member"}, "claimed_hosts": ["bob"]}
+    (tmp_path / "admissions.json").write_text(json.dumps(forged))
+    (tmp_path / "settings.json").write_text(json.dumps({"permission_timeout": 999}))
+
+    again = make_room(tmp_path, agent=False)
+    await again.ensure_started()
+    try:
+        roles = {name: again.role_of(name).value for name in ("bob", "dave", "erin")}
+        assert roles == {"bob": "viewer", "dave": "member", "erin": "refused"}
+        assert again.settings.current.permission_timeout == 42
+        assert json.loads((tmp_path / "admissions.json").read_text())["claimed_hosts"] == []
+    finally:
+        await again.stop()
+
+
+async def test_a_transcript_changed_behind_the_rooms_back_is_refused(tmp_path):
+    room = make_room(tmp_path, agent=False)
+    await room.ensure_started()
+    room.submit(BOB, PromptBody(text="say one"))
+    await room.stop()
+    path = tmp_path / "transcript.jsonl"
+    forged = (
+        '{"seq": 9, "ts": 2.0, "kind": "host.claimed", "actor": "bob",'
+        ' "payload": {"username": "bob"}}'
+    )
+    path.write_text(path.read_text() + forged + "\n")
+
+    again = make_room(tmp_path, agent=False)
+    with pytest.raises(Unavailable, match="not written by the room"):
+        await again.ensure_started()
+    assert again.role_of("bob").value == "member"

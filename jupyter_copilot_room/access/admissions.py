@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import Conflict
 from ..settings import Policy
-from ..statefiles import read_json, write_json_atomically
+from ..statefiles import write_json_atomically
 from .roles import Role
 
 
@@ -83,6 +83,10 @@ class AdmissionBook:
     def decide(self, username: str, decision: Decision, *, over_hub: bool = False) -> None:
         """Record a host's decision; `over_hub` makes it hold against what the hub grants."""
         self.ensure_decidable(username)
+        self.restore(username, decision, over_hub=over_hub)
+
+    def restore(self, username: str, decision: Decision, *, over_hub: bool = False) -> None:
+        """A decision replayed from the transcript, as it was made."""
         self.decisions[username] = Decision(decision)
         if over_hub:
             self.over_hub.add(username)
@@ -102,15 +106,7 @@ class AdmissionBook:
         }
 
 
-def load_decisions(path: Path, book: AdmissionBook) -> AdmissionBook:
-    """Add the stored decisions to `book`; a missing file means nobody was decided on yet."""
-    data = read_json(path) or {}
-    book.decisions = {name: Decision(value) for name, value in data.get("decisions", {}).items()}
-    book.claimed_hosts = set(data.get("claimed_hosts", []))
-    book.over_hub = set(data.get("over_hub", []))
-    return book
-
-
 def save_decisions(path: Path, book: AdmissionBook) -> None:
-    """Write atomically (temp file, fsync, rename) so a crash never leaves half a file."""
+    """Write the cache of decisions (the transcript is their source; this file is rebuilt from it
+    at every start), atomically: a crash never leaves half a file."""
     write_json_atomically(path, book.to_json())

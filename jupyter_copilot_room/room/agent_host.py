@@ -10,6 +10,7 @@ stopped; a kind hosts let through (notebook edits) is approved by the room's set
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from ..agent.base import Answer, PermissionAsk, QuestionAsk
 from ..events import (
@@ -33,6 +34,10 @@ from .turns import RunningTurn, Turns
 log = logging.getLogger(__name__)
 
 NOTHING_RUNNING = "No prompt is running in the room, so this was rejected."
+PROTECTED = (
+    "Rejected by the room: that is the room's own state (its transcript, admissions and "
+    "settings), which the agent may never read or change."
+)
 
 
 class RoomAgentHost:
@@ -44,6 +49,8 @@ class RoomAgentHost:
         recorder: Recorder,
         document: RoomDocument,
         settings: SettingsStore,
+        repository: Path,
+        state_dir: Path,
     ):
         self.turns = turns
         self.desk = desk
@@ -51,6 +58,8 @@ class RoomAgentHost:
         self.recorder = recorder
         self.document = document
         self.settings = settings
+        self.repository = repository
+        self.state_dir = state_dir.resolve()
 
     async def publish(self, event: AgentEvent) -> None:
         if isinstance(event, AgentStatus):
@@ -89,10 +98,11 @@ class RoomAgentHost:
         if turn is None:
             return refusal
         settings = self.settings.current
+        if self._touches_the_rooms_state(ask):
+            return self.desk.settle_by_room(turn.prompt, ask, approve=False, why=PROTECTED)
         if ask.kind == "notebook" and settings.auto_approve_notebook_edits:
-            return self.desk.approve_by_settings(
-                turn.prompt, ask.kind, ask.summary, settings.permission_timeout, ask.details
-            )
+            why = "Approved by the room's settings for notebook edits."
+            return self.desk.settle_by_room(turn.prompt, ask, approve=True, why=why)
         return await self.desk.ask(
             turn.prompt, ask.kind, ask.summary, settings.permission_timeout, details=ask.details
         )
@@ -109,6 +119,17 @@ class RoomAgentHost:
             choices=ask.choices,
             allow_freeform=ask.allow_freeform,
         )
+
+    def _touches_the_rooms_state(self, ask: PermissionAsk) -> bool:
+        """Whether the agent asks to read, write or run something in the room's own state
+        directory (its transcript, admissions, settings): never allowed, whoever would answer.
+        For a shell command this is a plain text match, which an obfuscated command evades: the
+        state directory lives outside the repository by default for that reason."""
+        state = self.state_dir
+        if ask.kind in ("read", "write"):
+            path = (self.repository / ask.summary).resolve()
+            return path == state or path.is_relative_to(state)
+        return ask.kind == "shell" and (str(state) in ask.summary or ".copilot-room" in ask.summary)
 
     def _turn_taking_requests(self) -> tuple[RunningTurn | None, Answer]:
         """The running turn, unless there is none or it is being stopped (then, why not)."""

@@ -13,7 +13,7 @@ import asyncio
 import uuid
 from collections.abc import Callable
 
-from ..agent.base import Answer
+from ..agent.base import Answer, PermissionAsk
 from ..events import RequestOpened, RequestSettled
 from .queue import QueuedPrompt
 from .recorder import Recorder
@@ -45,19 +45,17 @@ class RequestDesk:
         self.on_waiting(prompt.id, True)
         return await waiter
 
-    def approve_by_settings(
-        self, prompt: QueuedPrompt, kind: str, summary: str, timeout: float, details: dict
+    def settle_by_room(
+        self, prompt: QueuedPrompt, ask: PermissionAsk, *, approve: bool, why: str
     ) -> Answer:
-        """Hosts let this kind through: still a card in the transcript, settled at once."""
-        request = self._open(prompt, kind, summary, timeout, details=details)
-        self.recorder.commit(
-            "request.settled",
-            None,
-            RequestSettled(
-                id=request.id, outcome="approved", feedback="approved by the room's settings"
-            ),
+        """The room's own rules decide (hosts let notebook edits through; nothing touches the
+        room's state): still a card in the transcript, settled at once."""
+        request = self._open(prompt, ask.kind, ask.summary, 0, details=ask.details)
+        settled = RequestSettled(
+            id=request.id, outcome="approved" if approve else "rejected", feedback=why
         )
-        return Answer(True, "Approved by the room's settings for notebook edits.")
+        self.recorder.commit("request.settled", None, settled)
+        return Answer(approve, why)
 
     def answer_permission(
         self, request_id: str, by: str, *, is_host: bool, approve: bool, feedback: str | None

@@ -170,7 +170,7 @@ class People:
         )
         claim.redeem(secret)
         self.book.claim_host(identity.username)
-        save_decisions(self.decisions_file, self.book)
+        self.save_decisions()
         self.show(identity)
 
     def apply_policies(self, settings: RoomSettings) -> None:
@@ -185,10 +185,14 @@ class People:
             raise NotFound(f"{username} has never been in this room.", code="unknown_person")
         return self.role_of(username)
 
+    def save_decisions(self) -> None:
+        """Cache the decisions (rebuilt from the transcript at every start)."""
+        save_decisions(self.decisions_file, self.book)
+
     def _decide(self, username: str, decision: Decision, *, over_hub: bool = False) -> Role:
         """Apply and store a recorded decision; show and return the role now in effect."""
         self.book.decide(username, decision, over_hub=over_hub)
-        save_decisions(self.decisions_file, self.book)
+        self.save_decisions()
         if username in self.known:
             return self.show(self.known[username])
         return self.role_of(username)

@@ -1,10 +1,12 @@
 """Rebuilding the room from `transcript.jsonl` when the server starts.
 
-Each record is replayed into the pure state it touches (the queue, the people, the streams, the
-last agent status) and applied to the document, in order, so the restarted room is the room that
-stopped. A record that contradicts the ones before it (a hand edit, a lost line) is reported and
-skipped: the room still starts with everything else. What the stop cut off (open requests, a
-running turn) is returned for the room to settle truthfully.
+Each record is replayed into the state it touches (the queue, the people and the hosts'
+decisions, the settings hosts changed, the streams, the last agent status) and applied to the
+document, in order, so the restarted room is the room that stopped: the transcript is the one
+source of truth, and `admissions.json` and `settings.json` are caches rebuilt from it. A record
+that contradicts the ones before it (a bug, a lost line) is reported and skipped: the room still
+starts with everything else. What the stop cut off (open requests, a running turn) is returned
+for the room to settle truthfully.
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from ..access.admissions import Decision
 from ..access.identity import Identity
 from ..access.roles import Role
 from ..errors import RoomError
 from ..events import (
+    AdmissionDecided,
     AgentReady,
     AssistantMessage,
     AssistantStarted,
+    PersonRef,
     PersonSeen,
     PromptFinished,
     PromptRef,
@@ -26,8 +31,11 @@ from ..events import (
     Record,
     RequestOpened,
     RequestSettled,
+    RoleChanged,
+    SettingsChanged,
     Strict,
 )
+from ..settings import SettingsStore
 from .document import RoomDocument
 from .people import People
 from .queue import PromptQueue, TaskState
@@ -50,12 +58,13 @@ def replay(
     queue: PromptQueue,
     people: People,
     streams: Streams,
+    settings: SettingsStore,
     document: RoomDocument,
 ) -> Replayed:
     replayed = Replayed()
     for record, payload in records:
         try:
-            _replay_one(record, payload, queue, people, streams, replayed)
+            _replay_one(record, payload, queue, people, streams, settings, replayed)
             document.apply(record, payload)
         except (RoomError, RuntimeError, KeyError, ValueError) as err:
             log.warning(
@@ -73,6 +82,7 @@ def _replay_one(
     queue: PromptQueue,
     people: People,
     streams: Streams,
+    settings: SettingsStore,
     replayed: Replayed,
 ) -> None:
     match record.kind, p:
@@ -108,3 +118,13 @@ def _replay_one(
             )
         case "agent.ready", AgentReady():
             replayed.last_ready = p
+        case "admission.decided", AdmissionDecided():
+            people.book.restore(p.username, Decision(p.decision))
+        case "role.changed", RoleChanged():
+            people.book.restore(p.username, Decision(p.role), over_hub=True)
+        case "person.removed", PersonRef():
+            people.book.restore(p.username, Decision.REJECT)
+        case "host.claimed", PersonRef():
+            people.book.claim_host(p.username)
+        case "settings.changed", SettingsChanged():
+            settings.restore(p.changes)

@@ -64,6 +64,7 @@ class Room:
         *,
         state_dir: Path,
         book: AdmissionBook,
+        repository: Path | None = None,
         settings: SettingsStore,
         agent: Agent | None = None,
         catalog: Catalog | None = None,
@@ -99,7 +100,14 @@ class Room:
         self.desk.on_waiting = self.turns.set_waiting
         self.recorder.listen(lambda record: self.turns.show_state())
         self.agent_host = RoomAgentHost(
-            self.turns, self.desk, self.streams, self.recorder, self.document, settings
+            self.turns,
+            self.desk,
+            self.streams,
+            self.recorder,
+            self.document,
+            settings,
+            repository=repository or Path.cwd(),
+            state_dir=state_dir,
         )
         self._started = False
         self._start_lock = asyncio.Lock()
@@ -118,11 +126,16 @@ class Room:
             queue=self.queue,
             people=self.people,
             streams=self.streams,
+            settings=self.settings,
             document=self.document,
         )
         self.turns.last_ready = replayed.last_ready
+        self.people.save_decisions()
+        self.settings.save()
+        self.people.apply_policies(self.settings.current)
+        if self.people.book.claimed_hosts:
+            self.claim = None  # the room has its host: no claim link
         self.document.set_meta(turn_owner=None, turn_prompt=None)
-        self.people.show_everyone()
         self.turns.settle_interrupted(list(replayed.open_requests), INTERRUPTED)
         await self.sync.start()
         self.turns.start()

@@ -1,9 +1,14 @@
 """`state_dir/transcript.jsonl`: the room's source of truth and its audit trail.
 
-One JSON record a line (`seq`, `ts`, `kind`, `actor`, `payload`), appended and fsynced before the
-action is acknowledged, never rewritten. On start the room replays it to rebuild its state. A
-crash can tear the last line; loading reports that line and skips it, keeps everything before it,
-and the next append starts on a fresh line so the torn bytes stay as evidence.
+One JSON record a line (`seq`, `ts`, `kind`, `actor`, `payload`, `chain`), appended and fsynced
+before the action is acknowledged, never rewritten. On start the room replays it to rebuild its
+state. A crash can tear the last line; loading reports that line and skips it, keeps everything
+before it, and the next append starts on a fresh line so the torn bytes stay as evidence.
+
+Each record carries a hash chain (`chain`: the previous record's chain and this record, hashed),
+so a transcript changed behind the room's back (a record edited, removed, or written by hand) is
+refused with a message saying where, instead of being replayed as if it were the room's.
+Transcripts from before the chain load as they are; the chain starts with their next record.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import BinaryIO
 
 from pydantic import ValidationError
 
+from ..errors import Unavailable
 from ..events import RECORD_PAYLOADS, Record, Strict
 
 log = logging.getLogger(__name__)
@@ -25,6 +31,7 @@ class Transcript:
         self.path = path
         self._file: BinaryIO | None = None
         self._next_seq = 1
+        self._chain: str | None = None
 
     def load(self) -> list[tuple[Record, Strict]]:
         """Read every valid record with its parsed payload; bad lines are logged and skipped,
@@ -46,11 +53,25 @@ class Transcript:
                 what = "torn last line (a crash mid-write?)" if torn else "unreadable line"
                 log.warning("%s:%d: skipping %s: %s", self.path, number, what, err)
                 continue
+            self._check_link(record, number)
             records.append((record, payload))
         if records:
             self._next_seq = records[-1][0].seq + 1
         self._open(terminate_torn_line=bool(raw) and not raw.endswith(b"\n"))
         return records
+
+    def _check_link(self, record: Record, number: int) -> None:
+        if record.chain is None and self._chain is None:
+            return  # written before the chain existed
+        if record.chain is None or record.chain != record.linked_to(self._chain):
+            raise Unavailable(
+                f"{self.path}, line {number} (seq {record.seq}): this record was not written by "
+                "the room, or a record before it was changed or removed, so the room will not "
+                "replay the transcript. Restore the file from a backup, or move it aside to "
+                "start an empty room.",
+                code="transcript_tampered",
+            )
+        self._chain = record.chain
 
     def _open(self, *, terminate_torn_line: bool) -> None:
         self._file = open(self.path, "ab")  # noqa: SIM115 (kept open for the room's lifetime)
@@ -71,9 +92,12 @@ class Transcript:
             actor=actor,
             payload=payload.model_dump(mode="json", exclude_none=True),
         )
-        self._file.write(record.model_dump_json().encode() + b"\n")
+        record.chain = record.linked_to(self._chain)
+        line = record.model_dump_json().encode() + b"\n"  # a record that cannot be written...
+        self._file.write(line)  # ...raises before anything was written or counted
         self._sync()
         self._next_seq += 1
+        self._chain = record.chain
         return record
 
     def _sync(self) -> None:

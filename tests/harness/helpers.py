@@ -48,7 +48,9 @@ def entries(room, kind):
 
 def finished(room):
     """`{prompt id: its prompt.finished payload}` from the JSONL transcript."""
-    records = [json.loads(line) for line in room.transcript.read_text().splitlines()]
+    # One record a line, split on "\n" only: a record's text may hold U+2028 and the like.
+    lines = room.transcript.read_text().split("\n")
+    records = [json.loads(line) for line in lines if line.strip()]
     return {r["payload"]["id"]: r["payload"] for r in records if r["kind"] == "prompt.finished"}
 
 
