@@ -98,7 +98,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     }
     if (notebooks) {
-      trackProvenance(notebooks, promptId => {
+      trackProvenance(notebooks, model, promptId => {
         open();
         panel.showEntry(promptId);
       });

@@ -2,13 +2,18 @@
  * Provenance in the notebook itself: every cell the agent created or changed carries
  * `metadata.copilot_room` (prompt, author, turn, tool call); the active notebook shows a small
  * badge on those cells, and the badge leads to the prompt's entry in the room's transcript.
+ *
+ * Anyone who edits a notebook can write that metadata, so a badge shows only where the room's
+ * own records agree: a notebook tool call with that id, for that prompt, by that prompt's author.
  */
 import { Cell } from '@jupyterlab/cells';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
+import { IRoomModel } from './model';
+
 const BADGE = 'jp-CopilotRoom-provenance';
 
-interface IProvenance {
+export interface IProvenance {
   prompt_id: string;
   author: string;
   turn: number;
@@ -16,9 +21,10 @@ interface IProvenance {
   time: number;
 }
 
-/** Keep the badges of every open notebook in step with its cells' metadata. */
+/** Keep the badges of every open notebook in step with its cells' metadata and the room. */
 export function trackProvenance(
   notebooks: INotebookTracker,
+  room: IRoomModel,
   showPrompt: (promptId: string) => void
 ): void {
   const follow = (panel: NotebookPanel) => {
@@ -27,8 +33,9 @@ export function trackProvenance(
     const update = () => {
       cancelAnimationFrame(frame);
       frame = requestAnimationFrame(() => {
+        const recorded = notebookToolCalls(room);
         for (const cell of panel.content.widgets) {
-          mark(cell, showPrompt);
+          mark(cell, recorded, showPrompt);
         }
       });
     };
@@ -37,16 +44,56 @@ export function trackProvenance(
       panel.content.model?.contentChanged.connect(update);
       panel.content.model?.cells.changed.connect(update);
       panel.content.modelContentChanged.connect(update);
+      room.entriesChanged.connect(update);
+      room.changed.connect(update);
+      panel.disposed.connect(() => {
+        room.entriesChanged.disconnect(update);
+        room.changed.disconnect(update);
+      });
     });
   };
   notebooks.forEach(follow);
   notebooks.widgetAdded.connect((_, panel) => follow(panel));
 }
 
-function mark(cell: Cell, showPrompt: (promptId: string) => void): void {
+/** `tool call id -> "prompt id author"` of every notebook tool call the room recorded. */
+export function notebookToolCalls(room: IRoomModel): Map<string, string> {
+  const authors = new Map<string, string>();
+  const calls = new Map<string, string>();
+  for (const source of room.entries) {
+    const entry = source.read();
+    if (entry.kind === 'prompt') {
+      authors.set(entry.id, entry.author);
+    } else if (entry.kind === 'tool' && entry.tool.startsWith('notebook_')) {
+      calls.set(entry.id, entry.prompt_id);
+    }
+  }
+  const recorded = new Map<string, string>();
+  for (const [call, prompt] of calls) {
+    recorded.set(call, `${prompt} ${authors.get(prompt) ?? ''}`);
+  }
+  return recorded;
+}
+
+/** Whether the room's records vouch for a cell's provenance metadata. */
+export function vouchedFor(
+  provenance: IProvenance | undefined,
+  recorded: Map<string, string>
+): provenance is IProvenance {
+  return (
+    !!provenance &&
+    recorded.get(provenance.tool_call_id) === `${provenance.prompt_id} ${provenance.author}`
+  );
+}
+
+function mark(
+  cell: Cell,
+  recorded: Map<string, string>,
+  showPrompt: (promptId: string) => void
+): void {
   const provenance = cell.model.getMetadata('copilot_room') as IProvenance | undefined;
   let badge = cell.node.querySelector<HTMLButtonElement>(`:scope > .${BADGE}`);
-  if (!provenance) {
+  if (!vouchedFor(provenance, recorded)) {
     badge?.remove();
     return;
   }
