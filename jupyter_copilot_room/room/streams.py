@@ -31,14 +31,14 @@ class Streams:
             started = AssistantStarted(
                 entry_id=event.entry_id, prompt_id=prompt_id, kind=event.kind
             )
-            self._open[event.entry_id] = started
             self.recorder.commit("assistant.started", None, started)
+            self._open[event.entry_id] = started
         self.document.stream(event.entry_id, event.text)
 
     def finish(self, prompt_id: str, message: AssistantMessage) -> None:
-        self._open.pop(message.entry_id, None)
         stamped = message.model_copy(update={"prompt_id": prompt_id})
         self.recorder.commit("assistant.message", None, stamped)
+        self._open.pop(message.entry_id, None)
 
     def close_all(self) -> None:
         """Keep what streamed of unfinished messages, marked partial."""
