@@ -6,6 +6,7 @@ import React from 'react';
 import { IRoomClient } from './api';
 import { Room } from './components/room';
 import { IRoomModel } from './model';
+import { roomRendermime } from './sanitize';
 
 export class RoomPanel extends ReactWidget {
   constructor(options: {
@@ -16,7 +17,8 @@ export class RoomPanel extends ReactWidget {
     super();
     this.model = options.model;
     this._client = options.client;
-    this._rendermime = options.rendermime;
+    // Agent output renders only through the agent-output sanitizer (sanitize.ts).
+    this._rendermime = roomRendermime(options.rendermime);
     this.addClass('jp-CopilotRoom');
   }
 

@@ -3,6 +3,7 @@ import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
 import React, { useEffect, useRef } from 'react';
 
 import { IAssistantEntry } from '../../entries';
+import { loadRemoteImage, reloadChosenImages, REMOTE_IMAGE_CLASS } from '../../sanitize';
 
 export function ReplyEntry(props: {
   entry: IAssistantEntry;
@@ -23,11 +24,14 @@ export function ReplyEntry(props: {
   );
 }
 
-/** Markdown through JupyterLab's rendermime: sanitized (untrusted), highlighted code. */
+/** Markdown through JupyterLab's rendermime, untrusted: the panel's rendermime sanitizes it
+ * (../../sanitize.ts), so a remote image shows as a placeholder; clicking one loads it here. */
 function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX.Element {
   const { text, rendermime } = props;
   const host = useRef<HTMLDivElement>(null);
   const renderer = useRef<ReturnType<IRenderMimeRegistry['createRenderer']> | null>(null);
+  // The remote images this person chose to load: loaded again when the reply re-renders.
+  const chosen = useRef(new Set<string>());
   useEffect(() => {
     const created = rendermime.createRenderer('text/markdown');
     renderer.current = created;
@@ -38,9 +42,18 @@ function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX
     };
   }, [rendermime]);
   useEffect(() => {
-    void renderer.current?.renderModel(
-      new MimeModel({ data: { 'text/markdown': text }, trusted: false })
-    );
+    const current = renderer.current;
+    void current
+      ?.renderModel(new MimeModel({ data: { 'text/markdown': text }, trusted: false }))
+      .then(() => reloadChosenImages(current.node, chosen.current));
   }, [text, rendermime]);
-  return <div className="jp-CopilotRoom-markdown" ref={host} />;
+  const onClick = (event: React.MouseEvent<HTMLDivElement>) => {
+    const target = event.target instanceof Element ? event.target : null;
+    const placeholder = target?.closest<HTMLElement>(`button.${REMOTE_IMAGE_CLASS}`);
+    if (placeholder && host.current?.contains(placeholder)) {
+      chosen.current.add(placeholder.dataset.src ?? '');
+      loadRemoteImage(placeholder);
+    }
+  };
+  return <div className="jp-CopilotRoom-markdown" ref={host} onClick={onClick} />;
 }
