@@ -1,7 +1,13 @@
 """The room panel in a real JupyterLab, used by several people at once."""
 
+import base64
+import contextlib
 import re
+import struct
+import threading
 import time
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import nbformat
 from playwright.sync_api import expect
@@ -259,7 +265,8 @@ def test_the_agent_edits_an_open_notebook_with_its_cursor_and_provenance_badges(
     model.script = script
     bob = open_room(open_lab, "bob")
     bob.evaluate(
-        "() => window.jupyterapp.commands.execute('docmanager:open', {path: 'pair.ipynb'})"
+        "async () => { await window.jupyterapp.commands.execute('docmanager:open',"
+        " {path: 'pair.ipynb'}); }"
     )
     cells = bob.locator(".jp-Notebook .jp-Cell")
     expect(cells).to_have_count(2, timeout=30_000)
@@ -372,3 +379,114 @@ def test_cards_fit_the_sidebar_at_250_and_500_px_in_light_and_dark(
                     for problem in layout_problems(page, CARD_BOXES)
                 ]
     assert not problems, "\n".join(problems)
+
+
+def png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
+    """A plain one-colour PNG."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+@contextlib.contextmanager
+def remote_server():
+    """A server on 127.0.0.1 (another origin than the lab's): yields its base URL and the list of
+    paths it was asked for; it answers every GET with a small image."""
+    hits: list[str] = []
+    image = png(48, 24, (230, 120, 20))
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(image)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(image)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, name="remote-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", hits
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+def test_a_reply_fetches_nothing_remote_until_a_person_clicks(lab, model, open_lab, screenshot):
+    inline = "data:image/png;base64," + base64.b64encode(png(16, 16, (40, 90, 200))).decode()
+    with remote_server() as (remote, hits):
+        host = remote.removeprefix("http://")
+        reply = (
+            "Here is the chart:\n\n"
+            f"![x]({remote}/leak?secret=1)\n\n"
+            f'<img src="{remote}/raw?secret=2" alt="raw" srcset="{remote}/srcset 2x">\n\n'
+            f'<form action="{remote}/form"><button>Reload the lab</button>'
+            '<input value="typed"></form>\n\n'
+            f'<p style="background-image: url({remote}/css?secret=3)">A styled line.</p>\n\n'
+            f'<iframe src="{remote}/frame"></iframe>\n\n'
+            f"An inline image stays: ![inline]({inline})\n\n"
+            # JupyterLab draws a diagram in the live page before any sanitizer: left as source.
+            f"```mermaid\ngraph TD\n  A[\"<img src='{remote}/diagram'>\"] --> B\n```\n"
+        )
+        model.script = lambda request: Reply(reply, chunk_size=40)
+        alice, bob = open_room(open_lab, "alice"), open_room(open_lab, "bob")
+        send(bob, "show me the chart")
+        for page in (alice, bob):
+            expect(replies(page).first).to_have_attribute("data-state", "done", timeout=30_000)
+        # Both panels show the reply: whatever it could fetch by itself has been asked for by
+        # now; give a late request the time to arrive all the same.
+        alice.wait_for_timeout(1500)
+        assert hits == [], f"the reply made a browser fetch {hits}"
+        for page in (alice, bob):
+            shown = replies(page).first
+            expect(shown.get_by_role("button")).to_have_text(
+                [f"Load image from {host}", f"Load image from {host}"]
+            )
+            expect(shown.locator("form, input, iframe, [srcset], [style*='url']")).to_have_count(0)
+            expect(shown.get_by_role("button", name="Reload the lab")).to_have_count(0)
+            expect(shown.locator("img")).to_have_count(1)  # the data: image, as it is
+            expect(shown.locator("img")).to_have_attribute("src", inline)
+            expect(shown).to_contain_text("A styled line.")
+            expect(shown.locator("pre")).to_contain_text("graph TD")
+        problems = []
+        for theme, name in ((LIGHT, "light"), (DARK, "dark")):
+            set_theme(alice, theme)
+            for width in (250, 500):
+                set_sidebar_width(alice, width)
+                screenshot(alice.locator("#jp-copilot-room"), f"placeholder-{width}px-{name}")
+                problems += [
+                    f"{width} px, {name}: {problem}"
+                    for problem in layout_problems(alice, ".jp-CopilotRoom-reply")
+                ]
+        assert not problems, "\n".join(problems)
+        assert hits == []
+
+        # alice chooses to see the first image: it loads in her browser, once, and only there.
+        replies(alice).first.get_by_role("button", name=f"Load image from {host}").first.click()
+        loaded = replies(alice).first.locator(f'img[src="{remote}/leak?secret=1"]')
+        expect(loaded).to_be_visible()
+        alice.wait_for_function(
+            "img => img.complete && img.naturalWidth === 48", arg=loaded.element_handle()
+        )
+        screenshot(alice.locator("#jp-copilot-room"), "loaded")
+        bob.wait_for_timeout(1000)
+        assert hits == ["/leak?secret=1"]
+        expect(replies(bob).first.get_by_role("button")).to_have_count(2)
+        expect(replies(alice).first.get_by_role("button")).to_have_count(1)
