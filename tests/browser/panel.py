@@ -26,10 +26,12 @@ def close_connection_lost_dialogs(page):
 
 def send(page, text):
     box = page.locator(PROMPT)
+    expect(box).to_be_enabled(timeout=30_000)  # the room said this person may prompt
     box.click()  # JupyterLab may move the focus to a document it just opened
     box.fill(text)
+    expect(box).to_have_value(text)
     box.press("Enter")
-    expect(box).to_have_value("")  # sent: the box empties
+    expect(box).to_have_value("", timeout=15_000)  # sent: the box empties
 
 
 def replies(page):
