@@ -7,6 +7,30 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from jupyter_copilot_room.errors import Conflict, InvalidRequest, NotAllowed, NotFound
 from jupyter_copilot_room.room.requests import Outcome, Request, RequestLedger
 
+PEOPLE = ["alice", "bob", "carol"]
+HOSTS = {"alice"}
+
+
+def answer(ledger, request_id, by, *, approve, now):
+    """Answer as the room's desk does: check first (raising changes nothing), then settle."""
+    ledger.check_permission_answer(request_id, by, is_host=by in HOSTS, now=now)
+    return ledger.settle(request_id, Outcome.APPROVED if approve else Outcome.REJECTED, by)
+
+
+def reply(ledger, request_id, by, text, *, now):
+    ledger.check_question_answer(request_id, by, is_host=by in HOSTS, answer=text, now=now)
+    return ledger.settle(request_id, Outcome.ANSWERED, by, text)
+
+
+def expire(ledger, now):
+    """What the desk's timers do once a deadline passes."""
+    return [ledger.settle(r.id, Outcome.TIMED_OUT) for r in ledger.due(now)]
+
+
+def abort(ledger, prompt_id=None):
+    """What the desk does when a turn stops."""
+    return [ledger.settle(r.id, Outcome.ABORTED) for r in ledger.outstanding(prompt_id)]
+
 
 def shell(request_id="r1", author="bob", deadline=100.0, prompt_id="p1"):
     return Request(
@@ -31,7 +55,7 @@ def question(request_id="q1", freeform=False):
 def test_author_approves():
     ledger = RequestLedger()
     ledger.open(shell())
-    settled = ledger.answer_permission("r1", "bob", is_host=False, approve=True, now=1)
+    settled = answer(ledger, "r1", "bob", approve=True, now=1)
     assert (settled.outcome, settled.answered_by) == (Outcome.APPROVED, "bob")
     assert ledger.outstanding() == []
 
@@ -40,38 +64,35 @@ def test_member_cannot_answer_someone_elses_request():
     ledger = RequestLedger()
     ledger.open(shell(author="alice"))
     with pytest.raises(NotAllowed):
-        ledger.answer_permission("r1", "bob", is_host=False, approve=True, now=1)
+        answer(ledger, "r1", "bob", approve=True, now=1)
     assert ledger.get("r1").outcome is Outcome.PENDING
 
 
 def test_host_answers_anyones_request():
     ledger = RequestLedger()
     ledger.open(shell(author="bob"))
-    assert (
-        ledger.answer_permission("r1", "alice", is_host=True, approve=False, now=1).outcome
-        is Outcome.REJECTED
-    )
+    assert answer(ledger, "r1", "alice", approve=False, now=1).outcome is Outcome.REJECTED
 
 
 def test_first_answer_wins_and_a_duplicate_is_refused():
     ledger = RequestLedger()
     ledger.open(shell())
-    ledger.answer_permission("r1", "bob", is_host=False, approve=False, now=1)
+    answer(ledger, "r1", "bob", approve=False, now=1)
     with pytest.raises(Conflict):
-        ledger.answer_permission("r1", "alice", is_host=True, approve=True, now=2)
+        answer(ledger, "r1", "alice", approve=True, now=2)
     assert ledger.get("r1").outcome is Outcome.REJECTED
 
 
 def test_deadline_rejects_and_a_late_answer_cannot_reopen():
     ledger = RequestLedger()
     ledger.open(shell(deadline=10))
-    assert ledger.expire(now=9) == []
+    assert expire(ledger, now=9) == []
     with pytest.raises(Conflict):
-        ledger.answer_permission("r1", "bob", is_host=False, approve=True, now=10)
-    [expired] = ledger.expire(now=10)
+        answer(ledger, "r1", "bob", approve=True, now=10)
+    [expired] = expire(ledger, now=10)
     assert expired.outcome is Outcome.TIMED_OUT and not expired.approved
     with pytest.raises(Conflict):
-        ledger.answer_permission("r1", "bob", is_host=False, approve=True, now=11)
+        answer(ledger, "r1", "bob", approve=True, now=11)
     assert ledger.get("r1").outcome is Outcome.TIMED_OUT
 
 
@@ -80,8 +101,8 @@ def test_abort_rejects_everything_outstanding():
     ledger.open(shell("r1"))
     ledger.open(shell("r2", prompt_id="p2"))
     ledger.open(shell("r3"))
-    ledger.answer_permission("r3", "bob", is_host=False, approve=True, now=1)
-    aborted = ledger.abort()
+    answer(ledger, "r3", "bob", approve=True, now=1)
+    aborted = abort(ledger)
     assert sorted(r.id for r in aborted) == ["r1", "r2"]
     assert ledger.get("r3").outcome is Outcome.APPROVED
 
@@ -90,7 +111,7 @@ def test_abort_of_one_prompt_leaves_others():
     ledger = RequestLedger()
     ledger.open(shell("r1", prompt_id="p1"))
     ledger.open(shell("r2", prompt_id="p2"))
-    assert [r.id for r in ledger.abort("p1")] == ["r1"]
+    assert [r.id for r in abort(ledger, "p1")] == ["r1"]
     assert [r.id for r in ledger.outstanding()] == ["r2"]
 
 
@@ -99,25 +120,18 @@ def test_questions_take_a_choice_unless_freeform():
     ledger.open(question("q1"))
     ledger.open(question("q2", freeform=True))
     with pytest.raises(InvalidRequest):
-        ledger.answer_question("q1", "bob", is_host=False, answer="maybe", now=1)
-    assert ledger.answer_question("q1", "bob", is_host=False, answer="yes", now=1).answer == "yes"
-    assert (
-        ledger.answer_question("q2", "bob", is_host=False, answer="maybe", now=1).outcome
-        is Outcome.ANSWERED
-    )
+        reply(ledger, "q1", "bob", "maybe", now=1)
+    assert reply(ledger, "q1", "bob", "yes", now=1).answer == "yes"
+    assert reply(ledger, "q2", "bob", "maybe", now=1).outcome is Outcome.ANSWERED
 
 
 def test_a_question_is_not_a_permission_and_unknown_ids_are_not_found():
     ledger = RequestLedger()
     ledger.open(question())
     with pytest.raises(NotFound):
-        ledger.answer_permission("q1", "bob", is_host=False, approve=True, now=1)
+        answer(ledger, "q1", "bob", approve=True, now=1)
     with pytest.raises(NotFound):
-        ledger.answer_permission("zz", "bob", is_host=False, approve=True, now=1)
-
-
-PEOPLE = ["alice", "bob", "carol"]
-HOSTS = {"alice"}
+        answer(ledger, "zz", "bob", approve=True, now=1)
 
 
 class RouterMachine(RuleBasedStateMachine):
@@ -147,7 +161,7 @@ class RouterMachine(RuleBasedStateMachine):
     @rule(dt=st.floats(0, 10))
     def time_passes(self, dt):
         self.now += dt
-        for request in self.ledger.expire(self.now):
+        for request in expire(self.ledger, self.now):
             assert request.id not in self.settled
             self.settled[request.id] = request.outcome
 
@@ -157,9 +171,7 @@ class RouterMachine(RuleBasedStateMachine):
         request_id = data.draw(st.sampled_from(self.ids))
         before = self.ledger.get(request_id)
         try:
-            after = self.ledger.answer_permission(
-                request_id, by, is_host=by in HOSTS, approve=approve, now=self.now
-            )
+            after = answer(self.ledger, request_id, by, approve=approve, now=self.now)
         except NotAllowed:
             assert by != before.author and by not in HOSTS
         except Conflict:
@@ -171,7 +183,7 @@ class RouterMachine(RuleBasedStateMachine):
 
     @rule()
     def abort(self):
-        for request in self.ledger.abort():
+        for request in abort(self.ledger):
             self.settled[request.id] = request.outcome
 
     @invariant()

@@ -94,30 +94,9 @@ class RequestLedger:
             )
         return request
 
-    def answer_permission(
-        self, request_id: str, by: str, *, is_host: bool, approve: bool, now: float
-    ) -> Request:
-        self.check_permission_answer(request_id, by, is_host=is_host, now=now)
-        outcome = Outcome.APPROVED if approve else Outcome.REJECTED
-        return self.settle(request_id, outcome, answered_by=by)
-
-    def answer_question(
-        self, request_id: str, by: str, *, is_host: bool, answer: str, now: float
-    ) -> Request:
-        self.check_question_answer(request_id, by, is_host=is_host, answer=answer, now=now)
-        return self.settle(request_id, Outcome.ANSWERED, answered_by=by, answer=answer)
-
     def due(self, now: float) -> list[Request]:
         """The open requests whose deadline has passed."""
         return [r for r in self.outstanding() if now >= r.deadline]
-
-    def expire(self, now: float) -> list[Request]:
-        """Reject every request whose deadline has passed; returns the ones it settled."""
-        return [self.settle(r.id, Outcome.TIMED_OUT) for r in self.due(now)]
-
-    def abort(self, prompt_id: str | None = None) -> list[Request]:
-        """Reject everything outstanding (for one prompt, or all)."""
-        return [self.settle(r.id, Outcome.ABORTED) for r in self.outstanding(prompt_id)]
 
     def settle(
         self,
