@@ -32,6 +32,8 @@ class RoomDocument:
         # item ever deleted from it, so lookups go through these instead.
         self._entries: dict[str, Map] = {}
         self._queue_items: dict[str, Map] = {}
+        # Rows still open (a tool or sub-agent running, a reply streaming): entry id -> prompt id.
+        self._open_rows: dict[str, str] = {}
 
     def snapshot(self, *roots: str) -> dict[str, Any]:
         """The document (or only the named roots) as plain data, as a client sees it."""
@@ -117,7 +119,9 @@ class RoomDocument:
         self._drop_queue_item(p.id)
         if (entry := self._entries.get(p.id)) is not None:
             entry["state"] = p.state
-        if p.state != "completed":
+        self._close_rows(p.id)
+        # A host's abort said so in its own line (`abort`); its end carries no reason then.
+        if p.state != "completed" and (p.reason or p.state != "canceled"):
             self._system(record, p.reason or f"The turn was {p.state}.")
         if self.meta.get("turn_prompt") == p.id:
             self.meta["turn_owner"] = None
@@ -133,6 +137,7 @@ class RoomDocument:
             prompt_id=p.prompt_id,
             state="streaming",
         )
+        self._open_rows[p.entry_id] = p.prompt_id
 
     def _on_assistant_message(self, record: Record, p: ev.AssistantMessage) -> None:
         entry = self._entries.get(p.entry_id)
@@ -154,6 +159,7 @@ class RoomDocument:
                 del body[:]
                 body.insert(0, p.text)
         entry["state"] = "partial" if p.partial else "done"
+        self._open_rows.pop(p.entry_id, None)
 
     def _on_tool_started(self, record: Record, p: ev.ToolStarted) -> None:
         self._add_entry(
@@ -168,12 +174,14 @@ class RoomDocument:
             arguments=p.arguments,
             state="running",
         )
+        self._open_rows[p.call_id] = p.prompt_id or ""
 
     def _on_tool_completed(self, record: Record, p: ev.ToolCompleted) -> None:
         entry = self._entries[p.call_id]
         entry["state"] = "success" if p.success else "error"
         entry["result"] = p.result
         entry["duration"] = p.duration
+        self._open_rows.pop(p.call_id, None)
 
     def _on_subagent_started(self, record: Record, p: ev.SubagentStarted) -> None:
         self._add_entry(
@@ -186,11 +194,13 @@ class RoomDocument:
             name=p.name,
             state="running",
         )
+        self._open_rows[p.call_id] = p.prompt_id or ""
 
     def _on_subagent_ended(self, record: Record, p: ev.SubagentEnded) -> None:
         if (entry := self._entries.get(p.call_id)) is not None:
             entry["state"] = "error" if p.error else "success"
             entry["error"] = p.error
+        self._open_rows.pop(p.call_id, None)
 
     def _on_usage(self, record: Record, p: ev.TurnUsage) -> None:
         if p.prompt_id is not None and (entry := self._entries.get(p.prompt_id)) is not None:
@@ -292,6 +302,15 @@ class RoomDocument:
         self._system(record, p.text)
 
     # -- helpers ---------------------------------------------------------------------------------
+
+    def _close_rows(self, prompt_id: str) -> None:
+        """A turn's end closes what it left open: the runtime reports no end for a tool or a
+        sub-agent cut by an abort, a deadline or a lost runtime, and a restart finds them open.
+        A tool or sub-agent is `stopped`; a reply keeps what streamed, `partial`."""
+        for entry_id in [e for e, prompt in self._open_rows.items() if prompt == prompt_id]:
+            del self._open_rows[entry_id]
+            entry = self._entries[entry_id]
+            entry["state"] = "stopped" if entry["kind"] in ("tool", "subagent") else "partial"
 
     def _system(self, record: Record, text: str) -> None:
         self._add_entry(f"r{record.seq}", "system", None, record.ts, body=text)

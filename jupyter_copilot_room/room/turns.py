@@ -46,6 +46,7 @@ class Stop:
 
     outcome: TaskState  # CANCELED (a host aborted it) or FAILED (its deadline passed)
     reason: str
+    announced: bool = False  # its own record (`abort`) told people; the turn's end repeats nothing
 
 
 @dataclass
@@ -184,7 +185,7 @@ class Turns:
             raise Conflict("No turn is running.", code="nothing_running")
         if turn.stop is not None:
             raise Conflict("This turn is already being stopped.", code="already_aborting")
-        turn.stop = Stop(TaskState.CANCELED, f"{by} aborted this turn.")
+        turn.stop = Stop(TaskState.CANCELED, f"{by} aborted this turn.", announced=True)
         self.recorder.commit("abort", by, PromptRef(id=turn.prompt.id))
         await self._stop(turn, f"{by} aborted the turn.")
 
@@ -237,7 +238,8 @@ class Turns:
         if turn is None:
             return
         if turn.stop is not None:
-            outcome, reason = turn.stop.outcome, turn.stop.reason
+            outcome = turn.stop.outcome
+            reason = None if turn.stop.announced else turn.stop.reason
         elif error is not None:
             outcome, reason = TaskState.FAILED, error
         else:

@@ -7,6 +7,7 @@ start and end pass. Usage arrives per model call (sub-agents' calls too) and is 
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from typing import Any
@@ -27,6 +28,15 @@ from .describe import summarize_arguments, trim_arguments
 
 RESULT_EXCERPT = 2000
 
+#: The runtime's `ask_user` tool is how the model asks a question; the room already shows it as
+#: the question and its answer (`on_user_input_request`), so its tool row would say it twice.
+QUESTION_TOOL = "ask_user"
+
+#: The runtime ends a shell tool's result with its own bookkeeping line,
+#: `<shellId: 0 completed with exit code 0>` (runtime 1.0.102). People see the command's output;
+#: a failing exit code stays, in words.
+SHELL_MARKER = re.compile(r"<shellId: [^>]*? exit code (-?\d+)>\s*$")
+
 
 def event_name(event: Any) -> str:
     return event.raw_type or event.type.value
@@ -42,6 +52,7 @@ class EventTranslator:
         self._usage: Counter[str] = Counter()
         self._usage_model = ""
         self._tools_started: dict[str, float] = {}
+        self._questions: set[str] = set()  # `ask_user` calls, shown as the question itself
 
     def begin_turn(self) -> None:
         self.busy, self._error, self._usage_model = True, None, ""
@@ -79,6 +90,12 @@ class EventTranslator:
                         entry_id=data.reasoning_id, text=data.content, kind="reasoning"
                     )
                 ]
+            case "tool.execution_start" if data.tool_name == QUESTION_TOOL:
+                self._questions.add(data.tool_call_id)
+                return []
+            case "tool.execution_complete" if data.tool_call_id in self._questions:
+                self._questions.discard(data.tool_call_id)
+                return []
             case "tool.execution_start":
                 return [self._tool_started(data)]
             case "tool.execution_complete":
@@ -127,7 +144,7 @@ class EventTranslator:
         return ToolCompleted(
             call_id=data.tool_call_id,
             success=bool(data.success),
-            result=text[:RESULT_EXCERPT],
+            result=without_shell_marker(text)[:RESULT_EXCERPT],
             duration=time.monotonic() - started if started is not None else None,
         )
 
@@ -146,3 +163,12 @@ class EventTranslator:
             model_calls=self._usage["model_calls"],
         )
         return [usage, ended]
+
+
+def without_shell_marker(text: str) -> str:
+    """A tool's output without the runtime's trailing `<shellId: ...>` line (see SHELL_MARKER)."""
+    found = SHELL_MARKER.search(text)
+    if found is None:
+        return text
+    output, code = text[: found.start()], found.group(1)
+    return output if code == "0" else f"{output}(exit code {code})"
