@@ -63,12 +63,14 @@ class TurnEnded(AgentEvent):
 
 class AgentStatus(AgentEvent):
     """Whether the agent can take a turn (`ready`), is getting there (`starting`), cannot
-    (`unavailable`, with `detail` saying why and what to do), or has lost its runtime (`lost`:
-    the room fails the turn it had and restarts it)."""
+    (`unavailable`, with `detail` a short paragraph saying what to do and `error` what exactly
+    went wrong), or has lost its runtime (`lost`: the room fails the turn it had and restarts
+    it)."""
 
     state: Literal["starting", "ready", "unavailable", "lost"]
     label: str
     detail: str = ""
+    error: str = ""
 
     @property
     def ready(self) -> bool:

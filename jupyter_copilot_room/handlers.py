@@ -184,6 +184,16 @@ class AbortHandler(RoomAPIHandler):
         self.reply({"aborted": True})
 
 
+class AgentStartHandler(RoomAPIHandler):
+    """`POST agent/start`: a host retries starting an agent that is unavailable."""
+
+    @web.authenticated
+    @authorized
+    def post(self) -> None:
+        self.room.start_agent(self.identity)
+        self.reply({"state": "starting"}, status=202)
+
+
 class ParticipantsHandler(RoomAPIHandler):
     @web.authenticated
     @authorized

@@ -287,7 +287,8 @@ async def test_demo_mode_works_without_any_login(api, room, monkeypatch):
 async def test_missing_runtime_is_a_clear_status_not_a_traceback(api, room):
     await api("alice", "GET", "room")
     await eventually(lambda: room.document.meta.get("state") == "unavailable", timeout=10)
-    assert "/nowhere/copilot" in room.document.meta.get("agent_detail")
+    assert "c.CopilotRoom.cli_path" in room.document.meta.get("agent_detail")
+    assert "/nowhere/copilot" in room.document.meta.get("agent_error")
     r = await api("bob", "POST", "prompts", body={"text": "still queued"})
     assert r.code == 202
     assert room.document.queue.to_py()[0]["state"] == "submitted"

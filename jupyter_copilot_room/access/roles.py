@@ -26,6 +26,7 @@ class Action(StrEnum):
     MANAGE_PEOPLE = "manage_people"
     EDIT_SETTINGS = "edit_settings"
     READ_TRANSCRIPT = "read_transcript"
+    START_AGENT = "start_agent"  # retry starting an agent that could not start
 
 
 _VIEWER = {Action.WATCH}
@@ -41,6 +42,7 @@ _HOST = _MEMBER | {
     Action.ABORT,
     Action.MANAGE_PEOPLE,
     Action.EDIT_SETTINGS,
+    Action.START_AGENT,
 }
 
 ROLE_ACTIONS: dict[Role, frozenset[Action]] = {

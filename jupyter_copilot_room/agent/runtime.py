@@ -1,8 +1,11 @@
 """Finding the Copilot runtime binary, and installing the pinned one from the npm registry.
 
 Order: `c.CopilotRoom.cli_path`, then `COPILOT_CLI_PATH`, then the runtime installed by
-`jupyter copilot-room install-runtime` into the cache directory below, then the SDK's own
-download (which needs GitHub Releases; many servers cannot reach it, the npm registry they can).
+`jupyter copilot-room install-runtime` into the cache directory below. Nothing else: the room
+always hands the SDK a path, so the SDK never downloads a runtime of its own (its own pin,
+1.0.104 for github-copilot-sdk 1.0.27, is not on the npm registry, and its download from GitHub
+Releases blocks the server while it tries). One version is installed, found and run:
+`RUNTIME_VERSION`.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The runtime version tested with the pinned SDK (github-copilot-sdk 1.0.27 speaks its protocol).
+#: The one runtime version the room installs, looks for and runs: the newest on the npm registry
+#: that github-copilot-sdk 1.0.27 (pyproject.toml) speaks to, and the one the tests run.
 RUNTIME_VERSION = "1.0.102"
 
 _PLATFORMS = {
@@ -30,13 +34,19 @@ _PLATFORMS = {
 
 
 class RuntimeMissing(Exception):
-    """No runtime could be found; the message says how to get one."""
+    """The agent cannot start for a reason a person can fix: the message says what to do (a short
+    paragraph for people), `details` says what exactly was found (for the curious and the log)."""
+
+    def __init__(self, advice: str, details: str = ""):
+        super().__init__(advice)
+        self.advice = advice
+        self.details = details
 
 
 @dataclass(frozen=True)
 class RuntimeLocation:
-    path: str | None  # None: let the SDK download its own
-    source: str  # config | environment | npm cache | sdk download
+    path: str
+    source: str  # config | environment | npm cache
 
 
 def npm_package() -> str:
@@ -46,51 +56,57 @@ def npm_package() -> str:
     return f"@github/copilot-{_PLATFORMS[key]}"
 
 
-def cache_dir(version: str = RUNTIME_VERSION) -> Path:
+def cache_dir() -> Path:
     """`$JUPYTER_COPILOT_ROOM_RUNTIME_DIR`, else `~/.cache/jupyter-copilot-room/runtime`."""
     root = os.environ.get("JUPYTER_COPILOT_ROOM_RUNTIME_DIR")
     base = Path(root) if root else Path.home() / ".cache" / "jupyter-copilot-room" / "runtime"
-    return base / version
+    return base / RUNTIME_VERSION
 
 
-def installed_binary(version: str = RUNTIME_VERSION) -> Path:
+def installed_binary() -> Path:
     name = "copilot.exe" if sys.platform == "win32" else "copilot"
-    return cache_dir(version) / "node_modules" / npm_package() / name
+    return cache_dir() / "node_modules" / npm_package() / name
+
+
+#: What to do once a runtime is in place: the room finds it again when a host retries.
+RETRY = "then a host presses Try again in the room (no server restart needed)."
 
 
 def find_runtime(cli_path: str = "") -> RuntimeLocation:
-    if cli_path:
-        if not Path(cli_path).is_file():
+    """Where the runtime is, or `RuntimeMissing` saying what to do."""
+    configured = (
+        (cli_path, "c.CopilotRoom.cli_path", "config"),
+        (os.environ.get("COPILOT_CLI_PATH", ""), "COPILOT_CLI_PATH", "environment"),
+    )
+    for path, name, source in configured:
+        if not path:
+            continue
+        if not Path(path).is_file():
             raise RuntimeMissing(
-                f"c.CopilotRoom.cli_path points to {cli_path}, which is not a file."
+                f"The Copilot runtime is not where {name} says. Point it at a copilot binary "
+                f"(or remove it and run `jupyter copilot-room install-runtime` on the server); "
+                + RETRY,
+                f"{name} is {path}, which is not a file.",
             )
-        return RuntimeLocation(cli_path, "config")
-    if env_path := os.environ.get("COPILOT_CLI_PATH"):
-        if not Path(env_path).is_file():
-            raise RuntimeMissing(f"COPILOT_CLI_PATH points to {env_path}, which is not a file.")
-        return RuntimeLocation(env_path, "environment")
-    try:
-        binary = installed_binary()
-    except RuntimeMissing:
-        binary = None
-    if binary is not None and binary.is_file():
+        return RuntimeLocation(path, source)
+    binary = installed_binary()
+    if binary.is_file():
         return RuntimeLocation(str(binary), "npm cache")
-    return RuntimeLocation(None, "sdk download")
+    raise RuntimeMissing(
+        "The Copilot runtime is not installed on this server. Someone with a terminal on the "
+        "server runs `jupyter copilot-room install-runtime`; " + RETRY,
+        f"No runtime {RUNTIME_VERSION} at {binary} (install-runtime puts it there; "
+        "$JUPYTER_COPILOT_ROOM_RUNTIME_DIR moves it), and neither c.CopilotRoom.cli_path nor "
+        "COPILOT_CLI_PATH is set.",
+    )
 
 
-MISSING_HELP = (
-    "No Copilot runtime was found. Install the pinned one from the npm registry with "
-    "`jupyter copilot-room install-runtime`, or point c.CopilotRoom.cli_path (or "
-    "COPILOT_CLI_PATH) at a copilot binary."
-)
-
-
-def install_runtime(version: str = RUNTIME_VERSION) -> Path:
+def install_runtime() -> Path:
     """`npm install` the runtime package into the cache directory; returns the binary's path."""
     npm = shutil.which("npm")
     if npm is None:
         raise RuntimeMissing("npm is needed to install the Copilot runtime; install Node.js.")
-    target = cache_dir(version)
+    target = cache_dir()
     target.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [
@@ -101,11 +117,11 @@ def install_runtime(version: str = RUNTIME_VERSION) -> Path:
             "--no-fund",
             "--prefix",
             str(target),
-            f"{npm_package()}@{version}",
+            f"{npm_package()}@{RUNTIME_VERSION}",
         ],
         check=True,
     )
-    binary = installed_binary(version)
+    binary = installed_binary()
     if not binary.is_file():
         raise RuntimeMissing(f"npm finished but {binary} is missing.")
     return binary

@@ -292,6 +292,11 @@ class Room:
             prompt_id, identity.username, may_withdraw_any=may_withdraw_any, now=record.ts
         )
 
+    def start_agent(self, identity: Identity) -> None:
+        """A host's retry of an agent that could not start (no server restart needed)."""
+        self.people.require(identity, Action.START_AGENT)
+        self.turns.retry(identity.username)
+
     async def abort(self, identity: Identity) -> None:
         self.people.require(identity, Action.ABORT)
         await self.turns.abort(identity.username)

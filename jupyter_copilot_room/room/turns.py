@@ -219,6 +219,22 @@ class Turns:
         self._close(turn, turn.stop.outcome if turn.stop else TaskState.FAILED, reason)
         self.spawn(self._restart())
 
+    def retry(self, by: str) -> None:
+        """A host's retry of an agent that could not start: the runtime is looked for again, so
+        one installed since is found without restarting the server. Prompts waiting meanwhile
+        start once it is ready."""
+        if self.agent is None:
+            raise Conflict("This room has no agent to start.", code="no_agent")
+        if self.agent_status != "unavailable" or self.restarting:
+            raise Conflict(
+                f"The agent is {self.state()}, not unavailable: there is nothing to retry.",
+                code="agent_not_unavailable",
+            )
+        log.info("Copilot room: %s asked to start the agent again", by)
+        self.agent_status = "starting"
+        self.show_state()
+        self.spawn(self._restart())
+
     async def _restart(self) -> None:
         """The only place the agent is restarted."""
         assert self.agent is not None
@@ -280,7 +296,9 @@ class Turns:
     # -- the agent's status ----------------------------------------------------------------------
 
     def status_changed(self, status: AgentStatus) -> None:
-        self.document.set_meta(agent=status.label, agent_detail=status.detail)
+        self.document.set_meta(
+            agent=status.label, agent_detail=status.detail, agent_error=status.error
+        )
         if status.state == "lost":
             # The runtime died: the turn it had fails (it is never re-run) and it is restarted.
             self.agent_status = "starting"

@@ -64,6 +64,8 @@ export interface IRoomClient {
   answerPermission(id: string, approve: boolean, feedback?: string): Promise<void>;
   answerQuestion(id: string, answer: string): Promise<void>;
   abort(): Promise<void>;
+  /** Retry starting an agent that could not start (hosts). */
+  startAgent(): Promise<void>;
   admit(username: string, decision: Decision): Promise<void>;
   setRole(username: string, role: 'viewer' | 'member'): Promise<void>;
   remove(username: string): Promise<void>;
@@ -104,6 +106,10 @@ export class RoomClient implements IRoomClient {
 
   abort(): Promise<void> {
     return this._send('POST', 'abort');
+  }
+
+  startAgent(): Promise<void> {
+    return this._send('POST', 'agent/start');
   }
 
   admit(username: string, decision: Decision): Promise<void> {

@@ -45,6 +45,11 @@ export function mayAnswer(me: IMe | null, card: IApproval): boolean {
   return can(me, 'answer_any') || (can(me, 'answer_own') && me?.username === card.author);
 }
 
+/** Retry starting an agent that could not start (hosts). */
+export function mayStartAgent(me: IMe | null): boolean {
+  return can(me, 'start_agent');
+}
+
 export function mayAdmit(me: IMe | null): boolean {
   return can(me, 'manage_people');
 }

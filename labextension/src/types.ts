@@ -17,7 +17,8 @@ export type Action =
   | 'abort'
   | 'manage_people'
   | 'edit_settings'
-  | 'read_transcript';
+  | 'read_transcript'
+  | 'start_agent';
 
 export interface IMe {
   username: string;
@@ -97,7 +98,10 @@ export type AgentState =
 export interface IMeta {
   state?: AgentState;
   agent?: string;
+  /** What people should know (ready), or what to do (unavailable): a short paragraph. */
   agent_detail?: string;
+  /** Why the agent is unavailable, exactly (for the curious; shown collapsed). */
+  agent_error?: string;
   turn_owner?: string | null;
   turn_prompt?: string | null;
 }

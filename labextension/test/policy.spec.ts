@@ -10,6 +10,7 @@ import {
   mayAnswer,
   mayChangeRole,
   mayEditSettings,
+  mayStartAgent,
   maySubmit,
   mayWithdraw,
   outcomeLabel,
@@ -110,6 +111,10 @@ describe('who may do what', () => {
     expect(mayChangeRole(alice, person('zoe', 'host'))).toBe(false);
     expect(mayChangeRole(alice, person('dave', 'pending'))).toBe(false);
     expect(mayChangeRole(bob, person('carol', 'viewer'))).toBe(false);
+  });
+
+  it('lets only hosts retry starting an agent that cannot run', () => {
+    expect([alice, bob, carol, dave].map(mayStartAgent)).toEqual([true, false, false, false]);
   });
 
   it('knows who is inside', () => {

@@ -88,7 +88,8 @@ const ACTIONS: Record<string, string[]> = {
     'abort',
     'manage_people',
     'edit_settings',
-    'read_transcript'
+    'read_transcript',
+    'start_agent'
   ],
   pending: [],
   refused: []

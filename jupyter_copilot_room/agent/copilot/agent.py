@@ -17,7 +17,7 @@ from copilot.tools import Tool, ToolInvocation, ToolResult
 from ...events import AgentStatus
 from ...notebooks import TOOL_NAMES, TOOLS, NotebookToolError, Provenance
 from ..base import Agent, AgentHost, AgentSettings, PermissionAsk, QuestionAsk, Turn
-from ..runtime import MISSING_HELP, RuntimeLocation, RuntimeMissing, find_runtime
+from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
 from .access import ModelAccess, choose_model_access, login_token
 from .connection import Connection
 from .describe import describe_permission
@@ -68,30 +68,45 @@ class CopilotAgent(Agent):
     async def start(self, host: AgentHost) -> None:
         self._host = host
         self._tasks.append(asyncio.create_task(self._pump()))
-        await self._status("starting", "Starting the Copilot runtime…")
-        try:
-            self._location = find_runtime(self.settings.cli_path)
-            async with self._lock:
-                await self._connect()
-        except RuntimeMissing as err:
-            await self._unavailable(str(err))
-            return
-        except Exception as err:
-            self.log.exception("The Copilot runtime could not be started")
-            downloading = self._location is None or self._location.path is None
-            await self._unavailable(
-                f"The Copilot runtime could not be started: {err}. "
-                + (MISSING_HELP if downloading else "")
-            )
-            return
         self._tasks.append(asyncio.create_task(self._watch()))
+        await self._bring_up("Starting the Copilot runtime…")
 
-    async def _status(self, state: str, detail: str = "") -> None:
-        await self.host.publish(AgentStatus(state=state, label=self.label, detail=detail))  # type: ignore[arg-type]
+    async def restart(self) -> None:
+        """Start afresh: after a hang or a lost runtime, and when a host retries an agent that
+        could not start (the runtime is looked for again, so a newly installed one is found)."""
+        await self._bring_up("Restarting the runtime…")
 
-    async def _unavailable(self, detail: str) -> None:
-        self.log.error("Copilot room agent unavailable: %s", detail)
-        await self._status("unavailable", detail)
+    async def _bring_up(self, detail: str) -> None:
+        async with self._lock:
+            await self._status("starting", detail)
+            await self._disconnect()
+            try:
+                self._location = find_runtime(self.settings.cli_path)
+                await self._connect()
+            except Exception as err:
+                await self._disconnect()
+                await self._unavailable(err)
+
+    async def _status(self, state: str, detail: str = "", error: str = "") -> None:
+        await self.host.publish(
+            AgentStatus(state=state, label=self.label, detail=detail, error=error)  # type: ignore[arg-type]
+        )
+
+    async def _unavailable(self, err: Exception) -> None:
+        """One line in the log and a short paragraph for people; the details apart."""
+        if isinstance(err, RuntimeMissing):
+            advice, details = err.advice, err.details
+            advice_for_log = advice
+        else:
+            advice = (
+                "The Copilot runtime could not be started. A host can press Try again; if it "
+                "fails again, the details say why (and the server log, at debug level)."
+            )
+            details = error_chain(err)
+            advice_for_log = f"{advice} Cause: {details.splitlines()[0]}"
+        self.log.error("Copilot room: the agent is unavailable. %s", advice_for_log)
+        self.log.debug("Why the agent is unavailable: %s", details, exc_info=err)
+        await self._status("unavailable", advice, details)
 
     async def _connect(self) -> None:
         """Start the runtime, work out model access, then resume or open the session."""
@@ -135,12 +150,6 @@ class CopilotAgent(Agent):
                 for spec in TOOLS
             ]
         return config
-
-    async def restart(self) -> None:
-        async with self._lock:
-            await self._status("starting", "Restarting the runtime…")
-            await self._disconnect()
-            await self._connect()
 
     async def _disconnect(self) -> None:
         connection, self.connection = self.connection, None
@@ -262,3 +271,13 @@ def attributed(author: str, text: str) -> str:
     pass for another person speaking (the system message says how authorship is marked)."""
     first, *rest = text.splitlines() or [""]
     return "\n".join([f"[{author}]: {first}", *(f"    {line}" for line in rest)])
+
+
+def error_chain(err: BaseException) -> str:
+    """An exception and its causes, one message a line (no traceback: that goes to debug)."""
+    lines: list[str] = []
+    seen: BaseException | None = err
+    while seen is not None and len(lines) < 10:
+        lines.append(f"{type(seen).__name__}: {seen}".strip())
+        seen = seen.__cause__ or seen.__context__
+    return "\n".join(lines)

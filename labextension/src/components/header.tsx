@@ -1,10 +1,12 @@
 /** The panel's top line: the agent and what it is doing, whose turn it is, and the connection. */
 import React from 'react';
 
+import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
 import { agentStateLabel } from '../policy';
+import { AgentUnavailable } from './unavailable';
 
-export function RoomHeader(props: { model: IRoomModel }): JSX.Element {
+export function RoomHeader(props: { model: IRoomModel; client: IRoomClient }): JSX.Element {
   const { meta, connection } = props.model;
   return (
     <>
@@ -16,7 +18,7 @@ export function RoomHeader(props: { model: IRoomModel }): JSX.Element {
             data-state={meta.state}
             title={meta.agent_detail || undefined}
           >
-            {agentStateLabel(meta.state)}
+            {stateLabel(props.model)}
           </span>
         </div>
         {(meta.agent || meta.turn_owner) && (
@@ -37,11 +39,19 @@ export function RoomHeader(props: { model: IRoomModel }): JSX.Element {
             : 'Offline: reconnecting to the room. What you see may be out of date.'}
         </div>
       )}
-      {meta.state === 'unavailable' && meta.agent_detail && (
-        <div className="jp-CopilotRoom-error" role="alert">
-          {meta.agent_detail}
-        </div>
-      )}
+      <AgentUnavailable model={props.model} client={props.client} />
     </>
   );
+}
+
+/** The agent's state in words; `waiting` says on what: an answer to a question, or an approval. */
+function stateLabel(model: IRoomModel): string {
+  const { state, turn_prompt } = model.meta;
+  if (state === 'waiting') {
+    const open = model.approvals.filter(card => card.prompt_id === turn_prompt);
+    if (open.length > 0 && open.every(card => card.kind === 'question')) {
+      return 'waiting for an answer';
+    }
+  }
+  return agentStateLabel(state);
 }

@@ -31,7 +31,7 @@ export function Room(props: {
   const someoneWaits = people.some(p => isAtTheDoor(p.role));
   return (
     <div className="jp-CopilotRoom-room">
-      <RoomHeader model={model} />
+      <RoomHeader model={model} client={client} />
       <Transcript model={model} rendermime={rendermime} />
       <Cards model={model} client={client} />
       <Queue model={model} client={client} />
