@@ -5,7 +5,9 @@ partial replies, reasoning, tools, sub-agents, usage, errors, approvals, questio
 admissions, a role change, a removal, a host claim, a settings change, a system note);
 `data/transcript-0.1.document.json` is the document 0.1 rebuilt from it after a restart, with the
 `admissions.json` 0.1 had written beside it (a claimed host, a removal). Today's room rebuilds the
-same document from the transcript alone.
+same document from the transcript alone, with one intended change: a system or admission line
+about people holds a template (`{0} admitted {1} ...`) and the usernames it names (`people`), so
+the panel shows display names (issue 11); the expected document says so.
 """
 
 import json

@@ -2,9 +2,12 @@
 
 Layout (docs/architecture.md): `meta` Map, `participants` Map of Maps, `queue` Array of Maps,
 `transcript` Array of Maps (each with a `body` Text that grows by appending streamed deltas),
-`approvals` Map of Maps. Everything but presence and streaming is derived from transcript records
-by `apply`, through one handler per record kind (`HANDLERS`), so replaying `transcript.jsonl` into
-a fresh document rebuilds the same state.
+`approvals` Map of Maps. A line about people never holds a username in its text: its `body` is a
+template (`{0} admitted {1} as a member.`) and `people` the usernames it names, so the panel shows
+display names from `participants`, which keeps everyone the room has seen. Everything but
+presence and streaming is derived from transcript records by `apply`, through one handler per
+record kind (`HANDLERS`), so replaying `transcript.jsonl` into a fresh document rebuilds the same
+state.
 """
 
 from __future__ import annotations
@@ -96,7 +99,7 @@ class RoomDocument:
     def _on_prompt_withdrawn(self, record: Record, p: ev.PromptRef) -> None:
         item = self._queue_item(p.id)
         if item is not None and item["author"] != record.actor:
-            self._system(record, f"{record.actor} withdrew {item['author']}'s prompt.")
+            self._said(record, "{0} withdrew {1}'s prompt.", record.actor, item["author"])
         self._drop_queue_item(p.id)
 
     def _on_prompt_started(self, record: Record, p: ev.PromptRef) -> None:
@@ -264,16 +267,16 @@ class RoomDocument:
             entry["answer"] = p.answer
 
     def _on_abort(self, record: Record, p: ev.PromptRef) -> None:
-        self._system(record, f"{record.actor} aborted the running turn.")
+        self._said(record, "{0} aborted the running turn.", record.actor)
 
     def _on_person_seen(self, record: Record, p: ev.PersonSeen) -> None:
         """People are kept in `participants`, which the room writes with their live role."""
 
     def _on_admission_decided(self, record: Record, p: ev.AdmissionDecided) -> None:
         said = {
-            "member": f"{record.actor} admitted {p.username} as a member.",
-            "viewer": f"{record.actor} admitted {p.username} as a viewer.",
-            "reject": f"{record.actor} turned {p.username} away.",
+            "member": "{0} admitted {1} as a member.",
+            "viewer": "{0} admitted {1} as a viewer.",
+            "reject": "{0} turned {1} away.",
         }[p.decision]
         self._add_entry(
             f"r{record.seq}",
@@ -281,22 +284,23 @@ class RoomDocument:
             record.actor,
             record.ts,
             body=said,
+            people=[record.actor, p.username],
             username=p.username,
             decision=p.decision,
         )
 
     def _on_role_changed(self, record: Record, p: ev.RoleChanged) -> None:
-        self._system(record, f"{record.actor} made {p.username} a {p.role}.")
+        self._said(record, "{0} made {1} a " + p.role + ".", record.actor, p.username)
 
     def _on_person_removed(self, record: Record, p: ev.PersonRef) -> None:
-        self._system(record, f"{record.actor} removed {p.username} from the room.")
+        self._said(record, "{0} removed {1} from the room.", record.actor, p.username)
 
     def _on_host_claimed(self, record: Record, p: ev.PersonRef) -> None:
-        self._system(record, f"{p.username} claimed the room as its host.")
+        self._said(record, "{0} claimed the room as its host.", p.username)
 
     def _on_settings_changed(self, record: Record, p: ev.SettingsChanged) -> None:
-        changed = ", ".join(f"{k} = {v}" for k, v in sorted(p.changes.items()))
-        self._system(record, f"{record.actor} changed the room settings: {changed}.")
+        changed = _literal(", ".join(f"{k} = {v}" for k, v in sorted(p.changes.items())))
+        self._said(record, "{0} changed the room settings: " + changed + ".", record.actor)
 
     def _on_system(self, record: Record, p: ev.SystemNote) -> None:
         self._system(record, p.text)
@@ -315,6 +319,18 @@ class RoomDocument:
     def _system(self, record: Record, text: str) -> None:
         self._add_entry(f"r{record.seq}", "system", None, record.ts, body=text)
 
+    def _said(self, record: Record, template: str, *usernames: str | None) -> None:
+        """A system line about people: `{0}`, `{1}`... in `template` stand for `people[0]`...
+        (usernames, which the panel shows by their display names); `{{` and `}}` are braces."""
+        self._add_entry(
+            f"r{record.seq}",
+            "system",
+            None,
+            record.ts,
+            body=template,
+            people=[name or "" for name in usernames],
+        )
+
     def _add_entry(
         self, entry_id: str, kind: str, author: str | None, ts: float, *, body: str, **extra: Any
     ) -> Map:
@@ -332,6 +348,11 @@ class RoomDocument:
         if prompt_id in self._queue_items:
             del self.queue[list(self._queue_items).index(prompt_id)]
             del self._queue_items[prompt_id]
+
+
+def _literal(text: str) -> str:
+    """Text put into a `_said` template as it is (its braces are not placeholders)."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 #: The document's handler of each record kind (`events.RECORD_PAYLOADS` names their payloads).
