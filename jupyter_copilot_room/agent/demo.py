@@ -1,13 +1,18 @@
 """What the demo model says: a room that works out of the box, with no Copilot login.
 
 Demo mode runs the REAL Copilot runtime against the scripted model server on 127.0.0.1 with this
-script, so a fresh `jupyter lab` shows everything the room does: a streamed answer, a shell
-command that waits for approval, and a question. It is labelled "demo model" everywhere.
+script, so a fresh `jupyter lab` (try `examples/pairing-repo`) shows everything the room does: a
+notebook edit in the open notebook (the agent's cursor, the provenance badge), a file edit with
+its diff, a skill, a custom agent as a sub-agent, a shell command that waits for approval, and a
+question. It is labelled "demo model" everywhere. Each path is a few steps keyed on the tool the
+model called last; the tools are the runtime's own and the room's notebook tools.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 from .scripted_model import ModelRequest, Reply, ToolCall
 
@@ -21,53 +26,226 @@ DEMO_NOTE = (
 INTRO = """\
 **Demo mode.** No Copilot login was found on this server, so a small scripted *demo model* is
 answering, through the real Copilot runtime. Everything else is real: the shared queue, the
-approvals, the transcript.
+approvals, the notebook edits, the transcript. It can do exactly these (try them in
+`examples/pairing-repo`):
 
-Try:
-- **run a command**: I will ask to list the repository's files; the person who asked (or a
-  host) approves or rejects it in the room.
-- **ask me a question**: I will ask *you* something, with choices.
+- **edit the notebook**: I add a cell to the notebook (the one you name, or the repository's
+  first), as a collaborator you can watch, after an approval card with its diff; the cell
+  carries a "Copilot" badge that leads back to the prompt.
+- **fix the bug in stats.py** (or another file you name): a file edit, approved from its diff.
+- **a skill**: type `/` and pick one, e.g. `/review stats.py` reviews that file (once you
+  let me read it).
+- **a custom agent**: type `@` and pick one, e.g. `@test-writer median`; it works as a
+  sub-agent and I report what it found.
+- **run a command**: I ask to list the repository's files; the person who asked (or a host)
+  approves or rejects it.
+- **ask me a question**: I ask *you* something, with choices.
 
 To use Copilot itself, start the server with `COPILOT_GITHUB_TOKEN` set (or log in with the
 Copilot CLI), or configure your own model with `c.CopilotRoom.provider`."""
 
+#: The room's system note says this; a sub-agent's system message (a custom agent's) does not.
+ROOM_MARKER = "working in a shared room"
+#: The example's planted bug (examples/pairing-repo/stats.py) and its fix.
+MEDIAN_BUG = "    return ordered[middle]"
+MEDIAN_FIX = (
+    "    if len(ordered) % 2 == 0:\n"
+    "        return (ordered[middle - 1] + ordered[middle]) / 2\n"
+    "    return ordered[middle]"
+)
+DEMO_CELL = (
+    "# Added by the demo model: an even number of values\n"
+    "median([1, 2, 3, 4])  # 2.5 is right; stats.median says 3"
+)
+NOT_APPROVED = re.compile(r"reject|denied|declined|not approved|nobody answered", re.IGNORECASE)
+SKILL = re.compile(r'<skill-context name="([^"]+)">')
+AGENT = re.compile(r'custom agent "([^"]+)"')
 
-def demo_script(request: ModelRequest) -> Reply:
-    if request.tool_results:
-        return _after_tool(request)
-    text = re.sub(r"^\[[^\]]+\]:\s*", "", request.prompt).lower()
-    if re.search(r"\b(run|command|shell|list|ls)\b", text):
+
+class DemoScript:
+    """The demo model's script for a repository (paths the runtime's tools take are absolute)."""
+
+    def __init__(self, repository: Path):
+        self.repository = repository
+
+    def __call__(self, request: ModelRequest) -> Reply:
+        if ROOM_MARKER not in request.system:
+            return self._sub_agent()
+        if request.tool_results:
+            return self._after_tool(request)
+        prompt = request.prompt
+        asked = re.sub(r"^\[[^\]]+\]:\s*", "", prompt.split("<skill-context")[0]).strip()
+        if skill := SKILL.search(prompt):
+            return self._skill(skill.group(1), asked)
+        if agent := AGENT.search(prompt):
+            request_text = prompt.split("Request:", 1)[-1].strip()
+            return Reply(
+                f"I'll hand this to the custom agent **{agent.group(1)}**.",
+                tool_calls=(
+                    ToolCall(
+                        "task",
+                        {
+                            "name": agent.group(1),
+                            "agent_type": agent.group(1),
+                            "description": f"{agent.group(1)} for the room",
+                            "prompt": request_text,
+                        },
+                    ),
+                ),
+            )
+        text = asked.lower()
+        if re.search(r"\b(notebook|cell|ipynb)\b|\.ipynb", text):
+            return self._read_notebook(asked)
+        if re.search(r"\b(fix|edit|change)\b", text):
+            return self._edit_file(asked)
+        if re.search(r"\b(run|command|shell|ls)\b", text):
+            return Reply(
+                "I'll list the files in the repository. That needs approval in the room.",
+                tool_calls=(
+                    ToolCall(
+                        "bash", {"command": "ls -la", "description": "List the repository's files"}
+                    ),
+                ),
+            )
+        if re.search(r"\b(ask|question|choose)\b", text):
+            return Reply(
+                tool_calls=(
+                    ToolCall(
+                        "ask_user",
+                        {
+                            "question": "Which part of the room should we try next?",
+                            "choices": ["Edit the notebook", "Run a command", "Nothing, thanks"],
+                            "allow_freeform": True,
+                        },
+                    ),
+                )
+            )
+        return Reply(INTRO)
+
+    # -- the paths -------------------------------------------------------------------------------
+
+    def _read_notebook(self, asked: str) -> Reply:
+        path = self._named(asked, ".ipynb") or self._first_notebook()
+        if path is None:
+            return Reply("There is no notebook in this repository for me to edit.")
         return Reply(
-            "I'll list the files in the repository. That needs approval in the room.",
+            f"I'll read `{path}` first, then add a cell to it.",
+            tool_calls=(ToolCall("notebook_read", {"path": path}),),
+        )
+
+    def _edit_file(self, asked: str) -> Reply:
+        path = self._named(asked, "")
+        if path is None:
+            return Reply("Name the file to edit, e.g. *fix the bug in stats.py*.")
+        text = (self.repository / path).read_text(encoding="utf-8", errors="replace")
+        if MEDIAN_BUG in text:
+            old, new, why = MEDIAN_BUG, MEDIAN_FIX, "the median of an even number of values"
+        else:
+            first = text.splitlines()[0] if text else ""
+            old, new, why = first, f"# Edited by the demo model\n{first}", "a note at the top"
+        return Reply(
+            f"I'll fix {why} in `{path}`. The edit waits for approval, with its diff.",
             tool_calls=(
                 ToolCall(
-                    "bash", {"command": "ls -la", "description": "List the repository's files"}
+                    "edit",
+                    {"path": str(self.repository / path), "old_str": old, "new_str": new},
                 ),
             ),
         )
-    if re.search(r"\b(ask|question|choose)\b", text):
+
+    def _skill(self, name: str, asked: str) -> Reply:
+        path = self._named(asked, "")
+        if path is None:
+            return Reply(
+                f"I would follow the **{name}** skill; name a file for it, e.g. `/{name} stats.py`."
+            )
         return Reply(
+            f"Following the **{name}** skill: I'll read `{path}` first.",
+            tool_calls=(ToolCall("view", {"path": str(self.repository / path)}),),
+        )
+
+    def _sub_agent(self) -> Reply:
+        """A custom agent's own turn (its prompt is the system message): it proposes tests."""
+        return Reply(
+            "Proposed tests for `median` (I did not write the file):\n\n"
+            "```python\nfrom stats import median\n\n\n"
+            "def test_odd_length():\n    assert median([3, 1, 2]) == 2\n\n\n"
+            "def test_even_length():\n    assert median([1, 2, 3, 4]) == 2.5\n```\n\n"
+            "`test_even_length` fails today: `median` returns the upper middle value."
+        )
+
+    def _after_tool(self, request: ModelRequest) -> Reply:
+        result = request.tool_results[-1].strip()
+        called = request.last_tool_calls[-1] if request.last_tool_calls else ""
+        if called == "ask_user":
+            answer = re.sub(r"^User (selected|responded):\s*", "", result)
+            return Reply(f"Thanks: you chose **{answer[:200]}**.")
+        if called == "notebook_read":
+            return self._insert_cell(request, result)
+        if called == "task":
+            return Reply(f"The custom agent reported:\n\n{result[:3000]}")
+        if called == "view":
+            return Reply(self._review(result))
+        if NOT_APPROVED.search(result):
+            return Reply("Understood: that was not approved, so I did not do it.")
+        if called == "notebook_insert_cell":
+            return Reply(
+                "Done: the new cell is at the end of the notebook. It carries a **Copilot** badge "
+                "naming who asked; click it to find this prompt in the room."
+            )
+        if called == "edit":
+            return Reply("Done: the file is edited as the diff on the card showed.")
+        return Reply(
+            f"Here is what it printed:\n\n```\n{result[:1500]}\n```\n\n"
+            "That was a real command, run by the Copilot runtime after the room approved it."
+        )
+
+    def _insert_cell(self, request: ModelRequest, result: str) -> Reply:
+        try:
+            read = json.loads(result)
+            path, index = read["path"], len(read["cells"])
+        except (ValueError, KeyError, TypeError):
+            return Reply(f"I could not read that notebook: {result[:300]}")
+        return Reply(
+            "I'll add a code cell at the end that shows the median of an even number of "
+            "values. The edit waits for approval, with its diff.",
             tool_calls=(
                 ToolCall(
-                    "ask_user",
-                    {
-                        "question": "Which part of the room should we try next?",
-                        "choices": ["Run a command", "Nothing, thanks"],
-                        "allow_freeform": True,
-                    },
+                    "notebook_insert_cell",
+                    {"path": path, "index": index, "cell_type": "code", "source": DEMO_CELL},
                 ),
-            )
+            ),
         )
-    return Reply(INTRO)
 
+    def _review(self, content: str) -> str:
+        functions = re.findall(r"def (\w+)\(", content)
+        found = ", ".join(f"`{f}`" for f in functions) or "no functions"
+        bug = (
+            "\n\n**Bug:** `median` returns `ordered[middle]`, the upper middle value, for an even "
+            "number of values: `median([1, 2, 3, 4])` is 3, not 2.5. Fix: average the two middle "
+            "values.\n\n**Missing tests:** none cover `median`; an even-length case would have "
+            "caught this."
+            if "ordered[middle]" in content
+            else "\n\nThe demo model only knows the example's planted bug; Copilot itself reviews "
+            "for real."
+        )
+        return f"Review of the file ({found}), as the skill asks: bugs first.{bug}"
 
-def _after_tool(request: ModelRequest) -> Reply:
-    result = request.tool_results[-1]
-    if "ask_user" in request.last_tool_calls:
-        return Reply(f"Thanks: you answered **{result.strip()[:200]}**.")
-    if re.search(r"reject|denied|not approved|nobody answered", result, re.IGNORECASE):
-        return Reply("Understood: the command was not approved, so I did not run it.")
-    return Reply(
-        f"Here is what it printed:\n\n```\n{result.strip()[:1500]}\n```\n\n"
-        "That was a real command, run by the Copilot runtime after the room approved it."
-    )
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _named(self, asked: str, suffix: str) -> str | None:
+        """A file inside the repository that the prompt names (ending in `suffix`), if any."""
+        root = self.repository.resolve()
+        for word in re.findall(r"[\w./-]+", asked):
+            word = word.removeprefix("./").rstrip(".")
+            path = (root / word).resolve()
+            if word.endswith(suffix) and path.is_relative_to(root) and path.is_file():
+                return path.relative_to(root).as_posix()
+        return None
+
+    def _first_notebook(self) -> str | None:
+        """The repository's first notebook, at its top or one folder down (never a hidden one)."""
+        for pattern in ("*.ipynb", "[!.]*/*.ipynb"):
+            if found := sorted(self.repository.glob(pattern)):
+                return found[0].relative_to(self.repository).as_posix()
+        return None

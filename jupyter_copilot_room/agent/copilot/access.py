@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 from copilot import CopilotClient
 
 from ..base import AgentSettings
-from ..demo import DEMO_LABEL, DEMO_MODEL, DEMO_NOTE, demo_script
+from ..demo import DEMO_LABEL, DEMO_MODEL, DEMO_NOTE, DemoScript
 from ..runtime import RuntimeMissing
 from ..scripted_model import ScriptedModelServer
 
@@ -60,7 +60,7 @@ async def choose_model_access(
     if token is not None or (await client.get_auth_status()).isAuthenticated:
         session = {"model": settings.model} if settings.model else {}
         return ModelAccess(session, settings.model or "Copilot")
-    demo = ScriptedModelServer(demo_script, model=DEMO_MODEL)
+    demo = ScriptedModelServer(DemoScript(settings.repository), model=DEMO_MODEL)
     demo.start()
     return ModelAccess(
         {

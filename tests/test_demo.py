@@ -1,0 +1,104 @@
+"""Demo mode shows the whole product: each thing the demo model's intro offers, tried in a copy of
+`examples/pairing-repo` through the REAL Copilot runtime (the demo model is ours, the runtime and
+the room are real), with no login and no provider."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from jupyter_copilot_room.agent.copilot import CopilotAgent
+
+from .harness.helpers import entries, eventually, finished, ready
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "pairing-repo"
+
+
+@pytest.fixture
+def room_config(jp_root_dir, monkeypatch):
+    for variable in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"):
+        monkeypatch.delenv(variable, raising=False)
+    shutil.copytree(EXAMPLE, jp_root_dir, dirs_exist_ok=True)
+    return {"agent_class": CopilotAgent}
+
+
+async def prompt(api, room, text, target=None):
+    r = await api("alice", "POST", "prompts", body={"text": text, "target": target})
+    assert r.code == 202, r.text
+    return r.json["id"]
+
+
+async def card(room):
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30, what="a card")
+    [(request_id, shown)] = room.document.approvals.to_py().items()
+    return request_id, shown
+
+
+async def done(room, prompt_id):
+    await eventually(lambda: prompt_id in finished(room), timeout=30, what="the turn to end")
+    assert finished(room)[prompt_id]["state"] == "completed", finished(room)[prompt_id]
+    return entries(room, "assistant")[-1]["body"]
+
+
+async def test_the_intro_lists_exactly_what_the_demo_does(api, room):
+    await ready(api, room)
+    assert room.document.meta.get("agent") == "demo model"
+    reply = await done(room, await prompt(api, room, "hello"))
+    for offer in (
+        "**edit the notebook**",
+        "**fix the bug in stats.py**",
+        "`/review stats.py`",
+        "`@test-writer median`",
+        "**run a command**",
+        "**ask me a question**",
+    ):
+        assert offer in reply
+
+
+async def test_the_demo_edits_the_notebook_after_approval(api, room, jp_root_dir):
+    await ready(api, room)
+    prompt_id = await prompt(api, room, "please edit the notebook")
+    request_id, shown = await card(room)
+    assert shown["kind"] == "notebook" and "analysis.ipynb" in shown["summary"]
+    assert "median([1, 2, 3, 4])" in shown["details"]["diff"]
+    r = await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
+    assert r.code == 200
+    assert "Copilot" in await done(room, prompt_id)
+    cells = json.loads((jp_root_dir / "analysis.ipynb").read_text())["cells"]
+    assert "median([1, 2, 3, 4])" in "".join(cells[-1]["source"])
+    provenance = cells[-1]["metadata"]["copilot_room"]
+    assert (provenance["author"], provenance["prompt_id"]) == ("alice", prompt_id)
+
+
+async def test_the_demo_fixes_a_file_from_its_diff(api, room, jp_root_dir):
+    await ready(api, room)
+    prompt_id = await prompt(api, room, "fix the bug in stats.py")
+    request_id, shown = await card(room)
+    assert shown["kind"] == "write" and shown["summary"].endswith("stats.py")
+    assert "+        return (ordered[middle - 1] + ordered[middle]) / 2" in shown["details"]["diff"]
+    assert "ordered[middle - 1]" not in (jp_root_dir / "stats.py").read_text()
+    await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
+    await done(room, prompt_id)
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in (jp_root_dir / "stats.py").read_text()
+
+
+async def test_a_skill_reviews_the_file_it_names(api, room):
+    await ready(api, room)
+    prompt_id = await prompt(api, room, "stats.py", {"kind": "skill", "name": "review"})
+    request_id, shown = await card(room)  # the runtime asks before it reads a file
+    assert shown["kind"] == "read" and shown["summary"].endswith("/stats.py")
+    await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
+    reply = await done(room, prompt_id)
+    assert "**Bug:** `median`" in reply
+    assert [t["tool"] for t in entries(room, "tool")] == ["view"]
+    assert [a["request_kind"] for a in entries(room, "permission")] == ["read"]
+
+
+async def test_a_custom_agent_works_as_a_sub_agent(api, room):
+    await ready(api, room)
+    prompt_id = await prompt(api, room, "median", {"kind": "agent", "name": "test-writer"})
+    reply = await done(room, prompt_id)
+    [subagent] = entries(room, "subagent")
+    assert (subagent["name"], subagent["state"]) == ("test-writer", "success")
+    assert reply.startswith("The custom agent reported:") and "test_even_length" in reply
