@@ -53,9 +53,9 @@ MEDIAN_FIX = (
     "        return (ordered[middle - 1] + ordered[middle]) / 2\n"
     "    return ordered[middle]"
 )
-DEMO_CELL = (
-    "# Added by the demo model: an even number of values\n"
-    "median([1, 2, 3, 4])  # 2.5 is right; stats.median says 3"
+DEMO_CELLS = (
+    ("markdown", "## An even number of values\nThe median of 1, 2, 3, 4 is 2.5."),
+    ("code", "median([1, 2, 3, 4])  # 2.5 is right; stats.median says 3"),
 )
 NOT_APPROVED = re.compile(r"reject|denied|declined|not approved|nobody answered", re.IGNORECASE)
 SKILL = re.compile(r'<skill-context name="([^"]+)">')
@@ -189,10 +189,7 @@ class DemoScript:
         if NOT_APPROVED.search(result):
             return Reply("Understood: that was not approved, so I did not do it.")
         if called == "notebook_insert_cell":
-            return Reply(
-                "Done: the new cell is at the end of the notebook. It carries a **Copilot** badge "
-                "naming who asked; click it to find this prompt in the room."
-            )
+            return self._next_cell(request)
         if called == "edit":
             return Reply("Done: the file is edited as the diff on the card showed.")
         return Reply(
@@ -207,14 +204,20 @@ class DemoScript:
         except (ValueError, KeyError, TypeError):
             return Reply(f"I could not read that notebook: {result[:300]}")
         return Reply(
-            "I'll add a code cell at the end that shows the median of an even number of "
-            "values. The edit waits for approval, with its diff.",
-            tool_calls=(
-                ToolCall(
-                    "notebook_insert_cell",
-                    {"path": path, "index": index, "cell_type": "code", "source": DEMO_CELL},
-                ),
-            ),
+            "I'll add two cells at the end: a note, then the median of an even number of "
+            "values. Each edit waits for approval, with its diff.",
+            tool_calls=(_insert(path, index, 0),),
+        )
+
+    def _next_cell(self, request: ModelRequest) -> Reply:
+        """After the note, the code cell below it; after that, done."""
+        last = _last_arguments(request)
+        step = next((n for n, (_, source) in enumerate(DEMO_CELLS) if source == last["source"]))
+        if step + 1 < len(DEMO_CELLS):
+            return Reply(tool_calls=(_insert(last["path"], last["index"] + 1, step + 1),))
+        return Reply(
+            "Done: the new cells are at the end of the notebook. Each carries a **Copilot** "
+            "badge naming who asked; click it to find this prompt in the room."
         )
 
     def _review(self, content: str) -> str:
@@ -249,3 +252,19 @@ class DemoScript:
             if found := sorted(self.repository.glob(pattern)):
                 return found[0].relative_to(self.repository).as_posix()
         return None
+
+
+def _insert(path: str, index: int, step: int) -> ToolCall:
+    cell_type, source = DEMO_CELLS[step]
+    return ToolCall(
+        "notebook_insert_cell",
+        {"path": path, "index": index, "cell_type": cell_type, "source": source},
+    )
+
+
+def _last_arguments(request: ModelRequest) -> dict:
+    """The arguments of the model's latest tool call."""
+    for message in reversed(request.messages):
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            return json.loads(message["tool_calls"][-1]["function"]["arguments"])
+    return {}
