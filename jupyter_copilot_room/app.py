@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import cast
 
 from jupyter_server.extension.application import ExtensionApp
-from jupyter_server.utils import url_path_join
 from traitlets import Dict, Float, List, Type, Unicode, default
 from traitlets.config import Configurable
 
 from . import handlers
 from .access.admissions import AdmissionBook
+from .access.claim_notice import announcement, claim_page_path, claim_urls, write_claim_page
 from .access.hub_grants import hub_server_name
 from .access.identity import HostClaim, provider_verifies_users
 from .agent.base import Agent, AgentSettings
@@ -21,7 +21,7 @@ from .handlers import HubGrants, RoomContext
 from .notebooks import NotebookEditor
 from .room.room import Room
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
-from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir, read_json
+from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
 from .websocket import RoomWebSocketHandler
 
 _USERNAME = r"(?P<username>[^/]+)"
@@ -129,12 +129,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             claim=claim,
         )
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
-        self._claim_announced = False
+        self._claim_page: Path | None = None
         if claim is not None:
-            # The transcript, replayed at start, says whether someone claimed the room; its cache
-            # says so now, so the link is printed with the server's own URLs when it is needed.
-            if not (read_json(state_dir / "admissions.json") or {}).get("claimed_hosts"):
-                self._announce_claim_link(claim)
             # Request logs mask the claim link's secret the way jupyter_server masks tokens.
             scrubbed = serverapp.web_app.settings.get("extra_log_scrub_param_keys", [])
             self.settings["extra_log_scrub_param_keys"] = [*scrubbed, "secret"]
@@ -158,18 +154,14 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             )
         )
 
-    def _announce_claim_link(self, claim: HostClaim) -> None:
+    def _announce_claim(self, secret: str) -> None:
+        """After the server printed its URLs: how to become the host, the secret's middle hidden
+        (the whole of it in a page only the server's user can read)."""
         assert self.serverapp is not None
-        url = url_path_join(self.serverapp.connection_url, "copilot-room/claim")
-        token = self.serverapp.identity_provider.token
-        query = f"?secret={claim.secret}" + (f"&token={token}" if token else "")
-        self._claim_announced = True
-        self.log.info(
-            "No host is configured for the Copilot room. Open this one-time link to become "
-            "its host:\n    %s%s",
-            url,
-            query,
-        )
+        page = claim_page_path(self.serverapp)
+        write_claim_page(page, secret, claim_urls(self.serverapp, secret))
+        self._claim_page = page
+        self.log.info(announcement(self.serverapp, secret, page))
 
     def initialize_handlers(self) -> None:
         grants = HubGrants(
@@ -198,15 +190,18 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 (f"{api}/settings", handlers.SettingsHandler),
                 (f"{api}/transcript", handlers.TranscriptHandler),
                 (f"{api}/catalog", handlers.CatalogHandler),
+                (f"{api}/claim", handlers.ClaimAPIHandler),
                 ("copilot-room/claim", handlers.ClaimHandler),
                 ("copilot-room/ws", RoomWebSocketHandler),
             ]
         )
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
-        await self.room.ensure_started()
-        if self.room.claim is not None and not self._claim_announced:
-            self._announce_claim_link(self.room.claim)
+        await self.room.ensure_started()  # the transcript says whether the room was claimed
+        if self.room.claim is not None and self.room.claim.secret:
+            self._announce_claim(self.room.claim.secret)
 
     async def stop_extension(self) -> None:
         await self.room.stop()
+        if self._claim_page is not None:
+            self._claim_page.unlink(missing_ok=True)

@@ -7,6 +7,7 @@ acting user is always `current_user`. Errors leave as `{"error": code, "message"
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass
 from http.client import responses
@@ -20,7 +21,7 @@ from tornado import web
 from .access.hub_grants import hub_grant
 from .access.identity import Identity
 from .errors import InvalidRequest, RoomError
-from .protocol import AdmissionBody, ApprovalBody, PromptBody, QuestionBody, RoleBody
+from .protocol import AdmissionBody, ApprovalBody, ClaimBody, PromptBody, QuestionBody, RoleBody
 from .room.room import Room
 from .settings import SettingsPatch
 
@@ -255,6 +256,17 @@ class CatalogHandler(RoomAPIHandler):
         self.reply(self.room.describe_catalog(self.identity))
 
 
+class ClaimAPIHandler(RoomAPIHandler):
+    """`POST claim {secret}`: the door's "I started this server", in the tab already open."""
+
+    @web.authenticated
+    @authorized
+    def post(self) -> None:
+        body = self.parse(ClaimBody)
+        self.room.claim_host(self.identity, body.secret)
+        self.reply(self.room.describe(self.identity))
+
+
 class ClaimHandler(RoomMixin, JupyterHandler):
     """The one-time host-claim link printed at start when nobody is configured as host."""
 
@@ -265,5 +277,23 @@ class ClaimHandler(RoomMixin, JupyterHandler):
         try:
             self.room.claim_host(self.identity, self.get_argument("secret", ""))
         except RoomError as err:
-            raise web.HTTPError(err.status, err.message) from None
+            self.set_status(err.status)
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(_refused_claim_page(err.message, self.base_url))
+            return
         self.redirect(self.base_url)
+
+
+def _refused_claim_page(message: str, lab_url: str) -> str:
+    """What a used or wrong claim link says: why, and what to do next."""
+    return (
+        "<!doctype html><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width'>"
+        "<title>Copilot room: not claimed</title>"
+        "<body style='font-family: system-ui, sans-serif; max-width: 40em; margin: 3em auto;"
+        " padding: 0 1em; line-height: 1.5'>"
+        "<h1>You did not become the room's host</h1>"
+        f"<p>{html.escape(message, quote=False)}</p>"
+        f"<p><a href='{html.escape(lab_url)}'>Open JupyterLab</a> and the Copilot room panel: "
+        "it shows whether you are waiting to be let in.</p></body>"
+    )

@@ -36,3 +36,7 @@ class RoleBody(Strict):
 
 class AdmissionBody(Strict):
     decision: AdmissionChoice
+
+
+class ClaimBody(Strict):
+    secret: Text = Field(max_length=200)

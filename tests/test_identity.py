@@ -1,5 +1,6 @@
 """Identity and the outer guard: guests, the host-claim link, the deployment's Authorizer."""
 
+import logging
 import subprocess
 import sys
 
@@ -94,17 +95,22 @@ async def test_with_no_host_configured_the_claim_link_makes_a_host(room_app, jp_
         raise_error=False,
         follow_redirects=False,
     )
-    assert r.code == 403, "the link works once"
+    assert r.code == 409, "the link works once"
 
 
-def test_guests_are_unverified_and_the_claim_link_is_printed(
-    jp_configurable_serverapp, guest_server_config, capfd
+async def test_guests_are_unverified_and_the_claim_link_is_printed(
+    jp_configurable_serverapp, guest_server_config, caplog
 ):
+    caplog.set_level(logging.INFO)
     app = jp_configurable_serverapp(config=guest_server_config)
     room_app = app.extension_manager.extension_points["jupyter_copilot_room"].app
+    room_app.log.addHandler(caplog.handler)  # the server's loggers may not propagate
     assert room_app.users_verified is False
+    await room_app._start_jupyter_server_extension(app)  # printed once the server is up
     secret = room_app.room.claim.secret
-    assert f"copilot-room/claim?secret={secret}" in capfd.readouterr().err
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert f"copilot-room/claim?secret={secret[:4]}…{secret[-4:]}" in logged
+    await room_app.stop_extension()
 
 
 def test_no_claim_link_when_a_host_is_configured(room_app):

@@ -160,9 +160,19 @@ class People:
         return self._decide(username, Decision(decision))
 
     def claim_host(self, identity: Identity, claim: HostClaim | None, secret: str) -> None:
-        if claim is None or not claim.matches(secret):
+        """The one-time secret makes its bearer the host; the refusals say what to do next."""
+        if claim is None or claim.secret is None:
+            raise Conflict(
+                "This room already has a host, so there is nothing to claim (the host secret "
+                "works once). Wait here: a host lets you in, or ask them to.",
+                code="already_claimed",
+            )
+        if not claim.matches(secret):
             raise NotAllowed(
-                "This host-claim link is not valid (it works once).", code="invalid_claim"
+                "That is not this server's host secret. Copy it again from the page the "
+                "server's log names when it starts (copilot-room-…-claim.html), or ask whoever "
+                "started the server to let you in.",
+                code="invalid_claim",
             )
         self.check_in(identity)
         self.recorder.commit(

@@ -167,6 +167,8 @@ class Room:
         """`GET room`: who I am and what I may do; the room's state only for those admitted."""
         role = self.people.check_in(identity)
         me = self.people.me(identity, role)
+        if self.claim is not None and self.claim.secret is not None:
+            me["can"].append("claim_host")  # no host yet: whoever started the server may claim
         if role not in ADMITTED:
             return {"me": me}
         state = self.document.snapshot("meta", "queue", "approvals")
