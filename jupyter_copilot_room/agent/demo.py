@@ -53,9 +53,11 @@ MEDIAN_FIX = (
     "        return (ordered[middle - 1] + ordered[middle]) / 2\n"
     "    return ordered[middle]"
 )
+#: The cells the notebook edit adds, in order: a code cell at the end, then a note above it
+#: (while the note waits for approval, the agent's cursor rests in the code cell).
 DEMO_CELLS = (
-    ("markdown", "## An even number of values\nThe median of 1, 2, 3, 4 is 2.5."),
     ("code", "median([1, 2, 3, 4])  # 2.5 is right; stats.median says 3"),
+    ("markdown", "## An even number of values\nThe median of 1, 2, 3, 4 is 2.5."),
 )
 NOT_APPROVED = re.compile(r"reject|denied|declined|not approved|nobody answered", re.IGNORECASE)
 SKILL = re.compile(r'<skill-context name="([^"]+)">')
@@ -204,17 +206,17 @@ class DemoScript:
         except (ValueError, KeyError, TypeError):
             return Reply(f"I could not read that notebook: {result[:300]}")
         return Reply(
-            "I'll add two cells at the end: a note, then the median of an even number of "
-            "values. Each edit waits for approval, with its diff.",
+            "I'll add two cells at the end: the median of an even number of values, then a note "
+            "above it. Each edit waits for approval, with its diff.",
             tool_calls=(_insert(path, index, 0),),
         )
 
     def _next_cell(self, request: ModelRequest) -> Reply:
-        """After the note, the code cell below it; after that, done."""
+        """After the code cell, the note above it; after that, done."""
         last = _last_arguments(request)
         step = next((n for n, (_, source) in enumerate(DEMO_CELLS) if source == last["source"]))
         if step + 1 < len(DEMO_CELLS):
-            return Reply(tool_calls=(_insert(last["path"], last["index"] + 1, step + 1),))
+            return Reply(tool_calls=(_insert(last["path"], last["index"], step + 1),))
         return Reply(
             "Done: the new cells are at the end of the notebook. Each carries a **Copilot** "
             "badge naming who asked; click it to find this prompt in the room."
