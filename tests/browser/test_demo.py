@@ -62,7 +62,7 @@ def lab(tmp_path, model, request):
 def test_the_demo_edits_the_open_notebook_and_opening_it_leaves_the_clone_clean(
     lab, open_lab, screenshot
 ):
-    alice = show_room(open_lab("alice", viewport=(1280, 760)))
+    alice = show_room(open_lab("alice", viewport=(1280, 800)))
     expect(alice.locator(".jp-CopilotRoom-agent")).to_have_text("demo model")
     alice.evaluate(
         "async () => { await window.jupyterapp.commands.execute('docmanager:open',"
