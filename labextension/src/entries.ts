@@ -90,8 +90,11 @@ export interface IQuestionEntry extends IEntryBase, IRequestFields {
   kind: 'question';
 }
 
+/** A line from the room. One about people has a template body (`{0} made {1} a viewer.`) and
+ * the usernames it names in `people` (see `names.ts`). */
 export interface ISystemEntry extends IEntryBase {
   kind: 'system';
+  people?: string[];
 }
 
 export interface IAdmissionEntry extends IEntryBase {
@@ -99,6 +102,7 @@ export interface IAdmissionEntry extends IEntryBase {
   author: string;
   username: string;
   decision: 'viewer' | 'member' | 'reject';
+  people?: string[];
 }
 
 export interface IErrorEntry extends IEntryBase {

@@ -32,10 +32,10 @@ export function Entry(props: {
       return <SubagentEntry entry={entry} />;
     case 'permission':
     case 'question':
-      return <RequestEntry entry={entry} />;
+      return <RequestEntry entry={entry} model={model} />;
     case 'system':
     case 'admission':
     case 'error':
-      return <SystemEntry entry={entry} />;
+      return <SystemEntry entry={entry} model={model} />;
   }
 }

@@ -4,6 +4,7 @@ import React from 'react';
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
 import { agentStateLabel } from '../policy';
+import { Name } from './person';
 import { AgentUnavailable } from './unavailable';
 
 export function RoomHeader(props: { model: IRoomModel; client: IRoomClient }): JSX.Element {
@@ -27,7 +28,10 @@ export function RoomHeader(props: { model: IRoomModel; client: IRoomClient }): J
               {meta.agent}
             </span>
             {meta.turn_owner && (
-              <span className="jp-CopilotRoom-turn">{meta.turn_owner}&apos;s turn</span>
+              <span className="jp-CopilotRoom-turn">
+                <Name username={meta.turn_owner} model={props.model} />
+                &apos;s turn
+              </span>
             )}
           </div>
         )}

@@ -3,6 +3,7 @@ import React from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
+import { displayName } from '../names';
 import {
   ASSIGNABLE_ROLES,
   isAdmitted,
@@ -55,6 +56,7 @@ function Person(props: {
 }): JSX.Element {
   const { person, model, client, action } = props;
   const { username } = person;
+  const name = displayName(username, person);
   return (
     <li className="jp-CopilotRoom-personRow" data-online={person.online}>
       <span
@@ -67,7 +69,7 @@ function Person(props: {
         <span className="jp-CopilotRoom-personActions">
           <select
             className="jp-mod-styled"
-            aria-label={`Role of ${username}`}
+            aria-label={`Role of ${name}`}
             value={person.role}
             disabled={action.busy}
             onChange={event => {
@@ -83,7 +85,7 @@ function Person(props: {
           </select>
           <button
             className="jp-mod-styled jp-CopilotRoom-small"
-            aria-label={`Remove ${username} from the room`}
+            aria-label={`Remove ${name} from the room`}
             disabled={action.busy}
             onClick={() => void action.run(() => client.remove(username))}
           >

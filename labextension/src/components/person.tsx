@@ -1,6 +1,12 @@
-/** A person's name with their colour, avatar and badges, as everywhere in the panel. */
+/**
+ * A person as the panel shows them: `PersonName` (avatar, display name, badges) where a row is
+ * about someone, `Name` (their colour and display name) inside a sentence. The username is
+ * only the tooltip; the words come from `names.ts`.
+ */
 import React from 'react';
 
+import { IRoomModel } from '../model';
+import { displayName } from '../names';
 import { IParticipant } from '../types';
 
 export function colourOf(username: string, colour?: string | null): string {
@@ -13,11 +19,6 @@ export function colourOf(username: string, colour?: string | null): string {
     hash = (hash * 31 + char.charCodeAt(0)) | 0;
   }
   return `var(--jp-collaborator-color${(Math.abs(hash) % 7) + 1})`;
-}
-
-/** The name people know: the display name once the room has seen them. */
-export function displayName(username: string, person?: IParticipant): string {
-  return person?.display_name || username;
 }
 
 export function Avatar(props: { username: string; person?: IParticipant }): JSX.Element {
@@ -47,6 +48,22 @@ export function PersonName(props: { username: string; person?: IParticipant }): 
           unverified
         </span>
       )}
+    </span>
+  );
+}
+
+/** Someone named inside a sentence: "<Name> admitted <Name> as a member." */
+export function Name(props: { username: string; model: Pick<IRoomModel, 'person'> }): JSX.Element {
+  const { username, model } = props;
+  const person = model.person(username);
+  return (
+    <span className="jp-CopilotRoom-name" title={username || undefined}>
+      <span
+        className="jp-CopilotRoom-nameDot"
+        style={{ backgroundColor: colourOf(username, person?.color) }}
+        aria-hidden="true"
+      />
+      {displayName(username, person)}
     </span>
   );
 }

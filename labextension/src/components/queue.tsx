@@ -6,6 +6,7 @@ import React from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
+import { nameOf } from '../names';
 import { isRunning, mayAbort, mayWithdraw, promptStateLabel, targetLabel } from '../policy';
 import { IQueueItem } from '../types';
 import { IAction, Refusal, useAction } from './action';
@@ -51,7 +52,7 @@ function QueueItem(props: {
       {mayWithdraw(model.me, item) && (
         <button
           className="jp-mod-styled jp-CopilotRoom-small"
-          aria-label={`Withdraw ${item.author}'s prompt`}
+          aria-label={`Withdraw ${nameOf(item.author, model)}'s prompt`}
           disabled={action.busy}
           onClick={() => void action.run(() => client.withdraw(item.id))}
         >

@@ -2,6 +2,7 @@
 import React from 'react';
 
 import { Decision, IRoomClient } from '../../api';
+import { displayName } from '../../names';
 import { IParticipant } from '../../types';
 import { IAction } from '../action';
 import { PersonName } from '../person';
@@ -22,7 +23,7 @@ export function AdmissionCard(props: {
     <div
       className="jp-CopilotRoom-card jp-CopilotRoom-admission"
       role="group"
-      aria-label={`${person.username} asks to join`}
+      aria-label={`${displayName(person.username, person)} asks to join`}
     >
       <div className="jp-CopilotRoom-cardHeader">
         <div className="jp-CopilotRoom-cardFor">

@@ -7,7 +7,7 @@ import { IRoomModel } from '../../model';
 import { mayAnswer } from '../../policy';
 import { IApproval } from '../../types';
 import { useCountdown } from '../hooks';
-import { PersonName } from '../person';
+import { Name, PersonName } from '../person';
 
 export function CardHeader(props: {
   title: string;
@@ -30,7 +30,8 @@ export function CardHeader(props: {
       </div>
       {!mayAnswer(model.me, card) && (
         <div className="jp-CopilotRoom-waitingOn">
-          You cannot answer this: waiting on {card.author} or a host.
+          You cannot answer this: waiting on <Name username={card.author} model={model} /> or a
+          host.
         </div>
       )}
     </div>

@@ -3,11 +3,21 @@
 import React from 'react';
 
 import { IPermissionEntry, IQuestionEntry } from '../../entries';
+import { IRoomModel } from '../../model';
 import { outcomeLabel } from '../../policy';
+import { Name } from '../person';
 
-export function RequestEntry(props: { entry: IPermissionEntry | IQuestionEntry }): JSX.Element {
-  const { entry } = props;
-  const who = entry.answered_by ? ` by ${entry.answered_by}` : '';
+export function RequestEntry(props: {
+  entry: IPermissionEntry | IQuestionEntry;
+  model: IRoomModel;
+}): JSX.Element {
+  const { entry, model } = props;
+  const who = entry.answered_by ? (
+    <>
+      {' by '}
+      <Name username={entry.answered_by} model={model} />
+    </>
+  ) : null;
   const what =
     entry.kind === 'question'
       ? 'asked'
