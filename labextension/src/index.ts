@@ -1,6 +1,7 @@
 /**
  * jupyter-copilot-room's JupyterLab side: a left-sidebar panel showing the shared room live,
- * commands (open, focus the prompt, abort) with shortcuts, and a status-bar item.
+ * commands (open, focus the prompt, abort, go to what waits on you) with shortcuts, a badge on
+ * the sidebar tab and notifications for what waits on the reader, and a status-bar item.
  */
 import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette, Notification } from '@jupyterlab/apputils';
@@ -11,6 +12,7 @@ import { IStatusBar } from '@jupyterlab/statusbar';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { refusalMessage, RoomClient } from './api';
+import { Attention, INeed } from './attention';
 import { RoomConnection } from './connection';
 import { RoomModel } from './model';
 import { RoomPanel } from './panel';
@@ -25,6 +27,7 @@ namespace CommandIDs {
   export const open = 'copilot-room:open';
   export const focusPrompt = 'copilot-room:focus-prompt';
   export const abort = 'copilot-room:abort';
+  export const nextCard = 'copilot-room:next-card';
 }
 
 const roomIcon = new LabIcon({
@@ -64,6 +67,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     panel.id = 'jp-copilot-room';
     panel.title.icon = roomIcon;
     panel.title.caption = 'Copilot room';
+    panel.title.className = 'jp-CopilotRoom-tab';
     app.shell.add(panel, 'left', { rank: 600 });
 
     const open = () => app.shell.activateById(panel.id);
@@ -90,6 +94,49 @@ const plugin: JupyterFrontEndPlugin<void> = {
         client.abort().catch(error => {
           Notification.error(refusalMessage(error), { autoClose: 5000 });
         })
+    });
+
+    // What waits on the reader: a count on the sidebar tab, a notification while the panel is
+    // out of sight, and into view when it is shown (attention.ts).
+    const attention = new Attention(model, {
+      isShown: () => panel.isVisible && !document.hidden,
+      notify: need => {
+        const notify = need.kind === 'card' ? Notification.warning : Notification.info;
+        notify(need.text, {
+          autoClose: 10000,
+          actions: [{ label: 'Show', callback: () => showNeed(need) }]
+        });
+      }
+    });
+    let lastShown: string | undefined;
+    const showNeed = (need: INeed) => {
+      open();
+      lastShown = need.key;
+      // The panel renders once it is shown: reveal the need after that.
+      requestAnimationFrame(() => panel.showNeed(need, true));
+    };
+    attention.changed.connect((_, fresh) => {
+      const count = attention.needs.length;
+      panel.title.className = count ? 'jp-CopilotRoom-tab jp-mod-attention' : 'jp-CopilotRoom-tab';
+      panel.title.dataset = count ? { 'copilot-attention': String(count) } : {};
+      panel.title.caption = count
+        ? `Copilot room: ${count === 1 ? 'something waits' : `${count} things wait`} on you`
+        : 'Copilot room';
+      if (fresh.length && panel.isVisible) {
+        requestAnimationFrame(() => panel.showNeed(fresh[0], false));
+      }
+    });
+    app.commands.addCommand(CommandIDs.nextCard, {
+      label: 'Go to What Waits on You in the Copilot Room',
+      caption: 'Your approval or question, or someone at the door',
+      execute: () => {
+        const need = attention.next(lastShown);
+        if (need) {
+          showNeed(need);
+        } else {
+          open();
+        }
+      }
     });
     model.changed.connect(() => app.commands.notifyCommandChanged());
     if (palette) {

@@ -4,6 +4,7 @@ import { ReactWidget } from '@jupyterlab/ui-components';
 import React from 'react';
 
 import { IRoomClient } from './api';
+import { INeed } from './attention';
 import { Room } from './components/room';
 import { IRoomModel } from './model';
 import { roomRendermime } from './sanitize';
@@ -38,6 +39,20 @@ export class RoomPanel extends ReactWidget {
     }
   }
 
+  /** Bring what waits on the reader into view: their card, or (for hosts) the person at the
+   * door. Scrolls only the panel's own scrolling boxes; moves the focus there only when the
+   * reader asked (`focus`), never from under someone typing elsewhere. */
+  showNeed(need: INeed, focus: boolean): void {
+    const attribute = need.kind === 'card' ? 'data-card-id' : 'data-admission';
+    const target = this.node.querySelector<HTMLElement>(`[${attribute}="${CSS.escape(need.id)}"]`);
+    if (target) {
+      reveal(target, this.node);
+      if (focus) {
+        target.focus({ preventScroll: true });
+      }
+    }
+  }
+
   protected render(): JSX.Element {
     return (
       <Room
@@ -52,4 +67,19 @@ export class RoomPanel extends ReactWidget {
   private _client: IRoomClient;
   private _rendermime: IRenderMimeRegistry;
   private _input = React.createRef<HTMLTextAreaElement>();
+}
+
+/** Scroll each scrolling box between `element` and `top` just enough to show `element`. */
+function reveal(element: HTMLElement, top: HTMLElement): void {
+  for (let box = element.parentElement; box && top.contains(box); box = box.parentElement) {
+    if (box.scrollHeight > box.clientHeight && getComputedStyle(box).overflowY !== 'visible') {
+      const inner = element.getBoundingClientRect();
+      const outer = box.getBoundingClientRect();
+      if (inner.top < outer.top) {
+        box.scrollTop -= outer.top - inner.top;
+      } else if (inner.bottom > outer.bottom) {
+        box.scrollTop += Math.min(inner.bottom - outer.bottom, inner.top - outer.top);
+      }
+    }
+  }
 }

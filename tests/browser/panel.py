@@ -1,6 +1,7 @@
 """Driving the room panel in a page, as a person would: shared by the browser and hub tests."""
 
 import time
+from pathlib import Path
 
 from playwright.sync_api import expect
 
@@ -69,6 +70,7 @@ def set_sidebar_width(page, width: int) -> None:
 
 # Every piece of text and every control of `box`, with where it shows: no two may overlap, and
 # none may stick out of the box (what a scrolling or ellipsis container clips does not count).
+# Text an ellipsis cuts short counts too, unless a `title` there holds the whole text.
 LAYOUT_PROBLEMS = """box => {
     const outer = box.getBoundingClientRect();
     const clip = node => {
@@ -108,6 +110,28 @@ LAYOUT_PROBLEMS = """box => {
         .filter(i => i.rect.width > 0 && i.rect.height > 0 && i.seen.right - i.seen.left > 0.5
                      && i.seen.bottom - i.seen.top > 0.5);
     const problems = [];
+    // Text cut short with an ellipsis, unless a tooltip on it (or around it) holds it whole.
+    for (const el of box.querySelectorAll('*')) {
+        const style = getComputedStyle(el);
+        if (style.textOverflow !== 'ellipsis' || el.scrollWidth <= el.clientWidth + 1) continue;
+        const text = el.textContent.trim();
+        const tip = el.closest('[title]');
+        if (text && !(tip && box.contains(tip) && tip.title.includes(text))) {
+            problems.push(`${JSON.stringify(text.slice(0, 40))} is cut short`);
+        }
+    }
+    // A placeholder wider than its field is cut short too.
+    const canvas = document.createElement('canvas').getContext('2d');
+    for (const el of box.querySelectorAll('input[placeholder], textarea[placeholder]')) {
+        const style = getComputedStyle(el);
+        if (el.value || el.tagName === 'TEXTAREA' || el.getClientRects().length === 0) continue;
+        canvas.font = `${style.fontSize} ${style.fontFamily}`;
+        const pad = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+        const room = el.clientWidth - pad;
+        if (canvas.measureText(el.placeholder).width > room + 1) {
+            problems.push(`the placeholder ${JSON.stringify(el.placeholder)} is cut short`);
+        }
+    }
     for (const i of shown) {
         if (i.seen.left < outer.left - 0.5 || i.seen.right > outer.right + 0.5 ||
             i.seen.top < outer.top - 0.5 || i.seen.bottom > outer.bottom + 0.5) {
@@ -133,3 +157,59 @@ def layout_problems(page, selector: str) -> list[str]:
         name = box.get_attribute("aria-label") or box.get_attribute("class")
         problems += [f"{name}: {problem}" for problem in box.evaluate(LAYOUT_PROBLEMS)]
     return problems
+
+
+AXE = Path(__file__).parents[2] / "labextension" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_violations(page, selector: str = "#jp-copilot-room") -> list[str]:
+    """The serious and critical accessibility violations axe-core finds in `selector` (colour
+    contrast included), one line per element: rule, impact, what axe says and the element."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        assert AXE.exists(), f"{AXE} is missing: run `jlpm install` in labextension/"
+        page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async selector => {
+            const result = await window.axe.run(document.querySelector(selector),
+                                                {resultTypes: ['violations']});
+            return result.violations
+                .filter(v => v.impact === 'serious' || v.impact === 'critical')
+                .flatMap(v => v.nodes.map(n => ({id: v.id, impact: v.impact,
+                    summary: n.failureSummary.replace(/\\s+/g, ' '),
+                    html: n.html.slice(0, 160)})));
+        }""",
+        selector,
+    )
+    return [f"{v['id']} ({v['impact']}): {v['summary']} in {v['html']}" for v in found]
+
+
+def prompt_box_problems(page) -> list[str]:
+    """The prompt box and each of its controls must be whole inside the panel and on screen,
+    whatever else the panel shows."""
+    return page.evaluate(
+        """() => {
+            const panel = document.querySelector('#jp-copilot-room').getBoundingClientRect();
+            const box = document.querySelector('.jp-CopilotRoom-promptBox');
+            if (!box) return ['the prompt box is not shown'];
+            const bottom = Math.min(panel.bottom, window.innerHeight);
+            const problems = [];
+            for (const el of [box, ...box.querySelectorAll('textarea, button, input')]) {
+                const r = el.getBoundingClientRect();
+                if (r.height === 0) continue;
+                if (r.top < panel.top - 0.5 || r.bottom > bottom + 0.5 || r.height < 8) {
+                    problems.push(`${el.tagName.toLowerCase()} ${JSON.stringify(
+                        el.textContent.trim() || el.getAttribute('aria-label'))} is at ` +
+                        `${Math.round(r.top)}..${Math.round(r.bottom)}, the panel at ` +
+                        `${Math.round(panel.top)}..${Math.round(bottom)}`);
+                }
+                const x = (r.left + r.right) / 2, y = r.bottom - 2;
+                const top = document.elementFromPoint(x, y);
+                if (el !== box && top && !el.contains(top)) {
+                    problems.push(`${el.tagName.toLowerCase()} ${JSON.stringify(
+                        el.textContent.trim() || el.getAttribute('aria-label'))} is covered by ` +
+                        `${top.className || top.tagName}`);
+                }
+            }
+            return problems;
+        }"""
+    )

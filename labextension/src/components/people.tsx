@@ -1,20 +1,13 @@
-/** Who is in the room, with their roles; hosts admit, re-role and remove people here. */
+/** Who is in the room, with their roles; hosts re-role and remove people here (people at the
+ * door wait with the cards, cards.tsx, where hosts see them without opening this section). */
 import React from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
 import { displayName } from '../names';
-import {
-  ASSIGNABLE_ROLES,
-  isAdmitted,
-  isAtTheDoor,
-  mayAdmit,
-  mayChangeRole,
-  mayEditSettings
-} from '../policy';
+import { ASSIGNABLE_ROLES, isAdmitted, mayChangeRole, mayEditSettings } from '../policy';
 import { IParticipant } from '../types';
 import { IAction, Refusal, useAction } from './action';
-import { AdmissionCard } from './cards/admission';
 import { PersonName } from './person';
 import { RoomSettings } from './settings';
 
@@ -22,12 +15,8 @@ export function People(props: { model: IRoomModel; client: IRoomClient }): JSX.E
   const { model, client } = props;
   const action = useAction();
   const people = model.participants;
-  const waiting = mayAdmit(model.me) ? people.filter(p => isAtTheDoor(p.role)) : [];
   return (
     <section className="jp-CopilotRoom-people" aria-label="People in the room">
-      {waiting.map(person => (
-        <AdmissionCard key={person.username} person={person} client={client} action={action} />
-      ))}
       <h3 className="jp-CopilotRoom-heading">People</h3>
       <ul>
         {people
@@ -61,6 +50,7 @@ function Person(props: {
     <li className="jp-CopilotRoom-personRow" data-online={person.online}>
       <span
         className="jp-CopilotRoom-presence"
+        role="img"
         title={person.online ? 'online' : 'offline'}
         aria-label={person.online ? 'online' : 'offline'}
       />

@@ -33,14 +33,18 @@ export function Room(props: {
     <div className="jp-CopilotRoom-room">
       <RoomHeader model={model} client={client} />
       <Transcript model={model} rendermime={rendermime} />
-      <Cards model={model} client={client} />
-      <Queue model={model} client={client} />
-      <details className="jp-CopilotRoom-peopleBox">
-        <summary>
-          People ({online} online{someoneWaits ? ', someone is waiting' : ''})
-        </summary>
-        <People model={model} client={client} />
-      </details>
+      {/* The tray scrolls on its own when cards, the queue and people are taller than it may
+          be, so the transcript keeps some room and the prompt box stays in reach. */}
+      <div className="jp-CopilotRoom-tray">
+        <Cards model={model} client={client} />
+        <Queue model={model} client={client} />
+        <details className="jp-CopilotRoom-peopleBox">
+          <summary>
+            People ({online} online{someoneWaits ? ', someone is waiting' : ''})
+          </summary>
+          <People model={model} client={client} />
+        </details>
+      </div>
       <PromptBox model={model} client={client} inputRef={inputRef} />
     </div>
   );

@@ -24,6 +24,8 @@ export function AdmissionCard(props: {
       className="jp-CopilotRoom-card jp-CopilotRoom-admission"
       role="group"
       aria-label={`${displayName(person.username, person)} asks to join`}
+      data-admission={person.username}
+      tabIndex={-1}
     >
       <div className="jp-CopilotRoom-cardHeader">
         <div className="jp-CopilotRoom-cardFor">

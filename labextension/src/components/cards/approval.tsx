@@ -2,6 +2,7 @@
 import React, { useState } from 'react';
 
 import { IRoomClient } from '../../api';
+import { needsReader } from '../../attention';
 import { IRoomModel } from '../../model';
 import { mayAnswer } from '../../policy';
 import { IApproval } from '../../types';
@@ -37,6 +38,9 @@ export function ApprovalCard(props: {
       role="group"
       aria-label={`Approval: ${card.summary}`}
       data-kind={card.kind}
+      data-card-id={card.id}
+      data-needs-you={needsReader(model.me, card)}
+      tabIndex={-1}
     >
       <CardHeader title={KIND_TITLES[card.kind] ?? card.kind} card={card} model={model} />
       <pre className="jp-CopilotRoom-cardSummary">{card.summary}</pre>

@@ -2,6 +2,7 @@
 import React, { useState } from 'react';
 
 import { IRoomClient } from '../../api';
+import { needsReader } from '../../attention';
 import { IRoomModel } from '../../model';
 import { mayAnswer } from '../../policy';
 import { IApproval } from '../../types';
@@ -18,7 +19,14 @@ export function QuestionCard(props: {
   const [answer, setAnswer] = useState('');
   const send = (text: string) => void action.run(() => client.answerQuestion(card.id, text));
   return (
-    <div className="jp-CopilotRoom-card jp-CopilotRoom-question" role="group" aria-label="Question">
+    <div
+      className="jp-CopilotRoom-card jp-CopilotRoom-question"
+      role="group"
+      aria-label="Question"
+      data-card-id={card.id}
+      data-needs-you={needsReader(model.me, card)}
+      tabIndex={-1}
+    >
       <CardHeader title="Copilot asks" card={card} model={model} />
       <div className="jp-CopilotRoom-cardSummary">{card.summary}</div>
       {mayAnswer(model.me, card) && (
