@@ -68,6 +68,7 @@ def test_no_runtime_says_what_to_do_and_a_host_brings_the_agent_back(
     send(bob, "are you there?")  # accepted, waiting for the agent
     expect(bob.locator(".jp-CopilotRoom-queue")).to_contain_text("are you there?")
 
+    screenshot(alice.locator("#jp-copilot-room"), "details-collapsed")
     details.locator("summary").click()
     expect(details.locator("pre")).to_contain_text(str(lab.runtime_dir / RUNTIME_VERSION))
     for theme in (LIGHT, DARK):
