@@ -19,6 +19,7 @@ class InstallRuntime(JupyterApp):
         except RuntimeMissing as err:
             self.exit(str(err))
         print(f"Copilot runtime {RUNTIME_VERSION} installed: {binary}")
+        print("A running room finds it when a host presses Try again in the panel.")
 
 
 class CopilotRoomCommand(JupyterApp):

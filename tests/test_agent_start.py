@@ -3,6 +3,9 @@ line in its log, a short paragraph in the room), keeps prompts waiting, and a ho
 runtime installed since, without a server restart.
 """
 
+import re
+from pathlib import Path
+
 import pytest
 
 from jupyter_copilot_room.agent.runtime import (
@@ -96,3 +99,12 @@ def test_the_room_finds_only_the_pinned_runtime_and_says_what_to_do(tmp_path, mo
         find_runtime(str(tmp_path / "nowhere" / "copilot"))
     assert "c.CopilotRoom.cli_path" in misconfigured.value.advice
     assert str(tmp_path / "nowhere") in misconfigured.value.details
+
+
+def test_the_docs_name_the_one_runtime_version():
+    """What install-runtime installs and the room runs is the version the docs name."""
+    root = Path(__file__).parents[1]
+    named = set()
+    for doc in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        named |= set(re.findall(r"@github/copilot-[\w<>-]+@(\d+\.\d+\.\d+)", doc.read_text()))
+    assert named == {RUNTIME_VERSION}

@@ -106,3 +106,11 @@ async def test_a_custom_agent_works_as_a_sub_agent(api, room):
     [subagent] = entries(room, "subagent")
     assert (subagent["name"], subagent["state"]) == ("test-writer", "success")
     assert reply.startswith("The custom agent reported:") and "test_even_length" in reply
+
+
+async def test_a_refusal_is_understood(api, room):
+    await ready(api, room)
+    prompt_id = await prompt(api, room, "stats.py", {"kind": "skill", "name": "review"})
+    request_id, _ = await card(room)
+    await api("alice", "POST", "approvals", request_id, body={"decision": "reject"})
+    assert (await done(room, prompt_id)).startswith("Understood: that was not approved")

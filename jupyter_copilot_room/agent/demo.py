@@ -182,14 +182,14 @@ class DemoScript:
         if called == "ask_user":
             answer = re.sub(r"^User (selected|responded):\s*", "", result)
             return Reply(f"Thanks: you chose **{answer[:200]}**.")
+        if NOT_APPROVED.search(result) and len(result) < 500:  # a refusal, not a file's text
+            return Reply("Understood: that was not approved, so I did not do it.")
         if called == "notebook_read":
             return self._insert_cell(request, result)
         if called == "task":
             return Reply(f"The custom agent reported:\n\n{result[:3000]}")
         if called == "view":
             return Reply(self._review(result))
-        if NOT_APPROVED.search(result):
-            return Reply("Understood: that was not approved, so I did not do it.")
         if called == "notebook_insert_cell":
             return self._next_cell(request)
         if called == "edit":
