@@ -118,7 +118,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
     attention.changed.connect((_, fresh) => {
       const count = attention.needs.length;
       panel.title.className = count ? 'jp-CopilotRoom-tab jp-mod-attention' : 'jp-CopilotRoom-tab';
-      panel.title.dataset = count ? { 'copilot-attention': String(count) } : {};
+      // The shell keeps the widget's id in the dataset (its tab's clicks need it): keep the rest.
+      const dataset = { ...panel.title.dataset };
+      delete dataset['copilot-attention'];
+      panel.title.dataset = count ? { ...dataset, 'copilot-attention': String(count) } : dataset;
       panel.title.caption = count
         ? `Copilot room: ${count === 1 ? 'something waits' : `${count} things wait`} on you`
         : 'Copilot room';

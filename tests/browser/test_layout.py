@@ -69,6 +69,23 @@ def row_problems(page, width: int) -> list[str]:
     return [f"{width} px: {problem}" for problem in problems]
 
 
+def show_an_unverified_badge(page) -> None:
+    """The test server vouches for everyone, so nobody here is unverified: put the badge the
+    panel draws for such a person (person.tsx) beside the first name, so axe checks its contrast
+    in this theme."""
+    page.evaluate(
+        """() => {
+            const name = document.querySelector('#jp-copilot-room .jp-CopilotRoom-person');
+            if (name && !name.querySelector('.jp-mod-unverified')) {
+                const badge = document.createElement('span');
+                badge.className = 'jp-CopilotRoom-badge jp-mod-unverified';
+                badge.textContent = 'unverified';
+                name.appendChild(badge);
+            }
+        }"""
+    )
+
+
 def test_a_busy_room_fits_every_width_keeps_the_prompt_box_and_passes_axe_in_both_themes(
     lab, model, open_lab, screenshot
 ):
@@ -99,6 +116,7 @@ def test_a_busy_room_fits_every_width_keeps_the_prompt_box_and_passes_axe_in_bot
                 problems += [f"{where}: {p}" for p in prompt_box_problems(page)]
                 problems += [f"{where}: {p}" for p in row_problems(page, width)]
                 if width != 500:
+                    show_an_unverified_badge(page)
                     problems += [f"{where}: {p}" for p in axe_violations(page)]
     assert not problems, "\n".join(problems)
 
@@ -183,7 +201,8 @@ def test_panel_closed_hosts_see_arrivals_authors_their_cards_and_a_shortcut_lead
 ):
     model.script = writes_a_file
     alice, bob = open_lab("alice"), open_lab("bob")  # neither opens the room
-    tabs = {page.user: page.locator(".lm-TabBar-tab.jp-CopilotRoom-tab") for page in (alice, bob)}
+    tab = '.lm-TabBar-tab[data-id="jp-copilot-room"]'
+    tabs = {page.user: page.locator(tab) for page in (alice, bob)}
     for page in (alice, bob):
         expect(page.locator(".jp-CopilotRoom-room")).to_be_hidden()
         expect(tabs[page.user]).not_to_have_attribute("data-copilot-attention", "1")
@@ -224,7 +243,10 @@ def test_panel_closed_hosts_see_arrivals_authors_their_cards_and_a_shortcut_lead
     expect(card).to_have_count(0, timeout=30_000)
     expect(tabs["bob"]).not_to_have_attribute("data-copilot-attention", "1")
 
-    # The host's shortcut leads to the person at the door; the keyboard admits them.
+    # The badged tab still opens the room; the host's shortcut leads to the person at the door,
+    # and the keyboard admits them.
+    tabs["alice"].click()
+    expect(alice.locator(".jp-CopilotRoom-room")).to_be_visible()
     alice.locator("body").press("Control+Alt+J")
     admission = alice.locator(".jp-CopilotRoom-admission")
     expect(admission).to_be_focused()
