@@ -44,7 +44,7 @@ def test_host_and_member_share_one_live_room(lab, model, open_lab, screenshot):
     queue = bob.locator(".jp-CopilotRoom-queueItem")
     expect(queue).to_have_count(2)
     expect(queue.nth(1)).to_contain_text("waiting")
-    expect(queue.nth(1).get_by_role("button", name="Withdraw bob's prompt")).to_be_visible()
+    expect(queue.nth(1).get_by_role("button", name="Withdraw Bob's prompt")).to_be_visible()
     expect(alice.get_by_role("button", name="Abort the running turn")).to_be_visible()
     expect(bob.get_by_role("button", name="Abort the running turn")).to_have_count(0)
 
@@ -87,7 +87,7 @@ def test_only_the_author_and_hosts_answer_an_approval(lab, model, open_lab, scre
         expect(card).to_contain_text("echo from-the-browser > approved.txt")
     carol = open_room(open_lab, "carol")
     card = carol.locator(".jp-CopilotRoom-approval")
-    expect(card).to_contain_text("waiting on bob or a host")
+    expect(card).to_contain_text("waiting on Bob or a host")
     expect(card.get_by_role("button", name="Approve")).to_have_count(0)
     expect(
         alice.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Approve")
@@ -101,7 +101,7 @@ def test_only_the_author_and_hosts_answer_an_approval(lab, model, open_lab, scre
     tool = alice.locator(".jp-CopilotRoom-tool")
     expect(tool).to_contain_text("echo from-the-browser")
     expect(tool).to_have_attribute("data-state", "success", timeout=30_000)
-    expect(alice.locator(".jp-CopilotRoom-request")).to_contain_text("approved by bob")
+    expect(alice.locator(".jp-CopilotRoom-request")).to_contain_text("approved by Bob")
     assert (lab.root / "approved.txt").read_text() == "from-the-browser\n"
 
 
@@ -296,7 +296,7 @@ def test_a_refused_action_is_explained_to_the_person_who_pressed_it(
     send(alice, "a long answer, please")
     send(bob, "then mine")
     queue = bob.locator(".jp-CopilotRoom-queue")
-    withdraw = queue.get_by_role("button", name="Withdraw bob's prompt")
+    withdraw = queue.get_by_role("button", name="Withdraw Bob's prompt")
     expect(withdraw).to_be_visible()
 
     def started_meanwhile(route):
@@ -318,7 +318,7 @@ def test_a_refused_action_is_explained_to_the_person_who_pressed_it(
     # A host's button while the server cannot be reached: said next to it too.
     alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
     alice.route("**/copilot-room/api/participants/*", lambda route: route.abort())
-    alice.get_by_role("button", name="Remove bob from the room").click()
+    alice.get_by_role("button", name="Remove Bob from the room").click()
     people = alice.locator(".jp-CopilotRoom-people")
     expect(people.get_by_role("alert")).to_contain_text("The server cannot be reached")
 
@@ -362,7 +362,7 @@ def test_cards_fit_the_sidebar_at_250_and_500_px_in_light_and_dark(
         expect(page.locator(".jp-CopilotRoom-approval")).to_be_visible(timeout=30_000)
         page.locator(".jp-CopilotRoom-peopleBox > summary").click()
     expect(alice.locator(".jp-CopilotRoom-admission")).to_be_visible()
-    expect(carol.locator(".jp-CopilotRoom-approval")).to_contain_text("waiting on bob or a host")
+    expect(carol.locator(".jp-CopilotRoom-approval")).to_contain_text("waiting on Bob or a host")
     # The status bar follows the room too, also for a viewer in a room where nothing else moves.
     status = carol.locator(".jp-CopilotRoom-statusItem")
     expect(status).to_have_text("Copilot: waiting for approval")
