@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from jupyter_copilot_room.agent.copilot import CopilotAgent
 
 from ..harness.browser_fixtures import ARTIFACTS
-from ..harness.pages import artifact_name
+from ..harness.pages import DARK, LIGHT, artifact_name, set_theme
 from ..harness.server import REPO, JupyterServer
 from .panel import send, set_sidebar_width, show_room
 
@@ -91,6 +91,12 @@ def test_the_demo_edits_the_open_notebook_and_opening_it_leaves_the_clone_clean(
     picture = screenshot(alice, "window")
     if os.environ.get("UPDATE_DOCS_SCREENSHOT"):
         shutil.copy(picture, README_PICTURE)
+    for theme in (LIGHT, DARK):
+        set_theme(alice, theme)
+        for width in (250, 500):
+            set_sidebar_width(alice, width)
+            screenshot(alice, f"{width}px-{theme.split()[-1]}")
+    set_theme(alice, LIGHT)
     card.get_by_role("button", name="Approve").click()
     expect(cells).to_have_count(4, timeout=30_000)
     expect(cells.nth(2)).to_contain_text("An even number of values")
