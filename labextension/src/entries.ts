@@ -43,7 +43,8 @@ export interface IReasoningEntry extends IEntryBase {
   state: ReplyState;
 }
 
-export type ToolState = 'running' | 'success' | 'error';
+/** `stopped`: its turn ended (an abort, a deadline, a restart) before it reported an end. */
+export type ToolState = 'running' | 'success' | 'error' | 'stopped';
 
 export interface IToolEntry extends IEntryBase {
   kind: 'tool';

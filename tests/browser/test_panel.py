@@ -142,7 +142,8 @@ def test_reload_mid_stream_resumes_the_live_transcript(lab, model, open_lab):
     reply = replies(bob).first
     expect(reply).to_have_attribute("data-state", "streaming", timeout=15_000)
     expect(reply).to_have_attribute("data-state", "done", timeout=30_000)
-    assert re.fullmatch(r"(slow words ?){80}", reply.inner_text().strip())
+    text = reply.locator(".jp-CopilotRoom-markdown").inner_text().strip()
+    assert re.fullmatch(r"(slow words ?){80}", text)
 
 
 def write(path, text):

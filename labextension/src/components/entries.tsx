@@ -23,7 +23,7 @@ export function Entry(props: {
     case 'prompt':
       return <PromptEntry entry={entry} model={model} />;
     case 'assistant':
-      return <ReplyEntry entry={entry} rendermime={rendermime} />;
+      return <ReplyEntry entry={entry} model={model} rendermime={rendermime} />;
     case 'reasoning':
       return <ReasoningEntry entry={entry} />;
     case 'tool':

@@ -1,5 +1,6 @@
 /** Who is in the room, with their roles; hosts re-role and remove people here (people at the
  * door wait with the cards, cards.tsx, where hosts see them without opening this section). */
+import { Dialog, showDialog } from '@jupyterlab/apputils';
 import React from 'react';
 
 import { IRoomClient } from '../api';
@@ -77,7 +78,11 @@ function Person(props: {
             className="jp-mod-styled jp-CopilotRoom-small"
             aria-label={`Remove ${name} from the room`}
             disabled={action.busy}
-            onClick={() => void action.run(() => client.remove(username))}
+            onClick={async () => {
+              if (await confirmRemove(person)) {
+                await action.run(() => client.remove(username));
+              }
+            }}
           >
             Remove
           </button>
@@ -87,4 +92,14 @@ function Person(props: {
       )}
     </li>
   );
+}
+
+/** Removing someone cannot be undone from the panel: ask first. */
+async function confirmRemove(person: IParticipant): Promise<boolean> {
+  const result = await showDialog({
+    title: `Remove ${displayName(person.username, person)}?`,
+    body: 'They leave the room now, and the room turns them away if they come back.',
+    buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Remove' })]
+  });
+  return result.button.accept;
 }

@@ -1,19 +1,25 @@
 /**
- * The prompt box: Enter sends, Shift+Enter is a new line. Typing `/` at the start picks a skill
- * and `@` a custom agent from the repository's catalog (arrows, Enter or Tab, Escape). `/skills`,
- * `/agents` and `/refresh` are answered here, for this reader only, never in the transcript.
+ * The prompt box: Enter (or Send) sends, Shift+Enter is a new line; Stop aborts the running turn
+ * for those who may. Typing `/` at the start picks a skill and `@` a custom agent from the
+ * repository's catalog (arrows, Enter or Tab, Escape). `/skills`, `/agents` and `/refresh` are
+ * answered here, for this reader only, never in the transcript. Near the room's
+ * `max_prompt_chars` a counter shows how much is left.
  */
-import React, { useCallback, useEffect, useRef, useState } from 'react';
+import React, { useCallback, useEffect, useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
-import { isRunning, maySubmit, sigil, targetLabel, whyNoPrompt } from '../policy';
+import { promptNotice } from '../notice';
+import { isRunning, mayAbort, maySubmit, sigil, targetLabel, whyNoPrompt } from '../policy';
 import { ICatalog, ICatalogItem, ITarget } from '../types';
 import { Refusal, useAction } from './action';
 import { LOCAL_COMMANDS, Picker, pickerFor } from './picker';
 
-/** What the box last told its reader: their prompt's place in the queue, or a local answer. */
-type Notice = { prompt: string; position: number } | { text: string } | null;
+/** What the box last told its reader: which of their prompts it follows, or a local answer. */
+type Notice = { prompt: string } | { text: string } | null;
+
+/** The counter shows from this share of `max_prompt_chars` on. */
+export const COUNTER_FROM = 0.8;
 
 export function PromptBox(props: {
   model: IRoomModel;
@@ -27,6 +33,8 @@ export function PromptBox(props: {
   const [catalog, setCatalog] = useState<ICatalog>({ skills: [], agents: [] });
   const [highlight, setHighlight] = useState(0);
   const [notice, setNotice] = useState<Notice>(null);
+  const [maxChars, setMaxChars] = useState<number | null>(null);
+  const stop = useAction();
 
   const loadCatalog = useCallback(async () => {
     try {
@@ -39,8 +47,20 @@ export function PromptBox(props: {
   useEffect(() => {
     void loadCatalog();
   }, [loadCatalog]);
+  // The limit as the room has it now: read when the box opens and after a refused send.
+  const loadLimit = useCallback(async () => {
+    try {
+      setMaxChars((await client.settings()).max_prompt_chars);
+    } catch {
+      setMaxChars(null); // no counter; the room still refuses a prompt that is too long
+    }
+  }, [client]);
+  useEffect(() => {
+    void loadLimit();
+  }, [loadLimit]);
 
   const picker = pickerFor(text, catalog);
+  const running = model.queue.find(isRunning);
   useEffect(() => setHighlight(0), [picker?.query, picker?.kind]);
 
   if (!maySubmit(model.me)) {
@@ -94,7 +114,9 @@ export function PromptBox(props: {
     if (sent) {
       setText('');
       setTarget(null);
-      setNotice({ prompt: sent.id, position: sent.position });
+      setNotice({ prompt: sent.id });
+    } else {
+      void loadLimit();
     }
   };
 
@@ -157,34 +179,62 @@ export function PromptBox(props: {
         onChange={event => setText(event.target.value)}
         onKeyDown={onKeyDown}
       />
+      <div className="jp-CopilotRoom-promptActions">
+        <CharacterCounter length={text.length} max={maxChars} />
+        {running && mayAbort(model.me, running) && (
+          <button
+            type="button"
+            className="jp-mod-styled jp-mod-reject"
+            aria-label="Stop the running turn"
+            title="Stop the running turn (abort)"
+            disabled={stop.busy || model.meta.state === 'aborting'}
+            onClick={() => void stop.run(() => client.abort())}
+          >
+            Stop
+          </button>
+        )}
+        <button
+          type="button"
+          className="jp-mod-styled jp-mod-accept"
+          aria-label="Send the prompt"
+          disabled={!text.trim() || action.busy}
+          onClick={() => void send()}
+        >
+          Send
+        </button>
+      </div>
       <Refusal action={action} />
+      <Refusal action={stop} />
       <NoticeLine notice={notice} model={model} onDismiss={() => setNotice(null)} />
     </div>
   );
 }
 
-/** The notice, kept true: a queued prompt's place follows the queue until its turn ends. */
+/** How many characters are left, shown once the text nears the limit. */
+function CharacterCounter(props: { length: number; max: number | null }): JSX.Element | null {
+  const { length, max } = props;
+  if (max === null || length < max * COUNTER_FROM) {
+    return null;
+  }
+  const over = length > max;
+  return (
+    <span className="jp-CopilotRoom-counter" data-over={over} role="status">
+      {length.toLocaleString('en')} / {max.toLocaleString('en')}
+      {over && ' (too long)'}
+    </span>
+  );
+}
+
+/** The notice, kept true: derived from the live queue on every change (../notice.ts). */
 function NoticeLine(props: {
   notice: Notice;
   model: IRoomModel;
   onDismiss: () => void;
 }): JSX.Element | null {
   const { notice, model, onDismiss } = props;
-  const seen = useRef<string | null>(null);
   let text = '';
   if (notice && 'prompt' in notice) {
-    const index = model.queue.findIndex(item => item.id === notice.prompt);
-    const item = model.queue[index];
-    if (item) {
-      seen.current = notice.prompt;
-    }
-    const position = item ? index : notice.position;
-    if (item && isRunning(item)) {
-      text = 'Your prompt is running.';
-    } else if (item || seen.current !== notice.prompt) {
-      text =
-        position === 0 ? 'Your prompt is next.' : `Your prompt is queued: ${position} ahead of it.`;
-    }
+    text = promptNotice(model.queue, notice.prompt);
   } else if (notice) {
     text = notice.text;
   }

@@ -2,6 +2,7 @@
  * The prompt queue: whose turn it is, who is next, and what each person may do about it. The
  * section owns the action: a refusal stays readable when the item it came from has moved on.
  */
+import { Dialog, showDialog } from '@jupyterlab/apputils';
 import React from 'react';
 
 import { IRoomClient } from '../api';
@@ -54,7 +55,11 @@ function QueueItem(props: {
           className="jp-mod-styled jp-CopilotRoom-small"
           aria-label={`Withdraw ${nameOf(item.author, model)}'s prompt`}
           disabled={action.busy}
-          onClick={() => void action.run(() => client.withdraw(item.id))}
+          onClick={async () => {
+            if (await confirmWithdraw(item, model)) {
+              await action.run(() => client.withdraw(item.id));
+            }
+          }}
         >
           Withdraw
         </button>
@@ -75,4 +80,16 @@ function QueueItem(props: {
       </span>
     </li>
   );
+}
+
+/** Withdrawing cannot be undone (the prompt would have to be sent again, at the queue's end). */
+async function confirmWithdraw(item: IQueueItem, model: IRoomModel): Promise<boolean> {
+  const whose =
+    item.author === model.me?.username ? 'your prompt' : `${nameOf(item.author, model)}'s prompt`;
+  const result = await showDialog({
+    title: 'Withdraw this prompt?',
+    body: `This takes ${whose} out of the queue; it would have to be sent again, at the end.`,
+    buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Withdraw' })]
+  });
+  return result.button.accept;
 }

@@ -1,4 +1,6 @@
-/** The room's settings a host changes while it runs (`PATCH settings`). */
+/** The room's settings a host changes while it runs (`PATCH settings`): every setting README
+ * lists. A number is sent when the field is left or Enter is pressed; the room checks its
+ * bounds and a refusal shows here. */
 import React, { useEffect, useState } from 'react';
 
 import { IRoomClient } from '../api';
@@ -6,6 +8,21 @@ import { AdmissionPolicy, ISettings } from '../types';
 import { Refusal, useAction } from './action';
 
 const POLICIES: AdmissionPolicy[] = ['ask-host', 'viewer', 'member', 'refuse'];
+
+type NumberSetting =
+  | 'permission_timeout'
+  | 'question_timeout'
+  | 'turn_timeout'
+  | 'max_prompt_chars'
+  | 'max_waiting_prompts';
+
+const NUMBERS: { name: NumberSetting; label: string; unit: string }[] = [
+  { name: 'permission_timeout', label: 'An approval waits', unit: 's' },
+  { name: 'question_timeout', label: 'A question waits', unit: 's' },
+  { name: 'turn_timeout', label: 'A turn may run', unit: 's' },
+  { name: 'max_prompt_chars', label: 'Longest prompt', unit: 'characters' },
+  { name: 'max_waiting_prompts', label: 'Waiting prompts per person', unit: '' }
+];
 
 export function RoomSettings(props: { client: IRoomClient }): JSX.Element {
   const { client } = props;
@@ -43,6 +60,17 @@ export function RoomSettings(props: { client: IRoomClient }): JSX.Element {
             />
             The agent&apos;s notebook edits approve themselves (commands always ask)
           </label>
+          {NUMBERS.map(({ name, label, unit }) => (
+            <NumberField
+              key={`${name}-${settings[name]}`}
+              name={name}
+              label={label}
+              unit={unit}
+              value={settings[name]}
+              disabled={action.busy}
+              onChange={value => change({ [name]: value })}
+            />
+          ))}
         </>
       )}
       <Refusal action={action} />
@@ -69,6 +97,46 @@ function PolicySelect(props: {
           <option key={policy}>{policy}</option>
         ))}
       </select>
+    </label>
+  );
+}
+
+/** A number setting; keyed by its saved value, so a refused or saved change resets the field. */
+function NumberField(props: {
+  name: NumberSetting;
+  label: string;
+  unit: string;
+  value: number;
+  disabled: boolean;
+  onChange: (value: number) => void;
+}): JSX.Element {
+  const { name, label, unit, value, disabled, onChange } = props;
+  const [draft, setDraft] = useState(String(value));
+  const commit = () => {
+    const number = Number(draft);
+    if (draft.trim() && Number.isFinite(number) && number !== value) {
+      onChange(number);
+    } else {
+      setDraft(String(value));
+    }
+  };
+  return (
+    <label className="jp-CopilotRoom-numberSetting">
+      <span>
+        {label}
+        {unit && ` (${unit})`}
+      </span>
+      <input
+        type="number"
+        className="jp-mod-styled"
+        name={name}
+        min={1}
+        value={draft}
+        disabled={disabled}
+        onChange={event => setDraft(event.target.value)}
+        onBlur={commit}
+        onKeyDown={event => event.key === 'Enter' && commit()}
+      />
     </label>
   );
 }

@@ -1,10 +1,15 @@
-/** A prompt whose turn started: who asked, for which skill or agent, and what it cost. */
+/** A prompt whose turn started: who asked, for which skill or agent, and what they wrote. Its
+ * fenced code blocks (```) show as code, with a copy button; a long prompt is collapsed. What
+ * the turn cost is shown under the turn's last reply (./reply.tsx). */
 import React from 'react';
 
 import { IPromptEntry } from '../../entries';
 import { IRoomModel } from '../../model';
 import { targetLabel } from '../../policy';
+import { splitFences } from '../../fences';
 import { PersonName } from '../person';
+import { Collapsible } from './collapse';
+import { CopyButton } from './copy';
 import { formatTime } from './time';
 
 export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): JSX.Element {
@@ -20,12 +25,24 @@ export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): 
         {entry.target && <span className="jp-CopilotRoom-badge">{targetLabel(entry.target)}</span>}
         <time className="jp-CopilotRoom-time">{formatTime(entry.ts)}</time>
       </div>
-      <div className="jp-CopilotRoom-promptText">{entry.body}</div>
-      {entry.usage && (
-        <div className="jp-CopilotRoom-usage">
-          {entry.usage.model}: {entry.usage.input_tokens} in, {entry.usage.output_tokens} out
+      <Collapsible text={entry.body} what="prompt">
+        <div className="jp-CopilotRoom-promptText">
+          {splitFences(entry.body).map((part, n) =>
+            part.code ? (
+              <div className="jp-CopilotRoom-codeBlock" key={n}>
+                <div className="jp-CopilotRoom-codeBar">
+                  <CopyButton text={part.text} label="Copy this code" />
+                </div>
+                <pre className="jp-CopilotRoom-code">
+                  <code>{part.text}</code>
+                </pre>
+              </div>
+            ) : (
+              <span key={n}>{part.text}</span>
+            )
+          )}
         </div>
-      )}
+      </Collapsible>
     </div>
   );
 }

@@ -1,12 +1,16 @@
-/** A tool call: its name and command or path, its state and time; the result collapsed. */
+/** A tool call: its name and command or path, its state and time; the result collapsed (and
+ * a long one shown in part until asked). A row its turn's end closed says `stopped`. */
 import React from 'react';
 
 import { IToolEntry, ToolState } from '../../entries';
+import { Collapsible } from './collapse';
 
-const STATUS: Record<ToolState, string> = {
+/** The words for a tool's or a sub-agent's state. */
+export const STATUS: Record<ToolState, string> = {
   running: 'running…',
   success: 'done',
-  error: 'failed'
+  error: 'failed',
+  stopped: 'stopped'
 };
 
 export function ToolEntry(props: { entry: IToolEntry }): JSX.Element {
@@ -25,7 +29,11 @@ export function ToolEntry(props: { entry: IToolEntry }): JSX.Element {
           {typeof entry.duration === 'number' && ` · ${entry.duration.toFixed(1)} s`}
         </span>
       </summary>
-      {entry.result && <pre className="jp-CopilotRoom-result">{entry.result}</pre>}
+      {entry.result && (
+        <Collapsible text={entry.result} what="output">
+          <pre className="jp-CopilotRoom-result">{entry.result}</pre>
+        </Collapsible>
+      )}
     </details>
   );
 }

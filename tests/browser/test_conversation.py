@@ -1,0 +1,269 @@
+"""The transcript reads like a conversation (issue 11): no runtime internals, replies labelled
+Copilot with their cost under them, long prompts collapsed, code in monospace with copy buttons,
+Send and Stop beside the prompt box, a stopped turn that closes its rows, confirmations, every
+setting in Room settings, and notes under the prompt box that follow the live queue."""
+
+import re
+
+from playwright.sync_api import expect
+
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+
+from ..harness.pages import DARK, LIGHT, page_api, set_theme
+from .panel import PROMPT, layout_problems, replies, send, set_sidebar_width, show_room
+
+ROOM = "#jp-copilot-room"
+SNIPPET = "print('hello')\n"
+
+
+def open_room(open_lab, user, **kwargs):
+    return show_room(open_lab(user, **kwargs))
+
+
+def reopen(page):
+    """Reload the page and open the room again, as a person coming back would."""
+    page.reload()
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('copilot-room:open')"
+    )
+    return show_room(page)
+
+
+def clipboard(page) -> str:
+    return page.evaluate("() => navigator.clipboard.readText()")
+
+
+def allow_clipboard(page, lab):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.url)
+
+
+def approve(page):
+    card = page.locator(".jp-CopilotRoom-approval")
+    expect(card).to_be_visible(timeout=30_000)
+    card.get_by_role("button", name="Approve").click()
+
+
+def conversation(request):
+    if request.tool_results:
+        if "ask_user" in request.last_tool_calls:
+            return Reply("Noted.")
+        return Reply(f"It worked. To run it yourself:\n\n```python\n{SNIPPET}```\n\nThat is all.")
+    if "ask me" in request.prompt:
+        return Reply(
+            tool_calls=(ToolCall("ask_user", {"question": "Which one?", "choices": ["a", "b"]}),)
+        )
+    return Reply(
+        "Running it.",
+        tool_calls=(ToolCall("bash", {"command": "echo hello", "description": "say hello"}),),
+    )
+
+
+def test_the_transcript_reads_like_a_conversation_and_copies(lab, model, open_lab, screenshot):
+    model.script = conversation
+    alice = open_room(open_lab, "alice")
+    allow_clipboard(alice, lab)
+    send(alice, "run it")
+    approve(alice)
+    tool = alice.locator(".jp-CopilotRoom-tool")
+    expect(tool).to_have_attribute("data-state", "success", timeout=30_000)
+    tool.locator("summary").click()
+    expect(tool.locator(".jp-CopilotRoom-result")).to_have_text("hello\n")
+    expect(replies(alice)).to_have_count(2, timeout=30_000)
+
+    # Replies are Copilot's; the turn's cost sits under its last reply, not under the prompt.
+    for reply in replies(alice).all():
+        expect(reply.locator(".jp-CopilotRoom-agentName")).to_have_text("Copilot")
+    prompt = alice.locator(".jp-CopilotRoom-prompt")
+    expect(prompt.locator(".jp-CopilotRoom-usage")).to_have_count(0)
+    expect(replies(alice).first.locator(".jp-CopilotRoom-usage")).to_have_count(0)
+    last = replies(alice).last
+    expect(last.locator(".jp-CopilotRoom-usage")).to_contain_text("tokens in", timeout=15_000)
+
+    # Code in monospace, with a copy button; the whole reply copies too, from the keyboard.
+    code = last.locator("pre").first
+    assert "monospace" in code.evaluate("e => getComputedStyle(e).fontFamily").lower() or (
+        code.evaluate("e => getComputedStyle(e).fontFamily")
+        == alice.evaluate(
+            "() => getComputedStyle(document.body).getPropertyValue('--jp-code-font-family')"
+        ).strip()
+    )
+    last.get_by_role("button", name="Copy this code").click()
+    assert clipboard(alice) == SNIPPET.rstrip("\n")
+    copy_reply = last.get_by_role("button", name="Copy this reply")
+    copy_reply.focus()
+    alice.keyboard.press("Enter")
+    expect(last.locator(".jp-CopilotRoom-entryHeader button")).to_have_attribute(
+        "aria-label", "Copied"
+    )
+    assert clipboard(alice).startswith("It worked. To run it yourself:\n\n```python\n")
+
+    # A question: the header says what the room waits for, and no ask_user tool row appears.
+    send(alice, "ask me")
+    expect(alice.locator(".jp-CopilotRoom-question")).to_be_visible(timeout=30_000)
+    expect(alice.locator(".jp-CopilotRoom-state")).to_have_text("waiting for an answer")
+    screenshot(alice.locator(ROOM), "question")
+    alice.locator(".jp-CopilotRoom-question").get_by_role("button", name="a", exact=True).click()
+    expect(replies(alice)).to_have_count(3, timeout=30_000)
+    expect(alice.locator(".jp-CopilotRoom-tool")).to_have_count(1)
+    log = alice.locator('[role="log"]').inner_text()
+    assert "shellId" not in log and "ask_user" not in log and "User selected" not in log
+    screenshot(alice.locator(ROOM), "conversation")
+
+
+def slow_command(request):
+    if request.tool_results:
+        return Reply("Finished.")
+    return Reply(
+        "I will run this:\n\n```sh\nsleep 60\n```",
+        tool_calls=(ToolCall("bash", {"command": "sleep 60", "description": "wait"}),),
+    )
+
+
+def long_prompt() -> str:
+    words = "Here is the context of my question, in full detail. " * 110
+    return f"{words}\n```python\ndef answer():\n    return 42\n```\nWhat does it return?"
+
+
+def test_long_prompts_collapse_send_and_stop_close_every_row(lab, model, open_lab, screenshot):
+    model.script = slow_command
+    alice, bob = open_room(open_lab, "alice"), open_room(open_lab, "bob")
+
+    # A host sets the longest prompt in Room settings; the counter shows near it while typing.
+    alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
+    alice.locator(".jp-CopilotRoom-settings > summary").click()
+    field = alice.get_by_label("Longest prompt (characters)")
+    field.fill("7000")
+    field.press("Enter")
+    for _ in range(50):
+        if page_api(alice, "GET", "settings")["json"]["max_prompt_chars"] == 7000:
+            break
+        alice.wait_for_timeout(100)
+    assert page_api(alice, "GET", "settings")["json"]["max_prompt_chars"] == 7000
+    alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
+
+    text = long_prompt()
+    assert 5600 < len(text) < 7000
+    bob = reopen(bob)  # the box reads the limit when it opens
+    box = bob.locator(PROMPT)
+    box.fill(text)
+    counter = bob.locator(".jp-CopilotRoom-counter")
+    expect(counter).to_have_text(f"{len(text):,} / 7,000")
+    box.fill(text + "x" * 2000)
+    expect(counter).to_contain_text("too long")
+    box.fill(text)
+    expect(bob.get_by_role("button", name="Stop the running turn")).to_have_count(0)
+    bob.get_by_role("button", name="Send the prompt").click()
+    expect(box).to_have_value("")
+
+    # The long prompt is collapsed for everyone until they ask; its code block is code.
+    for page in (alice, bob):
+        prompt = page.locator(".jp-CopilotRoom-prompt")
+        expect(prompt).to_be_visible(timeout=30_000)
+        more = prompt.get_by_role("button", name=re.compile("Show more of the prompt"))
+        expect(more).to_be_visible()
+        assert prompt.bounding_box()["height"] < 300
+    approve(alice)
+    tool = alice.locator(".jp-CopilotRoom-tool")
+    expect(tool).to_have_attribute("data-state", "running", timeout=30_000)
+    stop = alice.get_by_role("button", name="Stop the running turn")
+    expect(stop).to_be_visible()
+    expect(bob.get_by_role("button", name="Stop the running turn")).to_have_count(0)
+
+    problems = []
+    for theme, name in ((LIGHT, "light"), (DARK, "dark")):
+        set_theme(alice, theme)
+        for width in (250, 500):
+            set_sidebar_width(alice, width)
+            screenshot(alice.locator(ROOM), f"{width}px-{name}")
+            problems += [
+                f"{width} px, {name}: {p}"
+                for p in layout_problems(alice, ".jp-CopilotRoom-entry, .jp-CopilotRoom-promptBox")
+            ]
+    set_theme(alice, LIGHT)
+    assert not problems, "\n".join(problems)
+
+    prompt = bob.locator(".jp-CopilotRoom-prompt")
+    prompt.get_by_role("button", name=re.compile("Show more of the prompt")).click()
+    expect(prompt.get_by_role("button", name="Show less of the prompt")).to_be_visible()
+    assert prompt.bounding_box()["height"] > 300
+    code = prompt.locator(".jp-CopilotRoom-codeBlock pre")
+    expect(code).to_have_text("def answer():\n    return 42")
+    assert code.evaluate("e => getComputedStyle(e).fontFamily") != prompt.locator(
+        ".jp-CopilotRoom-promptText span"
+    ).first.evaluate("e => getComputedStyle(e).fontFamily")
+
+    # Stop: the running command's row closes as stopped, and one line says who stopped it.
+    stop.click()
+    for page in (alice, bob):
+        expect(page.locator(".jp-CopilotRoom-tool")).to_have_attribute(
+            "data-state", "stopped", timeout=15_000
+        )
+        expect(page.locator(".jp-CopilotRoom-tool .jp-CopilotRoom-status")).to_have_text("stopped")
+        expect(page.locator(".jp-CopilotRoom-system", has_text="abort")).to_have_count(1)
+    expect(stop).to_have_count(0)
+    bob = reopen(bob)
+    expect(bob.locator(".jp-CopilotRoom-tool")).to_have_attribute("data-state", "stopped")
+    expect(bob.locator(".jp-CopilotRoom-system", has_text="abort")).to_have_count(1)
+    screenshot(bob.locator(ROOM), "after-stop")
+
+
+def steady(request):
+    if "slow" in request.prompt:
+        return Reply("Slowly " * 150, chunk_size=4, delay=0.05)
+    return Reply("Quick answer.")
+
+
+def dialog(page):
+    return page.locator(".jp-Dialog")
+
+
+def test_notes_follow_the_queue_and_removals_and_withdrawals_are_confirmed(
+    lab, model, open_lab, screenshot
+):
+    model.script = steady
+    alice, bob = open_room(open_lab, "alice"), open_room(open_lab, "bob")
+    open_room(open_lab, "carol")
+
+    # A quick turn: once it ran, nothing says it is next.
+    send(bob, "quick one")
+    expect(replies(bob)).to_have_count(1, timeout=30_000)
+    expect(bob.locator(".jp-CopilotRoom-queueItem")).to_have_count(0, timeout=30_000)
+    expect(bob.locator(".jp-CopilotRoom-notice")).to_have_count(0)
+
+    send(alice, "slow one")
+    send(alice, "then this")
+    send(bob, "mine")
+    note = bob.locator(".jp-CopilotRoom-notice")
+    expect(note).to_have_text(re.compile("Your prompt is queued: 2 ahead of it."))
+
+    # Withdraw asks first: cancelled, nothing changes; confirmed, the note follows.
+    waiting = alice.locator(".jp-CopilotRoom-queueItem").nth(1)
+    waiting.get_by_role("button", name=re.compile("Withdraw")).click()
+    expect(dialog(alice)).to_contain_text("Withdraw this prompt?")
+    screenshot(alice, "withdraw-dialog")
+    dialog(alice).get_by_role("button", name="Cancel").click()
+    expect(alice.locator(".jp-CopilotRoom-queueItem")).to_have_count(3)
+    expect(note).to_have_text(re.compile("2 ahead of it"))
+    waiting.get_by_role("button", name=re.compile("Withdraw")).click()
+    dialog(alice).get_by_role("button", name="Withdraw").click()
+    expect(alice.locator(".jp-CopilotRoom-queueItem")).to_have_count(2)
+    expect(note).to_have_text(re.compile("Your prompt is queued: 1 ahead of it."))
+
+    # Alice stops her turn: bob's runs, then ends, and the note goes with it.
+    alice.get_by_role("button", name="Stop the running turn").click()
+    expect(replies(bob).last.locator(".jp-CopilotRoom-markdown")).to_have_text(
+        "Quick answer.", timeout=30_000
+    )
+    expect(bob.locator(".jp-CopilotRoom-queueItem")).to_have_count(0, timeout=30_000)
+    expect(note).to_have_count(0)
+
+    # Remove asks first too.
+    alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
+    remove = alice.get_by_role("button", name=re.compile("Remove (carol|Carol)"))
+    remove.click()
+    expect(dialog(alice)).to_contain_text("Remove")
+    dialog(alice).get_by_role("button", name="Cancel").click()
+    expect(remove).to_be_visible()
+    remove.click()
+    dialog(alice).get_by_role("button", name="Remove").click()
+    expect(remove).to_have_count(0)
