@@ -125,6 +125,7 @@ export interface ISettings {
   permission_timeout: number;
   question_timeout: number;
   max_prompt_chars: number;
+  max_waiting_prompts: number;
   turn_timeout: number;
   auto_approve_notebook_edits: boolean;
 }
