@@ -66,6 +66,8 @@ export interface IRoomClient {
   abort(): Promise<void>;
   /** Retry starting an agent that could not start (hosts). */
   startAgent(): Promise<void>;
+  /** Become the host of a room that has none, with the secret the server's start named. */
+  claimHost(secret: string): Promise<IRoomStatus>;
   admit(username: string, decision: Decision): Promise<void>;
   setRole(username: string, role: 'viewer' | 'member'): Promise<void>;
   remove(username: string): Promise<void>;
@@ -106,6 +108,10 @@ export class RoomClient implements IRoomClient {
 
   abort(): Promise<void> {
     return this._send('POST', 'abort');
+  }
+
+  claimHost(secret: string): Promise<IRoomStatus> {
+    return this._send('POST', 'claim', { secret });
   }
 
   startAgent(): Promise<void> {

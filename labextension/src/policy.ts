@@ -63,6 +63,25 @@ export function mayEditSettings(me: IMe | null): boolean {
   return can(me, 'edit_settings');
 }
 
+/** The room has no host yet, so the door offers "I started this server". */
+export function mayClaimHost(me: IMe | null): boolean {
+  return can(me, 'claim_host');
+}
+
+/** The secret in what someone pasted: the secret itself, or a whole claim link. */
+export function claimSecret(pasted: string): string {
+  const text = pasted.trim();
+  const match = /[?&]secret=([^&#\s]+)/.exec(text);
+  if (!match) {
+    return text;
+  }
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return match[1]; // not URL-encoded after all: the server says whether it is the secret
+  }
+}
+
 /** The roles one can hand out (host is never assignable). */
 export const ASSIGNABLE_ROLES: readonly ('member' | 'viewer')[] = ['member', 'viewer'];
 

@@ -18,7 +18,9 @@ export type Action =
   | 'manage_people'
   | 'edit_settings'
   | 'read_transcript'
-  | 'start_agent';
+  | 'start_agent'
+  /** The room has no host yet: whoever started the server may claim it with its secret. */
+  | 'claim_host';
 
 export interface IMe {
   username: string;

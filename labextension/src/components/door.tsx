@@ -1,30 +1,102 @@
-/** What someone outside the room sees: waiting for a host, or turned away. */
-import React from 'react';
+/**
+ * What someone outside the room sees: waiting for a host, or turned away. While the room has no
+ * host yet (the server says so in `me.can`), whoever started the server claims it here, in the
+ * tab already open, with the secret its start named.
+ */
+import { Notification } from '@jupyterlab/apputils';
+import React, { useState } from 'react';
 
-import { isAtTheDoor } from '../policy';
+import { IRoomClient } from '../api';
+import { claimSecret, isAtTheDoor, mayClaimHost } from '../policy';
 import { IMe } from '../types';
+import { Refusal, useAction } from './action';
 
-export function Door(props: { me: IMe }): JSX.Element {
-  const { me } = props;
+export const HOST_CLAIMED = 'You are the host of this room.';
+
+export function Door(props: {
+  me: IMe;
+  client: IRoomClient;
+  /** This tab just claimed the room; the room opens at the next look (in a second or two). */
+  claimed: boolean;
+  onClaimed: () => void;
+}): JSX.Element {
+  const { me, client, claimed, onClaimed } = props;
+  const claimable = mayClaimHost(me) && !claimed;
   return (
-    <div className="jp-CopilotRoom-door" role="status">
-      {isAtTheDoor(me.role) ? (
-        <>
-          <h2>Waiting to join the room</h2>
-          <p>A host has been asked to let you in. This page updates by itself.</p>
-          {!me.verified && (
-            <p className="jp-CopilotRoom-note">
-              Did you start this Jupyter server? Then open the one-time host link it printed in its
-              log (<code>…/copilot-room/claim?secret=…</code>) to become the room&apos;s host.
+    <div className="jp-CopilotRoom-door">
+      <div role="status">
+        {claimed ? (
+          <>
+            <h2>{HOST_CLAIMED}</h2>
+            <p>Opening the room…</p>
+          </>
+        ) : !isAtTheDoor(me.role) ? (
+          <>
+            <h2>You are not in this room</h2>
+            <p>A host turned you away or removed you. Ask a host if that was a mistake.</p>
+          </>
+        ) : claimable ? (
+          <>
+            <h2>This room has no host yet</h2>
+            <p>
+              Whoever started this Jupyter server becomes its host, then lets people in. This page
+              updates by itself.
             </p>
-          )}
-        </>
-      ) : (
-        <>
-          <h2>You are not in this room</h2>
-          <p>A host turned you away or removed you. Ask a host if that was a mistake.</p>
-        </>
-      )}
+          </>
+        ) : (
+          <>
+            <h2>Waiting to join the room</h2>
+            <p>A host has been asked to let you in. This page updates by itself.</p>
+          </>
+        )}
+      </div>
+      {claimable && <ClaimForm client={client} onClaimed={onClaimed} />}
     </div>
+  );
+}
+
+function ClaimForm(props: { client: IRoomClient; onClaimed: () => void }): JSX.Element {
+  const { client, onClaimed } = props;
+  const action = useAction();
+  const [secret, setSecret] = useState('');
+  return (
+    <form
+      className="jp-CopilotRoom-claim"
+      aria-label="Claim the room as its host"
+      onSubmit={async event => {
+        event.preventDefault();
+        const status = await action.run(() => client.claimHost(claimSecret(secret)));
+        if (status?.me.role === 'host') {
+          Notification.success(HOST_CLAIMED, { autoClose: 5000 });
+          onClaimed();
+        }
+      }}
+    >
+      <h3>I started this server</h3>
+      <p className="jp-CopilotRoom-note">
+        Its log names a page (<code>copilot-room-…-claim.html</code>) that holds the room&apos;s
+        host secret. Paste the secret (or the whole link) here to become the host in this tab.
+      </p>
+      <div className="jp-CopilotRoom-claimRow">
+        <input
+          className="jp-mod-styled"
+          type="password"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="Host secret"
+          aria-label="Host secret from the server's start"
+          value={secret}
+          onChange={event => setSecret(event.target.value)}
+        />
+        <button
+          type="submit"
+          className="jp-mod-styled jp-mod-accept"
+          disabled={action.busy || !secret.trim()}
+        >
+          Become the host
+        </button>
+      </div>
+      <Refusal action={action} />
+    </form>
   );
 }

@@ -1,12 +1,12 @@
 /** The whole panel: status, waiting screen, transcript, cards, queue, people, prompt box. */
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
-import React from 'react';
+import React, { useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
 import { isAdmitted, isAtTheDoor } from '../policy';
 import { Cards } from './cards';
-import { Door } from './door';
+import { Door, HOST_CLAIMED } from './door';
 import { RoomHeader } from './header';
 import { useSignal } from './hooks';
 import { People } from './people';
@@ -22,9 +22,10 @@ export function Room(props: {
 }): JSX.Element {
   const { model, client, rendermime, inputRef } = props;
   useSignal(model.changed);
+  const [claimed, setClaimed] = useState(false);
   const me = model.me;
   if (me && !isAdmitted(me.role)) {
-    return <Door me={me} />;
+    return <Door me={me} client={client} claimed={claimed} onClaimed={() => setClaimed(true)} />;
   }
   const people = model.participants;
   const online = people.filter(p => p.online).length;
@@ -32,6 +33,20 @@ export function Room(props: {
   return (
     <div className="jp-CopilotRoom-room">
       <RoomHeader model={model} client={client} />
+      {claimed && me?.role === 'host' && (
+        <div className="jp-CopilotRoom-claimed" role="status">
+          <span>
+            {HOST_CLAIMED} You let people in, answer any card and change the room&apos;s settings.
+          </span>
+          <button
+            className="jp-mod-styled jp-CopilotRoom-small"
+            aria-label="Dismiss this message"
+            onClick={() => setClaimed(false)}
+          >
+            ×
+          </button>
+        </div>
+      )}
       <Transcript model={model} rendermime={rendermime} />
       {/* The tray scrolls on its own when cards, the queue and people are taller than it may
           be, so the transcript keeps some room and the prompt box stays in reach. */}
