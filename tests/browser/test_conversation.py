@@ -10,7 +10,16 @@ from playwright.sync_api import expect
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from ..harness.pages import DARK, LIGHT, page_api, set_theme
-from .panel import PROMPT, layout_problems, replies, send, set_sidebar_width, show_room
+from .panel import (
+    PROMPT,
+    axe_violations,
+    layout_problems,
+    prompt_box_problems,
+    replies,
+    send,
+    set_sidebar_width,
+    show_room,
+)
 
 ROOM = "#jp-copilot-room"
 SNIPPET = "print('hello')\n"
@@ -107,7 +116,19 @@ def test_the_transcript_reads_like_a_conversation_and_copies(lab, model, open_la
     expect(alice.locator(".jp-CopilotRoom-tool")).to_have_count(1)
     log = alice.locator('[role="log"]').inner_text()
     assert "shellId" not in log and "ask_user" not in log and "User selected" not in log
-    screenshot(alice.locator(ROOM), "conversation")
+    problems = []
+    for theme, name in ((LIGHT, "light"), (DARK, "dark")):
+        set_theme(alice, theme)
+        for width in (250, 500):
+            set_sidebar_width(alice, width)
+            screenshot(alice.locator(ROOM), f"conversation-{width}px-{name}")
+            problems += [f"{width} px, {name}: {p}" for p in axe_violations(alice)]
+            problems += [
+                f"{width} px, {name}: {p}"
+                for p in layout_problems(alice, ".jp-CopilotRoom-entry, .jp-CopilotRoom-promptBox")
+            ]
+    set_theme(alice, LIGHT)
+    assert not problems, "\n".join(problems)
 
 
 def slow_command(request):
@@ -175,6 +196,8 @@ def test_long_prompts_collapse_send_and_stop_close_every_row(lab, model, open_la
         for width in (250, 500):
             set_sidebar_width(alice, width)
             screenshot(alice.locator(ROOM), f"{width}px-{name}")
+            problems += [f"{width} px, {name}: {p}" for p in prompt_box_problems(alice)]
+            problems += [f"{width} px, {name}: {p}" for p in axe_violations(alice)]
             problems += [
                 f"{width} px, {name}: {p}"
                 for p in layout_problems(alice, ".jp-CopilotRoom-entry, .jp-CopilotRoom-promptBox")
