@@ -112,8 +112,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const showNeed = (need: INeed) => {
       open();
       lastShown = need.key;
-      // The panel renders once it is shown: reveal the need after that.
-      requestAnimationFrame(() => panel.showNeed(need, true));
+      panel.showNeed(need, true);
     };
     attention.changed.connect((_, fresh) => {
       const count = attention.needs.length;
@@ -126,7 +125,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         ? `Copilot room: ${count === 1 ? 'something waits' : `${count} things wait`} on you`
         : 'Copilot room';
       if (fresh.length && panel.isVisible) {
-        requestAnimationFrame(() => panel.showNeed(fresh[0], false));
+        panel.showNeed(fresh[0], false);
       }
     });
     app.commands.addCommand(CommandIDs.nextCard, {

@@ -42,10 +42,13 @@ export class RoomPanel extends ReactWidget {
   /** Bring what waits on the reader into view: their card, or (for hosts) the person at the
    * door. Scrolls only the panel's own scrolling boxes; moves the focus there only when the
    * reader asked (`focus`), never from under someone typing elsewhere. */
-  showNeed(need: INeed, focus: boolean): void {
+  showNeed(need: INeed, focus: boolean, frames = 30): void {
     const attribute = need.kind === 'card' ? 'data-card-id' : 'data-admission';
     const target = this.node.querySelector<HTMLElement>(`[${attribute}="${CSS.escape(need.id)}"]`);
-    if (target) {
+    if (!target && frames > 0) {
+      // The room may not have drawn it yet (React renders after the model's signal).
+      requestAnimationFrame(() => this.showNeed(need, focus, frames - 1));
+    } else if (target) {
       reveal(target, this.node);
       if (focus) {
         target.focus({ preventScroll: true });

@@ -277,3 +277,22 @@ def test_a_streamed_reply_is_announced_by_finished_paragraphs_not_by_deltas(lab,
     ]
     # The transcript itself is not read out change by change.
     assert carol.locator('[role="log"]').get_attribute("aria-live") == "off"
+
+
+def test_a_card_that_needs_you_comes_into_view_without_taking_the_focus(
+    lab, model, open_lab, screenshot
+):
+    model.script = writes_a_file
+    alice = open_room(open_lab, "alice", viewport=(1280, 520))  # a laptop with a dock
+    set_sidebar_width(alice, 250)
+    alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
+    alice.locator(".jp-CopilotRoom-tray summary", has_text="Room settings").click()
+    tray = alice.locator(".jp-CopilotRoom-tray")
+    tray.evaluate("n => { n.scrollTop = n.scrollHeight; }")  # reading the room's settings
+    assert tray.evaluate("n => n.scrollTop") > 0, "the tray should scroll here"
+    send(alice, "please write the file")
+    card = alice.locator(".jp-CopilotRoom-approval")
+    expect(card).to_be_visible(timeout=30_000)
+    expect(card).to_be_in_viewport(ratio=0.9)
+    expect(card).not_to_be_focused()  # shown, not taken: the reader may be typing elsewhere
+    screenshot(alice.locator("#jp-copilot-room"), "card-brought-into-view")
