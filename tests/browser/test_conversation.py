@@ -280,8 +280,25 @@ def test_notes_follow_the_queue_and_removals_and_withdrawals_are_confirmed(
     expect(bob.locator(".jp-CopilotRoom-queueItem")).to_have_count(0, timeout=30_000)
     expect(note).to_have_count(0)
 
-    # Remove asks first too.
+    # Bob's box is closed to him for a while (a viewer), and his waiting prompt is withdrawn
+    # meanwhile: back as a member, nothing says it is still queued.
+    send(alice, "slow two")
+    send(bob, "later")
+    expect(note).to_have_text(re.compile("1 ahead of it"))
     alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
+    role = alice.get_by_label(re.compile("Role of (bob|Bob)"))
+    role.select_option("viewer")
+    expect(bob.locator('textarea[aria-label="Prompt (disabled)"]')).to_be_visible()
+    bobs = alice.locator(".jp-CopilotRoom-queueItem").nth(1)
+    bobs.get_by_role("button", name=re.compile("Withdraw")).click()
+    dialog(alice).get_by_role("button", name="Withdraw").click()
+    expect(alice.locator(".jp-CopilotRoom-queueItem")).to_have_count(1)
+    role.select_option("member")
+    expect(bob.locator(PROMPT)).to_be_enabled()
+    expect(note).to_have_count(0)
+    alice.get_by_role("button", name="Stop the running turn").click()
+
+    # Remove asks first too.
     remove = alice.get_by_role("button", name=re.compile("Remove (carol|Carol)"))
     remove.click()
     expect(dialog(alice)).to_contain_text("Remove")
