@@ -26,6 +26,7 @@ from .room.room import Room
 from .settings import SettingsPatch
 
 AUTH_RESOURCE = "copilot-room"
+CLAIMED_COOKIE = "copilot-room-claimed"
 Body = TypeVar("Body", bound=BaseModel)
 
 
@@ -281,6 +282,8 @@ class ClaimHandler(RoomMixin, JupyterHandler):
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.finish(_refused_claim_page(err.message, self.base_url))
             return
+        # For the panel about to open: say "You are the host" once (it reads and clears this).
+        self.set_cookie(CLAIMED_COOKIE, "1", path=self.base_url, max_age=300, samesite="Strict")
         self.redirect(self.base_url)
 
 

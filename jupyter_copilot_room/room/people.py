@@ -164,7 +164,8 @@ class People:
         if claim is None or claim.secret is None:
             raise Conflict(
                 "This room already has a host, so there is nothing to claim (the host secret "
-                "works once). Wait here: a host lets you in, or ask them to.",
+                "works once). The room panel shows you waiting at its door until a host lets "
+                "you in; ask them to.",
                 code="already_claimed",
             )
         if not claim.matches(secret):

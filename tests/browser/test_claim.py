@@ -50,6 +50,35 @@ def visit(browser, unclaimed_lab):
         page.context.close()
 
 
+def the_secret(lab) -> str:
+    """The whole secret, from the page the log names (only the server's user can read it)."""
+    log = lab.log.read_text()
+    page_path = Path(urllib.parse.urlparse(re.search(r"file://\S+claim\.html", log)[0]).path)
+    return re.search(r"user-select:all'>([^<]+)<", page_path.read_text())[1]
+
+
+def test_the_claim_link_says_you_are_the_host_and_works_once(unclaimed_lab, visit, screenshot):
+    starter = visit(GUEST)
+    link = f"{unclaimed_lab.url}/copilot-room/claim?secret={the_secret(unclaimed_lab)}"
+    starter.goto(link)
+    wait_for_lab(starter)
+    show_room(starter)
+    expect(starter.locator(".jp-CopilotRoom-claimed")).to_contain_text(
+        "You are the host of this room."
+    )
+    starter.reload()  # said once
+    wait_for_lab(starter)
+    show_room(starter)
+    expect(starter.locator(".jp-CopilotRoom-room")).to_be_visible()
+    expect(starter.locator(".jp-CopilotRoom-claimed")).to_have_count(0)
+
+    dave = visit("dave")
+    dave.goto(link)
+    expect(dave.locator("h1")).to_have_text("You did not become the room's host")
+    expect(dave.locator("body")).to_contain_text("This room already has a host")
+    screenshot(dave, "used-link")
+
+
 def test_the_server_starter_claims_the_room_in_the_tab_already_open(
     unclaimed_lab, visit, screenshot
 ):
@@ -58,8 +87,7 @@ def test_the_server_starter_claims_the_room_in_the_tab_already_open(
     running = log.index("is running at")
     notice = log.index("The Copilot room has no host yet")
     assert running < notice
-    page_path = Path(urllib.parse.urlparse(re.search(r"file://\S+claim\.html", log)[0]).path)
-    secret = re.search(r"user-select:all'>([^<]+)<", page_path.read_text())[1]
+    secret = the_secret(unclaimed_lab)
     assert secret not in log
     shown = f"{unclaimed_lab.url}/copilot-room/claim?secret={secret[:4]}…{secret[-4:]}"
     assert shown in log[notice:]

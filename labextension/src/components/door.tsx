@@ -4,6 +4,7 @@
  * tab already open, with the secret its start named.
  */
 import { Notification } from '@jupyterlab/apputils';
+import { PageConfig } from '@jupyterlab/coreutils';
 import React, { useState } from 'react';
 
 import { IRoomClient } from '../api';
@@ -12,6 +13,18 @@ import { IMe } from '../types';
 import { Refusal, useAction } from './action';
 
 export const HOST_CLAIMED = 'You are the host of this room.';
+
+/** The claim link just made this browser the host (`handlers.ClaimHandler` left a note that the
+ * panel reads once). */
+export function claimedByLink(): boolean {
+  const note = 'copilot-room-claimed';
+  if (!document.cookie.split('; ').some(cookie => cookie === `${note}=1`)) {
+    return false;
+  }
+  const base = new URL(PageConfig.getBaseUrl()).pathname;
+  document.cookie = `${note}=; path=${base}; max-age=0; samesite=strict`;
+  return true;
+}
 
 export function Door(props: {
   me: IMe;

@@ -6,7 +6,7 @@ import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
 import { isAdmitted, isAtTheDoor } from '../policy';
 import { Cards } from './cards';
-import { Door, HOST_CLAIMED } from './door';
+import { claimedByLink, Door, HOST_CLAIMED } from './door';
 import { RoomHeader } from './header';
 import { useSignal } from './hooks';
 import { People } from './people';
@@ -22,7 +22,7 @@ export function Room(props: {
 }): JSX.Element {
   const { model, client, rendermime, inputRef } = props;
   useSignal(model.changed);
-  const [claimed, setClaimed] = useState(false);
+  const [claimed, setClaimed] = useState(claimedByLink);
   const me = model.me;
   if (me && !isAdmitted(me.role)) {
     return <Door me={me} client={client} claimed={claimed} onClaimed={() => setClaimed(true)} />;
