@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from ..harness.pages import DARK, LIGHT, new_page, set_theme, wait_for_lab
 from ..harness.people import DISPLAY_NAMES, GUEST, token
 from ..harness.server import JupyterServer
-from .panel import set_sidebar_width, show_room
+from .panel import axe_violations, layout_problems, set_sidebar_width, show_room
 
 PANEL = "#jp-copilot-room"
 
@@ -98,12 +98,18 @@ def test_the_server_starter_claims_the_room_in_the_tab_already_open(
     expect(door).not_to_contain_text("A host has been asked")
     form = starter.get_by_role("form", name="Claim the room as its host")
     expect(form).to_contain_text("I started this server")
+    problems: list[str] = []
     for theme, name in ((LIGHT, "light"), (DARK, "dark")):
         set_theme(starter, theme)
         show_room(starter)
         for width in (250, 500):
             set_sidebar_width(starter, width)
             screenshot(starter.locator(PANEL), f"door-{width}px-{name}")
+            problems += [
+                f"{width} px, {name}: {p}"
+                for p in layout_problems(starter, PANEL) + axe_violations(starter, PANEL)
+            ]
+    assert not problems, "\n".join(problems)
     set_theme(starter, LIGHT)
     show_room(starter)
 
