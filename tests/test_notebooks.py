@@ -414,7 +414,7 @@ async def test_the_agent_is_a_visible_collaborator_for_late_joiners_until_the_tu
     prompt = (await api("bob", "POST", "prompts", body={"text": "two edits"})).json
     await approve_all(api, room, 1)
     await eventually(
-        lambda: "Copilot for bob" in first.others(),
+        lambda: "Copilot for Bob" in first.others(),
         timeout=30,
         what="the agent's presence after its first edit",
     )
@@ -422,7 +422,7 @@ async def test_the_agent_is_a_visible_collaborator_for_late_joiners_until_the_tu
 
     late = await join_notebook(jp_fetch, jp_http_port, jp_base_url, "live.ipynb")
     await eventually(
-        lambda: "Copilot for bob" in late.others(),
+        lambda: "Copilot for Bob" in late.others(),
         timeout=5,
         what="a client that joined mid-turn to see the agent at once",
     )
@@ -437,7 +437,7 @@ async def test_the_agent_is_a_visible_collaborator_for_late_joiners_until_the_tu
     await approve_all(api, room, 1)
     await eventually(lambda: prompt["id"] in finished(room), timeout=30)
     await eventually(
-        lambda: "Copilot for bob" not in late.others(),
+        lambda: "Copilot for Bob" not in late.others(),
         timeout=10,
         what="the agent's presence to leave when the turn ends",
     )

@@ -28,6 +28,7 @@ class Turn:
     author: str
     text: str
     target: Target | None = None
+    author_name: str = ""  # the author's display name, for what people see (the agent's cursor)
 
 
 # -- what the agent asks of the room -------------------------------------------------------------

@@ -144,7 +144,8 @@ class NotebookEditor:
         if live is not None:
             with live.ydoc.transaction():
                 said = edit.on_live(live, meta)
-            self._show_presence(path, live, provenance.author, edit.cell_id_after(live))
+            name = provenance.author_name or provenance.author
+            self._show_presence(path, live, name, edit.cell_id_after(live))
             return said + " (in the open, shared notebook)"
         notebook = await self._load(path)
         result = edit.on_file(notebook, meta)

@@ -28,6 +28,7 @@ class Provenance:
     turn: int
     tool_call_id: str
     time: float
+    author_name: str = ""  # a label for readers of the file; the room vouches by `author` only
 
 
 @dataclass(frozen=True)

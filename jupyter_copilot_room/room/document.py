@@ -73,6 +73,11 @@ class RoomDocument:
     def has_entry(self, entry_id: str) -> bool:
         return entry_id in self._entries
 
+    def display_name(self, username: str) -> str:
+        """The name people know `username` by, as the participants list has it."""
+        person = self.participants.get(username)
+        return (person.get("display_name") if person is not None else None) or username
+
     def streamed_text(self, entry_id: str) -> str:
         return str(self._entries[entry_id]["body"])
 

@@ -153,7 +153,14 @@ class Turns:
         turn.timer = asyncio.get_running_loop().call_later(
             self.settings.current.turn_timeout, lambda: self.spawn(self._overdue(turn))
         )
-        await self.agent.send(Turn(prompt.id, prompt.author, self._expand(prompt), prompt.target))
+        sent = Turn(
+            prompt.id,
+            prompt.author,
+            self._expand(prompt),
+            prompt.target,
+            author_name=self.document.display_name(prompt.author),
+        )
+        await self.agent.send(sent)
 
     def _expand(self, prompt: QueuedPrompt) -> str:
         """A targeted prompt is expanded from the catalog as it is now, when its turn starts."""

@@ -10,6 +10,7 @@ import { Cell } from '@jupyterlab/cells';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { IRoomModel } from './model';
+import { nameOf } from './names';
 
 const BADGE = 'jp-CopilotRoom-provenance';
 
@@ -35,7 +36,7 @@ export function trackProvenance(
       frame = requestAnimationFrame(() => {
         const recorded = notebookToolCalls(room);
         for (const cell of panel.content.widgets) {
-          mark(cell, recorded, showPrompt);
+          mark(cell, recorded, room, showPrompt);
         }
       });
     };
@@ -89,6 +90,7 @@ export function vouchedFor(
 function mark(
   cell: Cell,
   recorded: Map<string, string>,
+  room: IRoomModel,
   showPrompt: (promptId: string) => void
 ): void {
   const provenance = cell.model.getMetadata('copilot_room') as IProvenance | undefined;
@@ -103,8 +105,11 @@ function mark(
     cell.node.appendChild(badge);
   }
   const when = new Date(provenance.time * 1000).toLocaleTimeString();
-  badge.textContent = `Copilot · ${provenance.author}`;
-  badge.title = `Changed by Copilot for ${provenance.author}'s prompt (turn ${provenance.turn}, ${when}). Show it in the room.`;
-  badge.setAttribute('aria-label', badge.title);
+  // Named as the room knows the author; the username (the audit trail's) only in the tooltip.
+  const name = nameOf(provenance.author, room);
+  badge.textContent = `Copilot · ${name}`;
+  const said = `Changed by Copilot for ${name}'s prompt (turn ${provenance.turn}, ${when}).`;
+  badge.setAttribute('aria-label', `${said} Show it in the room.`);
+  badge.title = `${said} Username: ${provenance.author}. Show it in the room.`;
   badge.onclick = () => showPrompt(provenance.prompt_id);
 }

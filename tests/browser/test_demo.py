@@ -86,7 +86,7 @@ def test_the_demo_edits_the_open_notebook_and_opening_it_leaves_the_clone_clean(
     # While the note waits for approval, the agent is in the notebook, its cursor on its cell.
     expect(card).to_contain_text("An even number of values", timeout=30_000)
     expect(alice.locator(".jp-Notebook .jp-remote-cursor")).to_have_count(1, timeout=15_000)
-    expect(cells.nth(2).locator(".jp-CopilotRoom-provenance")).to_have_text("Copilot · alice")
+    expect(cells.nth(2).locator(".jp-CopilotRoom-provenance")).to_have_text("Copilot · Alice")
     alice.mouse.move(0, 0)
     picture = screenshot(alice, "window")
     if os.environ.get("UPDATE_DOCS_SCREENSHOT"):
@@ -102,5 +102,5 @@ def test_the_demo_edits_the_open_notebook_and_opening_it_leaves_the_clone_clean(
     expect(cells.nth(2)).to_contain_text("An even number of values")
     for added in (2, 3):
         badge = cells.nth(added).locator(".jp-CopilotRoom-provenance")
-        expect(badge).to_have_text("Copilot · alice")
+        expect(badge).to_have_text("Copilot · Alice")
     expect(alice.locator(".jp-CopilotRoom-reply").last).to_contain_text("Done", timeout=30_000)

@@ -244,6 +244,7 @@ class CopilotAgent(Agent):
             turn=self._turn_count,
             tool_call_id=invocation.tool_call_id,
             time=time.time(),
+            author_name=turn.author_name if turn else "",
         )
         try:
             text = await self.settings.notebooks.call(
