@@ -291,6 +291,7 @@ def test_a_removed_and_revoked_visitor_is_shut_out(hub, people, model, timings):
 
     # alice removes bob from the room: his panel closes, the room refuses him.
     alice.get_by_role("button", name="Remove bob from the room").click()
+    alice.locator(".jp-Dialog").get_by_role("button", name="Remove").click()  # it asks first
     expect(bob.locator(".jp-CopilotRoom-door")).to_contain_text("removed you", timeout=15_000)
     assert page_api(bob, "GET", "room")["json"]["me"]["role"] == "refused"
     refused = page_api(bob, "POST", "prompts", {"text": "still here?", "target": None})
@@ -347,5 +348,6 @@ def test_a_removed_and_revoked_visitor_is_shut_out(hub, people, model, timings):
 
     # Removing carol from the room holds, her hub group notwithstanding.
     alice.get_by_role("button", name="Remove carol from the room").click()
+    alice.locator(".jp-Dialog").get_by_role("button", name="Remove").click()  # it asks first
     code, listed = hub.room("alice", "GET", "participants")
     assert {p["username"]: p["role"] for p in listed["participants"]}["carol"] == "refused"
