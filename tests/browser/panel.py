@@ -93,7 +93,8 @@ LAYOUT_PROBLEMS = """box => {
     const texts = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
     while (texts.nextNode()) {
         const node = texts.currentNode;
-        if (!node.textContent.trim()) continue;
+        // Text nobody sees (a closed <details>, display: none) cannot overlap anything.
+        if (!node.textContent.trim() || !node.parentElement.checkVisibility()) continue;
         const range = document.createRange();
         range.selectNodeContents(node);
         for (const r of range.getClientRects()) {
@@ -102,6 +103,7 @@ LAYOUT_PROBLEMS = """box => {
     }
     const controls = 'img, input, select, textarea, button, .jp-CopilotRoom-avatar';
     for (const el of box.querySelectorAll(controls)) {
+        if (!el.checkVisibility()) continue;
         items.push({node: el, rect: el.getBoundingClientRect(), what: `<${el.tagName.toLowerCase()}
             class="${el.className}">`.replace(/\\s+/g, ' ')});
     }
@@ -113,7 +115,8 @@ LAYOUT_PROBLEMS = """box => {
     // Text cut short with an ellipsis, unless a tooltip on it (or around it) holds it whole.
     for (const el of box.querySelectorAll('*')) {
         const style = getComputedStyle(el);
-        if (style.textOverflow !== 'ellipsis' || el.scrollWidth <= el.clientWidth + 1) continue;
+        if (style.textOverflow !== 'ellipsis' || el.scrollWidth <= el.clientWidth + 1
+            || !el.checkVisibility()) continue;
         const text = el.textContent.trim();
         const tip = el.closest('[title]');
         if (text && !(tip && box.contains(tip) && tip.title.includes(text))) {

@@ -1,7 +1,8 @@
 /**
  * A person as the panel shows them: `PersonName` (avatar, display name, badges) where a row is
  * about someone, `Name` (their colour and display name) inside a sentence. The username is
- * only the tooltip; the words come from `names.ts`.
+ * only in the tooltip, beside the whole name (a name the sidebar's width cuts short); the words
+ * come from `names.ts`.
  */
 import React from 'react';
 
@@ -37,10 +38,16 @@ export function Avatar(props: { username: string; person?: IParticipant }): JSX.
   );
 }
 
+/** The tooltip of a name: the whole display name and the username the audit trail uses. */
+export function nameTooltip(username: string, person?: IParticipant | null): string | undefined {
+  const name = displayName(username, person);
+  return !username ? undefined : name === username ? username : `${name} (${username})`;
+}
+
 export function PersonName(props: { username: string; person?: IParticipant }): JSX.Element {
   const { username, person } = props;
   return (
-    <span className="jp-CopilotRoom-person" title={username}>
+    <span className="jp-CopilotRoom-person" title={nameTooltip(username, person)}>
       <Avatar username={username} person={person} />
       <span className="jp-CopilotRoom-personName">{displayName(username, person)}</span>
       {person && !person.verified && (
@@ -57,7 +64,7 @@ export function Name(props: { username: string; model: Pick<IRoomModel, 'person'
   const { username, model } = props;
   const person = model.person(username);
   return (
-    <span className="jp-CopilotRoom-name" title={username || undefined}>
+    <span className="jp-CopilotRoom-name" title={nameTooltip(username, person)}>
       <span
         className="jp-CopilotRoom-nameDot"
         style={{ backgroundColor: colourOf(username, person?.color) }}
