@@ -256,3 +256,9 @@ function entrySource(map: Y.Map<unknown>): IEntrySource {
   }
   return source;
 }
+
+/** The cards the running turn opened and that still wait. */
+export function turnCards(model: Pick<IRoomModel, 'meta' | 'approvals'>): IApproval[] {
+  const prompt = model.meta.turn_prompt;
+  return prompt ? model.approvals.filter(card => card.prompt_id === prompt) : [];
+}

@@ -130,6 +130,22 @@ export function agentStateLabel(state?: string): string {
   return state ? (AGENT_STATES[state as AgentState] ?? state) : '…';
 }
 
+/** The agent's state in words; `waiting` says on what: an answer when every card the running
+ * turn opened is a question, an approval otherwise. */
+export function turnStateLabel(
+  state?: string,
+  turnCards: readonly { kind: string }[] = []
+): string {
+  if (
+    state === 'waiting' &&
+    turnCards.length > 0 &&
+    turnCards.every(card => card.kind === 'question')
+  ) {
+    return 'waiting for an answer';
+  }
+  return agentStateLabel(state);
+}
+
 const PROMPT_STATES: Record<PromptState, string> = {
   submitted: 'waiting',
   working: 'running',
@@ -157,7 +173,12 @@ export function outcomeLabel(state: string): string {
 }
 
 /** The status bar's word for the room as `me` sees it. */
-export function roomStatusLabel(me: IMe | null, connection: string, state?: AgentState): string {
+export function roomStatusLabel(
+  me: IMe | null,
+  connection: string,
+  state?: AgentState,
+  turnCards: readonly { kind: string }[] = []
+): string {
   if (me?.role === 'pending') {
     return 'waiting to join';
   }
@@ -167,7 +188,7 @@ export function roomStatusLabel(me: IMe | null, connection: string, state?: Agen
   if (connection === 'connecting') {
     return 'connecting';
   }
-  return connection === 'online' ? agentStateLabel(state) : 'offline';
+  return connection === 'online' ? turnStateLabel(state, turnCards) : 'offline';
 }
 
 // -- `/` skills and `@` custom agents -----------------------------------------------------------

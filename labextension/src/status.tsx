@@ -3,7 +3,7 @@ import { ReactWidget } from '@jupyterlab/ui-components';
 import React from 'react';
 
 import { useSignal } from './components/hooks';
-import { IRoomModel } from './model';
+import { IRoomModel, turnCards } from './model';
 import { roomStatusLabel } from './policy';
 
 function AgentState(props: { model: IRoomModel; onClick: () => void }): JSX.Element {
@@ -17,7 +17,7 @@ function AgentState(props: { model: IRoomModel; onClick: () => void }): JSX.Elem
       onClick={props.onClick}
       title="Open the Copilot room"
     >
-      Copilot: {roomStatusLabel(model.me, model.connection, model.meta.state)}
+      Copilot: {roomStatusLabel(model.me, model.connection, model.meta.state, turnCards(model))}
     </span>
   );
 }

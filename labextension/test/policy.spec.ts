@@ -16,6 +16,7 @@ import {
   outcomeLabel,
   promptStateLabel,
   roomStatusLabel,
+  turnStateLabel,
   sigil,
   targetLabel,
   whyNoPrompt
@@ -147,6 +148,12 @@ describe('words for states', () => {
     expect(roomStatusLabel(bob, 'connecting', 'idle')).toBe('connecting');
     expect(roomStatusLabel(bob, 'offline', 'idle')).toBe('offline');
     expect(roomStatusLabel(bob, 'online', 'running')).toBe('running');
+    const question = { kind: 'question' };
+    const shell = { kind: 'shell' };
+    expect(roomStatusLabel(bob, 'online', 'waiting', [question])).toBe('waiting for an answer');
+    expect(turnStateLabel('waiting', [question, shell])).toBe('waiting for approval');
+    expect(turnStateLabel('waiting', [])).toBe('waiting for approval');
+    expect(turnStateLabel('running', [question])).toBe('running');
   });
 });
 

@@ -2,8 +2,8 @@
 import React from 'react';
 
 import { IRoomClient } from '../api';
-import { IRoomModel } from '../model';
-import { agentStateLabel } from '../policy';
+import { IRoomModel, turnCards } from '../model';
+import { turnStateLabel } from '../policy';
 import { Name } from './person';
 import { AgentUnavailable } from './unavailable';
 
@@ -19,7 +19,7 @@ export function RoomHeader(props: { model: IRoomModel; client: IRoomClient }): J
             data-state={meta.state}
             title={meta.agent_detail || undefined}
           >
-            {stateLabel(props.model)}
+            {turnStateLabel(props.model.meta.state, turnCards(props.model))}
           </span>
         </div>
         {(meta.agent || meta.turn_owner) && (
@@ -46,16 +46,4 @@ export function RoomHeader(props: { model: IRoomModel; client: IRoomClient }): J
       <AgentUnavailable model={props.model} client={props.client} />
     </>
   );
-}
-
-/** The agent's state in words; `waiting` says on what: an answer to a question, or an approval. */
-function stateLabel(model: IRoomModel): string {
-  const { state, turn_prompt } = model.meta;
-  if (state === 'waiting') {
-    const open = model.approvals.filter(card => card.prompt_id === turn_prompt);
-    if (open.length > 0 && open.every(card => card.kind === 'question')) {
-      return 'waiting for an answer';
-    }
-  }
-  return agentStateLabel(state);
 }
