@@ -5,7 +5,21 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
+from jupyter_copilot_room.agent.scripted_model import ToolCall
+
 PROMPT = 'textarea[aria-label="Prompt for the agent"]'
+
+# A question and a shell command in one model reply: two cards wait at the same time.
+QUESTION_AND_COMMAND = (
+    ToolCall(
+        "ask_user",
+        {
+            "question": "Which file should I write, and may I overwrite it if it exists?",
+            "choices": ["approved.txt", "a-rather-long-file-name-for-the-answer.txt"],
+        },
+    ),
+    ToolCall("bash", {"command": "echo from-the-browser > approved.txt", "description": "write"}),
+)
 
 
 def show_room(page):

@@ -2,17 +2,15 @@
 collapsed and wrapped inside the panel, and a host's "Try again" that brings the agent back once
 the runtime is installed, with no server restart."""
 
-import shutil
-
 import pytest
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.runtime import RUNTIME_VERSION, cache_dir
 
 from ..harness import config
-from ..harness.browser_fixtures import ARTIFACTS
+from ..harness.browser_fixtures import serving
 from ..harness.helpers import no_script
-from ..harness.pages import DARK, LIGHT, artifact_name, set_theme
+from ..harness.pages import DARK, LIGHT, set_theme
 from ..harness.server import JupyterServer
 from .panel import axe_violations, layout_problems, send, set_sidebar_width, show_room
 
@@ -32,20 +30,17 @@ def lab(tmp_path, model, request):
         env={"JUPYTER_COPILOT_ROOM_RUNTIME_DIR": str(runtime_dir)},
     )
     server.runtime_dir = runtime_dir
-    try:
+
+    def start():
         server.launch()
         server.wait_until(
             lambda: server.api("alice", "GET", "room")[1]["agent"].get("state") == "unavailable",
             90,
             "unavailable agent",
         )
+
+    with serving(server, request, start):
         yield server
-    finally:
-        server.stop(grace=15)
-        report = getattr(request.node, "report_call", None)
-        if (report is None or report.failed) and server.log.exists():
-            ARTIFACTS.mkdir(exist_ok=True)
-            shutil.copy(server.log, ARTIFACTS / f"{artifact_name(request.node)}-lab.log")
 
 
 def test_no_runtime_says_what_to_do_and_a_host_brings_the_agent_back(

@@ -17,8 +17,8 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
 
-from ..harness.browser_fixtures import ARTIFACTS
-from ..harness.pages import DARK, LIGHT, artifact_name, set_theme
+from ..harness.browser_fixtures import serving
+from ..harness.pages import DARK, LIGHT, set_theme
 from ..harness.server import REPO, JupyterServer
 from .panel import send, set_sidebar_width, show_room
 
@@ -48,15 +48,8 @@ def lab(tmp_path, model, request):
     git(server.root, "commit", "-q", "-m", "the example")
     env = {v: "" for v in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")}
     server.env.update(env)
-    try:
-        server.start()
+    with serving(server, request, server.start):
         yield server
-    finally:
-        server.stop(grace=15)
-        report = getattr(request.node, "report_call", None)
-        if (report is None or report.failed) and server.log.exists():
-            ARTIFACTS.mkdir(exist_ok=True)
-            shutil.copy(server.log, ARTIFACTS / f"{artifact_name(request.node)}-lab.log")
 
 
 def test_the_demo_edits_the_open_notebook_and_opening_it_leaves_the_clone_clean(

@@ -10,6 +10,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from ..harness.pages import DARK, LIGHT, set_theme
 from .panel import (
+    QUESTION_AND_COMMAND,
     axe_violations,
     layout_problems,
     prompt_box_problems,
@@ -32,19 +33,7 @@ def asks_and_runs(request):
         return Reply("Yours now.")
     return Reply(
         "Let me check two things first.",
-        tool_calls=(
-            ToolCall(
-                "ask_user",
-                {
-                    "question": "Which file should I write, and may I overwrite it if it exists?",
-                    "choices": ["approved.txt", "a-rather-long-file-name-for-the-answer.txt"],
-                },
-            ),
-            ToolCall(
-                "bash",
-                {"command": "echo from-the-browser > approved.txt", "description": "write"},
-            ),
-        ),
+        tool_calls=QUESTION_AND_COMMAND,
     )
 
 

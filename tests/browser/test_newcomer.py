@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
 
-from ..harness.browser_fixtures import ARTIFACTS
+from ..harness.browser_fixtures import ARTIFACTS, serving
 from ..harness.pages import DARK, LIGHT, artifact_name, new_page, set_theme, wait_for_lab
 from ..harness.server import REPO, JupyterServer
 from .panel import axe_violations, layout_problems, send, set_sidebar_width, show_room
@@ -41,16 +41,13 @@ def lab(tmp_path, request):
         env={v: "" for v in ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")},
     )
     shutil.copytree(EXAMPLE, server.root, dirs_exist_ok=True)
-    try:
+
+    def start():
         server.launch()
         server.wait_until(lambda: "claim.html" in server.log.read_text(), 90, "claim notice")
+
+    with serving(server, request, start):
         yield server
-    finally:
-        server.stop(grace=15)
-        report = getattr(request.node, "report_call", None)
-        if (report is None or report.failed) and server.log.exists():
-            ARTIFACTS.mkdir(exist_ok=True)
-            shutil.copy(server.log, ARTIFACTS / f"{artifact_name(request.node)}-lab.log")
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from ..harness.pages import DARK, LIGHT, set_theme
 from .panel import (
     PROMPT,
+    QUESTION_AND_COMMAND,
     assert_first_reply_grows,
     close_connection_lost_dialogs,
     layout_problems,
@@ -330,21 +331,7 @@ def asks_and_runs(request):
     """A question and a shell command at once: both cards wait at the same time."""
     if request.tool_results:
         return Reply("Done.")
-    return Reply(
-        tool_calls=(
-            ToolCall(
-                "ask_user",
-                {
-                    "question": "Which file should I write, and may I overwrite it if it exists?",
-                    "choices": ["approved.txt", "a-rather-long-file-name-for-the-answer.txt"],
-                },
-            ),
-            ToolCall(
-                "bash",
-                {"command": "echo from-the-browser > approved.txt", "description": "write"},
-            ),
-        )
-    )
+    return Reply(tool_calls=QUESTION_AND_COMMAND)
 
 
 CARD_BOXES = (

@@ -16,6 +16,7 @@ import contextlib
 import os
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -96,8 +97,16 @@ def lab(tmp_path, model, request):
     model.script = no_script
     model.requests.clear()
     server = JupyterServer(tmp_path, app="lab", room=config.copilot_agent(model.base_url))
+    with serving(server, request, server.start):
+        yield server
+
+
+@contextlib.contextmanager
+def serving(server: JupyterServer, request, start: Callable[[], None]):
+    """`server`, started by `start`, for one test; stopped after it, its log kept in the
+    artifacts (as `<test>-lab.log`) when the test failed."""
     try:
-        server.start()
+        start()
         yield server
     finally:
         server.stop(grace=15)
