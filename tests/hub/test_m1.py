@@ -125,7 +125,13 @@ def test_a_custom_scope_for_another_server_does_not_admit_erin(hub, people):
 
 
 def echo(request):
-    return Reply(f"Answer to {request.prompt}: " + "streamed words " * 12, chunk_size=6, delay=0.03)
+    """Alice's first reply streams for ~10 s, so the prompt queued behind it and the reply's
+    growth are seen however slowly a loaded machine's browsers send; the others are short."""
+    first = "one from alice" in request.prompt
+    words = "streamed words " * (40 if first else 12)
+    return Reply(
+        f"Answer to {request.prompt}: " + words, chunk_size=6, delay=0.1 if first else 0.03
+    )
 
 
 def test_prompts_alternate_and_everyone_sees_the_same_stream(hub, people, model, timings):
