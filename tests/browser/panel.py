@@ -7,6 +7,8 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import ToolCall
 
+from ..harness.pages import DARK, LIGHT, set_theme
+
 PROMPT = 'textarea[aria-label="Prompt for the agent"]'
 
 # A question and a shell command in one model reply: two cards wait at the same time.
@@ -165,6 +167,21 @@ LAYOUT_PROBLEMS = """box => {
     }
     return problems;
 }"""
+
+
+def problems_at_every_look(page, take, label: str, check, widths=(250, 500)) -> list[str]:
+    """At each sidebar width in the light and the dark theme: a screenshot of the room
+    (`take(locator, "<label><width>px-<theme>")`) and what `check(page)` finds there, each problem
+    prefixed with where it was seen. The page ends in the light theme."""
+    problems = []
+    for theme, name in ((LIGHT, "light"), (DARK, "dark")):
+        set_theme(page, theme)
+        for width in widths:
+            set_sidebar_width(page, width)
+            take(page.locator("#jp-copilot-room"), f"{label}{width}px-{name}")
+            problems += [f"{width} px, {name}: {problem}" for problem in check(page)]
+    set_theme(page, LIGHT)
+    return problems
 
 
 def layout_problems(page, selector: str) -> list[str]:

@@ -9,19 +9,20 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from ..harness.pages import DARK, LIGHT, page_api, set_theme
+from ..harness.pages import page_api
 from .panel import (
     PROMPT,
     axe_violations,
     layout_problems,
+    problems_at_every_look,
     prompt_box_problems,
     replies,
     send,
-    set_sidebar_width,
     show_room,
 )
 
 ROOM = "#jp-copilot-room"
+ENTRIES_AND_PROMPT_BOX = ".jp-CopilotRoom-entry, .jp-CopilotRoom-promptBox"
 SNIPPET = "print('hello')\n"
 
 
@@ -119,18 +120,12 @@ def test_the_transcript_reads_like_a_conversation_and_copies(lab, model, open_la
     expect(alice.locator(".jp-CopilotRoom-tool")).to_have_count(1)
     log = alice.locator('[role="log"]').inner_text()
     assert "shellId" not in log and "ask_user" not in log and "User selected" not in log
-    problems = []
-    for theme, name in ((LIGHT, "light"), (DARK, "dark")):
-        set_theme(alice, theme)
-        for width in (250, 500):
-            set_sidebar_width(alice, width)
-            screenshot(alice.locator(ROOM), f"conversation-{width}px-{name}")
-            problems += [f"{width} px, {name}: {p}" for p in axe_violations(alice)]
-            problems += [
-                f"{width} px, {name}: {p}"
-                for p in layout_problems(alice, ".jp-CopilotRoom-entry, .jp-CopilotRoom-promptBox")
-            ]
-    set_theme(alice, LIGHT)
+    problems = problems_at_every_look(
+        alice,
+        screenshot,
+        "conversation-",
+        lambda page: axe_violations(page) + layout_problems(page, ENTRIES_AND_PROMPT_BOX),
+    )
     assert not problems, "\n".join(problems)
 
 
@@ -193,19 +188,16 @@ def test_long_prompts_collapse_send_and_stop_close_every_row(lab, model, open_la
     expect(stop).to_be_visible()
     expect(bob.get_by_role("button", name="Stop the running turn")).to_have_count(0)
 
-    problems = []
-    for theme, name in ((LIGHT, "light"), (DARK, "dark")):
-        set_theme(alice, theme)
-        for width in (250, 500):
-            set_sidebar_width(alice, width)
-            screenshot(alice.locator(ROOM), f"{width}px-{name}")
-            problems += [f"{width} px, {name}: {p}" for p in prompt_box_problems(alice)]
-            problems += [f"{width} px, {name}: {p}" for p in axe_violations(alice)]
-            problems += [
-                f"{width} px, {name}: {p}"
-                for p in layout_problems(alice, ".jp-CopilotRoom-entry, .jp-CopilotRoom-promptBox")
-            ]
-    set_theme(alice, LIGHT)
+    problems = problems_at_every_look(
+        alice,
+        screenshot,
+        "",
+        lambda page: (
+            prompt_box_problems(page)
+            + axe_violations(page)
+            + layout_problems(page, ENTRIES_AND_PROMPT_BOX)
+        ),
+    )
     assert not problems, "\n".join(problems)
 
     prompt = bob.locator(".jp-CopilotRoom-prompt")
