@@ -3,6 +3,10 @@
 import re
 from pathlib import Path
 
+import yaml
+from jupyter_core.paths import SYSTEM_CONFIG_PATH
+
+from jupyter_copilot_room.access.hub_grants import MEMBER_SCOPE, VIEWER_SCOPE
 from jupyter_copilot_room.app import CopilotRoom
 from jupyter_copilot_room.settings import RoomSettings
 
@@ -40,3 +44,16 @@ def test_the_architecture_names_every_module():
         if path.name != "__init__.py" and path.name not in architecture
     ]
     assert unnamed == []
+
+
+def test_the_kubernetes_example_configures_real_settings_where_the_server_reads_them():
+    values = yaml.safe_load((ROOT / "examples" / "kubernetes" / "config.yaml").read_text())
+    (room_file,) = values["singleuser"]["extraFiles"].values()
+    mount = Path(room_file["mountPath"])
+    assert mount.parent.name == "jupyter_server_config.d" and mount.suffix == ".json"
+    assert str(mount.parent.parent) in SYSTEM_CONFIG_PATH
+    known = set(CopilotRoom.class_traits(config=True)) | set(RoomSettings.model_fields)
+    assert set(room_file["data"]["CopilotRoom"]) - known == set()
+    custom_scopes = values["hub"]["config"]["JupyterHub"]["custom_scopes"]
+    allowed = values["hub"]["config"]["KubeSpawner"]["oauth_client_allowed_scopes"]
+    assert set(custom_scopes) == set(allowed) == {MEMBER_SCOPE, VIEWER_SCOPE}
