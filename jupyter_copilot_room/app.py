@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import cast
 
 from jupyter_server.extension.application import ExtensionApp
-from traitlets import Dict, Float, List, Type, Unicode, default
+from traitlets import Dict, Float, Integer, List, Type, Unicode, default
 from traitlets.config import Configurable
 
 from . import handlers
@@ -20,6 +20,7 @@ from .catalog import Catalog
 from .handlers import HubGrants, RoomContext
 from .notebooks import NotebookEditor
 from .room.room import Room
+from .room.sync import CLIENT_BUFFER_BYTES
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
 from .websocket import RoomWebSocketHandler
@@ -59,6 +60,15 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         config=True,
         help="Seconds between re-checks of each open room websocket's user: someone who lost "
         "access (a revoked JupyterHub share, a removed hub group) is disconnected.",
+    )
+    client_buffer_bytes = Integer(
+        CLIENT_BUFFER_BYTES,
+        min=64 * 1024,
+        config=True,
+        help="Bytes of document updates the server queues for one websocket client that does not "
+        "keep up (a suspended laptop) before it closes that socket; the client reconnects and "
+        "syncs afresh. The default, 1 MiB, is minutes of a streamed reply and bounds what 50 "
+        "stalled clients cost the server to about 50 MiB.",
     )
     repository = Unicode(
         config=True, help="The repository the agent works in. Default: the server's root_dir."
@@ -127,6 +137,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             catalog=catalog,
             notebooks=notebooks,
             claim=claim,
+            client_buffer_bytes=self.client_buffer_bytes,
         )
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
         self._claim_page: Path | None = None

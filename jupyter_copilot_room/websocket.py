@@ -8,16 +8,16 @@ hub share or a lost hub group ends a visitor's live view too.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import logging
+from collections.abc import Awaitable
 from typing import Any
 
 from jupyter_server.auth.decorator import authorized, ws_authenticated
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.base.websocket import WebSocketMixin
 from tornado import web
-from tornado.websocket import WebSocketClosedError, WebSocketHandler
+from tornado.websocket import WebSocketHandler
 
 from .access.roles import ADMITTED
 from .handlers import RoomMixin
@@ -101,6 +101,6 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
             raise StopAsyncIteration
         return frame
 
-    async def send(self, message: bytes) -> None:
-        with contextlib.suppress(WebSocketClosedError):  # the client left; on_close cleans up
-            await self.write_message(message, binary=True)
+    def send_frame(self, message: bytes) -> Awaitable[None]:
+        """Queue one frame; the future resolves once tornado has handed it to the network."""
+        return self.write_message(message, binary=True)

@@ -108,3 +108,23 @@ async def test_presence_follows_connections(api, connect, room):
     await eventually(lambda: room.document.participants.to_py()["bob"]["online"])
     bob.close()
     await eventually(lambda: not room.document.participants.to_py()["bob"]["online"])
+
+
+async def test_replacing_the_document_moves_everyone_to_the_new_one(api, connect, room):
+    bob, carol = await connect("bob"), await connect("carol")
+    await eventually(lambda: "carol" in bob.participants.to_py() and carol.received)
+    compact = Doc()
+    compact.apply_update(room.document.ydoc.get_update())
+    compact.get("meta", type=Map)["agent"] = "compacted"
+
+    room.sync.replace_document(compact)
+
+    for client in (bob, carol):
+        await asyncio.wait_for(client.closed.wait(), 2)
+        assert client.ws.close_code == 4002
+        assert client.ws.close_reason == "The room document was compacted; reconnecting."
+    again = await connect("bob")
+    await eventually(lambda: again.meta.get("agent") == "compacted", what="the new document")
+    compact.get("meta", type=Map)["agent_detail"] = "live"
+    await eventually(lambda: again.meta.get("agent_detail") == "live", what="its live updates")
+    assert again.snapshot()["transcript"] == bob.snapshot()["transcript"]

@@ -42,7 +42,7 @@ from .queue import PromptQueue, TaskState
 from .recorder import Recorder
 from .replay import replay
 from .streams import Streams
-from .sync import ClientChannel, RoomSync
+from .sync import CLIENT_BUFFER_BYTES, ClientChannel, RoomSync
 from .transcript import Transcript
 from .turns import Turns
 
@@ -71,6 +71,7 @@ class Room:
         notebooks: NotebookEditor | None = None,
         claim: HostClaim | None = None,
         clock: Callable[[], float] = time.time,
+        client_buffer_bytes: int = CLIENT_BUFFER_BYTES,
     ):
         self.settings = settings
         self.agent = agent
@@ -78,7 +79,7 @@ class Room:
         self.claim = claim
         self.transcript = Transcript(state_dir / "transcript.jsonl")
         self.document = RoomDocument()
-        self.sync = RoomSync(self.document.ydoc)
+        self.sync = RoomSync(self.document.ydoc, client_buffer_bytes=client_buffer_bytes)
         self.recorder = Recorder(self.transcript, self.document, clock)
         self.people = People(
             book, state_dir / "admissions.json", self.document, self.recorder, self.sync.connected

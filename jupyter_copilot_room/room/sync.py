@@ -1,13 +1,20 @@
-"""Server-authoritative Yjs sync for the room document.
+"""Server-authoritative Yjs sync for the room document, with a bounded outbox per client.
 
-Clients get the full state on connect and every update live, through pycrdt-websocket's `YRoom`.
-But the room document has exactly one writer, the server, so each client's channel is wrapped in
-a filter that lets through only what a reader may send: SYNC_STEP1 (asking for state). Document
-updates a client sends (SYNC_STEP2, SYNC_UPDATE) and anything unreadable are dropped and logged;
-awareness is dropped quietly (presence is the server's: who is connected, in `participants`), so
-no client can speak as someone else or flood the others. They never reach the document or another
-client. `YRoom.on_message` sees only bytes, not the sender, which is why the filter sits on each
-channel instead.
+Clients get the full state on connect and every update live. The room document has exactly one
+writer, the server, so what a client sends is filtered: only SYNC_STEP1 (asking for state) is
+answered. Document updates a client sends (SYNC_STEP2, SYNC_UPDATE) and anything unreadable are
+dropped and logged; awareness is dropped quietly (presence is the server's: who is connected, in
+`participants`), so no client can speak as someone else or flood the others.
+
+Each client has its own outbox: an update is queued once per client and a writer task hands the
+queue to the socket, one batch at a time, waiting until the batch has left for the network. A
+client that stops reading (a suspended laptop) therefore only fills its own outbox; once that
+holds more than `limit` bytes the socket is closed (4008) and the queue dropped, so a slow client
+neither delays the others nor grows the server without bound. It reconnects with a fresh document
+and gets the current state.
+
+`replace_document` swaps the served document (the room's history compaction builds a new one):
+every client is closed (4002) and reconnects to the new document.
 """
 
 from __future__ import annotations
@@ -15,24 +22,43 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Protocol
 
-from pycrdt import Doc, YMessageType, YSyncMessageType
-from pycrdt.websocket import YRoom
+from pycrdt import (
+    Doc,
+    Subscription,
+    TransactionEvent,
+    YMessageType,
+    YSyncMessageType,
+    create_sync_message,
+    create_update_message,
+    handle_sync_message,
+)
 
 log = logging.getLogger(__name__)
 
+#: Close codes the panel answers by reconnecting at once, with a fresh document.
+COMPACTED = (4002, "The room document was compacted; reconnecting.")
+FELL_BEHIND = (4008, "You fell behind the room; reconnecting.")
+
+#: The default cap of a client's outbox (`CopilotRoom.client_buffer_bytes`).
+CLIENT_BUFFER_BYTES = 1 << 20
+
 
 class ClientChannel(Protocol):
-    """A connected client: pycrdt's `Channel` plus a way to close it."""
+    """A connected client: the frames it sends, a way to write frames to it, and to close it."""
 
     @property
     def path(self) -> str: ...
 
     def __aiter__(self) -> AsyncIterator[bytes]: ...
 
-    async def send(self, message: bytes) -> None: ...
+    def send_frame(self, message: bytes) -> Awaitable[None]:
+        """Queue one frame now; the awaitable resolves once it has left for the network (frames
+        leave in order) and raises if the client is gone."""
+        ...
 
     def close(self, code: int | None = None, reason: str | None = None) -> None: ...
 
@@ -57,95 +83,155 @@ def is_routine(message: bytes) -> bool:
     return message == EMPTY_STEP2 or message[:1] == bytes([YMessageType.AWARENESS])
 
 
-class ReadOnlyChannel:
-    """Wraps a client's channel; what it yields to `YRoom.serve` is only reader messages."""
+class Client:
+    """One connected client: reads only its reader messages, writes through a bounded outbox."""
 
-    def __init__(self, channel: ClientChannel, username: str):
-        self._channel = channel
+    def __init__(self, channel: ClientChannel, username: str, limit: int):
+        self.channel = channel
         self.username = username
+        self.limit = limit
         self.dropped = 0
+        self.queued = 0  # bytes in the outbox, not yet handed to the socket
+        self.closed = False
+        self._outbox: deque[bytes] = deque()
+        self._wake = asyncio.Event()
+        self._writer = asyncio.create_task(self._write())
 
-    @property
-    def path(self) -> str:
-        return self._channel.path
-
-    async def send(self, message: bytes) -> None:
-        await self._channel.send(message)
-
-    def close(self, code: int | None = None, reason: str | None = None) -> None:
-        self._channel.close(code, reason)
-
-    def __aiter__(self) -> ReadOnlyChannel:
-        return self
-
-    async def __anext__(self) -> bytes:
-        return await self.recv()
-
-    async def recv(self) -> bytes:
-        """The client's next reader message; anything else is dropped (and logged once)."""
-        async for message in self._channel:
-            if is_reader_message(message):
-                return message
-            if is_routine(message):
-                continue
-            self.dropped += 1
-            level = logging.WARNING if self.dropped == 1 else logging.DEBUG
-            log.log(
-                level,
-                "Dropped a %d-byte frame from %s: the room document is written only by the "
-                "server (%d dropped on this connection).",
-                len(message),
+    def put(self, message: bytes) -> None:
+        """Queue a frame for this client; past the cap, close it instead."""
+        if self.closed:
+            return
+        self._outbox.append(message)
+        self.queued += len(message)
+        if self.queued > self.limit:
+            log.warning(
+                "%s fell behind the room (%d bytes waiting to be sent): closing their "
+                "connection; they will reconnect and sync afresh.",
                 self.username,
-                self.dropped,
+                self.queued,
             )
-        raise StopAsyncIteration
+            self.close(*FELL_BEHIND)
+            return
+        self._wake.set()
+
+    def close(self, code: int, reason: str) -> None:
+        """Drop the outbox and close the socket; the writer stops."""
+        if self.closed:
+            return
+        self.closed = True
+        self._outbox.clear()
+        self.queued = 0
+        self._writer.cancel()
+        self.channel.close(code, reason)
+
+    async def _write(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch = list(self._outbox)
+            self._outbox.clear()
+            self.queued = 0
+            try:
+                sent = [self.channel.send_frame(message) for message in batch]
+                await asyncio.gather(*sent)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the client left; its channel's end stops `serve`
+                log.debug("Writing to %s failed; they left", self.username, exc_info=True)
+                self.closed = True
+                return
+
+    async def messages(self) -> AsyncIterator[bytes]:
+        """The client's reader messages; anything else is dropped (and logged once)."""
+        async for message in self.channel:
+            if is_reader_message(message):
+                yield message
+            elif not is_routine(message):
+                self.dropped += 1
+                level = logging.WARNING if self.dropped == 1 else logging.DEBUG
+                log.log(
+                    level,
+                    "Dropped a %d-byte frame from %s: the room document is written only by the "
+                    "server (%d dropped on this connection).",
+                    len(message),
+                    self.username,
+                    self.dropped,
+                )
+
+    async def stopped(self) -> None:
+        """The writer is done (after `close`)."""
+        self._writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._writer
 
 
 class RoomSync:
-    """Owns the YRoom serving the room document and knows who is connected."""
+    """Serves the room document to its clients and knows who is connected."""
 
-    def __init__(self, ydoc: Doc):
-        self.yroom = YRoom(ready=True, ydoc=ydoc, log=log, exception_handler=_log_exception)
-        self._channels: set[ReadOnlyChannel] = set()
-        self._task: asyncio.Task | None = None
+    def __init__(self, ydoc: Doc, *, client_buffer_bytes: int = CLIENT_BUFFER_BYTES):
+        self.client_buffer_bytes = client_buffer_bytes
+        self._clients: set[Client] = set()
+        self._ydoc = ydoc
+        self._subscription: Subscription | None = None
+
+    @property
+    def ydoc(self) -> Doc:
+        return self._ydoc
 
     async def start(self) -> None:
-        self._task = asyncio.create_task(self.yroom.start())
-        await self.yroom.started.wait()
+        self._subscription = self._ydoc.observe(self._broadcast)
 
     async def stop(self) -> None:
-        for channel in list(self._channels):
-            channel.close(1001, "The room is shutting down.")
-        if self._task is not None:
-            # Cancelling the task ends YRoom's task group whatever stage its start reached
-            # (YRoom.stop() raises if its awareness task has not started yet).
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        self._unobserve()
+        for client in list(self._clients):
+            client.close(1001, "The room is shutting down.")
+
+    def replace_document(self, ydoc: Doc) -> None:
+        """Serve `ydoc` from now on; everyone connected is closed (4002) and reconnects to it."""
+        started = self._subscription is not None
+        self._unobserve()
+        self._ydoc = ydoc
+        if started:
+            self._subscription = ydoc.observe(self._broadcast)
+        for client in list(self._clients):
+            client.close(*COMPACTED)
+            self._clients.discard(client)
 
     async def serve(
         self, channel: ClientChannel, username: str, on_presence: Callable[[str], None]
     ) -> None:
         """Serve one client until it disconnects; `on_presence` hears when they come and go."""
-        reader = ReadOnlyChannel(channel, username)
-        self._channels.add(reader)
+        client = Client(channel, username, self.client_buffer_bytes)
+        ydoc = self._ydoc
+        self._clients.add(client)
         on_presence(username)
         try:
-            await self.yroom.serve(reader)
+            client.put(create_sync_message(ydoc))
+            async for message in client.messages():
+                if client.closed or ydoc is not self._ydoc:
+                    continue  # closing: wait for the socket's end
+                reply = handle_sync_message(message[1:], ydoc)
+                if reply is not None:
+                    client.put(reply)
         finally:
-            self._channels.discard(reader)
+            self._clients.discard(client)
+            await client.stopped()
             on_presence(username)
 
     def connected(self) -> set[str]:
-        return {channel.username for channel in self._channels}
+        return {client.username for client in self._clients if not client.closed}
 
     def disconnect(self, username: str, reason: str) -> None:
         """Close every connection of this person at once (removed, or no longer admitted)."""
-        for channel in [c for c in self._channels if c.username == username]:
-            channel.close(4403, reason)
+        for client in [c for c in self._clients if c.username == username]:
+            client.close(4403, reason)
 
+    def _broadcast(self, event: TransactionEvent) -> None:
+        message = create_update_message(event.update)
+        for client in list(self._clients):
+            client.put(message)
 
-def _log_exception(exception: Exception, logger: logging.Logger) -> bool:
-    logger.error("Room sync error", exc_info=exception)
-    return True
+    def _unobserve(self) -> None:
+        if self._subscription is not None:
+            self._ydoc.unobserve(self._subscription)
+            self._subscription = None

@@ -1,7 +1,8 @@
 /**
  * The connection to the room: asks the server who the caller is (`GET room`), keeps asking while
  * they wait at the door, and for people inside keeps one live document synced over the room's
- * websocket, reconnecting with a growing delay when it closes. It feeds the read model
+ * websocket, reconnecting with a growing delay when it closes (at once when the server closed it
+ * to have it sync afresh). It feeds the read model
  * (`RoomModel`) and owns nothing the views read directly.
  *
  * Every (re)connection starts from a fresh `Y.Doc`: after a server restart the room document is
@@ -16,12 +17,24 @@ import { IRoomClient } from './api';
 import { RoomModel } from './model';
 import { isAdmitted } from './policy';
 
+/** What the connection reads of a websocket's close event. */
+export interface ICloseInfo {
+  code: number;
+}
+
 /** A document provider (y-websocket's, or a fake in tests) for one connection attempt. */
 export interface IDocumentProvider {
   on(event: 'sync', listener: (synced: boolean) => void): void;
-  on(event: 'connection-close', listener: () => void): void;
+  on(event: 'connection-close', listener: (event: ICloseInfo | null) => void): void;
   destroy(): void;
 }
+
+/**
+ * Close codes after which the panel reconnects at once: the server compacted the room document
+ * (4002) or closed a socket that fell behind (4008). Both say the server is there and wants a
+ * fresh sync, so waiting would only leave the panel stale.
+ */
+export const RECONNECT_AT_ONCE = new Set([4002, 4008]);
 
 export type ProviderFactory = (doc: Y.Doc) => IDocumentProvider;
 
@@ -129,11 +142,17 @@ export class RoomConnection implements IDisposable {
         this._model.setConnection('online');
       }
     });
-    // Every close, also of an attempt that never opened: offline, and try again later.
-    provider.on('connection-close', () => {
+    // Every close, also of an attempt that never opened: offline, and try again later (at once
+    // when the server asked for a fresh sync).
+    provider.on('connection-close', event => {
       if (this._attempt?.provider === provider) {
         this._model.setConnection('offline');
-        this._retry(this._backoff.next());
+        if (event && RECONNECT_AT_ONCE.has(event.code)) {
+          this._backoff.reset();
+          this._retry(0);
+        } else {
+          this._retry(this._backoff.next());
+        }
       }
     });
   }

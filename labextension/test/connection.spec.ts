@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as Y from 'yjs';
 
-import { Backoff, DOOR_POLL_MS, IDocumentProvider, RoomConnection } from '../src/connection';
+import {
+  Backoff,
+  DOOR_POLL_MS,
+  ICloseInfo,
+  IDocumentProvider,
+  RoomConnection
+} from '../src/connection';
 import { RoomModel } from '../src/model';
 import { IRoomStatus } from '../src/types';
 import { addEntry, addPerson, me } from './roomdoc';
@@ -19,21 +25,24 @@ describe('the backoff', () => {
 /** A provider that does what the test says: sync, or close. */
 class FakeProvider implements IDocumentProvider {
   constructor(readonly doc: Y.Doc) {}
-  on(event: string, listener: (synced: boolean) => void): void {
-    this.listeners.set(event, listener);
+  on(event: 'sync', listener: (synced: boolean) => void): void;
+  on(event: 'connection-close', listener: (event: ICloseInfo | null) => void): void;
+  on(event: string, listener: (arg: never) => void): void {
+    this.listeners.set(event, listener as (arg: unknown) => void);
   }
   sync(fill?: (doc: Y.Doc) => void): void {
     fill?.(this.doc);
     this.listeners.get('sync')?.(true);
   }
-  close(): void {
-    this.listeners.get('connection-close')?.(false);
+  /** The socket closes, with the server's code if it sent one. */
+  close(code?: number): void {
+    this.listeners.get('connection-close')?.(code === undefined ? null : { code });
   }
   destroy(): void {
     this.destroyed = true;
   }
   destroyed = false;
-  listeners = new Map<string, (synced: boolean) => void>();
+  listeners = new Map<string, (arg: unknown) => void>();
 }
 
 describe('the connection', () => {
@@ -110,6 +119,24 @@ describe('the connection', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(providers[providers.length - 1]).not.toBe(last);
   });
+
+  it.each([4002, 4008])(
+    'reconnects at once, with a fresh document, when the server closes with %i',
+    async code => {
+      connection.start();
+      await settle();
+      providers[0].sync(doc => addEntry(doc, { id: 'x1', kind: 'system', body: 'before' }));
+      providers[0].close(1006); // an ordinary drop first: the backoff grows...
+      await vi.advanceTimersByTimeAsync(500);
+      providers[1].close(code); // ...which the server's request for a fresh sync skips
+      await settle();
+      expect(providers).toHaveLength(3);
+      expect(providers[2].doc).not.toBe(providers[0].doc);
+      providers[2].sync(doc => addEntry(doc, { id: 'x2', kind: 'system', body: 'after' }));
+      expect(model.connection).toBe('online');
+      expect(model.entries.map(e => e.read().body)).toEqual(['after']);
+    }
+  );
 
   it('keeps someone at the door asking, and connects once a host let them in', async () => {
     room.mockResolvedValue({ me: me('dave', 'pending') });
