@@ -89,6 +89,13 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "{'type': 'openai', 'base_url': ..., 'api_key_env': 'NAME_OF_THE_KEY_VARIABLE'}.",
     )
     cli_path = Unicode("", config=True, help="Path to the Copilot runtime binary.")
+    model_timeout = Float(
+        300.0,
+        min=1,
+        config=True,
+        help="Seconds a model call may go without sending anything before its turn fails with "
+        "'The model endpoint did not answer' (the runtime itself waits forever).",
+    )
     agent_class = Type(
         "jupyter_copilot_room.agent.copilot.CopilotAgent",
         klass=Agent,
@@ -159,6 +166,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 model=self.model,
                 provider=dict(self.provider),
                 cli_path=self.cli_path,
+                model_timeout=self.model_timeout,
                 catalog=catalog,
                 notebooks=notebooks,
                 log=self.log,

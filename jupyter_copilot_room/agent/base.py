@@ -75,6 +75,8 @@ class AgentSettings:
     model: str = ""
     provider: dict = field(default_factory=dict)
     cli_path: str = ""
+    #: Seconds a model call may go without a byte (no runtime event) before the turn fails.
+    model_timeout: float = 300.0
     catalog: Catalog | None = None  # the repository's skills and custom agents
     notebooks: NotebookEditor | None = None  # the notebook tools, when the server offers them
     log: logging.Logger = field(default_factory=lambda: logging.getLogger(__name__))

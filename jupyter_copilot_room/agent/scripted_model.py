@@ -35,6 +35,11 @@ class Reply:
     tool_calls: tuple[ToolCall, ...] = ()
     chunk_size: int = 6
     delay: float = 0.02  # seconds between streamed chunks
+    # A model endpoint having a bad day, for the fault tests: an HTTP error status instead of a
+    # reply, the connection closed after this many streamed text chunks, or no byte at all.
+    status: int = 200
+    cut_after: int | None = None
+    hang: bool = False
 
 
 @dataclass
@@ -146,11 +151,22 @@ class _Models(RequestHandler):
 class _Completions(RequestHandler):
     def initialize(self, owner: ScriptedModelServer) -> None:
         self.owner = owner
+        self._closed = asyncio.Event()
+
+    def on_connection_close(self) -> None:
+        self._closed.set()
 
     async def post(self) -> None:
         request = ModelRequest(json.loads(self.request.body or b"{}"))
         self.owner.requests.append(request)
         reply = self.owner.script(request)
+        if reply.hang:
+            await self._closed.wait()  # until the client gives up, or the server stops
+            return
+        if reply.status != 200:
+            self.set_status(reply.status)
+            self.finish({"error": {"message": f"scripted failure {reply.status}"}})
+            return
         if request.body.get("stream"):
             await self._stream(reply, request)
         else:
@@ -171,7 +187,10 @@ class _Completions(RequestHandler):
         self.set_header("Content-Type", "text/event-stream")
         self.set_header("Cache-Control", "no-cache")
         await self._send(self._chunk({"role": "assistant", "content": ""}))
-        for start in range(0, len(reply.text), reply.chunk_size):
+        for n, start in enumerate(range(0, len(reply.text), reply.chunk_size)):
+            if n == reply.cut_after:
+                self.request.connection.close()  # type: ignore[union-attr]
+                return
             await asyncio.sleep(reply.delay)
             await self._send(self._chunk({"content": reply.text[start : start + reply.chunk_size]}))
         for index, call in enumerate(reply.tool_calls):

@@ -1,8 +1,10 @@
 """`CopilotAgent`: the room's turns as `session.send` calls, and the runtime's callbacks as the
 room's approval and question cards, which only the room answers.
 
-A periodic probe watches the runtime; a dead one is reported to the room as `lost` (the room
-fails the turn it had and calls `restart`, the only restart there is).
+A periodic probe pings the runtime; one that is dead, or alive but not answering (stopped, hung),
+is reported to the room as `lost` (the room fails the turn it had and calls `restart`, the only
+restart there is). A model call that sends nothing for `model_timeout` seconds fails its turn: the
+runtime itself waits on a silent model endpoint forever.
 """
 
 from __future__ import annotations
@@ -14,14 +16,14 @@ from typing import Any
 from copilot.generated.rpc import PermissionDecisionApproveOnce, PermissionDecisionReject
 from copilot.tools import Tool, ToolInvocation, ToolResult
 
-from ...events import AgentStatus
+from ...events import AgentError, AgentStatus
 from ...notebooks import TOOL_NAMES, TOOLS, NotebookToolError, Provenance
 from ..base import Agent, AgentHost, AgentSettings, PermissionAsk, QuestionAsk, Turn
 from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
 from .access import ModelAccess, choose_model_access, login_token
 from .connection import Connection
 from .describe import describe_permission
-from .translate import EventTranslator, event_name
+from .translate import EventTranslator, event_name, model_silent
 
 SYSTEM_NOTE = """\
 You are working in a shared room: several people in one Jupyter server steer you together, one
@@ -53,6 +55,8 @@ class CopilotAgent(Agent):
         self._agents: list[dict] = []  # the custom agents the session was opened with
         self._turn: Turn | None = None
         self._turn_count = 0
+        self._model_calls = 0  # model calls started and not finished in this turn
+        self._silence: asyncio.TimerHandle | None = None  # fails a turn whose model went quiet
 
     @property
     def host(self) -> AgentHost:
@@ -180,6 +184,7 @@ class CopilotAgent(Agent):
                 await self._connect()
         assert self.connection is not None
         self.translator.begin_turn()
+        self._model_calls = 0
         self._turn = turn
         self._turn_count += 1
         await self.connection.session.send(attributed(turn.author, turn.text))
@@ -201,6 +206,33 @@ class CopilotAgent(Agent):
             self.log.warning("The Copilot runtime stopped answering")
             self.translator.busy = False
             await self._status("lost", "The Copilot runtime stopped answering; restarting it…")
+
+    def _watch_model(self, name: str) -> None:
+        """While a model call is open, every runtime event re-arms the silence timer."""
+        if name == "model.call_start":
+            self._model_calls += 1
+        elif name == "model.call_finished":
+            self._model_calls = max(0, self._model_calls - 1)
+        if self._silence is not None:
+            self._silence.cancel()
+            self._silence = None
+        if self._model_calls and self.translator.busy:
+            self._silence = asyncio.get_running_loop().call_later(
+                self.settings.model_timeout,
+                lambda: self._tasks.append(asyncio.create_task(self._model_went_silent())),
+            )
+
+    async def _model_went_silent(self) -> None:
+        """The model endpoint sent nothing for `model_timeout` s: fail the turn with that reason
+        (the runtime then ends it as aborted) rather than wait for the turn's deadline."""
+        self._silence = None
+        if not self.translator.busy:
+            return
+        message = model_silent(self.settings.model_timeout)
+        self.log.warning("Copilot room: %s", message)
+        self.translator.fail(message)
+        await self.host.publish(AgentError(message=message))
+        await self.abort()
 
     # -- runtime callbacks -----------------------------------------------------------------------
 
@@ -260,6 +292,7 @@ class CopilotAgent(Agent):
         """Hand runtime events to the room one at a time, in the order they came."""
         while True:
             event = await self._events.get()
+            self._watch_model(event_name(event))
             try:
                 for mapped in self.translator.translate(event):
                     await self.host.publish(mapped)

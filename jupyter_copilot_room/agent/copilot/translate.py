@@ -37,6 +37,15 @@ QUESTION_TOOL = "ask_user"
 #: a failing exit code stays, in words.
 SHELL_MARKER = re.compile(r"<shellId: [^>]*? exit code (-?\d+)>\s*$")
 
+#: How the runtime (1.0.102) says a model call failed after its own retries (5, with backoff).
+MODEL_FAILED = re.compile(
+    r"Failed to get response from the AI model; retried (\d+) times "
+    r"\(total retry wait time: ([\d.]+) seconds\) Last error: (.*)",
+    re.DOTALL,
+)
+#: The HTTP client's words for a reply whose connection closed before its end.
+CUT_SHORT = re.compile(r"error decoding response body|error reading a body|unexpected EOF")
+
 
 def event_name(event: Any) -> str:
     return event.raw_type or event.type.value
@@ -117,13 +126,17 @@ class EventTranslator:
                     )
                 ]
             case "session.error":
-                self._error = data.message
-                return [AgentError(message=data.message)]
+                self._error = model_failure(data.message)
+                return [AgentError(message=self._error)]
             case "session.idle":
                 return self.end_turn()
             case _:
                 self.ignored[name] += 1
                 return []
+
+    def fail(self, message: str) -> None:
+        """The room's own reason this turn fails (the runtime will end it as aborted)."""
+        self._error = message
 
     def _tool_started(self, data: Any) -> ToolStarted:
         self._tools_started[data.tool_call_id] = time.monotonic()
@@ -172,3 +185,24 @@ def without_shell_marker(text: str) -> str:
         return text
     output, code = text[: found.start()], found.group(1)
     return output if code == "0" else f"{output}(exit code {code})"
+
+
+def model_failure(message: str) -> str:
+    """The runtime's report of a model call that failed after its retries, in people's words:
+    what the endpoint did, how often it was tried, over how long. Anything else as it is."""
+    found = MODEL_FAILED.fullmatch(message.strip())
+    if found is None:
+        return message
+    retries, waited, last = int(found.group(1)), float(found.group(2)), found.group(3).strip()
+    tries = f"each of {retries + 1} tries over {waited:.0f} s"
+    if status := re.match(r"(\d{3}) (.*)", last):
+        what = f"returned {status.group(1)} ({status.group(2)}) to {tries}"
+    elif CUT_SHORT.search(last):
+        what = f"closed the connection mid-reply on {tries} ({last})"
+    else:
+        what = f"failed on {tries}: {last}"
+    return f"The model endpoint {what}, so the turn failed."
+
+
+def model_silent(timeout: float) -> str:
+    return f"The model endpoint did not answer within {timeout:g} s, so the turn failed."
