@@ -1,4 +1,5 @@
-/** One transcript entry, live, drawn by the component of its kind. */
+/** One transcript entry, live, drawn by the component of its kind. Memoized: the list re-renders
+ * when entries are added, an entry only when it changes itself (`useEntry`). */
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import React from 'react';
 
@@ -12,7 +13,7 @@ import { SystemEntry } from './entries/system';
 import { ToolEntry } from './entries/tool';
 import { useEntry } from './hooks';
 
-export function Entry(props: {
+function EntryRow(props: {
   source: IEntrySource;
   model: IRoomModel;
   rendermime: IRenderMimeRegistry;
@@ -39,3 +40,5 @@ export function Entry(props: {
       return <SystemEntry entry={entry} model={model} />;
   }
 }
+
+export const Entry = React.memo(EntryRow);

@@ -4,6 +4,7 @@
 import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
 import React, { useEffect, useRef } from 'react';
 
+import { splitBlocks } from '../../blocks';
 import { IAssistantEntry } from '../../entries';
 import { IEntrySource, IRoomModel } from '../../model';
 import { loadRemoteImage, reloadChosenImages, REMOTE_IMAGE_CLASS } from '../../sanitize';
@@ -75,30 +76,45 @@ function isLastReply(model: IRoomModel, reply: IAssistantEntry): boolean {
 }
 
 /** Markdown through JupyterLab's rendermime, untrusted: the panel's rendermime sanitizes it
- * (../../sanitize.ts), so a remote image shows as a placeholder; clicking one loads it here. */
+ * (../../sanitize.ts), so a remote image shows as a placeholder; clicking one loads it here.
+ *
+ * A streaming reply is rendered block by block (../../blocks.ts), each block by a renderer of its
+ * own: a finished block is rendered once and kept, only the open one again as the text grows, so
+ * a long reply costs the same per frame as a short one. */
 function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX.Element {
   const { text, rendermime } = props;
   const host = useRef<HTMLDivElement>(null);
-  const renderer = useRef<ReturnType<IRenderMimeRegistry['createRenderer']> | null>(null);
-  // The remote images this person chose to load: loaded again when the reply re-renders.
+  const blocks = useRef<{ text: string; renderer: Renderer }[]>([]);
+  // The remote images this person chose to load: loaded again when a block re-renders.
   const chosen = useRef(new Set<string>());
+  useEffect(() => () => drop(blocks.current.splice(0)), [rendermime]);
   useEffect(() => {
-    const created = rendermime.createRenderer('text/markdown');
-    renderer.current = created;
-    host.current?.appendChild(created.node);
-    return () => {
-      renderer.current = null;
-      created.dispose();
-    };
-  }, [rendermime]);
-  useEffect(() => {
-    const current = renderer.current;
-    void current
-      ?.renderModel(new MimeModel({ data: { 'text/markdown': text }, trusted: false }))
-      .then(() => {
-        reloadChosenImages(current.node, chosen.current);
-        addCodeCopyButtons(current.node);
-      });
+    const node = host.current;
+    if (!node) {
+      return;
+    }
+    const { finished, open } = splitBlocks(text);
+    const wanted = [...finished, open];
+    // Fewer blocks than before: a link reference definition arrived, which joins them all.
+    drop(blocks.current.splice(wanted.length));
+    wanted.forEach((block, n) => {
+      let shown = blocks.current[n];
+      if (!shown) {
+        const renderer = rendermime.createRenderer('text/markdown');
+        node.appendChild(renderer.node);
+        shown = blocks.current[n] = { text: '', renderer };
+      } else if (shown.text === block) {
+        return;
+      }
+      shown.text = block;
+      const { renderer } = shown;
+      void renderer
+        .renderModel(new MimeModel({ data: { 'text/markdown': block }, trusted: false }))
+        .then(() => {
+          reloadChosenImages(renderer.node, chosen.current);
+          addCodeCopyButtons(renderer.node);
+        });
+    });
   }, [text, rendermime]);
   const onClick = (event: React.MouseEvent<HTMLDivElement>) => {
     const target = event.target instanceof Element ? event.target : null;
@@ -112,4 +128,13 @@ function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX
     }
   };
   return <div className="jp-CopilotRoom-markdown" ref={host} onClick={onClick} />;
+}
+
+type Renderer = ReturnType<IRenderMimeRegistry['createRenderer']>;
+
+function drop(blocks: { renderer: Renderer }[]): void {
+  for (const { renderer } of blocks) {
+    renderer.node.remove();
+    renderer.dispose();
+  }
 }
