@@ -36,8 +36,8 @@ answers come from the person who wrote the current prompt: a host may answer too
 
 
 class CopilotAgent(Agent):
-    #: Seconds between health probes of the runtime.
-    probe_interval = 5.0
+    #: Seconds between health probes (pings) of the runtime.
+    probe_interval = 2.0
     #: Seconds a probe waits for the runtime's answer before calling it dead.
     probe_timeout = 3.0
 

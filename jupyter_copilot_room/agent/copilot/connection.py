@@ -34,6 +34,13 @@ class Connection:
             log_level="error",
         )
         self.session: Any = None
+        self.responsive = True  # false once a ping went unanswered: closing it then kills it
+
+    @property
+    def pid(self) -> int | None:
+        """The runtime process's id (the SDK keeps the process it spawned)."""
+        process = getattr(self.client, "_cli_process", None)
+        return process.pid if process is not None else None
 
     async def start(self) -> None:
         await self.client.start()
@@ -61,16 +68,22 @@ class Connection:
         return note
 
     async def alive(self, timeout: float) -> bool:
+        """Whether the runtime answers a ping within `timeout` s: a dead one does not, and
+        neither does one that is alive but stopped or hung."""
         try:
             await asyncio.wait_for(self.client.ping(), timeout)
         except Exception:
+            self.responsive = False
             return False
         return True
 
     async def close(self) -> None:
+        """Stop the runtime; one that stopped answering is killed at once (SIGKILL): a stopped
+        process would neither hear a polite stop nor a SIGTERM."""
         self.session = None
-        try:
-            await asyncio.wait_for(self.client.stop(), 5)
-        except Exception:
+        if self.responsive:
             with contextlib.suppress(Exception):
-                await self.client.force_stop()
+                await asyncio.wait_for(self.client.stop(), 5)
+                return
+        with contextlib.suppress(Exception):
+            await self.client.force_stop()
