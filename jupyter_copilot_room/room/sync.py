@@ -93,17 +93,21 @@ class Client:
         self.dropped = 0
         self.queued = 0  # bytes in the outbox, not yet handed to the socket
         self.closed = False
+        self._sending = False  # a batch was handed to the socket and has not left yet
         self._outbox: deque[bytes] = deque()
         self._wake = asyncio.Event()
         self._writer = asyncio.create_task(self._write())
 
     def put(self, message: bytes) -> None:
-        """Queue a frame for this client; past the cap, close it instead."""
+        """Queue a frame for this client; past the cap, close it instead.
+
+        Only what waits behind a batch still on its way counts: a client that has taken
+        everything so far gets the next batch at once, however large (the full state on join)."""
         if self.closed:
             return
         self._outbox.append(message)
         self.queued += len(message)
-        if self.queued > self.limit:
+        if self._sending and self.queued > self.limit:
             log.warning(
                 "%s fell behind the room (%d bytes waiting to be sent): closing their "
                 "connection; they will reconnect and sync afresh.",
@@ -131,6 +135,7 @@ class Client:
             batch = list(self._outbox)
             self._outbox.clear()
             self.queued = 0
+            self._sending = True
             try:
                 sent = [self.channel.send_frame(message) for message in batch]
                 await asyncio.gather(*sent)
@@ -140,6 +145,7 @@ class Client:
                 log.debug("Writing to %s failed; they left", self.username, exc_info=True)
                 self.closed = True
                 return
+            self._sending = False
 
     async def messages(self) -> AsyncIterator[bytes]:
         """The client's reader messages; anything else is dropped (and logged once)."""
