@@ -1,0 +1,89 @@
+"""A streaming reply renders incrementally (issue 12): what is finished is rendered once and kept,
+only the block still growing renders again, and the finished reply looks exactly as it does when
+the room is opened afresh and the reply is drawn from the whole text at once."""
+
+from playwright.sync_api import expect
+
+from jupyter_copilot_room.agent.scripted_model import Reply
+
+from .panel import replies, send, show_room
+
+# Markdown that is easy to cut wrongly: a fence with blank lines inside, a loose list, a table,
+# headings, a quote.
+REPLY = "\n".join(
+    [
+        "## What I found",
+        "",
+        "The loader reads every file twice. " * 6,
+        "",
+        "```python",
+        "def load(paths):",
+        "    frames = [read(p) for p in paths]",
+        "",
+        "",
+        "    return concat(frames)",
+        "```",
+        "",
+        "- first, read each file once",
+        "",
+        "- then, join them",
+        "",
+        "  on the id column",
+        "",
+        "| file | rows |",
+        "|------|------|",
+        "| a.csv | 10 |",
+        "| b.csv | 7 |",
+        "",
+        "> Joining drops rows without a match.",
+        "",
+        "### Next",
+        "",
+        "Run the tests again. " * 8,
+    ]
+)
+
+# The reply's rendered Markdown, as a person sees it: the elements, their text, and where each
+# sits in the reply (relative to its top), rounded to the pixel.
+LOOK = """reply => {
+    const root = reply.querySelector('.jp-CopilotRoom-markdown');
+    const top = root.getBoundingClientRect().top;
+    const blocks = root.querySelectorAll(
+        '.jp-RenderedMarkdown > *, li, td, th, pre, code, blockquote');
+    return [...blocks].map(el => [el.tagName, el.textContent.trim().slice(0, 60),
+        Math.round(el.getBoundingClientRect().top - top),
+        Math.round(el.getBoundingClientRect().height)]);
+}"""
+
+
+def test_a_streamed_reply_renders_each_finished_block_once_and_ends_as_the_replayed_one(
+    open_lab, model
+):
+    model.script = lambda request: Reply(REPLY, chunk_size=12, delay=0.03)
+    page = show_room(open_lab("bob"))
+    send(page, "What slows the loader down?")
+    reply = replies(page).first
+    heading = reply.locator(".jp-CopilotRoom-markdown h2")
+    expect(heading).to_contain_text("What I found", timeout=30_000)
+    expect(reply).to_have_attribute("data-state", "streaming")
+    # Mark the first finished block's element: it must be the very same node at the end.
+    heading.evaluate("el => { el.dataset.seen = 'while streaming'; }")
+    expect(reply).to_have_attribute("data-state", "done", timeout=60_000)
+    assert heading.evaluate("el => el.isConnected && el.dataset.seen") == "while streaming", (
+        "the reply's first block was rendered again after it was finished"
+    )
+    assert reply.locator(".jp-CopilotRoom-markdown > .jp-RenderedMarkdown").count() > 5
+    streamed = reply.evaluate(LOOK)
+
+    page.reload()
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('copilot-room:open')"
+    )
+    show_room(page)
+    replayed_reply = replies(page).first
+    expect(replayed_reply).to_have_attribute("data-state", "done")
+    expect(replayed_reply.locator("table")).to_be_visible()
+    page.wait_for_timeout(500)  # let every block's renderer finish
+    replayed = replayed_reply.evaluate(LOOK)
+    assert streamed == replayed
+    assert any(tag == "TABLE" for tag, *_ in streamed) and any(tag == "PRE" for tag, *_ in streamed)
