@@ -74,6 +74,14 @@ export interface IRoomClient {
   settings(): Promise<ISettings>;
   patchSettings(changes: Partial<ISettings>): Promise<ISettings>;
   catalog(): Promise<ICatalog>;
+  /** Up to `limit` transcript entries older than `before` (a record seq), oldest first, as the
+   * document shows them; `more`: there are older ones still. */
+  history(before: number, limit: number): Promise<IHistoryPage>;
+}
+
+export interface IHistoryPage {
+  entries: Record<string, unknown>[];
+  more: boolean;
 }
 
 export class RoomClient implements IRoomClient {
@@ -140,6 +148,10 @@ export class RoomClient implements IRoomClient {
 
   catalog(): Promise<ICatalog> {
     return this._request('catalog');
+  }
+
+  history(before: number, limit: number): Promise<IHistoryPage> {
+    return this._request(`history?before=${before}&limit=${limit}`);
   }
 
   private _send<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -7,6 +7,8 @@ import { ITarget, PromptState, RequestOutcome } from './types';
 
 interface IEntryBase {
   id: string;
+  /** The transcript record that created it (the room pages earlier history by it). */
+  seq?: number;
   author: string | null;
   /** Epoch seconds. */
   ts: number;

@@ -14,6 +14,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import { refusalMessage, RoomClient } from './api';
 import { Attention, INeed } from './attention';
 import { RoomConnection } from './connection';
+import { EarlierHistory } from './history';
 import { RoomModel } from './model';
 import { RoomPanel } from './panel';
 import { mayAbort, maySubmit } from './policy';
@@ -63,7 +64,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       provider: websocketProvider(client.serverSettings)
     });
     connection.start();
-    const panel = new RoomPanel({ model, client, rendermime });
+    const history = new EarlierHistory({ client, model });
+    const panel = new RoomPanel({ model, client, rendermime, history });
     panel.id = 'jp-copilot-room';
     panel.title.icon = roomIcon;
     panel.title.caption = 'Copilot room';

@@ -33,6 +33,8 @@ export interface IRoomModel {
   readonly approvals: readonly IApproval[];
   /** Everyone the room has seen, by username. */
   readonly participants: readonly IParticipant[];
+  /** The transcript: earlier history loaded on request (`history.ts`), then the live document's
+   * entries (its newest ones only: the server keeps a window of them). */
   readonly entries: readonly IEntrySource[];
   person(username: string): IParticipant | undefined;
   /** `me`, the connection, meta, queue, approvals or participants changed. */
@@ -104,10 +106,36 @@ export class RoomModel implements IRoomModel, IDisposable {
     }
   }
 
-  /** Read `doc` from now on (null: nothing). The caller owns the document and destroys it. */
+  /** The live document's oldest entry (the start of the server's window), if it has a seq. */
+  oldestLive(): { id: string; seq: number } | null {
+    const first = this._doc?.getArray<Y.Map<unknown>>('transcript').get(0);
+    const seq = first?.get('seq');
+    return first && typeof seq === 'number' ? { id: String(first.get('id') ?? ''), seq } : null;
+  }
+
+  /** Earlier entries than the live document holds (a page of history): kept across documents
+   * (a resync), shown before the live entries, each once (by id), until the document goes. */
+  addEarlier(entries: readonly TranscriptEntry[]): void {
+    if (entries.length === 0) {
+      return;
+    }
+    const byId = new Map(this._earlier.map(source => [source.id, source]));
+    for (const entry of entries) {
+      byId.set(entry.id, staticSource(entry));
+    }
+    this._earlier = [...byId.values()].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+    this._entries = null;
+    this._entriesChanged.emit();
+  }
+
+  /** Read `doc` from now on (null: nothing, and no earlier history either). The caller owns the
+   * document and destroys it. */
   setDocument(doc: Y.Doc | null): void {
     if (doc === this._doc) {
       return;
+    }
+    if (!doc) {
+      this._earlier = [];
     }
     this._unobserve?.();
     this._unobserve = null;
@@ -195,7 +223,18 @@ export class RoomModel implements IRoomModel, IDisposable {
 
   private _readEntries(): IEntrySource[] {
     const array = this._doc?.getArray<Y.Map<unknown>>('transcript');
-    return array ? array.toArray().map(map => entrySource(map)) : [];
+    const live = array ? array.toArray() : [];
+    const sources = live.map(map => entrySource(map));
+    if (this._earlier.length === 0) {
+      return sources;
+    }
+    // Earlier history stops where the live window starts (it may have moved since the page).
+    const oldest = live.length ? live[0].get('seq') : undefined;
+    const ids = new Set(sources.map(source => source.id));
+    const earlier = this._earlier.filter(
+      source => !ids.has(source.id) && (typeof oldest !== 'number' || (source.seq ?? 0) < oldest)
+    );
+    return [...earlier, ...sources];
   }
 
   private _me: IMe | null = null;
@@ -207,6 +246,7 @@ export class RoomModel implements IRoomModel, IDisposable {
   private _approvals: IApproval[] | null = null;
   private _participants: IParticipant[] | null = null;
   private _entries: IEntrySource[] | null = null;
+  private _earlier: (IEntrySource & { seq?: number })[] = [];
   private _disposed = false;
   private _changed = new Signal<IRoomModel, void>(this);
   private _entriesChanged = new Signal<IRoomModel, void>(this);
@@ -255,6 +295,11 @@ function entrySource(map: Y.Map<unknown>): IEntrySource {
     sources.set(map, source);
   }
   return source;
+}
+
+/** An entry of earlier history: it no longer changes. */
+function staticSource(entry: TranscriptEntry): IEntrySource & { seq?: number } {
+  return { id: entry.id, seq: entry.seq, read: () => entry, observe: () => () => undefined };
 }
 
 /** The cards the running turn opened and that still wait. */

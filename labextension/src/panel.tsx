@@ -6,6 +6,7 @@ import React from 'react';
 import { IRoomClient } from './api';
 import { INeed } from './attention';
 import { Room } from './components/room';
+import { IEarlierHistory } from './history';
 import { IRoomModel } from './model';
 import { roomRendermime } from './sanitize';
 
@@ -14,10 +15,12 @@ export class RoomPanel extends ReactWidget {
     model: IRoomModel;
     client: IRoomClient;
     rendermime: IRenderMimeRegistry;
+    history?: IEarlierHistory;
   }) {
     super();
     this.model = options.model;
     this._client = options.client;
+    this._history = options.history ?? null;
     // Agent output renders only through the agent-output sanitizer (sanitize.ts).
     this._rendermime = roomRendermime(options.rendermime);
     this.addClass('jp-CopilotRoom');
@@ -63,11 +66,13 @@ export class RoomPanel extends ReactWidget {
         client={this._client}
         rendermime={this._rendermime}
         inputRef={this._input}
+        history={this._history}
       />
     );
   }
 
   private _client: IRoomClient;
+  private _history: IEarlierHistory | null;
   private _rendermime: IRenderMimeRegistry;
   private _input = React.createRef<HTMLTextAreaElement>();
 }

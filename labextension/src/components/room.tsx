@@ -3,6 +3,7 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import React, { useState } from 'react';
 
 import { IRoomClient } from '../api';
+import { IEarlierHistory } from '../history';
 import { IRoomModel } from '../model';
 import { isAdmitted, isAtTheDoor } from '../policy';
 import { Cards } from './cards';
@@ -19,8 +20,9 @@ export function Room(props: {
   client: IRoomClient;
   rendermime: IRenderMimeRegistry;
   inputRef: React.RefObject<HTMLTextAreaElement>;
+  history?: IEarlierHistory | null;
 }): JSX.Element {
-  const { model, client, rendermime, inputRef } = props;
+  const { model, client, rendermime, inputRef, history } = props;
   useSignal(model.changed);
   const [claimed, setClaimed] = useState(claimedByLink);
   const me = model.me;
@@ -47,7 +49,7 @@ export function Room(props: {
           </button>
         </div>
       )}
-      <Transcript model={model} rendermime={rendermime} />
+      <Transcript model={model} rendermime={rendermime} history={history} />
       {/* The tray scrolls on its own when cards, the queue and people are taller than it may
           be, so the transcript keeps some room and the prompt box stays in reach. */}
       <div className="jp-CopilotRoom-tray">

@@ -1,17 +1,22 @@
 /**
  * The live transcript. The list re-renders only when entries are added; each entry observes its
  * own source, so a streamed delta re-renders that one entry (at most once per frame), never the
- * whole list. Long transcripts render only their latest entries until the reader asks for more.
+ * whole list. Long transcripts render only their latest entries until the reader asks for more;
+ * beyond the live document's window, "Show earlier entries" loads pages of earlier history
+ * (../history.ts). Either keeps the entries the reader sees where they were.
  *
  * It opens at the latest entry and follows new output while the reader is at the bottom; a
  * reader who scrolled up keeps their place and gets a "new activity" button instead. Screen
  * readers hear finished paragraphs of replies (announcer.ts), not the log's every change.
  */
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import { ISignal, Signal } from '@lumino/signaling';
 import React, { useEffect, useLayoutEffect, useRef, useState } from 'react';
 
 import { Announcer } from '../announcer';
+import { IEarlierHistory } from '../history';
 import { IEntrySource, IRoomModel } from '../model';
+import { Refusal, useAction } from './action';
 import { Entry } from './entries';
 import { useSignal } from './hooks';
 
@@ -24,14 +29,54 @@ const SPOKEN = 3;
 export function Transcript(props: {
   model: IRoomModel;
   rendermime: IRenderMimeRegistry;
+  history?: IEarlierHistory | null;
 }): JSX.Element {
-  const { model, rendermime } = props;
+  const { model, rendermime, history } = props;
   useSignal(model.entriesChanged);
+  useSignal(history?.changed ?? NEVER);
   const entries: readonly IEntrySource[] = model.entries;
-  const [shown, setShown] = useState(WINDOW);
+  // The first entry shown, once the reader asked for earlier ones; else the latest WINDOW.
+  const [firstId, setFirstId] = useState<string | null>(null);
   const [unseen, setUnseen] = useState(false);
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
+  // Where the reader was (from the bottom) when they asked for earlier entries.
+  const anchor = useRef<{ fromBottom: number; first: string | undefined } | null>(null);
+  const loading = useAction();
+
+  const latest = Math.max(0, entries.length - WINDOW);
+  const asked = firstId === null ? -1 : entries.findIndex(source => source.id === firstId);
+  const hidden = asked < 0 ? latest : Math.min(asked, latest);
+  useLayoutEffect(() => {
+    const node = scroller.current;
+    if (node && anchor.current && entries[hidden]?.id !== anchor.current.first) {
+      node.scrollTop = node.scrollHeight - anchor.current.fromBottom;
+      anchor.current = null;
+    }
+  });
+  /** Keep what the reader sees where it is once the entries from `first` on are shown. */
+  const holdPlace = () => {
+    const node = scroller.current;
+    if (node) {
+      anchor.current = {
+        fromBottom: node.scrollHeight - node.scrollTop,
+        first: entries[hidden]?.id
+      };
+    }
+  };
+  const showEarlier = async () => {
+    holdPlace();
+    if (hidden > 0) {
+      setFirstId(entries[Math.max(0, hidden - WINDOW)].id);
+    } else if (history) {
+      const added = await loading.run(() => history.loadPage());
+      if (added) {
+        setFirstId(model.entries[0]?.id ?? null);
+      } else {
+        anchor.current = null;
+      }
+    }
+  };
 
   const onScroll = () => {
     const node = scroller.current;
@@ -56,11 +101,11 @@ export function Transcript(props: {
         node.scrollTop = node.scrollHeight;
       }
     };
-    const changed = () => {
+    const changed = (records: MutationRecord[]) => {
       if (following.current) {
         follow();
-      } else {
-        setUnseen(true);
+      } else if (records.some(record => below(record, node))) {
+        setUnseen(true); // not for earlier entries coming in above
       }
     };
     const mutations = new MutationObserver(changed);
@@ -87,7 +132,6 @@ export function Transcript(props: {
     }
   };
 
-  const hidden = Math.max(0, entries.length - shown);
   return (
     <div className="jp-CopilotRoom-transcriptBox">
       <div
@@ -100,14 +144,18 @@ export function Transcript(props: {
         tabIndex={0}
       >
         <div className="jp-CopilotRoom-entries">
-          {hidden > 0 && (
+          {(hidden > 0 || history?.available) && (
             <button
               className="jp-CopilotRoom-more jp-mod-styled"
-              onClick={() => setShown(shown + WINDOW)}
+              onClick={() => void showEarlier()}
+              disabled={loading.busy}
             >
-              Show {Math.min(hidden, WINDOW)} earlier entries
+              {hidden > 0
+                ? `Show ${Math.min(hidden, WINDOW)} earlier entries`
+                : 'Show earlier entries'}
             </button>
           )}
+          <Refusal action={loading} />
           {entries.length === 0 && (
             <p className="jp-CopilotRoom-empty">Nothing has happened in this room yet.</p>
           )}
@@ -124,6 +172,19 @@ export function Transcript(props: {
       <Spoken model={model} />
     </div>
   );
+}
+
+/** For a transcript without earlier history. */
+const NEVER: ISignal<IEarlierHistory, void> = new Signal({} as IEarlierHistory);
+
+/** Whether `record` changed something below what the reader of `scroller` sees. */
+function below(record: MutationRecord, scroller: HTMLElement): boolean {
+  const bottom = scroller.getBoundingClientRect().bottom;
+  const nodes = record.type === 'childList' ? [...record.addedNodes] : [record.target];
+  return nodes.some(node => {
+    const element = node instanceof Element ? node : node.parentElement;
+    return !!element && element.getBoundingClientRect().bottom > bottom;
+  });
 }
 
 /** The polite live region the announcer speaks through (visually hidden). */
