@@ -7,16 +7,17 @@ from pathlib import Path
 from typing import cast
 
 from jupyter_server.extension.application import ExtensionApp
-from traitlets import Dict, Float, Integer, List, Type, Unicode, default
+from traitlets import Bool, Dict, Float, Integer, List, Type, Unicode, default
 from traitlets.config import Configurable
 
-from . import handlers
+from . import handlers, metrics
 from .access.admissions import AdmissionBook
 from .access.claim_notice import announcement, claim_page_path, claim_urls, write_claim_page
 from .access.hub_grants import hub_server_name
 from .access.identity import HostClaim, provider_verifies_users
 from .agent.base import Agent, AgentSettings
 from .catalog import Catalog
+from .eventlog import EventEmitter
 from .handlers import HubGrants, RoomContext
 from .notebooks import NotebookEditor
 from .room.room import Room
@@ -69,6 +70,13 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "keep up (a suspended laptop) before it closes that socket; the client reconnects and "
         "syncs afresh. The default, 1 MiB, is minutes of a streamed reply and bounds what 50 "
         "stalled clients cost the server to about 50 MiB.",
+    )
+    redact_event_personal_data = Bool(
+        False,
+        config=True,
+        help="Replace usernames and people's text (prompts, answers, replies) with "
+        "'[redacted]' in the room's Jupyter Events (the transcript keeps them: it is the "
+        "audit trail by username). The schemas mark these fields personal-data.",
     )
     repository = Unicode(
         config=True, help="The repository the agent works in. Default: the server's root_dir."
@@ -146,6 +154,11 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             claim=claim,
             client_buffer_bytes=self.client_buffer_bytes,
         )
+        self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics
+        assert serverapp.event_logger is not None  # made before extensions load
+        EventEmitter(
+            serverapp.event_logger, redact_personal_data=self.redact_event_personal_data
+        ).listen_to(self.room.recorder)
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
         self._claim_page: Path | None = None
         if claim is not None:
@@ -222,5 +235,6 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
 
     async def stop_extension(self) -> None:
         await self.room.stop()
+        metrics.unwatch(self.metrics)
         if self._claim_page is not None:
             self._claim_page.unlink(missing_ok=True)

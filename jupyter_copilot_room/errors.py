@@ -59,3 +59,10 @@ class TooMany(RoomError):
 
     status = 429
     code = "too_many"
+
+
+class InsufficientStorage(RoomError):
+    """The disk that holds the room's state is full: nothing was recorded, nothing changed."""
+
+    status = 507
+    code = "insufficient_storage"

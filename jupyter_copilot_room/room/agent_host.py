@@ -4,7 +4,9 @@ The agent never sees the room. It publishes events (each declared once in `event
 this host maps to the running turn: deltas stream into the document, recorded events are stamped
 with their prompt and recorded, the end of a turn and the agent's status go to `Turns`. Its
 permission requests and questions go to the desk, only while a turn runs and is not being
-stopped; a kind hosts let through (notebook edits) is approved by the room's settings.
+stopped; a kind hosts let through (notebook edits) is approved by the room's settings. What the
+room cannot record because the disk is full stops the turn (`Turns.storage_failed`): the agent
+hears a refusal, and the turn fails once space returns.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import logging
 from pathlib import Path
 
 from ..agent.base import Answer, PermissionAsk, QuestionAsk
+from ..errors import InsufficientStorage
 from ..events import (
     RECORDED_EVENTS,
     AgentEvent,
@@ -38,6 +41,7 @@ PROTECTED = (
     "Rejected by the room: that is the room's own state (its transcript, admissions and "
     "settings), which the agent may never read or change."
 )
+NO_SPACE = "The server's disk is full, so the room could not record this; it was rejected."
 
 
 class RoomAgentHost:
@@ -62,6 +66,12 @@ class RoomAgentHost:
         self.state_dir = state_dir.resolve()
 
     async def publish(self, event: AgentEvent) -> None:
+        try:
+            self._publish(event)
+        except InsufficientStorage:
+            self.turns.storage_failed()
+
+    def _publish(self, event: AgentEvent) -> None:
         if isinstance(event, AgentStatus):
             self.turns.status_changed(event)
             return
@@ -94,6 +104,13 @@ class RoomAgentHost:
         self.recorder.commit(RECORDED_EVENTS[type(event)], None, stamped)
 
     async def request_permission(self, ask: PermissionAsk) -> Answer:
+        try:
+            return await self._request_permission(ask)
+        except InsufficientStorage:
+            self.turns.storage_failed()
+            return Answer(False, NO_SPACE)
+
+    async def _request_permission(self, ask: PermissionAsk) -> Answer:
         turn, refusal = self._turn_taking_requests()
         if turn is None:
             return refusal
@@ -108,6 +125,13 @@ class RoomAgentHost:
         )
 
     async def ask_question(self, ask: QuestionAsk) -> Answer:
+        try:
+            return await self._ask_question(ask)
+        except InsufficientStorage:
+            self.turns.storage_failed()
+            return Answer(False, NO_SPACE)
+
+    async def _ask_question(self, ask: QuestionAsk) -> Answer:
         turn, refusal = self._turn_taking_requests()
         if turn is None:
             return refusal

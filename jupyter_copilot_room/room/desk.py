@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 
 from ..agent.base import Answer, PermissionAsk
+from ..errors import InsufficientStorage
 from ..events import RequestOpened, RequestSettled
 from .queue import QueuedPrompt
 from .recorder import Recorder
@@ -118,7 +119,11 @@ class RequestDesk:
     def _time_out(self, request_id: str) -> None:
         request = self.ledger.get(request_id)
         if request.outcome is Outcome.PENDING:
-            self._settle(request, Outcome.TIMED_OUT, _timed_out(request))
+            try:
+                self._settle(request, Outcome.TIMED_OUT, _timed_out(request))
+            except InsufficientStorage:  # try again shortly: the disk may have space by then
+                loop = asyncio.get_running_loop()
+                self._timers[request_id] = loop.call_later(1.0, self._time_out, request_id)
 
     def _expire_due(self) -> None:
         """An answer that arrives after the deadline finds the request already timed out, even if

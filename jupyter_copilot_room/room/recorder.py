@@ -2,30 +2,48 @@
 
 The order is the room's durability promise: the document (what people see) never runs ahead of
 `transcript.jsonl` (what survives a restart). Listeners hear every committed record, after the
-document shows it; the room uses that to keep `meta.state` current.
+document shows it; the room uses that to keep `meta.state` current, and its metrics and Jupyter
+Events. A record the full disk refused (`InsufficientStorage`) is reported to the storage watch,
+which notices when space returns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..errors import InsufficientStorage
 from ..events import Record, Strict
 from .document import RoomDocument
+from .storage import StorageWatch
 from .transcript import Transcript
 
 
 class Recorder:
-    def __init__(self, transcript: Transcript, document: RoomDocument, clock: Callable[[], float]):
+    def __init__(
+        self,
+        transcript: Transcript,
+        document: RoomDocument,
+        clock: Callable[[], float],
+        storage: StorageWatch | None = None,
+    ):
         self.transcript = transcript
         self.document = document
         self.clock = clock
+        self.storage = storage
         self._listeners: list[Callable[[Record], None]] = []
 
     def listen(self, listener: Callable[[Record], None]) -> None:
         self._listeners.append(listener)
 
     def commit(self, kind: str, actor: str | None, payload: Strict) -> Record:
-        record = self.transcript.append(kind, actor, payload, self.clock())
+        try:
+            record = self.transcript.append(kind, actor, payload, self.clock())
+        except InsufficientStorage:
+            if self.storage is not None:
+                self.storage.ran_out()
+            raise
+        if self.storage is not None:
+            self.storage.wrote()
         self.document.apply(record, payload)
         for listener in self._listeners:
             listener(record)

@@ -41,6 +41,7 @@ from .people import People
 from .queue import PromptQueue, TaskState
 from .recorder import Recorder
 from .replay import replay
+from .storage import StorageWatch
 from .streams import Streams
 from .sync import CLIENT_BUFFER_BYTES, ClientChannel, RoomSync
 from .transcript import Transcript
@@ -80,7 +81,8 @@ class Room:
         self.transcript = Transcript(state_dir / "transcript.jsonl")
         self.document = RoomDocument()
         self.sync = RoomSync(self.document.ydoc, client_buffer_bytes=client_buffer_bytes)
-        self.recorder = Recorder(self.transcript, self.document, clock)
+        self.storage = StorageWatch(state_dir)
+        self.recorder = Recorder(self.transcript, self.document, clock, self.storage)
         self.people = People(
             book, state_dir / "admissions.json", self.document, self.recorder, self.sync.connected
         )
@@ -99,6 +101,7 @@ class Room:
             notebooks=notebooks,
         )
         self.desk.on_waiting = self.turns.set_waiting
+        self.storage.on_space(self.turns.space_returned)
         self.recorder.listen(lambda record: self.turns.show_state())
         self.agent_host = RoomAgentHost(
             self.turns,
@@ -152,6 +155,7 @@ class Room:
         if self.agent is not None:
             await self.agent.stop()
         await self.sync.stop()
+        await self.storage.stop()
         self.transcript.close()
         self._started = False
 

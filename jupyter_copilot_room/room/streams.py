@@ -41,7 +41,8 @@ class Streams:
         self._open.pop(message.entry_id, None)
 
     def close_all(self) -> None:
-        """Keep what streamed of unfinished messages, marked partial."""
+        """Keep what streamed of unfinished messages, marked partial (each forgotten once
+        recorded, so a full disk halfway through leaves the rest for the next try)."""
         for started in list(self._open.values()):
             self.recorder.commit(
                 "assistant.message",
@@ -54,4 +55,4 @@ class Streams:
                     text=self.document.streamed_text(started.entry_id),
                 ),
             )
-        self._open.clear()
+            del self._open[started.entry_id]

@@ -13,6 +13,7 @@ Transcripts from before the chain load as they are; the chain starts with their 
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import BinaryIO
 
 from pydantic import ValidationError
 
-from ..errors import Unavailable
+from ..errors import InsufficientStorage, Unavailable
 from ..events import RECORD_PAYLOADS, Record, Strict
 
 log = logging.getLogger(__name__)
@@ -93,12 +94,34 @@ class Transcript:
             payload=payload.model_dump(mode="json", exclude_none=True),
         )
         record.chain = record.linked_to(self._chain)
-        line = record.model_dump_json().encode() + b"\n"  # a record that cannot be written...
-        self._file.write(line)  # ...raises before anything was written or counted
-        self._sync()
+        line = record.model_dump_json().encode() + b"\n"
+        self._write_whole(line)  # raises, with the file as it was, when it cannot be written
         self._next_seq += 1
         self._chain = record.chain
         return record
+
+    def _write_whole(self, line: bytes) -> None:
+        """Write the line and fsync it, or leave the file as it was: a write cut short by a full
+        disk is truncated back to the last whole line, so no torn line stays in the middle of
+        the transcript once space returns (the next append would follow it)."""
+        assert self._file is not None
+        fd = self._file.fileno()
+        good = os.fstat(fd).st_size
+        try:
+            written = 0
+            while written < len(line):  # unbuffered: a failed write leaves nothing queued
+                written += os.write(fd, line[written:])
+            os.fsync(fd)
+        except OSError as err:
+            os.ftruncate(fd, good)
+            if err.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise InsufficientStorage(
+                    f"The disk that holds the room's state ({self.path.parent}) is full, so the "
+                    "room could not record this and changed nothing. Free some space there (or "
+                    "ask whoever runs the server to); the room carries on by itself once there "
+                    "is room again."
+                ) from err
+            raise
 
     def _sync(self) -> None:
         assert self._file is not None

@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..agent.base import Agent, Turn
 from ..catalog import Catalog
-from ..errors import Conflict
+from ..errors import Conflict, InsufficientStorage
 from ..events import AgentReady, AgentStatus, PromptFinished, PromptRef, RequestSettled
 from ..notebooks import NotebookEditor
 from ..settings import SettingsStore
@@ -37,6 +38,11 @@ ABORT_GRACE = 2.0
 LOST_RUNTIME = (
     "The Copilot runtime stopped during this turn, so the turn failed; it was not re-run. "
     "Submit it again if it is still needed."
+)
+
+DISK_FULL = (
+    "The server's disk filled up during this turn, so the room could not record what the agent "
+    "did and stopped the turn; it was not re-run. Submit it again if it is still needed."
 )
 
 
@@ -84,6 +90,10 @@ class Turns:
         self.agent_status = "starting"  # the agent's own word: starting, ready or unavailable
         self.restarting = False  # the agent ignored an abort; no turn starts until it is back
         self.last_ready: AgentReady | None = None
+        #: Why the agent was restarted, counted (`degraded`, `lost`, `retry`): for the metrics.
+        self.restarts: Counter[str] = Counter()
+        #: A turn's end the full disk did not let the room record: recorded when space returns.
+        self._unrecorded: tuple[RunningTurn, TaskState, str | None] | None = None
         self._wakeup = asyncio.Event()
         self._runner: asyncio.Task | None = None
         self._tasks: set[asyncio.Task] = set()
@@ -100,12 +110,17 @@ class Turns:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-        self.desk.settle_turn(None, "The server stopped.")
-        if (prompt := self.queue.in_flight) is not None:
-            self.streams.close_all()
-            self._finish(
-                prompt, TaskState.FAILED, "The server stopped during this turn; it was not re-run."
-            )
+        try:
+            self.desk.settle_turn(None, "The server stopped.")
+            if (prompt := self.queue.in_flight) is not None:
+                self.streams.close_all()
+                self._finish(
+                    prompt,
+                    TaskState.FAILED,
+                    "The server stopped during this turn; it was not re-run.",
+                )
+        except InsufficientStorage:  # the next start settles what the transcript left open
+            log.warning("The disk is full: the turn the stop cut is settled at the next start")
 
     def wake(self) -> None:
         self._wakeup.set()
@@ -123,6 +138,8 @@ class Turns:
             self._wakeup.clear()
             try:
                 await self._start_next()
+            except InsufficientStorage:  # the storage watch wakes this when space returns
+                log.warning("The disk is full: the next prompt starts once there is space")
             except Exception:  # one bad turn never stops the queue
                 log.exception("The room could not start the next turn")
 
@@ -192,8 +209,8 @@ class Turns:
             raise Conflict("No turn is running.", code="nothing_running")
         if turn.stop is not None:
             raise Conflict("This turn is already being stopped.", code="already_aborting")
-        turn.stop = Stop(TaskState.CANCELED, f"{by} aborted this turn.", announced=True)
         self.recorder.commit("abort", by, PromptRef(id=turn.prompt.id))
+        turn.stop = Stop(TaskState.CANCELED, f"{by} aborted this turn.", announced=True)
         await self._stop(turn, f"{by} aborted the turn.")
 
     async def _overdue(self, turn: RunningTurn) -> None:
@@ -208,13 +225,15 @@ class Turns:
 
     async def _stop(self, turn: RunningTurn, why: str) -> None:
         """Settle what is outstanding, ask the agent to stop, and never let it overrun."""
-        self.desk.settle_turn(turn.prompt.id, why)
+        with contextlib.suppress(InsufficientStorage):  # then settled with the turn's end
+            self.desk.settle_turn(turn.prompt.id, why)
         assert self.agent is not None
         await self.agent.abort()
         try:
             await asyncio.wait_for(turn.ended.wait(), ABORT_GRACE)
         except TimeoutError:
-            self._degrade(turn)
+            if self._unrecorded is None:  # else it ended, and waits for space to be recorded
+                self._degrade(turn)
 
     def _degrade(self, turn: RunningTurn) -> None:
         """The agent ignored an abort: end the turn here and restart the agent before the next."""
@@ -224,7 +243,7 @@ class Turns:
             "turn and is restarting the agent; no new turn starts until it is back."
         )
         self._close(turn, turn.stop.outcome if turn.stop else TaskState.FAILED, reason)
-        self.spawn(self._restart())
+        self.spawn(self._restart("degraded"))
 
     def retry(self, by: str) -> None:
         """A host's retry of an agent that could not start: the runtime is looked for again, so
@@ -240,11 +259,12 @@ class Turns:
         log.info("Copilot room: %s asked to start the agent again", by)
         self.agent_status = "starting"
         self.show_state()
-        self.spawn(self._restart())
+        self.spawn(self._restart("retry"))
 
-    async def _restart(self) -> None:
-        """The only place the agent is restarted."""
+    async def _restart(self, reason: str) -> None:
+        """The only place the agent is restarted; `reason` is counted for the metrics."""
         assert self.agent is not None
+        self.restarts[reason] += 1
         try:
             await self.agent.restart()
         except Exception as err:
@@ -267,12 +287,22 @@ class Turns:
             outcome, reason = TaskState.FAILED, error
         else:
             outcome, reason = TaskState.COMPLETED, None
-        self.desk.settle_turn(turn.prompt.id, "The turn ended before this was answered.")
         self._close(turn, outcome, reason)
 
     def _close(self, turn: RunningTurn, outcome: TaskState, reason: str | None) -> None:
-        self.streams.close_all()
-        self._finish(turn.prompt, outcome, reason)
+        """Settle what is open, keep what streamed, record the end; with the disk full, all of
+        that waits (the turn holds the queue) until `space_returned`."""
+        try:
+            self.desk.settle_turn(turn.prompt.id, "The turn ended before this was answered.")
+            self.streams.close_all()
+            self._finish(turn.prompt, outcome, reason)
+        except InsufficientStorage:
+            self._unrecorded = (turn, outcome, reason)
+            log.warning(
+                "The disk is full: prompt %s's end is recorded once there is space", turn.prompt.id
+            )
+            return
+        self._unrecorded = None
         if self.notebooks is not None:
             self.notebooks.leave()  # the agent's presence leaves the notebooks with the turn
         turn.ended.set()
@@ -289,6 +319,24 @@ class Turns:
             turn.timer.cancel()
         self.queue.finish(prompt.id, outcome, record.ts)
         self.show_state()
+
+    # -- the disk filled up ----------------------------------------------------------------------
+
+    def storage_failed(self) -> None:
+        """The room could not record what the agent reported: the turn cannot go on truthfully
+        (the document must not run ahead of the transcript), so it is stopped and fails."""
+        turn = self.running
+        if turn is None or turn.stop is not None:
+            return
+        turn.stop = Stop(TaskState.FAILED, DISK_FULL)
+        self.show_state()
+        self.spawn(self._stop(turn, DISK_FULL))
+
+    def space_returned(self) -> None:
+        """Space again: record the turn's end the full disk held back, start what waits."""
+        if self._unrecorded is not None:
+            self._close(*self._unrecorded)
+        self.wake()
 
     def settle_interrupted(self, open_requests: list[str], reason: str) -> None:
         """After a restart: close, truthfully, whatever was in flight when the server stopped."""
@@ -310,13 +358,13 @@ class Turns:
             # The runtime died: the turn it had fails (it is never re-run) and it is restarted.
             self.agent_status = "starting"
             self.end(error=LOST_RUNTIME)
-            self.spawn(self._restart())
+            self.spawn(self._restart("lost"))
         else:
             self.agent_status = status.state
         ready = AgentReady(label=status.label, detail=status.detail)
         if status.ready and ready != self.last_ready:  # say so when what answers changes
-            self.last_ready = ready
             self.recorder.commit("agent.ready", None, ready)
+            self.last_ready = ready
         self.show_state()
         self.wake()
 

@@ -1,0 +1,178 @@
+"""A bad day: the disk holding the room's state fills up. Commands are refused with 507 and a
+message saying what to do, nothing acknowledged is lost, no torn line stays in the transcript,
+and the room carries on by itself once there is space again.
+
+The room's state lives on a small tmpfs the test mounts (root with CAP_SYS_ADMIN, as on CI);
+where mounting is not permitted the tests are skipped, saying so."""
+
+import contextlib
+import errno
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from jupyter_copilot_room.events import MessageDelta, ToolStarted
+from jupyter_copilot_room.room.turns import DISK_FULL
+
+from .harness.helpers import entries, eventually, finished
+from .harness.people import authorization
+from .harness.server import request
+
+
+def mount_tmpfs(path: Path, size: str) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(
+            f"Cannot mount a tmpfs for a small disk ({done.stderr.strip() or done.returncode}): "
+            "these tests need root with CAP_SYS_ADMIN, as CI has."
+        )
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MiB filesystem, unmounted after the test (after its servers stopped)."""
+    mount = tmp_path / "small-disk"
+    mount_tmpfs(mount, "1m")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.fixture
+def server(servers):
+    """A real server process whose state directory is a small disk of its own."""
+    server = servers()
+    mount_tmpfs(server.state_dir, "1m")
+    yield server
+    server.kill()
+    subprocess.run(["umount", "-l", str(server.state_dir)], check=False)
+
+
+@pytest.fixture
+def state_dir(small_disk):
+    """The in-process room's state directory, on the small disk."""
+    return small_disk / "room-state"
+
+
+def fill(disk: Path) -> Path:
+    """Fill the disk to the last byte with one file; deleting it frees the space."""
+    filler = disk / "filler"
+    chunk = b"\0" * 65536
+    with open(filler, "wb", buffering=0) as f, contextlib.suppress(OSError):
+        while True:
+            f.write(chunk)
+    with open(filler, "ab", buffering=0) as f:  # the last bytes a whole chunk did not fit in
+        try:
+            while True:
+                f.write(b"\0")
+        except OSError as err:
+            assert err.errno == errno.ENOSPC
+    return filler
+
+
+def records(transcript: Path) -> list[dict]:
+    """Every line of the transcript as JSON: a torn line anywhere fails here."""
+    raw = transcript.read_bytes()
+    assert raw.endswith(b"\n"), "the transcript ends with a whole line"
+    return [json.loads(line) for line in raw.split(b"\n")[:-1]]
+
+
+def test_a_full_disk_refuses_commands_with_507_and_the_room_recovers_by_itself(server):
+    state = server.state_dir
+    server.start()
+    transcript = state / "transcript.jsonl"
+    assert server.api("bob", "GET", "room")[0] == 200  # bob has been seen
+    accepted = server.api("bob", "POST", "prompts", {"text": "say before the disk filled"})
+    assert accepted[0] == 202
+    server.wait_until(lambda: accepted[1]["id"] in finished_in(transcript), 10, "the turn")
+
+    filler = fill(state)
+    before = transcript.read_bytes()
+    # Longer than what is left of the transcript's last page: the write is cut short by ENOSPC.
+    code, body = server.api("bob", "POST", "prompts", {"text": "say " + "x" * 9000})
+    assert code == 507, body
+    assert body["error"] == "insufficient_storage"
+    assert "disk" in body["message"] and "is full" in body["message"]
+    assert "Free some space" in body["message"] and str(state) in body["message"]
+    assert transcript.read_bytes() == before, "not a byte of the refused record stays"
+    code, room = server.api("bob", "GET", "room")
+    assert (code, room["queue"]) == (200, []), "nothing reached the document"
+    assert metric(server, "copilot_room_storage_full") == 1
+    assert metric(server, "copilot_room_storage_refusals_total") >= 1
+
+    filler.unlink()
+    code, body = server.api("bob", "POST", "prompts", {"text": "say after the space returned"})
+    assert code == 202, body
+    server.wait_until(lambda: body["id"] in finished_in(transcript), 10, "the next turn")
+    assert finished_in(transcript)[body["id"]]["state"] == "completed"
+    assert metric(server, "copilot_room_storage_full") == 0
+
+    # A restart replays every record: none torn, none skipped, the sequence unbroken.
+    server.stop()
+    server.start()
+    lines = records(transcript)
+    assert [r["seq"] for r in lines] == list(range(1, len(lines) + 1))
+    assert "skipping" not in server.log.read_text()
+    transcript_after = server.api("alice", "GET", "room")[1]
+    assert transcript_after["agent"]["state"] == "idle"
+    code, text = request(
+        f"{server.url}/copilot-room/api/transcript", "GET", headers=authorization("alice")
+    )
+    assert code == 200 and "say after the space returned" in str(text)
+
+
+def finished_in(transcript: Path) -> dict:
+    return {
+        r["payload"]["id"]: r["payload"]
+        for r in records(transcript)
+        if r["kind"] == "prompt.finished"
+    }
+
+
+def metric(server, name: str) -> float:
+    code, text = request(f"{server.url}/metrics", "GET", headers=authorization("alice"))
+    assert code == 200
+    [line] = [line for line in str(text).splitlines() if line.startswith(f"{name} ")]
+    return float(line.split()[1])
+
+
+async def test_what_the_agent_reports_while_the_disk_is_full_fails_its_turn_once_space_returns(
+    api, room, agent, small_disk
+):
+    r = await api("bob", "POST", "prompts", body={"text": "wait"})
+    await eventually(lambda: room.document.meta.get("state") == "running")
+    # A long reply streams (deltas reach only the document; the turn's end records it): larger
+    # than what a full disk leaves in the transcript's last page, so that end must wait.
+    await agent.host.publish(MessageDelta(entry_id=f"msg-{r.json['id']}", text="z" * 9000))
+    filler = fill(small_disk)
+
+    # The agent reports a tool call the room cannot record (larger than what is left of the
+    # transcript's last page): the turn is stopped, and the document never shows what the
+    # transcript does not hold.
+    command = "echo " + "x" * 9000
+    await agent.host.publish(ToolStarted(call_id="t1", tool="bash", summary=command))
+    assert entries(room, "tool") == []
+    await eventually(lambda: room.document.meta.get("state") == "aborting", what="the stop")
+    r = await api("bob", "POST", "prompts", body={"text": "say " + "y" * 9000})
+    assert (r.code, r.json["error"]) == (507, "insufficient_storage")
+    assert room.queue.in_flight is not None, "the turn's end waits to be recorded"
+
+    filler.unlink()  # the room notices by itself (no command needed) and records the end
+    await eventually(lambda: room.queue.in_flight is None, timeout=5, what="the turn's end")
+    [ended] = finished(room).values()
+    assert (ended["state"], ended["reason"]) == ("failed", DISK_FULL)
+    [prompt] = entries(room, "prompt")
+    assert prompt["state"] == "failed"
+    [reply] = entries(room, "assistant")
+    assert (reply["state"], len(reply["body"])) == ("partial", len("working") + 9000)
+    assert agent.restarts == 0, "the agent stopped when asked: no restart"
+    assert records(room.transcript.path)
+    r = await api("bob", "POST", "prompts", body={"text": "say next"})
+    assert r.code == 202
+    await eventually(lambda: len(finished(room)) == 2, what="the next prompt to run")
