@@ -25,6 +25,7 @@ from .room.sync import CLIENT_BUFFER_BYTES
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
 from .websocket import RoomWebSocketHandler
+from .worker_threads import release_at_exit
 
 _USERNAME = r"(?P<username>[^/]+)"
 _ID = r"(?P<item_id>[A-Za-z0-9_-]+)"
@@ -234,6 +235,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             self._announce_claim(self.room.claim.secret)
 
     async def stop_extension(self) -> None:
+        release_at_exit()  # AnyIO workers left behind would hold the process's exit
         await self.room.stop()
         metrics.unwatch(self.metrics)
         if self._claim_page is not None:

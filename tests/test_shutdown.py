@@ -1,0 +1,132 @@
+"""Shutdown completes within 5 s, every time: a real `jupyter server` with the REAL runtime (the
+scripted model), a turn running and waiting on its permission card, a prompt queued, the room's
+websockets open, a kernel, and a notebook open in a collaborative session; stopped by SIGTERM and
+by `POST /api/shutdown` in turn, on the same state.
+
+The notebook matters: jupyter-collaboration loads it in an AnyIO worker thread from its socket's
+handler task, which is still pending when the loop stops, and the interpreter's exit then waited
+on that idle thread forever (`worker_threads.py`).
+"""
+
+import asyncio
+import json
+import signal
+import time
+
+import nbformat
+from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
+from tornado.websocket import websocket_connect
+
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+
+from .harness import config, people
+from .harness.helpers import READY, eventually
+
+STOPS = 3
+LIMIT = 5.0  # seconds from the stop request to the process's exit
+
+
+def reads_then_runs(request):
+    """Reads the notebook through the room's tools, then asks to run a command: the turn then
+    waits on its card."""
+    if not request.last_tool_calls:
+        return Reply("Reading.", tool_calls=(ToolCall("notebook_read", {"path": "n.ipynb"}),))
+    if request.last_tool_calls == ["notebook_read"]:
+        return Reply("Running.", tool_calls=(ToolCall("bash", {"command": "echo hi"}),))
+    return Reply("Done.")
+
+
+async def jupyter_api(server, method, path, body):
+    """jupyter_server's own API (`/api/...`) as the host."""
+    request = HTTPRequest(
+        f"{server.url}/api/{path}",
+        method=method,
+        headers=people.authorization(people.HOST),
+        body=json.dumps(body),
+    )
+    try:
+        return await AsyncHTTPClient().fetch(request)
+    except HTTPClientError as err:
+        return err.response
+
+
+async def open_notebook(server, path):
+    """Join the notebook's collaborative session, as JupyterLab does when it opens it."""
+    session = json.loads(
+        (
+            await jupyter_api(
+                server,
+                "PUT",
+                f"collaboration/session/{path}",
+                {"format": "json", "type": "notebook"},
+            )
+        ).body
+    )
+    url = (
+        f"ws://127.0.0.1:{server.port}/api/collaboration/room/"
+        f"json:notebook:{session['fileId']}?sessionId={session['sessionId']}"
+    )
+    return await websocket_connect(HTTPRequest(url, headers=people.authorization(people.HOST)))
+
+
+async def test_shutdown_completes_within_5_s_every_time(servers, model, tmp_path):
+    model.script = reads_then_runs
+    collaboration = {
+        "ServerApp": {
+            "jpserver_extensions": {
+                "jupyter_copilot_room": True,
+                "jupyter_server_fileid": True,
+                "jupyter_server_ydoc": True,
+            }
+        },
+        "SQLiteYStore": {"db_path": str(tmp_path / "ystore.db")},
+        "BaseFileIdManager": {"db_path": str(tmp_path / "file_id.db")},
+    }
+    server = servers(
+        room=config.copilot_agent(model.base_url),
+        extra=(collaboration,),
+        env={config.MODEL_KEY_ENV: config.MODEL_KEY},
+    )
+    # What a stop waits on, in the log, if it ever takes too long.
+    server.config_file.write_text(
+        server.config_file.read_text()
+        + "import faulthandler, signal\nfaulthandler.register(signal.SIGUSR2, all_threads=True)\n"
+    )
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("a = 1")])
+    nbformat.write(notebook, server.root / "n.ipynb")
+
+    async def idle():
+        return (await server.room())["agent"].get("state") == "idle"
+
+    took = []
+    for n in range(STOPS):
+        await server.start_async()
+        await eventually(idle, timeout=READY, what="the agent to start")
+        assert (await jupyter_api(server, "POST", "kernels", {"name": "python3"})).code == 201
+        watchers = [await server.watch(user) for user in ("alice", "bob", "carol")]
+        carol = watchers[-1]
+        sockets = [*watchers, await open_notebook(server, "n.ipynb")]
+        await server.call("bob", "POST", "prompts", {"text": f"work {n}"})
+        await server.call("alice", "POST", "prompts", {"text": "queued"})
+        await eventually(lambda c=carol: len(c.approvals) == 1, timeout=30, what="the card")
+
+        started = time.monotonic()
+        if n % 2:
+            await jupyter_api(server, "POST", "shutdown", {})
+        else:
+            server.process.send_signal(signal.SIGTERM)
+        while server.process.poll() is None and time.monotonic() - started < LIMIT + 5:
+            await asyncio.sleep(0.05)
+        took.append(time.monotonic() - started)
+        if server.process.poll() is None:
+            server.process.send_signal(signal.SIGUSR2)  # every thread's stack, into the log
+            await asyncio.sleep(1)
+        for socket in sockets:
+            socket.close()
+        assert took[-1] < LIMIT, f"stop {n} took {took[-1]:.1f} s\n{server.tail(60)}"
+        server.stop()
+    records = (server.state_dir / "transcript.jsonl").read_text().splitlines()
+    failed = [json.loads(r)["payload"] for r in records if '"prompt.finished"' in r]
+    assert sum("server stopped" in (f.get("reason") or "") for f in failed) >= STOPS, (
+        "each stop recorded the turn it cut as failed"
+    )
