@@ -75,7 +75,9 @@ def settled_rss() -> int:
     return rss_bytes()
 
 
-async def serve(opts: argparse.Namespace) -> None:
+async def serve(opts: argparse.Namespace, configure=None, extend=None) -> None:
+    """The server; `configure(c)` may change its config, `extend(app, room)` add routes (the load
+    benchmark's, `load.py`)."""
     from jupyter_server.serverapp import ServerApp
     from pycrdt import Text
     from tornado import web
@@ -108,6 +110,8 @@ async def serve(opts: argparse.Namespace) -> None:
     c.BaseFileIdManager.db_path = str(work / "file_id_manager.db")
     c.SQLiteYStore.db_path = str(work / "ystore.db")
     c.YDocExtension.session_store_path = str(work / "collaboration_sessions.json")
+    if configure is not None:
+        configure(c)
 
     app = ServerApp.instance(config=c)
     app.initialize(argv=[])
@@ -198,6 +202,8 @@ async def serve(opts: argparse.Namespace) -> None:
         return {"base": base, "t0": sent}
 
     app.web_app.add_handlers(".*$", [(r"/bench/(\w+)", Control)])
+    if extend is not None:
+        extend(app, room)
     print(json.dumps(info), flush=True)
     await stopping.wait()
     await asyncio.sleep(0.05)  # let the reply to `stop` leave
@@ -218,10 +224,11 @@ class YClient:
     message notes (time, length of the text it watches, message size) when the length changed.
     """
 
-    def __init__(self, url: str, locate):
+    def __init__(self, url: str, locate, token: str = TOKEN):
         from pycrdt import Doc
 
         self.url = url
+        self.token = token
         self.locate = locate  # doc -> the Text to watch, or None while it is not there yet
         self.doc = Doc()
         self.text = None
@@ -235,7 +242,7 @@ class YClient:
         from tornado.httpclient import HTTPRequest
         from tornado.websocket import websocket_connect
 
-        request = HTTPRequest(self.url, headers={"Authorization": f"token {TOKEN}"})
+        request = HTTPRequest(self.url, headers={"Authorization": f"token {self.token}"})
         self.ws = await websocket_connect(request, max_message_size=1 << 30)
         self.ws.write_message(create_sync_message(self.doc), binary=True)
         self.reader = asyncio.create_task(self._read())
@@ -287,9 +294,12 @@ def collab_source(doc):
 class Server:
     """A server subprocess running `serve` above; `info` is what it printed once ready."""
 
-    def __init__(self, work: Path, root: Path, state: Path, measure_doc: bool = False):
+    def __init__(
+        self, work: Path, root: Path, state: Path, measure_doc: bool = False, script: str = __file__
+    ):
         self.work, self.root, self.state = work, root, state
         self.measure_doc = measure_doc
+        self.script = script  # the file run with --serve (load.py serves through `serve` too)
         self.log_path = work / "server.log"
 
     async def start(self) -> None:
@@ -304,7 +314,7 @@ class Server:
             TMPDIR=str(self.work),
             PYTHONWARNINGS="ignore",
         )
-        argv = [sys.executable, __file__, "--serve", "--port", str(self.port)]
+        argv = [sys.executable, self.script, "--serve", "--port", str(self.port)]
         argv += ["--root", str(self.root), "--state", str(self.state), "--work", str(self.work)]
         if self.measure_doc:
             argv.append("--measure-doc")
@@ -404,7 +414,7 @@ async def run_block(server: Server, target: str, clients, count, interval, first
                 results["bytes"].append(size)  # exactly one delta in this message
 
 
-async def fanout(server: Server) -> dict:
+async def fanout(server: Server, counts=CLIENT_COUNTS) -> dict:
     from tornado.httpclient import AsyncHTTPClient
 
     await server.call("POST", "/bench/entry")
@@ -425,7 +435,7 @@ async def fanout(server: Server) -> dict:
     )
     figures = {}
     first = 0
-    for n in CLIENT_COUNTS:
+    for n in counts:
         interval = INTERVAL[n]
         clients = {
             "room": [YClient(room_url, room_entry_text) for _ in range(n)],
