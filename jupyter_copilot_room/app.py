@@ -20,6 +20,7 @@ from .catalog import Catalog
 from .eventlog import EventEmitter
 from .handlers import HubGrants, RoomContext
 from .notebooks import NotebookEditor
+from .room.document import DEFAULT_WINDOW, MIN_WINDOW
 from .room.room import Room
 from .room.sync import CLIENT_BUFFER_BYTES
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
@@ -71,6 +72,15 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "keep up (a suspended laptop) before it closes that socket; the client reconnects and "
         "syncs afresh. The default, 1 MiB, is minutes of a streamed reply and bounds what 50 "
         "stalled clients cost the server to about 50 MiB.",
+    )
+    document_window = Integer(
+        DEFAULT_WINDOW,
+        min=MIN_WINDOW,
+        config=True,
+        help="Transcript entries the live room document holds (the newest); older ones are "
+        "archived and served page by page (GET history, the panel's 'show earlier'), so a room "
+        "kept for months joins and restarts as fast as a new one. transcript.jsonl stays "
+        "complete.",
     )
     redact_event_personal_data = Bool(
         False,
@@ -154,6 +164,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             notebooks=notebooks,
             claim=claim,
             client_buffer_bytes=self.client_buffer_bytes,
+            document_window=self.document_window,
         )
         self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics
         assert serverapp.event_logger is not None  # made before extensions load
@@ -222,6 +233,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 (f"{api}/admissions/{_USERNAME}", handlers.AdmissionHandler),
                 (f"{api}/settings", handlers.SettingsHandler),
                 (f"{api}/transcript", handlers.TranscriptHandler),
+                (f"{api}/history", handlers.HistoryHandler),
                 (f"{api}/catalog", handlers.CatalogHandler),
                 (f"{api}/claim", handlers.ClaimAPIHandler),
                 ("copilot-room/claim", handlers.ClaimHandler),

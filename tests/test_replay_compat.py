@@ -7,7 +7,8 @@ admissions, a role change, a removal, a host claim, a settings change, a system 
 `admissions.json` 0.1 had written beside it (a claimed host, a removal). Today's room rebuilds the
 same document from the transcript alone, with one intended change: a system or admission line
 about people holds a template (`{0} admitted {1} ...`) and the usernames it names (`people`), so
-the panel shows display names (issue 11); the expected document says so.
+the panel shows display names (issue 11), and each entry carries the `seq` of the record that
+created it (the cursor of history paging, issue 12); the expected document says so.
 """
 
 import json

@@ -8,12 +8,19 @@ display names from `participants`, which keeps everyone the room has seen. Every
 presence and streaming is derived from transcript records by `apply`, through one handler per
 record kind (`HANDLERS`), so replaying `transcript.jsonl` into a fresh document rebuilds the same
 state.
+
+The document holds a window of recent entries (`window`, each entry's `seq` names the record that
+created it): once an entry is added past the window, the oldest finished ones are evicted, handed
+to `on_evict` as plain data (the room archives them in `history.jsonl`). Evicted items stay in a
+pycrdt Array as tombstones that every append walks, so after `window` evictions the document is
+rebuilt compactly (`compact`) into a new `Doc`, which `on_compacted` hands to the sync layer.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from pycrdt import Array, Doc, Map, Text
 
@@ -21,27 +28,136 @@ from .. import events as ev
 from ..events import Record
 
 AGENT_AUTHOR = "copilot"
+ROOTS = ("meta", "participants", "queue", "transcript", "approvals")
+#: The `meta` keys records set; the others (the agent's status) are the live room's own.
+RECORDED_META = ("turn_owner", "turn_prompt")
+DEFAULT_WINDOW = 1000
+MIN_WINDOW = 10
+
+
+class _Slot(NamedTuple):
+    """One transcript entry in array order: its id, its Map, and the turn it belongs to."""
+
+    entry_id: str
+    entry: Map
+    turn: str | None
 
 
 class RoomDocument:
-    def __init__(self) -> None:
-        self.ydoc: Doc = Doc()
-        self.meta = self.ydoc.get("meta", type=Map)
-        self.participants = self.ydoc.get("participants", type=Map)
-        self.queue = self.ydoc.get("queue", type=Array)
-        self.transcript = self.ydoc.get("transcript", type=Array)
-        self.approvals = self.ydoc.get("approvals", type=Map)
+    def __init__(
+        self,
+        window: int = DEFAULT_WINDOW,
+        on_evict: Callable[[dict[str, Any]], None] | None = None,
+        on_compacted: Callable[[Doc], None] | None = None,
+    ) -> None:
+        if window < MIN_WINDOW:
+            raise ValueError(f"document_window must be at least {MIN_WINDOW}, not {window}")
+        self.window = window
+        self.on_evict = on_evict
+        self.on_compacted = on_compacted
         # Python-side indexes of the arrays: reading a pycrdt Array by position walks every
         # item ever deleted from it, so lookups go through these instead.
         self._entries: dict[str, Map] = {}
+        self._order: deque[_Slot] = deque()  # the transcript array's entries, oldest first
         self._queue_items: dict[str, Map] = {}
         # Rows still open (a tool or sub-agent running, a reply streaming): entry id -> prompt id.
         self._open_rows: dict[str, str] = {}
+        self._running: set[str] = set()  # prompts started and not finished
+        self.evicted = 0  # entries evicted since the document was last built
+        self._build({name: {} if name not in ("queue", "transcript") else [] for name in ROOTS})
 
     def snapshot(self, *roots: str) -> dict[str, Any]:
         """The document (or only the named roots) as plain data, as a client sees it."""
-        names = roots or ("meta", "participants", "queue", "transcript", "approvals")
+        names = roots or ROOTS
         return {name: getattr(self, name).to_py() for name in names}
+
+    # -- building: at start, from a snapshot, and when compacting ---------------------------------
+
+    def compact(self) -> None:
+        """Rebuild the document from its plain state in a new `Doc` without the tombstones of
+        evicted entries, and hand it to `on_compacted` (which serves it instead of the old)."""
+        self._build(self.snapshot())
+        if self.on_compacted is not None:
+            self.on_compacted(self.ydoc)
+
+    def load(self, update: bytes) -> None:
+        """Start from a snapshot's state (`Doc.get_update()` bytes), compactly; `meta` keeps only
+        what records set (the live room sets the rest). Raises ValueError if it is not a room."""
+        scratch: Doc = Doc()
+        scratch.apply_update(update)
+        plain = {
+            name: scratch.get(name, type=Array if name in ("queue", "transcript") else Map)
+            for name in ROOTS
+        }
+        state = {name: root.to_py() for name, root in plain.items()}
+        state["meta"] = {k: v for k, v in state["meta"].items() if k in RECORDED_META}
+        if any(not isinstance(entry.get("id"), str) for entry in state["transcript"]):
+            raise ValueError("the snapshot's transcript entries have no ids")
+        self._build(state)
+
+    def _build(self, state: dict[str, Any]) -> None:
+        """A new `Doc` holding `state` (plain data in the layout above), and the indexes into it."""
+        doc: Doc = Doc()
+        queue = [(item["id"], Map(item)) for item in state["queue"]]
+        entries = [
+            _Slot(entry["id"], Map({**entry, "body": Text(entry.get("body") or "")}), _turn(entry))
+            for entry in state["transcript"]
+        ]
+        with doc.transaction():
+            meta = doc.get("meta", type=Map)
+            for key, value in state["meta"].items():
+                meta[key] = value
+            participants = doc.get("participants", type=Map)
+            for username, fields in state["participants"].items():
+                participants[username] = Map(fields)
+            doc.get("queue", type=Array).extend([item for _, item in queue])
+            doc.get("transcript", type=Array).extend([slot.entry for slot in entries])
+            approvals = doc.get("approvals", type=Map)
+            for request_id, fields in state["approvals"].items():
+                approvals[request_id] = Map(fields)
+        self.ydoc = doc
+        self.meta = doc.get("meta", type=Map)
+        self.participants = doc.get("participants", type=Map)
+        self.queue = doc.get("queue", type=Array)
+        self.transcript = doc.get("transcript", type=Array)
+        self.approvals = doc.get("approvals", type=Map)
+        self._queue_items = dict(queue)
+        self._order = deque(entries)
+        self._entries = {slot.entry_id: slot.entry for slot in entries}
+        self._open_rows = {}
+        self._running = set()
+        for entry in state["transcript"]:
+            kind, entry_state = entry.get("kind"), entry.get("state")
+            if kind == "prompt" and entry_state == "working":
+                self._running.add(entry["id"])
+            elif (kind in ("tool", "subagent") and entry_state == "running") or (
+                kind in ("assistant", "reasoning") and entry_state == "streaming"
+            ):
+                self._open_rows[entry["id"]] = entry.get("prompt_id") or ""
+        self.evicted = 0
+
+    # -- the window -------------------------------------------------------------------------------
+
+    def _evict(self) -> None:
+        """Evict the oldest entries while over the window, stopping at the first still in use
+        (its turn running, a row open, a request pending): an evicted entry is final."""
+        while len(self._order) > self.window:
+            slot = self._order[0]
+            if (
+                slot.turn in self._running
+                or slot.entry_id in self._open_rows
+                or slot.entry_id in self.approvals
+            ):
+                return
+            plain: dict[str, Any] = slot.entry.to_py() or {}
+            plain["seq"] = int(plain.get("seq") or 0)
+            self._order.popleft()
+            del self.transcript[0]
+            if self._entries.get(slot.entry_id) is slot.entry:
+                del self._entries[slot.entry_id]
+            self.evicted += 1
+            if self.on_evict is not None:
+                self.on_evict(plain)
 
     # -- state the room sets directly -------------------------------------------------------------
 
@@ -86,6 +202,9 @@ class RoomDocument:
     def apply(self, record: Record, payload: ev.Strict) -> None:
         with self.ydoc.transaction():
             HANDLERS[record.kind](self, record, payload)
+            self._evict()
+        if self.evicted >= self.window:
+            self.compact()
 
     def _on_prompt_submitted(self, record: Record, p: ev.PromptSubmitted) -> None:
         item = Map(
@@ -109,13 +228,14 @@ class RoomDocument:
 
     def _on_prompt_started(self, record: Record, p: ev.PromptRef) -> None:
         item = self._queue_items[p.id]
+        self._running.add(p.id)
         item["state"] = "working"
         item["started_at"] = record.ts
         self._add_entry(
+            record,
             p.id,
             "prompt",
             item["author"],
-            record.ts,
             body=item["text"],
             target=item.get("target"),
             state="working",
@@ -124,6 +244,7 @@ class RoomDocument:
         self.meta["turn_prompt"] = p.id
 
     def _on_prompt_finished(self, record: Record, p: ev.PromptFinished) -> None:
+        self._running.discard(p.id)
         self._drop_queue_item(p.id)
         if (entry := self._entries.get(p.id)) is not None:
             entry["state"] = p.state
@@ -137,10 +258,10 @@ class RoomDocument:
 
     def _on_assistant_started(self, record: Record, p: ev.AssistantStarted) -> None:
         self._add_entry(
+            record,
             p.entry_id,
             p.kind,
             AGENT_AUTHOR,
-            record.ts,
             body="",
             prompt_id=p.prompt_id,
             state="streaming",
@@ -151,10 +272,10 @@ class RoomDocument:
         entry = self._entries.get(p.entry_id)
         if entry is None:
             entry = self._add_entry(
+                record,
                 p.entry_id,
                 p.kind,
                 AGENT_AUTHOR,
-                record.ts,
                 body="",
                 prompt_id=p.prompt_id,
             )
@@ -171,10 +292,10 @@ class RoomDocument:
 
     def _on_tool_started(self, record: Record, p: ev.ToolStarted) -> None:
         self._add_entry(
+            record,
             p.call_id,
             "tool",
             AGENT_AUTHOR,
-            record.ts,
             body="",
             prompt_id=p.prompt_id,
             tool=p.tool,
@@ -185,18 +306,19 @@ class RoomDocument:
         self._open_rows[p.call_id] = p.prompt_id or ""
 
     def _on_tool_completed(self, record: Record, p: ev.ToolCompleted) -> None:
-        entry = self._entries[p.call_id]
+        self._open_rows.pop(p.call_id, None)
+        if (entry := self._entries.get(p.call_id)) is None:
+            return  # evicted: only finished entries are, so its archived form is final
         entry["state"] = "success" if p.success else "error"
         entry["result"] = p.result
         entry["duration"] = p.duration
-        self._open_rows.pop(p.call_id, None)
 
     def _on_subagent_started(self, record: Record, p: ev.SubagentStarted) -> None:
         self._add_entry(
+            record,
             p.call_id,
             "subagent",
             AGENT_AUTHOR,
-            record.ts,
             body=p.description,
             prompt_id=p.prompt_id,
             name=p.name,
@@ -225,10 +347,10 @@ class RoomDocument:
 
     def _on_agent_error(self, record: Record, p: ev.AgentError) -> None:
         self._add_entry(
+            record,
             f"r{record.seq}",
             "error",
             AGENT_AUTHOR,
-            record.ts,
             body=p.message,
             prompt_id=p.prompt_id,
         )
@@ -250,10 +372,10 @@ class RoomDocument:
         entry_kind = "question" if p.kind == "question" else "permission"
         extra = {k: v for k, v in fields.items() if k not in ("kind", "summary", "author")}
         self._add_entry(
+            record,
             p.id,
             entry_kind,
             AGENT_AUTHOR,
-            record.ts,
             body=p.summary,
             request_kind=p.kind,
             prompt_author=p.author,
@@ -263,7 +385,8 @@ class RoomDocument:
     def _on_request_settled(self, record: Record, p: ev.RequestSettled) -> None:
         if p.id in self.approvals:
             del self.approvals[p.id]
-        entry = self._entries[p.id]
+        if (entry := self._entries.get(p.id)) is None:
+            return  # evicted (see _on_tool_completed)
         entry["state"] = p.outcome
         entry["answered_by"] = record.actor
         if p.feedback is not None:
@@ -284,10 +407,10 @@ class RoomDocument:
             "reject": "{0} turned {1} away.",
         }[p.decision]
         self._add_entry(
+            record,
             f"r{record.seq}",
             "admission",
             record.actor,
-            record.ts,
             body=said,
             people=[record.actor, p.username],
             username=p.username,
@@ -318,32 +441,40 @@ class RoomDocument:
         A tool or sub-agent is `stopped`; a reply keeps what streamed, `partial`."""
         for entry_id in [e for e, prompt in self._open_rows.items() if prompt == prompt_id]:
             del self._open_rows[entry_id]
-            entry = self._entries[entry_id]
+            if (entry := self._entries.get(entry_id)) is None:
+                continue
             entry["state"] = "stopped" if entry["kind"] in ("tool", "subagent") else "partial"
 
     def _system(self, record: Record, text: str) -> None:
-        self._add_entry(f"r{record.seq}", "system", None, record.ts, body=text)
+        self._add_entry(record, f"r{record.seq}", "system", None, body=text)
 
     def _said(self, record: Record, template: str, *usernames: str | None) -> None:
         """A system line about people: `{0}`, `{1}`... in `template` stand for `people[0]`...
         (usernames, which the panel shows by their display names); `{{` and `}}` are braces."""
         self._add_entry(
+            record,
             f"r{record.seq}",
             "system",
             None,
-            record.ts,
             body=template,
             people=[name or "" for name in usernames],
         )
 
     def _add_entry(
-        self, entry_id: str, kind: str, author: str | None, ts: float, *, body: str, **extra: Any
+        self,
+        record: Record,
+        entry_id: str,
+        kind: str,
+        author: str | None,
+        *,
+        body: str,
+        **extra: Any,
     ) -> Map:
-        entry = Map(
-            {"id": entry_id, "kind": kind, "author": author, "ts": ts, "body": Text(body), **extra}
-        )
+        fields = {"id": entry_id, "kind": kind, "author": author, "ts": record.ts, **extra}
+        entry = Map({**fields, "body": Text(body), "seq": record.seq})
         self.transcript.append(entry)
         self._entries[entry_id] = entry
+        self._order.append(_Slot(entry_id, entry, _turn(fields)))
         return entry
 
     def _queue_item(self, prompt_id: str) -> Map | None:
@@ -353,6 +484,11 @@ class RoomDocument:
         if prompt_id in self._queue_items:
             del self.queue[list(self._queue_items).index(prompt_id)]
             del self._queue_items[prompt_id]
+
+
+def _turn(entry: dict[str, Any]) -> str | None:
+    """The prompt an entry belongs to (a prompt's own entry belongs to itself)."""
+    return entry["id"] if entry.get("kind") == "prompt" else entry.get("prompt_id")
 
 
 def _literal(text: str) -> str:

@@ -7,11 +7,17 @@ source of truth, and `admissions.json` and `settings.json` are caches rebuilt fr
 that contradicts the ones before it (a bug, a lost line) is reported and skipped: the room still
 starts with everything else. What the stop cut off (open requests, a running turn) is returned
 for the room to settle truthfully.
+
+A start from a snapshot replays its live records into everything but the document (which the
+snapshot holds), then the records after it in full. Replay yields to the event loop every few
+milliseconds, so a long transcript never stalls the server.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 
 from ..access.admissions import Decision
@@ -39,6 +45,7 @@ from ..settings import SettingsStore
 from .document import RoomDocument
 from .people import People
 from .queue import PromptQueue, TaskState
+from .snapshot import LiveRecords
 from .streams import Streams
 
 log = logging.getLogger(__name__)
@@ -52,20 +59,34 @@ class Replayed:
     last_ready: AgentReady | None = None
 
 
-def replay(
+#: Seconds of replay between yields to the event loop.
+SLICE = 0.02
+
+
+async def replay(
     records: list[tuple[Record, Strict]],
     *,
     queue: PromptQueue,
     people: People,
     streams: Streams,
     settings: SettingsStore,
-    document: RoomDocument,
+    document: RoomDocument | None,
+    live: LiveRecords,
+    replayed: Replayed | None = None,
 ) -> Replayed:
-    replayed = Replayed()
+    """Replay `records` into the room's state and `live` (and the document, unless None: a
+    snapshot's live records are already in its document)."""
+    replayed = replayed or Replayed()
+    deadline = time.monotonic() + SLICE
     for record, payload in records:
+        if time.monotonic() > deadline:
+            await asyncio.sleep(0)
+            deadline = time.monotonic() + SLICE
         try:
             _replay_one(record, payload, queue, people, streams, settings, replayed)
-            document.apply(record, payload)
+            live.add(record)
+            if document is not None:
+                document.apply(record, payload)
         except (RoomError, RuntimeError, KeyError, ValueError) as err:
             log.warning(
                 "transcript seq %d (%s) cannot be replayed, skipped: %r",

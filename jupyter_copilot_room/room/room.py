@@ -10,12 +10,16 @@ never sees this class: it is given a `RoomAgentHost`.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import unicodedata
 import uuid
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
+from pycrdt import Doc
 from pydantic import BaseModel
 
 from ..access.admissions import AdmissionBook
@@ -29,23 +33,29 @@ from ..events import (
     ParticipantRole,
     PromptRef,
     PromptSubmitted,
+    Record,
     SettingsChanged,
 )
 from ..notebooks import NotebookEditor
 from ..protocol import PromptBody
 from ..settings import SettingsStore
+from . import snapshot
 from .agent_host import RoomAgentHost
 from .desk import RequestDesk
-from .document import RoomDocument
+from .document import DEFAULT_WINDOW, RoomDocument
+from .history import History
 from .people import People
 from .queue import PromptQueue, TaskState
 from .recorder import Recorder
-from .replay import replay
+from .replay import Replayed, replay
+from .snapshot import LiveRecords, Snapshot, Snapshots
 from .storage import StorageWatch
 from .streams import Streams
 from .sync import CLIENT_BUFFER_BYTES, ClientChannel, RoomSync
-from .transcript import Transcript
+from .transcript import Transcript, hash_prefix
 from .turns import Turns
+
+log = logging.getLogger(__name__)
 
 
 def visible(text: str) -> bool:
@@ -73,13 +83,20 @@ class Room:
         claim: HostClaim | None = None,
         clock: Callable[[], float] = time.time,
         client_buffer_bytes: int = CLIENT_BUFFER_BYTES,
+        document_window: int = DEFAULT_WINDOW,
     ):
         self.settings = settings
         self.agent = agent
         self.catalog = catalog
         self.claim = claim
+        self.state_dir = state_dir
         self.transcript = Transcript(state_dir / "transcript.jsonl")
-        self.document = RoomDocument()
+        self.history = History(state_dir / "history.jsonl")
+        self.document = RoomDocument(
+            document_window, on_evict=self.history.append, on_compacted=self._compacted
+        )
+        self.live = LiveRecords()
+        self.snapshots = Snapshots(state_dir, self._capture, self.history.sync)
         self.sync = RoomSync(self.document.ydoc, client_buffer_bytes=client_buffer_bytes)
         self.storage = StorageWatch(state_dir)
         self.recorder = Recorder(self.transcript, self.document, clock, self.storage)
@@ -103,6 +120,7 @@ class Room:
         self.desk.on_waiting = self.turns.set_waiting
         self.storage.on_space(self.turns.space_returned)
         self.recorder.listen(lambda record: self.turns.show_state())
+        self.recorder.listen(self._recorded)
         self.agent_host = RoomAgentHost(
             self.turns,
             self.desk,
@@ -125,14 +143,7 @@ class Room:
                 self._started = True
 
     async def _start(self) -> None:
-        replayed = replay(
-            self.transcript.load(),
-            queue=self.queue,
-            people=self.people,
-            streams=self.streams,
-            settings=self.settings,
-            document=self.document,
-        )
+        replayed = await self._replay()
         self.turns.last_ready = replayed.last_ready
         self.people.save_decisions()
         self.settings.save()
@@ -142,6 +153,7 @@ class Room:
         self.document.set_meta(turn_owner=None, turn_prompt=None)
         self.turns.settle_interrupted(list(replayed.open_requests), INTERRUPTED)
         await self.sync.start()
+        self.snapshots.start()
         self.turns.start()
         if self.agent is not None:
             # The runtime takes a second or two to start: the room serves meanwhile, and the
@@ -156,8 +168,106 @@ class Room:
             await self.agent.stop()
         await self.sync.stop()
         await self.storage.stop()
+        await self.snapshots.stop()
         self.transcript.close()
+        self.history.close()
         self._started = False
+
+    # -- history: replay, snapshots, the window --------------------------------------------------
+
+    async def _replay(self) -> Replayed:
+        """Rebuild the room from the snapshot and the records after it if the snapshot matches,
+        else from the whole transcript (rewriting the archive of evicted entries)."""
+        run = partial(
+            replay,
+            queue=self.queue,
+            people=self.people,
+            streams=self.streams,
+            settings=self.settings,
+            live=self.live,
+        )
+        resumed = await self._resume_snapshot()
+        if resumed is None:
+            self.history.open(keep=0)
+            records = await self.transcript.load()
+            replayed = await run(records, document=self.document)
+        else:
+            snap, prefix = resumed
+            replayed = await run(snap.live_records(), document=None)
+            records = await self.transcript.load(resume=snap.position, prefix=prefix)
+            replayed = await run(records, document=self.document, replayed=replayed)
+        self.snapshots.changed = len(records)
+        return replayed
+
+    async def _resume_snapshot(self) -> tuple[Snapshot, Any] | None:
+        """The snapshot and the sha256 of the transcript prefix it covers, with the document
+        and the archive loaded from it; None (after logging why) if there is none or it does
+        not match."""
+        problem: str | None
+        try:
+            found = await asyncio.to_thread(snapshot.read, self.state_dir)
+        except (OSError, KeyError, TypeError, ValueError) as err:
+            problem = f"it cannot be read ({err})"
+        else:
+            if found is None:
+                return None
+            snap, update = found
+            problem, prefix = await self._check_snapshot(snap)
+            if problem is None:
+                try:
+                    snap.live_records()
+                    self.document.load(update)
+                except (ValueError, KeyError, TypeError) as err:
+                    problem = f"it cannot be loaded ({err})"
+                else:
+                    self.sync.replace_document(self.document.ydoc)
+                    self.history.open(keep=snap.archive_bytes)
+                    return snap, prefix
+        log.warning(
+            "Discarding the room snapshot in %s: %s. Rebuilding the room from the whole "
+            "transcript.",
+            self.state_dir,
+            problem,
+        )
+        await asyncio.to_thread(snapshot.discard, self.state_dir)
+        return None
+
+    async def _check_snapshot(self, snap: Snapshot) -> tuple[str | None, Any]:
+        """Why the snapshot does not match the room (None if it does), and the prefix's hash."""
+        if snap.window != self.document.window:
+            return f"it keeps {snap.window} entries, the room {self.document.window}", None
+        if self.history.existing_size() < snap.archive_bytes:
+            return "history.jsonl is shorter than the snapshot says", None
+        offset = snap.position.offset
+        prefix = await asyncio.to_thread(hash_prefix, self.transcript.path, offset)
+        if prefix is None:
+            return "the transcript is shorter than the snapshot says", None
+        if prefix.hexdigest() != snap.position.sha256:
+            return f"the transcript's first {offset} bytes changed since it was written", None
+        return None, prefix
+
+    def _recorded(self, record: Record) -> None:
+        self.live.add(record)
+        self.snapshots.recorded()
+
+    def _compacted(self, ydoc: Doc) -> None:
+        """The document was rebuilt without its evicted entries: serve it, and snapshot it."""
+        self.sync.replace_document(ydoc)
+        self.snapshots.request()
+
+    def _capture(self) -> tuple[Snapshot, bytes] | None:
+        """The snapshot of the room now; None while a reply streams (its deltas are in the
+        document but in no record) or after an archive write failed."""
+        if self.streams.streaming or not self.history.intact:
+            return None
+        snap = Snapshot(
+            window=self.document.window,
+            position=self.transcript.position(),
+            ydoc_sha256="",
+            archive_bytes=self.history.size,
+            live=[record.model_dump(mode="json") for record in self.live.records()],
+        )
+        return snap, self.document.ydoc.get_update()
 
     # -- people ----------------------------------------------------------------------------------
 
@@ -256,6 +366,17 @@ class Room:
     def read_transcript(self, identity: Identity) -> str:
         self.people.require(identity, Action.READ_TRANSCRIPT)
         return self.transcript.read_text()
+
+    async def transcript_page(self, identity: Identity, before: int, limit: int) -> list[bytes]:
+        """The last `limit` records with seq < `before` (the JSONL lines, ascending)."""
+        self.people.require(identity, Action.READ_TRANSCRIPT)
+        return await self.transcript.page(before, limit)
+
+    async def history_page(self, identity: Identity, before: int, limit: int) -> dict:
+        """The `limit` newest entries evicted from the document with seq < `before`."""
+        self.people.require(identity, Action.WATCH)
+        entries, more = await self.history.page(before, limit)
+        return {"entries": entries, "more": more}
 
     # -- prompts, requests, abort ----------------------------------------------------------------
 

@@ -19,6 +19,11 @@ class Streams:
         self.document = document
         self._open: dict[str, AssistantStarted] = {}
 
+    @property
+    def streaming(self) -> bool:
+        """Whether a reply is streaming (its deltas are in the document only)."""
+        return bool(self._open)
+
     def replayed(self, started: AssistantStarted | None, closed: str | None = None) -> None:
         """A replayed record opened (`started`) or closed (`closed`, an entry id) a stream."""
         if started is not None:

@@ -9,22 +9,73 @@ Each record carries a hash chain (`chain`: the previous record's chain and this 
 so a transcript changed behind the room's back (a record edited, removed, or written by hand) is
 refused with a message saying where, instead of being replayed as if it were the room's.
 Transcripts from before the chain load as they are; the chain starts with their next record.
+
+A load may resume after a snapshot (`Position`: the last record it covers, the byte offset after
+it, the chain value there): only the records after it are read, and the chain is checked from
+there on. The transcript keeps a running sha256 of its bytes, so a snapshot can name the prefix
+it covers at no cost; `pages.SeqIndex` serves it page by page.
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno
+import hashlib
 import logging
 import os
+import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
 from ..errors import InsufficientStorage, Unavailable
 from ..events import RECORD_PAYLOADS, Record, Strict
+from .pages import SeqIndex
 
 log = logging.getLogger(__name__)
+
+#: Seconds of parsing between yields to the event loop while loading.
+SLICE = 0.02
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where the transcript stood after record `seq`: its line, the byte offset after it, the
+    chain value there, and the sha256 of the bytes before `offset`."""
+
+    seq: int
+    line: int
+    offset: int
+    chain: str | None
+    sha256: str
+
+
+def hash_prefix(path: Path, size: int) -> Any:
+    """A sha256 of the file's first `size` bytes (None if the file is shorter); run it in a
+    thread: hashlib releases the GIL on large inputs."""
+    hasher = hashlib.sha256()
+    with open(path, "rb") as f:
+        remaining = size
+        while remaining > 0:
+            chunk = f.read(min(remaining, 1 << 22))
+            if not chunk:
+                return None
+            hasher.update(chunk)
+            remaining -= len(chunk)
+    return hasher
+
+
+def _read_from(path: Path, offset: int, hasher: Any) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            raw = f.read()
+    except FileNotFoundError:
+        raw = b""
+    hasher.update(raw)
+    return raw
 
 
 class Transcript:
@@ -33,20 +84,36 @@ class Transcript:
         self._file: BinaryIO | None = None
         self._next_seq = 1
         self._chain: str | None = None
+        self._line = 0  # the number of lines written so far
+        self._size = 0
+        self._hash: Any = hashlib.sha256()
+        self.index = SeqIndex(path)
 
-    def load(self) -> list[tuple[Record, Strict]]:
-        """Read every valid record with its parsed payload; bad lines are logged and skipped,
-        never fatal."""
+    async def load(
+        self, resume: Position | None = None, prefix: Any = None
+    ) -> list[tuple[Record, Strict]]:
+        """Read every valid record (after `resume`, whose prefix hashes to `prefix`, a sha256
+        object) with its parsed payload; bad lines are logged and skipped, never fatal. The file
+        is read and hashed in a thread; parsing yields to the loop every `SLICE` seconds."""
         records: list[tuple[Record, Strict]] = []
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            raw = b""
+        start = 0
+        if resume is not None:
+            start, self._line = resume.offset, resume.line
+            self._chain, self._next_seq = resume.chain, resume.seq + 1
+        self._hash = prefix.copy() if prefix is not None else hashlib.sha256()
+        raw = await asyncio.to_thread(_read_from, self.path, start, self._hash)
         lines = raw.split(b"\n")
-        for number, line in enumerate(lines, start=1):
+        self._line += len(lines) - 1
+        base = self._line - len(lines) + 1
+        deadline = time.monotonic() + SLICE
+        for index, line in enumerate(lines):
+            if time.monotonic() > deadline:
+                await asyncio.sleep(0)
+                deadline = time.monotonic() + SLICE
             if not line.strip():
                 continue
-            torn = number == len(lines)  # the file did not end with a newline: a torn write
+            number = base + index + 1
+            torn = index == len(lines) - 1  # the file did not end with a newline: a torn write
             try:
                 record = Record.model_validate_json(line)
                 payload = record.parsed()
@@ -58,8 +125,24 @@ class Transcript:
             records.append((record, payload))
         if records:
             self._next_seq = records[-1][0].seq + 1
+        self._size = start + len(raw)
         self._open(terminate_torn_line=bool(raw) and not raw.endswith(b"\n"))
         return records
+
+    def position(self) -> Position:
+        """Where the transcript stands now (after its last record)."""
+        return Position(
+            seq=self._next_seq - 1,
+            line=self._line,
+            offset=self._size,
+            chain=self._chain,
+            sha256=self._hash.copy().hexdigest(),
+        )
+
+    async def page(self, before: int, limit: int) -> list[bytes]:
+        """The last `limit` records with seq < `before`, as their lines, ascending."""
+        lines, _ = await self.index.page(self._size, before, limit)
+        return lines
 
     def _check_link(self, record: Record, number: int) -> None:
         if record.chain is None and self._chain is None:
@@ -79,6 +162,9 @@ class Transcript:
         if terminate_torn_line:
             self._file.write(b"\n")
             self._sync()
+            self._hash.update(b"\n")
+            self._size += 1
+            self._line += 1
 
     def append(self, kind: str, actor: str | None, payload: Strict, ts: float) -> Record:
         """Write one record durably and return it; the caller acknowledges only after this."""
@@ -98,6 +184,10 @@ class Transcript:
         self._write_whole(line)  # raises, with the file as it was, when it cannot be written
         self._next_seq += 1
         self._chain = record.chain
+        self._hash.update(line)
+        self.index.added(record.seq, self._size)
+        self._size += len(line)
+        self._line += 1
         return record
 
     def _write_whole(self, line: bytes) -> None:

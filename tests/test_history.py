@@ -1,0 +1,351 @@
+"""History that does not grow the live room (issue 12): the document keeps a window of entries,
+older ones are archived and paged, and a restart loads a snapshot and replays only the tail."""
+
+import json
+import logging
+import shutil
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jupyter_copilot_room.access.admissions import AdmissionBook
+from jupyter_copilot_room.access.identity import Identity
+from jupyter_copilot_room.agent.base import AgentSettings
+from jupyter_copilot_room.errors import Unavailable
+from jupyter_copilot_room.events import (
+    AssistantMessage,
+    PromptFinished,
+    PromptRef,
+    PromptSubmitted,
+    Record,
+    SystemNote,
+    ToolCompleted,
+    ToolStarted,
+)
+from jupyter_copilot_room.protocol import PromptBody
+from jupyter_copilot_room.room.document import RoomDocument
+from jupyter_copilot_room.room.room import Room
+from jupyter_copilot_room.settings import RoomSettings, SettingsPatch, SettingsStore
+
+from .harness import people
+from .harness.helpers import eventually, ready
+from .harness.pytest_plugin import Response
+from .scripted_agent import ScriptedAgent
+
+ALICE = Identity("alice", "Alice", verified=True)
+BOB = Identity("bob", "Bob", verified=True)
+
+
+# -- the window, on the document alone --------------------------------------------------------
+
+
+class Records:
+    """Records as the room writes them, numbered."""
+
+    def __init__(self):
+        self.seq = 0
+
+    def __call__(self, kind, payload, actor=None):
+        self.seq += 1
+        data = payload.model_dump(mode="json", exclude_none=True)
+        return Record(
+            seq=self.seq, ts=float(self.seq), kind=kind, actor=actor, payload=data
+        ), payload
+
+
+def turn(make, n, tools):
+    """A finished turn: its prompt, `tools` tool rows and a reply."""
+    prompt = f"p{n}"
+    yield make("prompt.submitted", PromptSubmitted(id=prompt, text=f"prompt {n}"), "bob")
+    yield make("prompt.started", PromptRef(id=prompt), "bob")
+    for t in range(tools):
+        call = f"c{n}-{t}"
+        yield make(
+            "tool.started", ToolStarted(call_id=call, tool="bash", summary="ls", prompt_id=prompt)
+        )
+        yield make("tool.completed", ToolCompleted(call_id=call, success=True, result="ok"))
+    yield make("assistant.message", AssistantMessage(entry_id=f"a{n}", prompt_id=prompt, text="ok"))
+    yield make("prompt.finished", PromptFinished(id=prompt, state="completed"))
+
+
+def windowed(window):
+    archived, compactions = [], []
+    doc = RoomDocument(window, on_evict=archived.append, on_compacted=compactions.append)
+    return doc, archived, compactions
+
+
+def test_the_window_keeps_the_newest_entries_and_never_those_of_the_running_turn():
+    doc, archived, compactions = windowed(10)
+    make = Records()
+    for n in range(3):
+        for record in turn(make, n, tools=2):
+            doc.apply(*record)
+    # 3 turns of 4 entries: the 2 oldest are archived, in order, in their final form.
+    entries = doc.transcript.to_py()
+    assert len(entries) == 10
+    assert [e["id"] for e in archived] == ["p0", "c0-0"]
+    assert archived[0]["state"] == "completed" and archived[1]["state"] == "success"
+    assert [e["seq"] for e in archived + entries] == sorted(e["seq"] for e in archived + entries)
+    # A running turn longer than the window stays whole: the document grows until it ends.
+    records = list(turn(make, 3, tools=12))
+    for record in records[:-1]:
+        doc.apply(*record)
+    ids = [e["id"] for e in doc.transcript.to_py()]
+    assert ids[0] == "p3" and len(ids) == 14  # older entries gone, the running turn's all kept
+    doc.apply(*records[-1])  # the turn ends: back to the window, oldest first
+    assert doc.transcript.to_py()[0]["id"] == "c3-3"
+    assert len(doc.transcript.to_py()) == 10
+    # Every entry was evicted at most once; a tool completion of an evicted row changes nothing.
+    assert len({e["id"] for e in archived}) == len(archived)
+    doc.apply(*make("tool.completed", ToolCompleted(call_id="c0-0", success=False, result="x")))
+    assert compactions, "10 evictions rebuild the document"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 6), st.booleans()),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(10, 14),
+)
+def test_archive_plus_window_is_the_whole_transcript_in_final_form(turns, window):
+    """Whatever the turns, the archive and the window together hold every entry once, in seq
+    order, each as a document without a window shows it at the end; compaction changes nothing
+    a client sees."""
+    doc, archived, _ = windowed(window)
+    whole = RoomDocument(10**9)
+    make = Records()
+    for n, (tools, note) in enumerate(turns):
+        records = list(turn(make, n, tools))
+        if note:
+            records.insert(2, make("system", SystemNote(text=f"note {n}")))
+        for record in records:
+            doc.apply(*record)
+            whole.apply(*record)
+            assert len(doc.transcript) <= max(window, 2 * tools + 4)
+    assert archived + doc.transcript.to_py() == whole.transcript.to_py()
+    assert doc.snapshot("queue", "approvals") == whole.snapshot("queue", "approvals")
+
+
+# -- the room: archive, routes, snapshots -------------------------------------------------------
+
+
+def make_room(state_dir, window=10, agent=True, **kwargs):
+    state_dir.mkdir(exist_ok=True)
+    return Room(
+        state_dir=state_dir,
+        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
+        settings=SettingsStore(state_dir / "settings.json", RoomSettings()),
+        agent=ScriptedAgent(AgentSettings(state_dir, state_dir)) if agent else None,
+        document_window=window,
+        **kwargs,
+    )
+
+
+async def run_turns(room, count, who=BOB):
+    for start in range(0, count, 4):  # a person may have 5 prompts waiting
+        for n in range(start, min(count, start + 4)):
+            room.submit(who, PromptBody(text=f"say reply {n}"))
+        await eventually(lambda: not list(room.queue.open()), timeout=20, what="the turns")
+
+
+def state(room):
+    """What a restart must bring back, as plain data."""
+    doc = room.document.snapshot()
+    for key in ("agent", "agent_detail", "agent_error", "state"):
+        doc["meta"].pop(key, None)
+    return {
+        "document": doc,
+        "queue": [(p.id, p.author, p.state.value) for p in room.queue.open()],
+        "people": {name: room.role_of(name).value for name in ("alice", "bob", "dave", "erin")},
+        "known": sorted(room.people.known),
+        "settings": room.settings.current.model_dump(),
+        "live": [r.seq for r in room.live.records()],
+        "history": (room.state_dir / "history.jsonl").read_bytes(),
+    }
+
+
+async def started(state_dir, **kwargs):
+    """A restarted room; its clock stands still, so two restarts record the same."""
+    room = make_room(state_dir, agent=False, clock=lambda: 2e9, **kwargs)
+    await room.ensure_started()
+    return room
+
+
+async def busy_room(state_dir):
+    """A room with decisions, settings, finished turns and prompts still queued at its stop."""
+    room = make_room(state_dir)
+    await room.ensure_started()
+    for name in ("dave", "erin"):
+        room.check_in(Identity(name, name.title(), verified=True))
+    room.admit(ALICE, "dave", "member")
+    room.remove(ALICE, "erin")
+    room.patch_settings(ALICE, SettingsPatch(permission_timeout=42))
+    await run_turns(room, 12)
+    room.submit(ALICE, PromptBody(text="wait"))
+    await eventually(lambda: room.document.meta.get("state") == "running")
+    room.submit(BOB, PromptBody(text="say later"))
+    return room
+
+
+async def test_restart_from_a_snapshot_equals_a_full_rebuild(tmp_path):
+    room = await busy_room(tmp_path / "a")
+    await room.stop()
+    assert (tmp_path / "a" / "snapshot.json").exists()
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    for name in ("snapshot.json", "snapshot.ydoc"):
+        (tmp_path / "b" / name).unlink()
+    fast, full = await started(tmp_path / "a"), await started(tmp_path / "b")
+    try:
+        assert len(fast.document.transcript) <= 12
+        assert state(fast) == state(full)
+        assert [item[1:] for item in state(fast)["queue"]] == [("bob", "submitted")]
+        assert fast.role_of("dave").value == "member" and fast.role_of("erin").value == "refused"
+    finally:
+        await fast.stop()
+        await full.stop()
+
+
+async def test_a_snapshot_older_than_the_transcript_replays_the_tail(tmp_path):
+    """kill -9: the last snapshot was written before the last records."""
+    room = await busy_room(tmp_path / "a")
+    assert not await room.snapshots.write()  # not while a reply streams: deltas are no records
+    room.agent.release.set()
+    await eventually(lambda: not list(room.queue.open()))
+    assert await room.snapshots.write()
+    snapshot_seq = json.loads((tmp_path / "a" / "snapshot.json").read_text())["position"]["seq"]
+    await run_turns(room, 5)
+    room.submit(ALICE, PromptBody(text="wait"))  # killed during a turn
+    await eventually(lambda: room.document.meta.get("state") == "running")
+    shutil.copytree(tmp_path / "a", tmp_path / "crashed")  # as the disk was at the kill
+    await room.stop()
+    shutil.copytree(tmp_path / "crashed", tmp_path / "full")
+    for name in ("snapshot.json", "snapshot.ydoc"):
+        (tmp_path / "full" / name).unlink()
+    fast, full = await started(tmp_path / "crashed"), await started(tmp_path / "full")
+    try:
+        assert fast.transcript.position().seq > snapshot_seq + 10
+        assert state(fast) == state(full)
+    finally:
+        await fast.stop()
+        await full.stop()
+
+
+@pytest.mark.parametrize("spoil", ["window", "ydoc", "archive"])
+async def test_a_snapshot_that_does_not_match_is_discarded_and_rebuilt(tmp_path, caplog, spoil):
+    room = await busy_room(tmp_path / "a")
+    await room.stop()
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    (tmp_path / "b" / "snapshot.json").unlink()
+    window = 10
+    if spoil == "window":
+        window = 11
+    elif spoil == "ydoc":
+        path = tmp_path / "a" / "snapshot.ydoc"
+        path.write_bytes(path.read_bytes()[:-7])
+    else:
+        (tmp_path / "a" / "history.jsonl").write_bytes(b"")
+    with caplog.at_level(logging.WARNING):
+        again = await started(tmp_path / "a", window=window)
+    full = await started(tmp_path / "b", window=window)
+    try:
+        assert "Discarding the room snapshot" in caplog.text
+        assert state(again) == state(full)
+    finally:
+        await again.stop()
+        await full.stop()
+
+
+async def test_an_edited_byte_before_the_snapshot_is_refused_as_today(tmp_path, caplog):
+    room = await busy_room(tmp_path)
+    await room.stop()
+    path = tmp_path / "transcript.jsonl"
+    raw = path.read_bytes()
+    path.write_bytes(raw.replace(b"reply 3", b"reply 8", 1))
+    again = make_room(tmp_path, agent=False)
+    with caplog.at_level(logging.WARNING), pytest.raises(Unavailable, match="not written by"):
+        await again.ensure_started()
+    assert "changed since it was written" in caplog.text
+
+
+# -- the routes --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def room_config():
+    return {"document_window": 10}
+
+
+@pytest.fixture
+def get(jp_fetch):
+    """`await get(user, route, before=..., limit=...)`: a GET with query arguments."""
+
+    async def call(user, route, **params):
+        r = await jp_fetch(
+            "copilot-room",
+            "api",
+            route,
+            params={k: str(v) for k, v in params.items()},
+            headers=people.authorization(user),
+            raise_error=False,
+        )
+        return Response(r.code, r.body)
+
+    return call
+
+
+async def test_history_and_transcript_pages_by_seq_with_role_rules(api, get, room):
+    await ready(api, room)
+    await run_turns(room, 8)
+    doc = room.document.transcript.to_py()
+    assert len(doc) == 10
+    oldest = int(doc[0]["seq"])
+    page = (await get("carol", "history", before=oldest, limit=4)).json
+    assert page["more"] is True and len(page["entries"]) == 4
+    rest = (await get("carol", "history", before=page["entries"][0]["seq"])).json
+    assert rest["more"] is False
+    archived = rest["entries"] + page["entries"]
+    seqs = [e["seq"] for e in archived]
+    assert seqs == sorted(seqs) and seqs[-1] < oldest
+    assert [e["kind"] for e in archived[:2]] == ["system", "prompt"]  # agent ready, 1st prompt
+    assert all(isinstance(e["body"], str) for e in archived)
+    assert len(archived) + len(doc) == len(room.history.path.read_text().splitlines()) + 10
+
+    lines = (await get("bob", "transcript", before=oldest, limit=3)).text.splitlines()
+    assert [json.loads(line)["seq"] for line in lines] == [oldest - 3, oldest - 2, oldest - 1]
+    whole = (await api("bob", "GET", "transcript")).text
+    assert whole == room.transcript.read_text()
+    assert (await get("carol", "transcript", limit=3)).code == 403
+    assert (await get("dave", "transcript", limit=3)).code == 403
+    assert (await get("dave", "history")).code == 403
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{"before": 0}, {"before": "x"}, {"before": -3}, {"limit": 0}, {"limit": 1001}, {"limit": 2.5}],
+)
+async def test_bad_page_arguments_are_a_clear_400(get, query):
+    for route in ("transcript", "history"):
+        r = await get("alice", route, **query)
+        assert r.code == 400 and r.json["error"] == "invalid_page", r
+        assert "before" in r.json["message"] or "limit" in r.json["message"]
+
+
+async def test_compaction_closes_clients_with_4002_and_they_resync(api, room, connect):
+    await ready(api, room)
+    client = await connect("carol")
+    await eventually(lambda: len(client.transcript) >= 1)
+    compactions = room.snapshots.written
+    await run_turns(room, 8)  # 17 entries: 7 evicted, not yet a compaction
+    assert not client.closed.is_set()
+    await run_turns(room, 3)  # 10 evicted: the document is rebuilt
+    await eventually(lambda: client.closed.is_set(), what="the client to be closed")
+    assert client.ws.close_code == 4002
+    assert "compacted" in client.ws.close_reason
+    await eventually(lambda: room.snapshots.written > compactions, what="a snapshot")
+    again = await connect("carol")
+    await eventually(lambda: len(again.transcript) == len(room.document.transcript))
+    assert again.snapshot()["transcript"] == room.document.snapshot()["transcript"]
