@@ -91,6 +91,7 @@ class Client:
         self.username = username
         self.limit = limit
         self.dropped = 0
+        self.fell_behind = False  # closed because its outbox passed the cap
         self.queued = 0  # bytes in the outbox, not yet handed to the socket
         self.closed = False
         self._sending = False  # a batch was handed to the socket and has not left yet
@@ -114,6 +115,7 @@ class Client:
                 self.username,
                 self.queued,
             )
+            self.fell_behind = True
             self.close(*FELL_BEHIND)
             return
         self._wake.set()
@@ -136,13 +138,18 @@ class Client:
             self._outbox.clear()
             self.queued = 0
             self._sending = True
-            try:
-                sent = [self.channel.send_frame(message) for message in batch]
-                await asyncio.gather(*sent)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the client left; its channel's end stops `serve`
-                log.debug("Writing to %s failed; they left", self.username, exc_info=True)
+            sent: list[Awaitable[None]] = []
+            failed: BaseException | None = None
+            for message in batch:
+                try:
+                    sent.append(self.channel.send_frame(message))
+                except Exception as error:
+                    failed = error
+                    break
+            results = await asyncio.gather(*sent, return_exceptions=True)
+            failed = failed or next((r for r in results if isinstance(r, BaseException)), None)
+            if failed is not None:  # the client left; its channel's end stops `serve`
+                log.debug("Writing to %s failed; they left: %r", self.username, failed)
                 self.closed = True
                 return
             self._sending = False
@@ -177,6 +184,8 @@ class RoomSync:
     def __init__(self, ydoc: Doc, *, client_buffer_bytes: int = CLIENT_BUFFER_BYTES):
         self.client_buffer_bytes = client_buffer_bytes
         self._clients: set[Client] = set()
+        #: Clients closed because they fell behind, since the server started (for the metrics).
+        self.fell_behind = 0
         self._ydoc = ydoc
         self._subscription: Subscription | None = None
 
@@ -221,6 +230,7 @@ class RoomSync:
                     client.put(reply)
         finally:
             self._clients.discard(client)
+            self.fell_behind += client.fell_behind
             await client.stopped()
             on_presence(username)
 
