@@ -134,6 +134,11 @@ def extend(app, room) -> None:
             room.sync.ydoc.observe(stamp)
 
     observe()
+    traced = {}
+    if os.environ.get("LOAD_TRACEMALLOC"):
+        import tracemalloc
+
+        tracemalloc.start(8)
 
     class Load(web.RequestHandler):
         def check_xsrf_cookie(self) -> None:
@@ -156,6 +161,32 @@ def extend(app, room) -> None:
                 roots = {"meta": Map, "participants": Map, "queue": Array, "transcript": Array}
                 roots["approvals"] = Map
                 self.finish({name: doc.get(name, type=t).to_py() for name, t in roots.items()})
+            elif action == "mark":  # --trace: Python allocations
+                import tracemalloc
+
+                if tracemalloc.is_tracing():
+                    fo.settled_rss()
+                    traced["mark"] = tracemalloc.take_snapshot()
+                self.finish({})
+            elif action == "grown":
+                import tracemalloc
+
+                if "mark" not in traced:
+                    self.finish({"top": [], "grew_kib": 0})
+                    return
+                fo.settled_rss()
+                stats = tracemalloc.take_snapshot().compare_to(traced["mark"], "traceback")
+                grew = sum(s.size_diff for s in stats if s.size_diff > 0) / 1024
+                stats.sort(key=lambda s: s.size_diff, reverse=True)
+                top = [
+                    {
+                        "kib": s.size_diff / 1024,
+                        "count": s.count_diff,
+                        "where": s.traceback.format(),
+                    }
+                    for s in stats[:12]
+                ]
+                self.finish({"top": top, "grew_kib": grew})
             elif action == "flush":
                 stamps.flush()
                 self.finish({"path": stamps.name})
@@ -364,7 +395,7 @@ async def wait_idle(server: fo.Server, timeout: float) -> bool:
     return False
 
 
-async def main(minutes: float) -> None:
+async def main(minutes: float, trace: bool) -> None:
     wall = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="copilot-room-load-"))
     model = None
@@ -378,6 +409,8 @@ async def main(minutes: float) -> None:
         )
         model_url = (await asyncio.wait_for(model.stdout.readline(), 30)).decode().strip()
         os.environ.update(LOAD_MODEL_URL=model_url, SCRIPTED_MODEL_KEY=MODEL_KEY)
+        if trace:
+            os.environ["LOAD_TRACEMALLOC"] = "1"
         os.environ.setdefault(
             "JUPYTER_COPILOT_ROOM_RUNTIME_DIR",
             str(Path.home() / ".cache" / "jupyter-copilot-room" / "runtime"),
@@ -386,7 +419,7 @@ async def main(minutes: float) -> None:
         print(f"[load] server (real runtime, scripted model at {model_url})", flush=True)
         await server.start()
         try:
-            await load(server, minutes, work, wall)
+            await load(server, minutes, work, wall, trace)
         except BaseException:
             print(server.tail(), file=sys.stderr)
             raise
@@ -403,7 +436,7 @@ async def main(minutes: float) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-async def load(server: fo.Server, minutes: float, work: Path, wall: float) -> None:
+async def load(server: fo.Server, minutes: float, work: Path, wall: float, trace: bool) -> None:
     _, room = await api(server, "bench-host", "GET", "room")
     for _ in range(240):
         _, room = await api(server, "bench-host", "GET", "room")
@@ -426,6 +459,8 @@ async def load(server: fo.Server, minutes: float, work: Path, wall: float) -> No
         while not stop_sampling.is_set():
             r = await server.call("POST", "/load/rss")
             rss.append((time.monotonic() - began, r["rss"], r["settled"]))
+            if trace and len(rss) == int(60 / RSS_EVERY) + 1:
+                await server.call("POST", "/load/mark")
             grown.append(r)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop_sampling.wait(), RSS_EVERY)
@@ -455,6 +490,16 @@ async def load(server: fo.Server, minutes: float, work: Path, wall: float) -> No
             break
         await asyncio.sleep(0.5)
     stamps_path = (await server.call("POST", "/load/flush"))["path"]
+    if trace:
+        grown_py = await server.call("POST", "/load/grown")
+        print(
+            f"Python allocations that grew after warm-up: {grown_py['grew_kib']:.0f} KiB in all "
+            "(tracemalloc; the 12 largest):"
+        )
+        for stat in grown_py["top"]:
+            print(f"  {stat['kib']:+9.1f} KiB {stat['count']:+7d} blocks")
+            for line in stat["where"][-6:]:
+                print(f"      {line}")
     for v in viewers:
         v.stopping = True
         if v.client is not None:
@@ -568,6 +613,11 @@ def report(
 def cli() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, default=10.0, help="minutes of submissions")
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="trace the server's Python allocations (slower) and print what grew after warm-up",
+    )
     parser.add_argument("--model", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -581,7 +631,7 @@ def cli() -> None:
     elif opts.serve:
         asyncio.run(fo.serve(opts, configure=configure, extend=extend))
     else:
-        asyncio.run(main(opts.minutes))
+        asyncio.run(main(opts.minutes, opts.trace))
 
 
 if __name__ == "__main__":
