@@ -26,9 +26,9 @@ from .harness.helpers import READY, eventually
 from .harness.server import descendants
 
 #: 20 kills take ~4 minutes on a 2-core machine (a restart is ~8 s there, nearly all of it
-#: Python importing jupyter_server; the room serves 0.3 s after it is loaded): CI runs 8.
+#: Python importing jupyter_server; the room serves 0.3 s after it is loaded): CI runs 6.
 #: `COPILOT_ROOM_KILLS=20 pytest tests/test_kill_loop.py` runs the whole loop.
-KILLS = int(os.environ.get("COPILOT_ROOM_KILLS", "8"))
+KILLS = int(os.environ.get("COPILOT_ROOM_KILLS", "6"))
 SEED = 20261130
 
 
