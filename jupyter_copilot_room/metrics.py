@@ -48,15 +48,6 @@ AGENT_STATES = (
     "no-agent",
 )
 
-#: Room-wide count of websocket clients closed because they fell behind (`slow_client_closed`).
-_slow_clients = 0
-
-
-def slow_client_closed() -> None:
-    """Count a websocket client the room closed because it stopped reading (its buffer filled)."""
-    global _slow_clients
-    _slow_clients += 1
-
 
 class TurnDurations:
     """A histogram of turn durations for one final state."""
@@ -189,7 +180,7 @@ class RoomCollector(Collector):
             "slow_client_disconnects",
             "Websocket clients closed because they stopped reading (their buffer filled); "
             "they reconnect and sync afresh.",
-            _slow_clients,
+            sum(m.room.sync.fell_behind for m in rooms),
         )
         yield _labelled_counter(
             "transcript_records",

@@ -63,6 +63,7 @@ async def test_a_client_that_stops_reading_is_closed_and_never_delays_the_others
     code, reason, frames = await carol.read_to_close()
     carol.close()
     assert (code, reason) == (4008, "You fell behind the room; reconnecting.")
+    await eventually(lambda: room.sync.fell_behind == 1, what="the count for the metrics")
     assert frames < closed_at, "the frames past the cap were dropped, not sent"
 
     await eventually(lambda: len(arrived) == len(written), what="bob to get every write")
