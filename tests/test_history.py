@@ -1,9 +1,12 @@
 """History that does not grow the live room (issue 12): the document keeps a window of entries,
 older ones are archived and paged, and a restart loads a snapshot and replays only the tail."""
 
+import asyncio
 import json
 import logging
 import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +18,7 @@ from jupyter_copilot_room.agent.base import AgentSettings
 from jupyter_copilot_room.errors import Unavailable
 from jupyter_copilot_room.events import (
     AssistantMessage,
+    AssistantStarted,
     PromptFinished,
     PromptRef,
     PromptSubmitted,
@@ -349,3 +353,128 @@ async def test_compaction_closes_clients_with_4002_and_they_resync(api, room, co
     again = await connect("carol")
     await eventually(lambda: len(again.transcript) == len(room.document.transcript))
     assert again.snapshot()["transcript"] == room.document.snapshot()["transcript"]
+
+
+# -- LiveRecords: the few records a restart needs besides the document --------------------------
+
+OPS = (
+    "submit",
+    "withdraw",
+    "start",
+    "finish",
+    "open",
+    "settle",
+    "stream",
+    "close",
+    "seen",
+    "admit",
+    "settings",
+    "ready",
+)
+
+
+def records_of(ops):
+    """A valid record sequence driven by `ops` (an op that does not apply now is skipped)."""
+    from jupyter_copilot_room.events import (
+        AdmissionDecided,
+        AgentReady,
+        PersonSeen,
+        RequestOpened,
+        RequestSettled,
+        SettingsChanged,
+    )
+
+    make, waiting, running, requests, streams = Records(), [], None, [], []
+    for n, op in enumerate(ops, start=1):
+        if op == "submit":
+            waiting.append(f"p{n}")
+            yield make("prompt.submitted", PromptSubmitted(id=f"p{n}", text="hi"), "bob")
+        elif op == "withdraw" and waiting:
+            yield make("prompt.withdrawn", PromptRef(id=waiting.pop()), "bob")
+        elif op == "start" and waiting and running is None:
+            running = waiting.pop(0)
+            yield make("prompt.started", PromptRef(id=running), "bob")
+        elif op == "finish" and running is not None:
+            yield make("prompt.finished", PromptFinished(id=running, state="completed"))
+            running = None
+        elif op == "open" and running is not None:
+            requests.append(f"q{n}")
+            yield make(
+                "request.opened",
+                RequestOpened(
+                    id=f"q{n}",
+                    kind="shell",
+                    summary="ls",
+                    prompt_id=running,
+                    author="bob",
+                    deadline=1.0,
+                ),
+            )
+        elif op == "settle" and requests:
+            yield make("request.settled", RequestSettled(id=requests.pop(0), outcome="approved"))
+        elif op == "stream" and running is not None:
+            streams.append(f"s{n}")
+            yield make("assistant.started", AssistantStarted(entry_id=f"s{n}", prompt_id=running))
+        elif op == "close" and streams:
+            yield make("assistant.message", AssistantMessage(entry_id=streams.pop(), text="x"))
+        elif op == "seen":
+            name = f"user{n % 3}"
+            yield make(
+                "person.seen", PersonSeen(username=name, display_name=f"N{n}", verified=True), name
+            )
+        elif op == "admit":
+            yield make(
+                "admission.decided",
+                AdmissionDecided(username=f"user{n % 3}", decision="viewer"),
+                "alice",
+            )
+        elif op == "settings":
+            yield make(
+                "settings.changed", SettingsChanged(changes={"permission_timeout": n}), "alice"
+            )
+        elif op == "ready":
+            yield make("agent.ready", AgentReady(label=f"model {n % 2}"))
+
+
+async def rebuilt(records, tmp_path):
+    """Queue, people, settings and what is open after replaying `records` (no document)."""
+    from jupyter_copilot_room.room.people import People
+    from jupyter_copilot_room.room.queue import PromptQueue
+    from jupyter_copilot_room.room.replay import replay
+    from jupyter_copilot_room.room.snapshot import LiveRecords
+    from jupyter_copilot_room.room.streams import Streams
+
+    book = AdmissionBook(hosts=frozenset({"alice"}))
+    queue, settings_store = PromptQueue(), SettingsStore(tmp_path / "s.json", RoomSettings())
+    people_ = People(book, tmp_path / "a.json", RoomDocument(), None, set)
+    streams, live = Streams(None, None), LiveRecords()
+    replayed = await replay(
+        records,
+        queue=queue,
+        people=people_,
+        streams=streams,
+        settings=settings_store,
+        document=None,
+        live=live,
+    )
+    state = {
+        "queue": [(p.id, p.state.value, p.submitted_at) for p in queue.open()],
+        "known": people_.known,
+        "roles": {name: people_.role_of(name).value for name in ("user0", "user1", "user2")},
+        "settings": settings_store.current,
+        "streams": dict(streams._open),
+        "requests": replayed.open_requests,
+        "ready": replayed.last_ready,
+    }
+    return state, live
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(OPS), max_size=60))
+def test_live_records_alone_rebuild_what_every_record_does(ops):
+    tmp_path = Path(tempfile.mkdtemp())
+    everything = list(records_of(ops))
+    whole, live = asyncio.run(rebuilt(everything, tmp_path))
+    kept = [(record, record.parsed()) for record in live.records()]
+    assert len(kept) <= len(everything)
+    assert asyncio.run(rebuilt(kept, tmp_path))[0] == whole
