@@ -84,7 +84,7 @@ function isLastReply(model: IRoomModel, reply: IAssistantEntry): boolean {
 function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX.Element {
   const { text, rendermime } = props;
   const host = useRef<HTMLDivElement>(null);
-  const blocks = useRef<{ text: string; renderer: Renderer }[]>([]);
+  const blocks = useRef<IBlock[]>([]);
   // The remote images this person chose to load: loaded again when a block re-renders.
   const chosen = useRef(new Set<string>());
   useEffect(() => () => drop(blocks.current.splice(0)), [rendermime]);
@@ -102,18 +102,9 @@ function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX
       if (!shown) {
         const renderer = rendermime.createRenderer('text/markdown');
         node.appendChild(renderer.node);
-        shown = blocks.current[n] = { text: '', renderer };
-      } else if (shown.text === block) {
-        return;
+        shown = blocks.current[n] = { text: null, renderer, rendering: false };
       }
-      shown.text = block;
-      const { renderer } = shown;
-      void renderer
-        .renderModel(new MimeModel({ data: { 'text/markdown': block }, trusted: false }))
-        .then(() => {
-          reloadChosenImages(renderer.node, chosen.current);
-          addCodeCopyButtons(renderer.node);
-        });
+      render(shown, block, chosen.current);
     });
   }, [text, rendermime]);
   const onClick = (event: React.MouseEvent<HTMLDivElement>) => {
@@ -132,7 +123,43 @@ function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX
 
 type Renderer = ReturnType<IRenderMimeRegistry['createRenderer']>;
 
-function drop(blocks: { renderer: Renderer }[]): void {
+/** A block's renderer, the text it shows (or is rendering) and whether a render is on its way. */
+interface IBlock {
+  text: string | null;
+  renderer: Renderer;
+  rendering: boolean;
+}
+
+/** Show `text` in `block`: one render at a time (two at once would interleave their work on the
+ * same node), the latest text once the one on its way is done. Trailing blank lines render as
+ * nothing, so a block that only gained them is not rendered again. */
+function render(block: IBlock, text: string, chosen: Set<string>): void {
+  if (block.text !== null && block.text.trimEnd() === text.trimEnd()) {
+    return;
+  }
+  block.text = text;
+  if (block.rendering) {
+    return;
+  }
+  block.rendering = true;
+  const { renderer } = block;
+  void renderer
+    .renderModel(new MimeModel({ data: { 'text/markdown': text }, trusted: false }))
+    .then(() => {
+      reloadChosenImages(renderer.node, chosen);
+      addCodeCopyButtons(renderer.node);
+    })
+    .finally(() => {
+      block.rendering = false;
+      if (block.text !== text && block.text !== null) {
+        const latest = block.text;
+        block.text = text;
+        render(block, latest, chosen);
+      }
+    });
+}
+
+function drop(blocks: IBlock[]): void {
   for (const { renderer } of blocks) {
     renderer.node.remove();
     renderer.dispose();
