@@ -14,7 +14,7 @@ from jupyter_copilot_room.agent.copilot import CopilotAgent
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from .harness.config import copilot_agent
-from .harness.helpers import READY, entries, eventually, finished, ready
+from .harness.helpers import READY, entries, eventually, finished, ready, slow_turn_in_flight
 
 
 @pytest.fixture
@@ -228,24 +228,7 @@ async def test_abort_rejects_the_outstanding_approval(api, room, model, jp_root_
 
 
 async def test_killed_runtime_fails_the_turn_and_the_room_goes_on(api, room, model, agent):
-    def script(request):
-        if "slow" in request.prompt:
-            return Reply("Slowly " * 300, chunk_size=4, delay=0.05)
-        return Reply(f"Fine: {request.prompt}")
-
-    model.script = script
-    await ready(api, room)
-    first = (await api("alice", "POST", "prompts", body={"text": "remember the word kiwi"})).json
-    await eventually(lambda: first["id"] in finished(room), timeout=30)
-    slow = (await api("alice", "POST", "prompts", body={"text": "slow please"})).json
-    after = (await api("bob", "POST", "prompts", body={"text": "are you back?"})).json
-    await eventually(
-        lambda: any(
-            e["kind"] == "assistant" and e["state"] == "streaming"
-            for e in room.document.transcript.to_py()
-        ),
-        timeout=30,
-    )
+    slow, after = await slow_turn_in_flight(api, room, model)
     os.kill(agent.connection.client._cli_process.pid, signal.SIGKILL)
 
     await eventually(

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_copilot_room.agent.scripted_model import Reply
-
-from .harness.helpers import eventually, finished, ready
+from .harness.helpers import eventually, finished, slow_turn_in_flight
 
 
 @pytest.fixture
@@ -29,24 +27,7 @@ def process_state(pid: int) -> str | None:
 
 
 async def test_a_stopped_runtime_is_noticed_killed_and_the_session_resumed(api, room, model, agent):
-    def script(request):
-        if "slow" in request.prompt:
-            return Reply("Slowly " * 400, chunk_size=4, delay=0.05)
-        return Reply(f"Fine: {request.prompt}")
-
-    model.script = script
-    await ready(api, room)
-    first = (await api("alice", "POST", "prompts", body={"text": "remember the word kiwi"})).json
-    await eventually(lambda: first["id"] in finished(room), timeout=30)
-    slow = (await api("alice", "POST", "prompts", body={"text": "slow please"})).json
-    after = (await api("bob", "POST", "prompts", body={"text": "are you back?"})).json
-    await eventually(
-        lambda: any(
-            e["kind"] == "assistant" and e["state"] == "streaming" and e["body"]
-            for e in room.document.transcript.to_py()
-        ),
-        timeout=30,
-    )
+    slow, after = await slow_turn_in_flight(api, room, model, length=400)
     pid = agent.connection.pid
     os.kill(pid, signal.SIGSTOP)
     stopped_at = time.monotonic()

@@ -57,3 +57,30 @@ def finished(room):
 def no_script(request):
     """The scripted model's answer while a test has set no script of its own."""
     return Reply("(no script)")
+
+
+async def slow_turn_in_flight(api, room, model, *, length=300):
+    """A room with history (alice's "kiwi" turn done), alice's slow turn streaming and bob's
+    prompt queued behind it: the stage for breaking the runtime mid-turn. Returns the prompts'
+    `(slow, after)` as POST returned them."""
+
+    def script(request):
+        if "slow" in request.prompt:
+            return Reply("Slowly " * length, chunk_size=4, delay=0.05)
+        return Reply(f"Fine: {request.prompt}")
+
+    model.script = script
+    await ready(api, room)
+    first = (await api("alice", "POST", "prompts", body={"text": "remember the word kiwi"})).json
+    await eventually(lambda: first["id"] in finished(room), timeout=30)
+    slow = (await api("alice", "POST", "prompts", body={"text": "slow please"})).json
+    after = (await api("bob", "POST", "prompts", body={"text": "are you back?"})).json
+    await eventually(
+        lambda: any(
+            e["kind"] == "assistant" and e["state"] == "streaming" and e["body"]
+            for e in room.document.transcript.to_py()
+        ),
+        timeout=30,
+        what="the slow reply to stream",
+    )
+    return slow, after
