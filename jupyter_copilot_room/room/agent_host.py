@@ -12,6 +12,7 @@ hears a refusal, and the turn fails once space returns.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from pathlib import Path
 
 from ..agent.base import Answer, PermissionAsk, QuestionAsk
@@ -104,11 +105,7 @@ class RoomAgentHost:
         self.recorder.commit(RECORDED_EVENTS[type(event)], None, stamped)
 
     async def request_permission(self, ask: PermissionAsk) -> Answer:
-        try:
-            return await self._request_permission(ask)
-        except InsufficientStorage:
-            self.turns.storage_failed()
-            return Answer(False, NO_SPACE)
+        return await self._refused_when_disk_full(self._request_permission(ask))
 
     async def _request_permission(self, ask: PermissionAsk) -> Answer:
         turn, refusal = self._turn_taking_requests()
@@ -125,8 +122,12 @@ class RoomAgentHost:
         )
 
     async def ask_question(self, ask: QuestionAsk) -> Answer:
+        return await self._refused_when_disk_full(self._ask_question(ask))
+
+    async def _refused_when_disk_full(self, answering: Awaitable[Answer]) -> Answer:
+        """A request the room cannot record is refused, and the turn stops for want of space."""
         try:
-            return await self._ask_question(ask)
+            return await answering
         except InsufficientStorage:
             self.turns.storage_failed()
             return Answer(False, NO_SPACE)
