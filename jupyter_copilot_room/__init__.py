@@ -8,6 +8,20 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0.0.0"
 
 
+def connect(url: str | None = None, token: str | None = None):
+    """The Copilot room of the Jupyter server this kernel runs under (see `kernel.discovery`)."""
+    from .kernel import connect as connect_room
+
+    return connect_room(url, token)
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext jupyter_copilot_room`: the `%%copilot` cell magic."""
+    from .kernel.magic import load_ipython_extension as load
+
+    load(ipython)
+
+
 def _jupyter_labextension_paths():
     return [{"src": "labextension", "dest": "jupyter-copilot-room"}]
 

@@ -143,10 +143,17 @@ class Target(Strict):
     name: Text = Field(min_length=1, max_length=200)
 
 
+#: Where a prompt came from when not from a person's panel: a notebook kernel acting with the
+#: credentials it was started with (`jupyter_copilot_room.kernel`). The author is still the
+#: authenticated user; this only says how they sent it.
+Origin = Literal["kernel"]
+
+
 class PromptSubmitted(Strict):
     id: str
     text: str
     target: Target | None = None
+    origin: Origin | None = None  # absent from older records, and from a panel's prompts
 
 
 class PromptRef(Strict):

@@ -13,12 +13,15 @@ from typing import Literal
 
 from pydantic import Field
 
-from .events import AdmissionChoice, ParticipantRole, Strict, Target, Text
+from .events import AdmissionChoice, Origin, ParticipantRole, Strict, Target, Text
 
 
 class PromptBody(Strict):
     text: Text
     target: Target | None = None
+    # "kernel": sent by the notebook kernel API (the author is still `current_user`); any other
+    # value is a 400.
+    origin: Origin | None = None
 
 
 class ApprovalBody(Strict):

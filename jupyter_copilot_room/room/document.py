@@ -215,6 +215,8 @@ class RoomDocument:
                 "target": p.target.model_dump() if p.target else None,
                 "state": "submitted",
                 "submitted_at": record.ts,
+                # Only a kernel's prompt has one, so older documents and panels see no change.
+                **({"origin": p.origin} if p.origin else {}),
             }
         )
         self.queue.append(item)
@@ -239,6 +241,7 @@ class RoomDocument:
             body=item["text"],
             target=item.get("target"),
             state="working",
+            **({"origin": origin} if (origin := item.get("origin")) else {}),
         )
         self.meta["turn_owner"] = item["author"]
         self.meta["turn_prompt"] = p.id

@@ -402,7 +402,7 @@ class Room:
         record = self.recorder.commit(
             "prompt.submitted",
             identity.username,
-            PromptSubmitted(id=prompt_id, text=body.text, target=body.target),
+            PromptSubmitted(id=prompt_id, text=body.text, target=body.target, origin=body.origin),
         )
         self.queue.submit(prompt_id, identity.username, body.text, body.target, record.ts)
         position = self.queue.position(prompt_id)

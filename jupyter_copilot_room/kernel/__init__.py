@@ -1,0 +1,10 @@
+"""The room from inside a notebook kernel: `connect()` (the kernel API) and the `%%copilot` magic.
+
+Imported only by kernels: the server never imports this package (nor IPython through it).
+"""
+
+from .client import Room, RoomAPIError, connect
+from .discovery import ServerNotFound
+from .turn import Turn
+
+__all__ = ["Room", "RoomAPIError", "ServerNotFound", "Turn", "connect"]
