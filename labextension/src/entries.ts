@@ -29,6 +29,8 @@ export interface IPromptEntry extends IEntryBase {
   target: ITarget | null;
   state: PromptState;
   usage?: IUsage;
+  /** `kernel`: sent from a notebook kernel with the author's credentials (the kernel API). */
+  origin?: 'kernel';
 }
 
 export type ReplyState = 'streaming' | 'done' | 'partial';

@@ -22,6 +22,9 @@ export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): 
     >
       <div className="jp-CopilotRoom-entryHeader">
         <PersonName username={entry.author} person={model.person(entry.author)} />
+        {entry.origin === 'kernel' && (
+          <span className="jp-CopilotRoom-origin">(from a notebook kernel)</span>
+        )}
         {entry.target && <span className="jp-CopilotRoom-badge">{targetLabel(entry.target)}</span>}
         <time className="jp-CopilotRoom-time">{formatTime(entry.ts)}</time>
       </div>
