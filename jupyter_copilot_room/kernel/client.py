@@ -34,10 +34,17 @@ class RoomAPIError(RuntimeError):
         self.status, self.code, self.message = status, code, message
 
 
+#: One `Room` per server and token in this process: `connect()` and `%%copilot` are then one
+#: person (under a plain token server, the guest its login cookie names).
+_ROOMS: dict[tuple[str, str], Room] = {}
+
+
 def connect(url: str | None = None, token: str | None = None) -> Room:
     """The room of the Jupyter server this kernel runs under (or of `url`, with `token`)."""
-    room = Room(discover(url, token))
+    server = discover(url, token)
+    room = _ROOMS.get((server.url, server.token)) or Room(server)
     room.status()  # fail now, clearly, rather than at the first prompt
+    _ROOMS[(server.url, server.token)] = room
     return room
 
 
