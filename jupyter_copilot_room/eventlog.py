@@ -33,6 +33,7 @@ VERSION = 1
 #: Fields that name a person or carry what someone (or the agent, quoting them) wrote.
 PERSONAL = frozenset(
     {"actor", "username", "display_name", "avatar_url", "author", "text", "feedback", "answer"}
+    | {"chips"}  # what a person pointed at: paths, an output's text or image
 )
 REDACTED = "[redacted]"
 
@@ -119,6 +120,11 @@ def redact(schema_id: str, data: dict[str, Any]) -> dict[str, Any]:
     for name in PERSONAL & payload.keys():
         if isinstance(payload[name], str):
             payload[name] = REDACTED
+        elif name == "chips" and isinstance(payload[name], list):
+            payload[name] = [
+                {k: REDACTED if k in ("path", "text", "data") else v for k, v in c.items()}
+                for c in payload[name]
+            ]
     return data
 
 

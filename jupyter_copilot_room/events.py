@@ -149,11 +149,44 @@ class Target(Strict):
 Origin = Literal["kernel"]
 
 
+#: Bounds of what a prompt may carry as context (`Chip`): the room refuses more with a 400.
+MAX_CHIPS = 8
+MAX_CHIP_CELLS = 50
+MAX_CHIP_TEXT = 100_000
+MAX_IMAGE_BYTES = 10 * 1024 * 1024
+
+
+class Chip(Strict):
+    """Something a person pointed at, attached to their prompt (`notebooks/context.py`).
+
+    `notebook`: a whole notebook; `cells`: cells of a notebook by id; `file`: a file;
+    `selection`: lines `start_line`..`end_line` (1-based) of a file; `output`: one output of a
+    notebook cell, captured as the person saw it (`text`, or an image as base64 `data`).
+    Notebooks, cells, files and selections are read when the turn starts, the output now.
+    """
+
+    kind: Literal["notebook", "cells", "file", "selection", "output"]
+    path: Text = Field(min_length=1, max_length=1000)
+    cell_ids: list[Annotated[str, Field(min_length=1, max_length=100)]] | None = Field(
+        None, min_length=1, max_length=MAX_CHIP_CELLS
+    )
+    start_line: int | None = Field(None, ge=1, le=10_000_000)
+    end_line: int | None = Field(None, ge=1, le=10_000_000)
+    mime: Literal["text/plain", "image/png", "image/jpeg", "image/gif", "image/webp"] | None = None
+    text: Text | None = Field(None, max_length=MAX_CHIP_TEXT)
+    # An image's bytes, base64; at most MAX_IMAGE_BYTES once decoded (4/3 as many characters).
+    data: str | None = Field(
+        None, max_length=(MAX_IMAGE_BYTES + 2) // 3 * 4, pattern=r"^[A-Za-z0-9+/]*={0,2}$"
+    )
+
+
 class PromptSubmitted(Strict):
     id: str
     text: str
     target: Target | None = None
     origin: Origin | None = None  # absent from older records, and from a panel's prompts
+    # Absent from older records and from prompts without any.
+    chips: list[Chip] | None = Field(None, max_length=MAX_CHIPS)
 
 
 class PromptRef(Strict):

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .events import AdmissionChoice, Origin, ParticipantRole, Strict, Target, Text
+from .events import MAX_CHIPS, AdmissionChoice, Chip, Origin, ParticipantRole, Strict, Target, Text
 
 
 class PromptBody(Strict):
@@ -22,6 +22,9 @@ class PromptBody(Strict):
     # "kernel": sent by the notebook kernel API (the author is still `current_user`); any other
     # value is a 400.
     origin: Origin | None = None
+    # What the person points at (the active notebook, selected cells, a file, an output): the
+    # room checks each (`notebooks/context.py`) and expands it when the turn starts.
+    chips: list[Chip] | None = Field(None, max_length=MAX_CHIPS)
 
 
 class ApprovalBody(Strict):

@@ -21,14 +21,25 @@ from ..notebooks import NotebookEditor
 
 
 @dataclass(frozen=True)
+class Image:
+    """An image given to the model beside a prompt's text (a notebook output a person sent)."""
+
+    mime: str
+    data: str  # base64
+    name: str
+
+
+@dataclass(frozen=True)
 class Turn:
-    """One prompt, as the agent receives it (`text` already expanded for its target)."""
+    """One prompt, as the agent receives it (`text` already expanded for its target and with the
+    context its chips name; `images` the chips' images)."""
 
     prompt_id: str
     author: str
     text: str
     target: Target | None = None
     author_name: str = ""  # the author's display name, for what people see (the agent's cursor)
+    images: tuple[Image, ...] = ()
 
 
 # -- what the agent asks of the room -------------------------------------------------------------

@@ -109,6 +109,32 @@ class NotebookEditor:
 
     # -- where notebooks live --------------------------------------------------------------------
 
+    async def cells(self, path: str) -> tuple[list[dict], bool]:
+        """The notebook's cells as people see them now (the live document when it is open, else
+        the file) and whether they are live: what a prompt's context chips are read from."""
+        return await self._cells(path)
+
+    async def text(self, path: str) -> tuple[str, bool]:
+        """A text file as people see it now: its open shared document, else the file."""
+        ydocs = self._settings().get("jupyter_server_ydoc")
+        if ydocs is not None:
+            live = await ydocs.get_document(
+                path=path, content_type="file", file_format="text", copy=False
+            )
+            if live is not None:
+                return str(live.source), True
+        contents = self._settings()["contents_manager"]
+        try:
+            model = contents.get(path, content=True, type="file", format="text")
+            if isawaitable(model):
+                model = await model
+        except Exception as err:
+            raise NotebookToolError(f"Cannot read {path!r}: {_reason(err)}.") from None
+        return str(model["content"]), False
+
+    def root(self) -> Path:
+        return Path(self._settings()["contents_manager"].root_dir).resolve()
+
     async def _live(self, path: str):
         """The open collaboration room's notebook, or None when nobody has it open."""
         ydocs = self._settings().get("jupyter_server_ydoc")

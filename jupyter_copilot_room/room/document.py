@@ -217,6 +217,9 @@ class RoomDocument:
                 "submitted_at": record.ts,
                 # Only a kernel's prompt has one, so older documents and panels see no change.
                 **({"origin": p.origin} if p.origin else {}),
+                # What the author pointed at, as everyone sees it: an image's bytes stay in the
+                # transcript (`chips` of the record) and out of every client's document.
+                **({"chips": [_chip(c) for c in p.chips]} if p.chips else {}),
             }
         )
         self.queue.append(item)
@@ -242,6 +245,7 @@ class RoomDocument:
             target=item.get("target"),
             state="working",
             **({"origin": origin} if (origin := item.get("origin")) else {}),
+            **({"chips": chips} if (chips := item.get("chips")) else {}),
         )
         self.meta["turn_owner"] = item["author"]
         self.meta["turn_prompt"] = p.id
@@ -525,3 +529,13 @@ HANDLERS: dict[str, Callable[[RoomDocument, Record, Any], None]] = {
     "settings.changed": RoomDocument._on_settings_changed,
     "system": RoomDocument._on_system,
 }
+
+
+def _chip(chip: ev.Chip) -> dict[str, Any]:
+    """A context chip as the document shows it: what it names; an image only by type and size."""
+    shown = chip.model_dump(exclude={"data", "text"}, exclude_none=True)
+    if chip.data is not None:
+        shown["bytes"] = len(chip.data) * 3 // 4 - chip.data[-2:].count("=")
+    if chip.text is not None:
+        shown["chars"] = len(chip.text)
+    return shown

@@ -8,13 +8,13 @@ queue exactly.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
 from ..errors import Conflict, NotAllowed, NotFound
-from ..events import Target
+from ..events import Chip, Target
 
 
 class TaskState(StrEnum):
@@ -64,6 +64,7 @@ class QueuedPrompt:
     submitted_at: float
     started_at: float | None = None
     finished_at: float | None = None
+    chips: tuple[Chip, ...] = ()  # what the author pointed at, expanded when the turn starts
 
 
 class PromptQueue:
@@ -106,11 +107,19 @@ class PromptQueue:
     # -- changing --------------------------------------------------------------------------------
 
     def submit(
-        self, prompt_id: str, author: str, text: str, target: Target | None, now: float
+        self,
+        prompt_id: str,
+        author: str,
+        text: str,
+        target: Target | None,
+        now: float,
+        chips: Sequence[Chip] = (),
     ) -> QueuedPrompt:
         if prompt_id in self._prompts:
             raise Conflict(f"A prompt with id {prompt_id!r} exists already.", code="duplicate_id")
-        prompt = QueuedPrompt(prompt_id, author, text, target, S.SUBMITTED, submitted_at=now)
+        prompt = QueuedPrompt(
+            prompt_id, author, text, target, S.SUBMITTED, submitted_at=now, chips=tuple(chips)
+        )
         self._prompts[prompt_id] = prompt
         self._waiting[prompt_id] = None
         return prompt

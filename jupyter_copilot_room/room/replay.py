@@ -108,7 +108,7 @@ def _replay_one(
 ) -> None:
     match record.kind, p:
         case "prompt.submitted", PromptSubmitted():
-            queue.submit(p.id, record.actor or "", p.text, p.target, record.ts)
+            queue.submit(p.id, record.actor or "", p.text, p.target, record.ts, p.chips or ())
         case "prompt.withdrawn", PromptRef():
             queue.withdraw(p.id, record.actor or "", may_withdraw_any=True, now=record.ts)
         case "prompt.started", PromptRef():

@@ -36,7 +36,7 @@ from ..events import (
     Record,
     SettingsChanged,
 )
-from ..notebooks import NotebookEditor
+from ..notebooks import NotebookEditor, context
 from ..protocol import PromptBody
 from ..settings import SettingsStore
 from . import snapshot
@@ -391,6 +391,7 @@ class Room:
                 f"{settings.max_prompt_chars}.",
                 code="prompt_too_long",
             )
+        context.check(body.chips, self.turns.notebooks)
         waiting = self.queue.waiting_by(identity.username)
         if waiting >= settings.max_waiting_prompts:
             raise TooMany(
@@ -402,9 +403,17 @@ class Room:
         record = self.recorder.commit(
             "prompt.submitted",
             identity.username,
-            PromptSubmitted(id=prompt_id, text=body.text, target=body.target, origin=body.origin),
+            PromptSubmitted(
+                id=prompt_id,
+                text=body.text,
+                target=body.target,
+                origin=body.origin,
+                chips=body.chips or None,
+            ),
         )
-        self.queue.submit(prompt_id, identity.username, body.text, body.target, record.ts)
+        self.queue.submit(
+            prompt_id, identity.username, body.text, body.target, record.ts, body.chips or ()
+        )
         position = self.queue.position(prompt_id)
         self.turns.wake()
         return prompt_id, position

@@ -21,8 +21,15 @@ from typing import Any
 from ..agent.base import Agent, Turn
 from ..catalog import Catalog
 from ..errors import Conflict, InsufficientStorage
-from ..events import AgentReady, AgentStatus, PromptFinished, PromptRef, RequestSettled
-from ..notebooks import NotebookEditor
+from ..events import (
+    AgentReady,
+    AgentStatus,
+    PromptFinished,
+    PromptRef,
+    RequestSettled,
+    SystemNote,
+)
+from ..notebooks import NotebookEditor, context
 from ..settings import SettingsStore
 from .desk import RequestDesk
 from .document import RoomDocument
@@ -170,12 +177,17 @@ class Turns:
         turn.timer = asyncio.get_running_loop().call_later(
             self.settings.current.turn_timeout, lambda: self.spawn(self._overdue(turn))
         )
+        text = self._expand(prompt)
+        chips = await context.expand(list(prompt.chips), self.notebooks)
+        for sentence in chips.missing:  # said in the room too: nothing is dropped silently
+            self.recorder.commit("system", None, SystemNote(text=f"Context chip: {sentence}"))
         sent = Turn(
             prompt.id,
             prompt.author,
-            self._expand(prompt),
+            f"{text}\n\n{chips.text}" if chips.text else text,
             prompt.target,
             author_name=self.document.display_name(prompt.author),
+            images=tuple(chips.images),
         )
         await self.agent.send(sent)
 

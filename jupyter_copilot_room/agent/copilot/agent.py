@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from copilot.generated.rpc import PermissionDecisionApproveOnce, PermissionDecisionReject
+from copilot.session import Attachment, BlobAttachment
 from copilot.tools import Tool, ToolInvocation, ToolResult
 
 from ...events import AgentError, AgentStatus
@@ -187,7 +188,14 @@ class CopilotAgent(Agent):
         self._model_calls = 0
         self._turn = turn
         self._turn_count += 1
-        await self.connection.session.send(attributed(turn.author, turn.text))
+        # An image goes as a blob attachment: the runtime hands it to the model as an image part.
+        attachments: list[Attachment] = [
+            BlobAttachment(type="blob", data=i.data, mimeType=i.mime, displayName=i.name)
+            for i in turn.images
+        ]
+        await self.connection.session.send(
+            attributed(turn.author, turn.text), attachments=attachments or None
+        )
 
     async def abort(self) -> None:
         if self.connection is not None and self.connection.session is not None:
