@@ -1,6 +1,10 @@
 """A shared room in which several people drive one GitHub Copilot agent from Jupyter."""
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .widget import RoomWidget
 
 try:
     __version__ = version("jupyter-copilot-room")
@@ -20,6 +24,15 @@ def load_ipython_extension(ipython) -> None:
     from .kernel.magic import load_ipython_extension as load
 
     load(ipython)
+
+
+def __getattr__(name: str) -> "type[RoomWidget]":
+    """`RoomWidget` is imported on first use: the server never imports ipywidgets."""
+    if name == "RoomWidget":
+        from .widget import RoomWidget
+
+        return RoomWidget
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _jupyter_labextension_paths():

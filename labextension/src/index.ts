@@ -1,7 +1,8 @@
 /**
- * jupyter-copilot-room's JupyterLab side: a left-sidebar panel showing the shared room live,
- * commands (open, focus the prompt, abort, go to what waits on you) with shortcuts, a badge on
- * the sidebar tab and notifications for what waits on the reader, and a status-bar item.
+ * jupyter-copilot-room's JupyterLab side: the page's one room connection (a service), a
+ * left-sidebar panel showing the shared room live, commands (open, focus the prompt, abort, go to
+ * what waits on you) with shortcuts, a badge on the sidebar tab and notifications for what waits
+ * on the reader, a status-bar item, and the room in notebook outputs (`RoomWidget`).
  */
 import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette, Notification } from '@jupyterlab/apputils';
@@ -19,8 +20,13 @@ import { RoomModel } from './model';
 import { RoomPanel } from './panel';
 import { mayAbort, maySubmit } from './policy';
 import { trackProvenance } from './provenance';
+import { IRoom } from './room';
+import { roomRendermime } from './sanitize';
 import { websocketProvider } from './socket';
 import { statusItem } from './status';
+import { LiveModels } from './widget/live';
+import { MODULE_NAME, MODULE_VERSION, ROOM_MIME_TYPE } from './widget/options';
+import { RENDERER_RANK, RoomOutputRenderer } from './widget/renderer';
 
 const PLUGIN_ID = 'jupyter-copilot-room:plugin';
 
@@ -41,21 +47,14 @@ const roomIcon = new LabIcon({
     'r="1.3"/></g></svg>'
 });
 
-const plugin: JupyterFrontEndPlugin<void> = {
-  id: PLUGIN_ID,
-  description: 'A shared room in which several people drive one Copilot agent.',
+/** The page's one connection to the room, shared by the panel and every notebook view. */
+const roomPlugin: JupyterFrontEndPlugin<IRoom> = {
+  id: 'jupyter-copilot-room:room',
+  description: "The page's one live connection to the Copilot room.",
   autoStart: true,
+  provides: IRoom,
   requires: [IRenderMimeRegistry],
-  optional: [ILabShell, ICommandPalette, ISettingRegistry, IStatusBar, INotebookTracker],
-  activate: (
-    app: JupyterFrontEnd,
-    rendermime: IRenderMimeRegistry,
-    labShell: ILabShell | null,
-    palette: ICommandPalette | null,
-    settingRegistry: ISettingRegistry | null,
-    statusBar: IStatusBar | null,
-    notebooks: INotebookTracker | null
-  ) => {
+  activate: (app: JupyterFrontEnd, rendermime: IRenderMimeRegistry): IRoom => {
     const client = new RoomClient();
     const model = new RoomModel();
     const connection = new RoomConnection({
@@ -65,6 +64,69 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     connection.start();
     const history = new EarlierHistory({ client, model });
+    return { client, model, history, rendermime: roomRendermime(rendermime) };
+  }
+};
+
+/**
+ * The room in notebook outputs. `RoomWidget`'s output holds our mime type beside ipywidgets'
+ * view; its renderer shows the room live whether or not the kernel still has the widget model
+ * (widget/renderer.ts). The widget classes are registered with ipywidgets' widget manager when
+ * ipywidgets' frontend is on the page; `@jupyter-widgets/base` is a shared singleton loaded only
+ * then, so the panel works without it.
+ */
+const notebookViewPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyter-copilot-room:notebook-view',
+  description: 'The live Copilot room in notebook outputs (RoomWidget).',
+  autoStart: true,
+  requires: [IRoom, IRenderMimeRegistry],
+  activate: (app: JupyterFrontEnd, room: IRoom, rendermime: IRenderMimeRegistry) => {
+    const live = new LiveModels();
+    rendermime.addFactory(
+      {
+        safe: true,
+        mimeTypes: [ROOM_MIME_TYPE],
+        createRenderer: () => new RoomOutputRenderer(room, live)
+      },
+      RENDERER_RANK
+    );
+    return registerWidget(app, room, live);
+  }
+};
+
+async function registerWidget(app: JupyterFrontEnd, room: IRoom, live: LiveModels): Promise<void> {
+  let base: typeof import('@jupyter-widgets/base');
+  try {
+    base = await import('@jupyter-widgets/base');
+  } catch {
+    return; // no ipywidgets frontend: outputs still show the room, from their saved options
+  }
+  const registry = await app.resolveOptionalService(base.IJupyterWidgetRegistry);
+  registry?.registerWidget({
+    name: MODULE_NAME,
+    version: MODULE_VERSION,
+    exports: async () => (await import('./widget/ipywidget')).widgetExports(room, live)
+  });
+}
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: PLUGIN_ID,
+  description: 'A shared room in which several people drive one Copilot agent.',
+  autoStart: true,
+  requires: [IRenderMimeRegistry, IRoom],
+  optional: [ILabShell, ICommandPalette, ISettingRegistry, IStatusBar, INotebookTracker],
+  activate: (
+    app: JupyterFrontEnd,
+    rendermime: IRenderMimeRegistry,
+    room: IRoom,
+    labShell: ILabShell | null,
+    palette: ICommandPalette | null,
+    settingRegistry: ISettingRegistry | null,
+    statusBar: IStatusBar | null,
+    notebooks: INotebookTracker | null
+  ) => {
+    const { client, history } = room;
+    const model = room.model;
     const panel = new RoomPanel({ model, client, rendermime, history });
     panel.id = 'jp-copilot-room';
     panel.title.icon = roomIcon;
@@ -171,4 +233,4 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default plugin;
+export default [roomPlugin, plugin, notebookViewPlugin];
