@@ -134,6 +134,55 @@ def test_archive_plus_window_is_the_whole_transcript_in_final_form(turns, window
     assert doc.snapshot("queue", "approvals") == whole.snapshot("queue", "approvals")
 
 
+async def test_a_compaction_while_serving_lets_the_loop_run_and_misses_nothing():
+    """A busy room's compaction is built aside: the event loop goes on meanwhile (records,
+    streamed deltas), and the document served after it holds all of that; with archive, the
+    whole transcript as a document without a window shows it."""
+    doc, archived, compactions = windowed(10)
+    whole = RoomDocument(10**9)
+    make = Records()
+    building = 0  # turns of the loop taken while a compaction was due and not yet served
+
+    def both(record):
+        nonlocal building
+        doc.apply(*record)
+        whole.apply(*record)
+        building += doc.evicted >= doc.window
+
+    for n in range(12):
+        records = list(turn(make, n, tools=n % 3))
+        for record in records[:-2]:
+            both(record)
+            await asyncio.sleep(0)
+        # A reply streams while the compaction may be building.
+        both(make("assistant.started", AssistantStarted(entry_id=f"s{n}", prompt_id=f"p{n}")))
+        for delta in ("one ", "two ", "three"):
+            doc.stream(f"s{n}", delta)
+            whole.stream(f"s{n}", delta)
+            await asyncio.sleep(0)
+        both(
+            make(
+                "assistant.message",
+                AssistantMessage(entry_id=f"s{n}", prompt_id=f"p{n}", text="one two three"),
+            )
+        )
+        for record in records[-2:]:
+            both(record)
+            await asyncio.sleep(0)
+    await eventually(lambda: doc.evicted < doc.window, what="the compaction")
+    assert len(compactions) >= 2
+    assert building > 0, "the loop went on while the compacted document was built"
+    assert compactions[-1] is doc.ydoc
+    assert archived + doc.transcript.to_py() == whole.transcript.to_py()
+    assert doc.snapshot("queue", "approvals", "meta") == whole.snapshot(
+        "queue", "approvals", "meta"
+    )
+    # The served document goes on from there: a new turn lands in it.
+    for record in turn(make, 99, tools=0):
+        both(record)
+    assert doc.transcript.to_py()[-1] == whole.transcript.to_py()[-1]
+
+
 # -- the room: archive, routes, snapshots -------------------------------------------------------
 
 

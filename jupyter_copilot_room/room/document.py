@@ -14,10 +14,18 @@ created it): once an entry is added past the window, the oldest finished ones ar
 to `on_evict` as plain data (the room archives them in `history.jsonl`). Evicted items stay in a
 pycrdt Array as tombstones that every append walks, so after `window` evictions the document is
 rebuilt compactly (`compact`) into a new `Doc`, which `on_compacted` hands to the sync layer.
+
+Building a `Doc` of a whole window takes a fifth of a second on a busy core, so neither a restart
+(`load`) nor a compaction while serving builds it on the event loop: the new `Doc` is built in a
+worker thread (a pycrdt call holds the GIL, but the loop runs between calls), from the plain state
+read in one call per root (`str()` of a root is pycrdt's JSON; `to_py()` takes a transaction per
+item). A compaction then catches up with what changed meanwhile on the loop (`_catch_up`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections import deque
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -29,10 +37,14 @@ from ..events import Record
 
 AGENT_AUTHOR = "copilot"
 ROOTS = ("meta", "participants", "queue", "transcript", "approvals")
+_ARRAYS = ("queue", "transcript")
 #: The `meta` keys records set; the others (the agent's status) are the live room's own.
 RECORDED_META = ("turn_owner", "turn_prompt")
 DEFAULT_WINDOW = 1000
 MIN_WINDOW = 10
+#: A compaction catches up with at most this many changed entries on the event loop, after at
+#: most `CATCH_UP_ROUNDS` rounds in a worker thread.
+CATCH_UP_ON_LOOP, CATCH_UP_ROUNDS = 50, 5
 
 
 class _Slot(NamedTuple):
@@ -41,6 +53,17 @@ class _Slot(NamedTuple):
     entry_id: str
     entry: Map
     turn: str | None
+
+
+class _Built(NamedTuple):
+    """A `Doc` holding a state, and the document's indexes into it (see `RoomDocument`)."""
+
+    ydoc: Doc
+    queue_items: dict[str, Map]
+    order: deque[_Slot]
+    entries: dict[str, Map]
+    open_rows: dict[str, str]
+    running: set[str]
 
 
 class RoomDocument:
@@ -64,7 +87,8 @@ class RoomDocument:
         self._open_rows: dict[str, str] = {}
         self._running: set[str] = set()  # prompts started and not finished
         self.evicted = 0  # entries evicted since the document was last built
-        self._build({name: {} if name not in ("queue", "transcript") else [] for name in ROOTS})
+        self._compacting: asyncio.Task[None] | None = None
+        self._adopt(_make({name: [] if name in _ARRAYS else {} for name in ROOTS}))
 
     def snapshot(self, *roots: str) -> dict[str, Any]:
         """The document (or only the named roots) as plain data, as a client sees it."""
@@ -73,67 +97,60 @@ class RoomDocument:
 
     # -- building: at start, from a snapshot, and when compacting ---------------------------------
 
+    def plain(self) -> dict[str, Any]:
+        """The whole document as plain data, one pycrdt call per root (ints come back as ints,
+        where `snapshot` gives floats: the same values to pycrdt and to clients)."""
+        return _plain(self.ydoc)
+
     def compact(self) -> None:
         """Rebuild the document from its plain state in a new `Doc` without the tombstones of
         evicted entries, and hand it to `on_compacted` (which serves it instead of the old)."""
-        self._build(self.snapshot())
+        self._adopt(_make(self.plain()))
         if self.on_compacted is not None:
             self.on_compacted(self.ydoc)
 
-    def load(self, update: bytes) -> None:
-        """Start from a snapshot's state (`Doc.get_update()` bytes), compactly; `meta` keeps only
-        what records set (the live room sets the rest). Raises ValueError if it is not a room."""
-        scratch: Doc = Doc()
-        scratch.apply_update(update)
-        plain = {
-            name: scratch.get(name, type=Array if name in ("queue", "transcript") else Map)
-            for name in ROOTS
-        }
-        state = {name: root.to_py() for name, root in plain.items()}
-        state["meta"] = {k: v for k, v in state["meta"].items() if k in RECORDED_META}
-        if any(not isinstance(entry.get("id"), str) for entry in state["transcript"]):
-            raise ValueError("the snapshot's transcript entries have no ids")
-        self._build(state)
+    async def _compact_aside(self) -> None:
+        """`compact`, with the new `Doc` built in a worker thread while the old one is served;
+        what changed meanwhile (records, streamed deltas, presence) is then applied to it."""
+        try:
+            before = self.plain()
+            built = await asyncio.to_thread(_make, before)
+            # Catch up in the thread while much changed (a busy room), the last few on the loop.
+            for _ in range(CATCH_UP_ROUNDS):
+                now = self.plain()
+                if _changes(before, now) <= CATCH_UP_ON_LOOP:
+                    break
+                if not await asyncio.to_thread(_catch_up, built, before, now):
+                    break
+                before = now
+            now = self.plain()
+            if not _catch_up(built, before, now):
+                built = _make(now)  # not a window that moved on (never expected): build it here
+            self._adopt(built)
+            if self.on_compacted is not None:
+                self.on_compacted(self.ydoc)
+        finally:
+            self._compacting = None
 
-    def _build(self, state: dict[str, Any]) -> None:
-        """A new `Doc` holding `state` (plain data in the layout above), and the indexes into it."""
-        doc: Doc = Doc()
-        queue = [(item["id"], Map(item)) for item in state["queue"]]
-        entries = [
-            _Slot(entry["id"], Map({**entry, "body": Text(entry.get("body") or "")}), _turn(entry))
-            for entry in state["transcript"]
-        ]
-        with doc.transaction():
-            meta = doc.get("meta", type=Map)
-            for key, value in state["meta"].items():
-                meta[key] = value
-            participants = doc.get("participants", type=Map)
-            for username, fields in state["participants"].items():
-                participants[username] = Map(fields)
-            doc.get("queue", type=Array).extend([item for _, item in queue])
-            doc.get("transcript", type=Array).extend([slot.entry for slot in entries])
-            approvals = doc.get("approvals", type=Map)
-            for request_id, fields in state["approvals"].items():
-                approvals[request_id] = Map(fields)
+    async def load(self, update: bytes) -> None:
+        """Start from a snapshot's state (`Doc.get_update()` bytes), compactly, built in a worker
+        thread; `meta` keeps only what records set (the live room sets the rest). Raises
+        ValueError if it is not a room."""
+        self._adopt(await asyncio.to_thread(_from_update, update))
+
+    def _adopt(self, built: _Built) -> None:
+        doc = built.ydoc
         self.ydoc = doc
         self.meta = doc.get("meta", type=Map)
         self.participants = doc.get("participants", type=Map)
         self.queue = doc.get("queue", type=Array)
         self.transcript = doc.get("transcript", type=Array)
         self.approvals = doc.get("approvals", type=Map)
-        self._queue_items = dict(queue)
-        self._order = deque(entries)
-        self._entries = {slot.entry_id: slot.entry for slot in entries}
-        self._open_rows = {}
-        self._running = set()
-        for entry in state["transcript"]:
-            kind, entry_state = entry.get("kind"), entry.get("state")
-            if kind == "prompt" and entry_state == "working":
-                self._running.add(entry["id"])
-            elif (kind in ("tool", "subagent") and entry_state == "running") or (
-                kind in ("assistant", "reasoning") and entry_state == "streaming"
-            ):
-                self._open_rows[entry["id"]] = entry.get("prompt_id") or ""
+        self._queue_items = built.queue_items
+        self._order = built.order
+        self._entries = built.entries
+        self._open_rows = built.open_rows
+        self._running = built.running
         self.evicted = 0
 
     # -- the window -------------------------------------------------------------------------------
@@ -203,8 +220,13 @@ class RoomDocument:
         with self.ydoc.transaction():
             HANDLERS[record.kind](self, record, payload)
             self._evict()
-        if self.evicted >= self.window:
-            self.compact()
+        if self.evicted >= self.window and self._compacting is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop (a script, a unit test): compact here
+                self.compact()
+            else:
+                self._compacting = loop.create_task(self._compact_aside())
 
     def _on_prompt_submitted(self, record: Record, p: ev.PromptSubmitted) -> None:
         item = Map(
@@ -491,6 +513,119 @@ class RoomDocument:
         if prompt_id in self._queue_items:
             del self.queue[list(self._queue_items).index(prompt_id)]
             del self._queue_items[prompt_id]
+
+
+def _plain(doc: Doc) -> dict[str, Any]:
+    return {
+        name: json.loads(str(doc.get(name, type=Array if name in _ARRAYS else Map)))
+        for name in ROOTS
+    }
+
+
+def _from_update(update: bytes) -> _Built:
+    """The compact document of a snapshot's state (see `RoomDocument.load`)."""
+    scratch: Doc = Doc()
+    scratch.apply_update(update)
+    state = _plain(scratch)
+    state["meta"] = {k: v for k, v in state["meta"].items() if k in RECORDED_META}
+    if any(not isinstance(entry.get("id"), str) for entry in state["transcript"]):
+        raise ValueError("the snapshot's transcript entries have no ids")
+    return _make(state)
+
+
+def _entry(entry: dict[str, Any]) -> Map:
+    return Map({**entry, "body": Text(entry.get("body") or "")})
+
+
+def _make(state: dict[str, Any]) -> _Built:
+    """A new `Doc` holding `state` (plain data in the document's layout) and its indexes; it
+    touches nothing else, so it may run in a worker thread."""
+    doc: Doc = Doc()
+    queue = {item["id"]: Map(item) for item in state["queue"]}
+    order = deque(_Slot(entry["id"], _entry(entry), _turn(entry)) for entry in state["transcript"])
+    with doc.transaction():
+        _fill_map(doc.get("meta", type=Map), state["meta"], nested=False)
+        _fill_map(doc.get("participants", type=Map), state["participants"], nested=True)
+        doc.get("queue", type=Array).extend(list(queue.values()))
+        doc.get("transcript", type=Array).extend([slot.entry for slot in order])
+        _fill_map(doc.get("approvals", type=Map), state["approvals"], nested=True)
+    entries = {slot.entry_id: slot.entry for slot in order}
+    return _Built(doc, queue, order, entries, *_rows(state["transcript"]))
+
+
+def _rows(transcript: list[dict[str, Any]]) -> tuple[dict[str, str], set[str]]:
+    """The rows still open (entry id -> prompt id) and the prompts running, as entries say."""
+    open_rows: dict[str, str] = {}
+    running: set[str] = set()
+    for entry in transcript:
+        kind, entry_state = entry.get("kind"), entry.get("state")
+        if kind == "prompt" and entry_state == "working":
+            running.add(entry["id"])
+        elif (kind in ("tool", "subagent") and entry_state == "running") or (
+            kind in ("assistant", "reasoning") and entry_state == "streaming"
+        ):
+            open_rows[entry["id"]] = entry.get("prompt_id") or ""
+    return open_rows, running
+
+
+def _fill_map(root: Map, values: dict[str, Any], *, nested: bool) -> None:
+    for key, value in values.items():
+        root[key] = Map(value) if nested else value
+
+
+def _changes(before: dict[str, Any], now: dict[str, Any]) -> int:
+    """How many transcript entries differ between two plain states (a rough count)."""
+    old = {entry["id"]: entry for entry in before["transcript"]}
+    return sum(old.get(entry["id"]) != entry for entry in now["transcript"])
+
+
+def _catch_up(built: _Built, before: dict[str, Any], now: dict[str, Any]) -> bool:
+    """Bring a document built from `before` to `now`: the small roots are filled again if they
+    changed; the window lost entries at its start and gained some at its end, and a few of its
+    entries changed. False if the transcript changed in any other way."""
+    doc = built.ydoc
+    with doc.transaction():
+        for name, nested in (("meta", False), ("participants", True), ("approvals", True)):
+            if before[name] != now[name]:
+                root = doc.get(name, type=Map)
+                root.clear()
+                _fill_map(root, now[name], nested=nested)
+        if before["queue"] != now["queue"]:
+            queue = doc.get("queue", type=Array)
+            queue.clear()
+            built.queue_items.clear()
+            built.queue_items.update((item["id"], Map(item)) for item in now["queue"])
+            queue.extend(list(built.queue_items.values()))
+        old, new = before["transcript"], now["transcript"]
+        ids = {entry["id"] for entry in new}
+        gone = 0
+        while gone < len(old) and old[gone]["id"] not in ids:
+            gone += 1
+        kept = old[gone:]
+        if [entry["id"] for entry in new[: len(kept)]] != [entry["id"] for entry in kept]:
+            return False
+        transcript = doc.get("transcript", type=Array)
+        if gone:
+            del transcript[:gone]
+            for _ in range(gone):
+                del built.entries[built.order.popleft().entry_id]
+        for index, (was, entry) in enumerate(zip(kept, new, strict=False)):
+            if was != entry:
+                slot = _Slot(entry["id"], _entry(entry), _turn(entry))
+                transcript[index] = slot.entry
+                built.order[index] = slot
+                built.entries[slot.entry_id] = slot.entry
+        for entry in new[len(kept) :]:
+            slot = _Slot(entry["id"], _entry(entry), _turn(entry))
+            transcript.append(slot.entry)
+            built.order.append(slot)
+            built.entries[slot.entry_id] = slot.entry
+    open_rows, running = _rows(new)
+    built.open_rows.clear()
+    built.open_rows.update(open_rows)
+    built.running.clear()
+    built.running.update(running)
+    return True
 
 
 def _turn(entry: dict[str, Any]) -> str | None:

@@ -216,7 +216,7 @@ class Room:
             if problem is None:
                 try:
                     snap.live_records()
-                    self.document.load(update)
+                    await self.document.load(update)
                 except (ValueError, KeyError, TypeError) as err:
                     problem = f"it cannot be loaded ({err})"
                 else:
