@@ -9,6 +9,7 @@ the scripted model (served from a thread, so these tests may block on the kernel
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from jupyter_client import BlockingKernelClient
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.agent.scripted_model import Reply
+from jupyter_copilot_room.kernel.discovery import ServerNotFound, discover
 from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
@@ -29,6 +31,59 @@ from .harness.server import JupyterServer
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 ANSWER = "The wettest city is **Pune**, with 7.25 mm of rain."
+
+
+@pytest.fixture
+def no_hub_env(monkeypatch, tmp_path):
+    """A kernel's environment outside JupyterHub, with a runtime directory of its own."""
+    for name in ("JUPYTERHUB_SERVICE_PREFIX", "JUPYTERHUB_API_TOKEN", "JUPYTERHUB_SERVICE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("JPY_PARENT_PID", raising=False)
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    return runtime
+
+
+def server_file(runtime: Path, name: str, root: Path, port: int) -> None:
+    """A running server's file as jupyter_server writes it (this process stands in for it)."""
+    info = {
+        "url": f"http://127.0.0.1:{port}/",
+        "base_url": "/",
+        "token": f"token-{name}",
+        "root_dir": str(root),
+        "pid": os.getpid(),
+        "port": port,
+        "secure": False,
+    }
+    (runtime / f"jpserver-{name}.json").write_text(json.dumps(info))
+
+
+def test_discovery_says_everything_it_tried_when_nothing_is_running(no_hub_env):
+    with pytest.raises(ServerNotFound) as found:
+        discover()
+    message = str(found.value)
+    assert "JUPYTERHUB_SERVICE_PREFIX and JUPYTERHUB_API_TOKEN are not set" in message
+    assert f"running servers listed in {no_hub_env}: none" in message
+    assert "connect(url=..., token=...)" in message
+
+
+def test_discovery_takes_the_server_whose_root_holds_the_kernel_and_refuses_a_tie(
+    no_hub_env, tmp_path, monkeypatch
+):
+    project = tmp_path / "home" / "project"
+    project.mkdir(parents=True)
+    monkeypatch.chdir(project)
+    server_file(no_hub_env, "elsewhere", tmp_path / "other", 8001)
+    server_file(no_hub_env, "home", tmp_path / "home", 8002)
+    server_file(no_hub_env, "project", project, 8003)
+    found = discover()
+    assert (found.url, found.token) == ("http://127.0.0.1:8003/", "token-project")
+    assert found.found_by.endswith("holds this kernel's working directory")
+    server_file(no_hub_env, "project-again", project, 8004)
+    with pytest.raises(ServerNotFound, match="several serve"):
+        discover()
+    assert discover(url="http://127.0.0.1:9/base", token="given").url == "http://127.0.0.1:9/base/"
 
 
 async def test_a_prompt_may_say_it_came_from_a_kernel_and_nothing_else(api, room, tmp_path):
