@@ -199,13 +199,15 @@ def test_connect_finds_the_plain_server_that_started_the_kernel(plain):
         "import jupyter_copilot_room as cr\n"
         "room = cr.connect()\n"
         "print(room.server.url, room.server.found_by, room.me['username'], room.me['role'],"
-        " sep='|')"
+        " type(room.widget()).__name__, cr.connect() is room, sep='|')"
     )
     assert out.strip().split("|") == [
         server.url + "/",
         "the running server that started this kernel",
         people.HOST,
         "host",
+        "RoomWidget",
+        "True",  # one connection, so `%%copilot` is the same person as `connect()`
     ]
 
 
