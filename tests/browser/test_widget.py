@@ -156,10 +156,8 @@ def test_the_room_lives_in_a_notebook_output(lab, model, open_lab, browser, scre
     for theme, name in ((LIGHT, "light"), (DARK, "dark")):
         set_theme(alice, theme)
         alice.mouse.move(0, 0)
-        picture = screenshot(alice.locator(".jp-NotebookPanel"), f"notebook-{name}")
+        screenshot(alice.locator(".jp-NotebookPanel"), f"cards-{name}")
         assert layout_problems(alice, WIDGET) == [], name
-        if theme == LIGHT and os.environ.get("UPDATE_DOCS_SCREENSHOT"):
-            shutil.copy(picture, DOCS_PICTURE)
     set_theme(alice, LIGHT)
 
     # The host approves in the widget; the turn ends, then Bob's prompt runs.
@@ -169,6 +167,13 @@ def test_the_room_lives_in_a_notebook_output(lab, model, open_lab, browser, scre
         expect(transcript).to_contain_text("Done: ", timeout=30_000)
         expect(transcript).to_contain_text("echo: then bob", timeout=30_000)
     assert (lab.root / "widget.txt").read_text() == "from-the-widget\n"
+    for theme, name in ((DARK, "dark"), (LIGHT, "light")):
+        set_theme(alice, theme)
+        alice.mouse.move(0, 0)
+        picture = screenshot(alice.locator(".jp-NotebookPanel"), f"conversation-{name}")
+        assert layout_problems(alice, WIDGET) == [], name
+    if os.environ.get("UPDATE_DOCS_SCREENSHOT"):
+        shutil.copy(picture, DOCS_PICTURE)  # light: README's "From a notebook"
     expect(alice.locator(f"{PANEL} .jp-CopilotRoom-approval")).to_have_count(0)
 
     # A reload, the kernel still running: live, with the kernel's options.
