@@ -7,6 +7,7 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
+import { IChip } from './chips';
 import { ICatalog, IRoomStatus, ISettings, ITarget } from './types';
 
 /** An error the room answered with (or could not answer): a stable code and a message. */
@@ -59,7 +60,12 @@ export type Decision = 'viewer' | 'member' | 'reject';
 /** The room's REST commands, as the panel uses them (a fake in tests). */
 export interface IRoomClient {
   room(): Promise<IRoomStatus>;
-  submit(text: string, target: ITarget | null): Promise<{ id: string; position: number }>;
+  /** `chips`: what the prompt points at (./chips.ts); checked by the room (400 invalid_chip). */
+  submit(
+    text: string,
+    target: ITarget | null,
+    chips?: readonly IChip[]
+  ): Promise<{ id: string; position: number }>;
   withdraw(promptId: string): Promise<void>;
   answerPermission(id: string, approve: boolean, feedback?: string): Promise<void>;
   answerQuestion(id: string, answer: string): Promise<void>;
@@ -95,8 +101,12 @@ export class RoomClient implements IRoomClient {
     return this._request('room');
   }
 
-  submit(text: string, target: ITarget | null): Promise<{ id: string; position: number }> {
-    return this._send('POST', 'prompts', { text, target });
+  submit(
+    text: string,
+    target: ITarget | null,
+    chips?: readonly IChip[]
+  ): Promise<{ id: string; position: number }> {
+    return this._send('POST', 'prompts', { text, target, ...(chips?.length ? { chips } : {}) });
   }
 
   withdraw(promptId: string): Promise<void> {

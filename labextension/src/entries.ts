@@ -3,6 +3,7 @@
  * writes them. Every entry has an id, a kind, an author (`copilot` for the agent, none for
  * system lines), a time and a body (a Y.Text on the wire, streamed by appends).
  */
+import { IShownChip } from './chips';
 import { ITarget, PromptState, RequestOutcome } from './types';
 
 interface IEntryBase {
@@ -31,6 +32,8 @@ export interface IPromptEntry extends IEntryBase {
   usage?: IUsage;
   /** `kernel`: sent from a notebook kernel with the author's credentials (the kernel API). */
   origin?: 'kernel';
+  /** What the prompt pointed at (../chips.ts), when it pointed at anything. */
+  chips?: IShownChip[];
 }
 
 export type ReplyState = 'streaming' | 'done' | 'partial';

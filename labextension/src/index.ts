@@ -15,6 +15,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import { refusalMessage, RoomClient } from './api';
 import { Attention, INeed } from './attention';
 import { RoomConnection } from './connection';
+import { contextPlugin } from './context';
 import { EarlierHistory } from './history';
 import { RoomModel } from './model';
 import { RoomPanel } from './panel';
@@ -233,4 +234,4 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [roomPlugin, plugin, notebookViewPlugin];
+export default [roomPlugin, plugin, notebookViewPlugin, contextPlugin];

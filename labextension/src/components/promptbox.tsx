@@ -3,16 +3,19 @@
  * for those who may. Typing `/` at the start picks a skill and `@` a custom agent from the
  * repository's catalog (arrows, Enter or Tab, Escape). `/skills`, `/agents` and `/refresh` are
  * answered here, for this reader only, never in the transcript. Near the room's
- * `max_prompt_chars` a counter shows how much is left.
+ * `max_prompt_chars` a counter shows how much is left. "Attach…" adds context chips (what the
+ * reader is looking at, ../chips.ts), shown above the text and sent with it.
  */
 import React, { useCallback, useEffect, useState } from 'react';
 
 import { IRoomClient } from '../api';
+import { contextTray } from '../chips';
 import { IRoomModel } from '../model';
 import { promptNotice } from '../notice';
 import { isRunning, mayAbort, maySubmit, sigil, targetLabel, whyNoPrompt } from '../policy';
 import { ICatalog, ICatalogItem, ITarget } from '../types';
 import { Refusal, useAction } from './action';
+import { AttachButton, TrayChips } from './chips';
 import { LOCAL_COMMANDS, Picker, pickerFor } from './picker';
 
 /** What the box last told its reader: which of their prompts it follows, or a local answer. */
@@ -110,10 +113,12 @@ export function PromptBox(props: {
     if (!trimmed || action.busy) {
       return;
     }
-    const sent = await action.run(() => client.submit(text, target));
+    const chips = contextTray.chips;
+    const sent = await action.run(() => client.submit(text, target, chips));
     if (sent) {
       setText('');
       setTarget(null);
+      contextTray.clear();
       setNotice({ prompt: sent.id });
     } else {
       void loadLimit();
@@ -169,6 +174,7 @@ export function PromptBox(props: {
           </button>
         </div>
       )}
+      <TrayChips tray={contextTray} />
       <textarea
         ref={inputRef}
         className="jp-CopilotRoom-input"
@@ -180,6 +186,7 @@ export function PromptBox(props: {
         onKeyDown={onKeyDown}
       />
       <div className="jp-CopilotRoom-promptActions">
+        <AttachButton tray={contextTray} onAttached={() => inputRef.current?.focus()} />
         <CharacterCounter length={text.length} max={maxChars} />
         {running && mayAbort(model.me, running) && (
           <button

@@ -7,6 +7,7 @@ import { IPromptEntry } from '../../entries';
 import { IRoomModel } from '../../model';
 import { targetLabel } from '../../policy';
 import { splitFences } from '../../fences';
+import { ChipList } from '../chips';
 import { PersonName } from '../person';
 import { Collapsible } from './collapse';
 import { CopyButton } from './copy';
@@ -28,6 +29,7 @@ export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): 
         {entry.target && <span className="jp-CopilotRoom-badge">{targetLabel(entry.target)}</span>}
         <time className="jp-CopilotRoom-time">{formatTime(entry.ts)}</time>
       </div>
+      <ChipList chips={entry.chips} />
       <Collapsible text={entry.body} what="prompt">
         <div className="jp-CopilotRoom-promptText">
           {splitFences(entry.body).map((part, n) =>
