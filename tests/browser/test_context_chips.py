@@ -14,6 +14,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply
 
 from .panel import (
     PROMPT,
+    axe_violations,
     layout_problems,
     problems_at_every_look,
     prompt_box_problems,
@@ -92,10 +93,16 @@ def test_attached_cells_and_a_sent_plot_reach_the_model_and_everyone_sees_the_ch
         }"""
     )
     bob.get_by_role("button", name="Attach…").click()
+    menu = bob.get_by_role("menu", name="Attach context")
+    expect(menu.get_by_role("menuitem")).to_have_text(
+        ["The 2 selected cells of plot.ipynb", "The notebook plot.ipynb"]
+    )
+    screenshot(bob.locator("#jp-copilot-room"), "attach-menu")
+    problems = axe_violations(bob)
     bob.get_by_role("menuitem", name="The 2 selected cells of plot.ipynb").click()
     expect(bob.locator(TRAY)).to_contain_text("2 cells of plot.ipynb")
     bob.locator(PROMPT).fill("Why is the list sorted in the second cell?")
-    problems = problems_at_every_look(
+    problems += problems_at_every_look(
         bob, screenshot, "tray-", lambda p: prompt_box_problems(p) + layout_problems(p, TRAY)
     )
     send(bob, "Why is the list sorted in the second cell?")
@@ -113,6 +120,10 @@ def test_attached_cells_and_a_sent_plot_reach_the_model_and_everyone_sees_the_ch
     bob.locator(".jp-Cell").nth(2).locator(".jp-OutputArea-output").click(button="right")
     bob.locator(".lm-Menu-item", has_text="Send to the Copilot Room").click()
     expect(bob.locator(TRAY)).to_contain_text("Output (image) of plot.ipynb")
+    problems += problems_at_every_look(
+        bob, screenshot, "output-", lambda p: layout_problems(p, TRAY), widths=(250,)
+    )
+    problems += axe_violations(bob)
     problems += problems_at_every_look(
         alice, screenshot, "transcript-", lambda p: layout_problems(p, ".jp-CopilotRoom-chips")
     )
