@@ -14,7 +14,7 @@ from . import handlers, metrics
 from .access.admissions import AdmissionBook
 from .access.claim_notice import announcement, claim_page_path, claim_urls, write_claim_page
 from .access.hub_grants import hub_server_name
-from .access.identity import HostClaim, provider_verifies_users
+from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
 from .agent.base import Agent, AgentSettings
 from .catalog import Catalog
 from .eventlog import EventEmitter
@@ -140,6 +140,9 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         hosts = set(self.hosts)
         if hub_owner := os.environ.get("JUPYTERHUB_USER"):
             hosts.add(hub_owner)
+        claim = HostClaim() if not hosts else None  # dropped at start if someone claimed it
+        if not provider_verifies_users(serverapp.identity_provider):
+            hosts.add(SERVER_OWNER.username)  # kernels and scripts holding the server's token
         configured = RoomSettings(
             **{name: getattr(self, name) for name in RoomSettings.model_fields}
         )
@@ -151,7 +154,6 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             policy=Policy(settings.current.admission),
             guest_policy=Policy(settings.current.guest_admission),
         )
-        claim = HostClaim() if not hosts else None  # dropped at start if someone claimed it
         catalog = Catalog(Path(self.repository)).refresh()
         notebooks = NotebookEditor(lambda: serverapp.web_app.settings, Path(self.repository))
         self.room = Room(

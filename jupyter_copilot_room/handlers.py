@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from tornado import web
 
 from .access.hub_grants import hub_grant
-from .access.identity import Identity
+from .access.identity import SERVER_OWNER, Identity
 from .errors import InvalidRequest, RoomError
 from .protocol import AdmissionBody, ApprovalBody, ClaimBody, PromptBody, QuestionBody, RoleBody
 from .room.room import Room
@@ -67,7 +67,19 @@ class RoomMixin(_Handler):
     @property
     def identity(self) -> Identity:
         """The caller, re-read on every request: a hub's change of groups applies at once."""
+        if self.acts_as_server_owner:
+            return SERVER_OWNER
         return self.identity_of(self.current_user)
+
+    @property
+    def acts_as_server_owner(self) -> bool:
+        """The server's token without a login cookie, under an anonymous provider (see
+        `SERVER_OWNER`); a browser always carries its login cookie, with or without the token."""
+        return (
+            not self.context.users_verified
+            and self.token_authenticated
+            and not self.get_cookie(self.cookie_name)
+        )
 
     def identity_of(self, user: Any) -> Identity:
         grants = self.context.grants

@@ -77,6 +77,8 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
                 return
 
     async def _still_admitted(self) -> bool:
+        if self.acts_as_server_owner:
+            return True  # the server's token holds until the server stops
         # JupyterHub (6.1) keeps the user on the handler twice, in its identity provider and in
         # HubAuth: drop both to ask afresh (its token cache, HubOAuth.cache_max_age, still decides
         # how often the hub itself is asked). Other identity providers keep nothing there.

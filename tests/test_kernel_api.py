@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import os
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 from jupyter_client import BlockingKernelClient
+from jupyter_server.auth.identity import IdentityProvider
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.agent.scripted_model import Reply
@@ -26,10 +28,11 @@ from .harness import config, people
 from .harness.browser_fixtures import model  # noqa: F401 (the scripted model, in a thread)
 from .harness.helpers import eventually, ready
 from .harness.hub import Hub
-from .harness.server import JupyterServer
+from .harness.server import JupyterServer, request
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
+STOCK_TOKEN = people.token(people.HOST)  # also what the harness signs in with
 ANSWER = "The wettest city is **Pune**, with 7.25 mm of rain."
 
 
@@ -159,8 +162,6 @@ class Kernel:
 
 def start_kernel(server_url: str, headers: dict[str, str], runtime_dir: Path) -> Kernel:
     """A kernel started by the server at `server_url` (as a browser would), and its client."""
-    from .harness.server import request
-
     code, body = request(f"{server_url}api/kernels", "POST", {"name": "python3"}, headers)
     assert code == 201, (code, body)
     return Kernel(runtime_dir / f"kernel-{body['id']}.json")
@@ -275,6 +276,51 @@ def test_the_magic_attaches_a_summary_and_streams_while_the_cell_has_returned(pl
     assert ANSWER in updates[-1] and "tokens in" in updates[-1], updates[-1]
     assert any(ANSWER not in u and "Pune" in u for u in updates), "the reply streamed"
     assert any("shape: (3, 2)" in r.prompt and "Pune" in r.prompt for r in model.requests)
+
+
+@pytest.fixture(scope="module")
+def stock(tmp_path_factory, model):  # noqa: F811
+    """A `jupyter server` with jupyter_server's own token provider: the token names nobody."""
+    model.script = lambda request: Reply("Ready.")
+    server = JupyterServer(
+        tmp_path_factory.mktemp("stock"),
+        room=config.copilot_agent(model.base_url),
+        extra=(
+            {"ServerApp": {"identity_provider_class": IdentityProvider}},
+            {"IdentityProvider": {"token": STOCK_TOKEN}},
+        ),
+    )
+    try:
+        server.start()  # the harness signs in with the token alone: the Server owner, a host
+        yield server
+    finally:
+        server.stop(grace=15)
+
+
+def test_under_a_stock_token_server_the_kernel_is_the_server_owner_and_browsers_are_guests(
+    stock,
+    model,  # noqa: F811
+):
+    token = {"Authorization": f"token {STOCK_TOKEN}"}
+    kernel = start_kernel(stock.url + "/", token, stock.home / "runtime")
+    try:
+        model.script = lambda request: Reply(f"Heard: {request.prompt}")
+        out = kernel.printed(
+            "import jupyter_copilot_room as cr\n"
+            "room = cr.connect()\n"
+            "print(room.me['username'], room.me['role'], await room.ask('hello'), sep='|')"
+        )
+    finally:
+        kernel.close()
+    assert out.strip().split("|") == ["server-owner", "host", "Heard: [server-owner]: hello"]
+
+    # A browser sends the token too (JupyterLab does), but with its login cookie: a guest.
+    url = f"{stock.url}/copilot-room/api/room"
+    with urllib.request.urlopen(urllib.request.Request(url, headers=token)) as first:
+        cookie = first.headers["Set-Cookie"].split(";")[0]
+    code, room = request(url, "GET", headers={**token, "Cookie": cookie})
+    assert code == 200
+    assert room["me"]["username"] != "server-owner" and room["me"]["role"] == "pending"
 
 
 def test_the_hub_gives_the_kernel_its_servers_address_and_owners_token(

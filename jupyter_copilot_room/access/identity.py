@@ -45,6 +45,13 @@ class Identity:
         )
 
 
+#: Under jupyter_server's own anonymous providers, a program that holds the server's token but no
+#: browser session (a notebook kernel, a script) is the server's owner: whoever holds the token can
+#: already run any code on the server, so making it a host grants nothing new, and it is one
+#: person for every kernel rather than a new guest at the door per process.
+SERVER_OWNER = Identity(username="server-owner", display_name="Server owner", verified=False)
+
+
 def provider_verifies_users(provider: IdentityProvider) -> bool:
     """True unless the server uses one of jupyter_server's own anonymous-user providers."""
     return type(provider) not in _ANONYMOUS_PROVIDERS

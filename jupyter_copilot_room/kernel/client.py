@@ -1,9 +1,10 @@
 """`connect()`: the room's REST API and live document, as the kernel's own credentials allow.
 
-The kernel acts as whoever its credentials name (on JupyterHub the server's owner; under a plain
-token server a guest of its own, kept for the kernel's life by jupyter_server's login cookie). The
-server takes the author from authentication only; a kernel's prompts carry `origin: "kernel"`
-so the room says they came from a notebook kernel.
+The kernel acts as whoever its credentials name: on JupyterHub the server's owner; under a plain
+token server the room's "Server owner", a host (the server's token with no browser session, so
+this client never keeps jupyter_server's login cookie). The server takes the author from
+authentication only; a kernel's prompts carry `origin: "kernel"` so the room says they came from
+a notebook kernel.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterable, Mapping
-from http.cookiejar import CookieJar
 from typing import Any
 
 from .discovery import ServerInfo, discover
@@ -34,8 +34,8 @@ class RoomAPIError(RuntimeError):
         self.status, self.code, self.message = status, code, message
 
 
-#: One `Room` per server and token in this process: `connect()` and `%%copilot` are then one
-#: person (under a plain token server, the guest its login cookie names).
+#: One `Room` per server and token in this process: `connect()` and `%%copilot` share one
+#: connection to the room's live document.
 _ROOMS: dict[tuple[str, str], Room] = {}
 
 
@@ -54,10 +54,6 @@ class Room:
 
     def __init__(self, server: ServerInfo):
         self.server = server
-        self._cookies = CookieJar()
-        self._opener = urllib.request.build_opener(
-            urllib.request.HTTPCookieProcessor(self._cookies)
-        )
         self._live: LiveDocument | None = None
 
     def __repr__(self) -> str:
@@ -161,11 +157,7 @@ class Room:
         return state
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Authorization": f"token {self.server.token}"} if self.server.token else {}
-        cookies = "; ".join(f"{c.name}={c.value}" for c in self._cookies)
-        if cookies:
-            headers["Cookie"] = cookies
-        return headers
+        return {"Authorization": f"token {self.server.token}"} if self.server.token else {}
 
     def _ws_url(self) -> str:
         parts = urllib.parse.urlsplit(self.server.url + "copilot-room/ws")
@@ -181,7 +173,7 @@ class Room:
             headers={"Content-Type": "application/json", **self._headers()},
         )
         try:
-            with self._opener.open(request, timeout=30) as response:
+            with urllib.request.urlopen(request, timeout=30) as response:
                 data = response.read()
         except urllib.error.HTTPError as err:
             raise _refusal(err) from None
