@@ -522,11 +522,16 @@ def _plain(doc: Doc) -> dict[str, Any]:
     }
 
 
+def _loaded(update: bytes) -> Doc:
+    doc: Doc = Doc()
+    doc.apply_update(update)
+    return doc
+
+
 def _from_update(update: bytes) -> _Built:
-    """The compact document of a snapshot's state (see `RoomDocument.load`)."""
-    scratch: Doc = Doc()
-    scratch.apply_update(update)
-    state = _plain(scratch)
+    """The compact document of a snapshot's state (see `RoomDocument.load`). The snapshot's
+    own `Doc` is dropped before the new one is built, so the two never share the heap."""
+    state = _plain(_loaded(update))
     state["meta"] = {k: v for k, v in state["meta"].items() if k in RECORDED_META}
     if any(not isinstance(entry.get("id"), str) for entry in state["transcript"]):
         raise ValueError("the snapshot's transcript entries have no ids")
