@@ -155,7 +155,11 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             guest_policy=Policy(settings.current.guest_admission),
         )
         catalog = Catalog(Path(self.repository)).refresh()
-        notebooks = NotebookEditor(lambda: serverapp.web_app.settings, Path(self.repository))
+        notebooks = NotebookEditor(
+            lambda: serverapp.web_app.settings,
+            Path(self.repository),
+            execution_timeout=lambda: settings.current.execution_timeout,
+        )
         self.room = Room(
             state_dir=state_dir,
             repository=Path(self.repository),
@@ -168,6 +172,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             client_buffer_bytes=self.client_buffer_bytes,
             document_window=self.document_window,
         )
+        notebooks.executions.on_kernel = self.room.document.set_kernel
         self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics
         assert serverapp.event_logger is not None  # made before extensions load
         EventEmitter(

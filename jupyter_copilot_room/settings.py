@@ -70,10 +70,17 @@ class RoomSettings(BaseModel):
         le=86_400,
         description="Seconds a turn may run; then the room aborts it and marks it failed.",
     )
+    execution_timeout: float = Field(
+        300.0,
+        gt=0,
+        le=86_400,
+        description="Seconds one notebook cell the agent runs may take; then the room interrupts "
+        "the kernel and the run fails.",
+    )
     auto_approve_notebook_edits: bool = Field(
         False,
         description="Let the agent's notebook edits through without asking (hosts can change "
-        "this in the room); shell commands and other kinds always ask.",
+        "this in the room); running cells, shell commands and other kinds always ask.",
     )
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import nbformat
 
 from .edits import Delete, Edit, Insert, Move, Replace, source_of
+from .execution import CellSink, Executions, Ran, card_code
 from .presence import Presence
 from .tools import METADATA_KEY, NotebookToolError, Provenance, validated
 
@@ -36,9 +37,15 @@ class NotebookEditor:
     extension loads after this one (extensions load alphabetically), so it is looked up per call.
     """
 
-    def __init__(self, server_settings: Callable[[], dict], repository: Path | None = None):
+    def __init__(
+        self,
+        server_settings: Callable[[], dict],
+        repository: Path | None = None,
+        execution_timeout: Callable[[], float] = lambda: 300.0,
+    ):
         self._settings = server_settings
         self._repository = repository  # None: the server's root is the repository
+        self.executions = Executions(server_settings, execution_timeout)
         # The runtime may run several tool calls at once: edits of one notebook take turns, or
         # two read-modify-save cycles on a closed notebook would lose one of the edits.
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
@@ -68,6 +75,8 @@ class NotebookEditor:
                 return await self._edit(
                     args["path"], provenance, Move(args["cell_id"], args["index"])
                 )
+            case "notebook_run_cells":
+                return (await self.run_cells(args, provenance)).text
         raise NotebookToolError(f"Unknown notebook tool {tool!r}.")
 
     async def read(self, path: str) -> str:
@@ -79,6 +88,8 @@ class NotebookEditor:
         args = validated(tool, arguments)
         path = args["path"]
         real = self.resolve(path)
+        if tool == "notebook_run_cells":
+            return await self._describe_run(path, args["cell_ids"])
         cells, _ = await self._cells(path)
         edit = {
             "notebook_insert_cell": lambda: Insert(
@@ -93,6 +104,79 @@ class NotebookEditor:
             summary += f" (a link: the file changed is {real})"
             details["resolved_path"] = real
         return summary, details
+
+    # -- running cells ---------------------------------------------------------------------------
+
+    async def run_cells(self, arguments: Any, provenance: Provenance) -> Ran:
+        """Run the cells in the notebook's kernel (after the room approved it), outputs into the
+        live notebook as they arrive, or into the file when nobody has it open."""
+        args = validated("notebook_run_cells", arguments)
+        path, ids = args["path"], args["cell_ids"]
+        self.resolve(path)
+        ran = asdict(provenance)  # `copilot_room.ran`: the agent's latest run of the cell
+        live = await self._live(path)
+        if live is not None:
+            cells = [live.get_cell(i) for i in range(live.cell_number)]
+            chosen = _code_cells(cells, ids)
+            choice = await self.executions.choose(path, _kernelspec(live.get()["metadata"]))
+            name = provenance.author_name or provenance.author
+            self._show_presence(path, live, name, ids[0])
+            return await self.executions.run(
+                path,
+                choice,
+                [(c["id"], source_of(c), CellSink(live, None, c["id"], ran)) for c in chosen],
+            )
+        async with self._locks[path]:  # the file is written at the end: edits wait for it
+            notebook = await self._load(path)
+            chosen = _code_cells(notebook.cells, ids)
+            choice = await self.executions.choose(path, _kernelspec(notebook.metadata))
+            try:
+                return await self.executions.run(
+                    path,
+                    choice,
+                    [(c["id"], source_of(c), CellSink(None, c, c["id"], ran)) for c in chosen],
+                )
+            finally:
+                # Shielded: an aborted turn cancels this call, and a save cut short mid-write
+                # would leave an empty file.
+                await asyncio.shield(self._save(path, notebook))
+
+    async def _save(self, path: str, notebook) -> None:
+        contents = self._settings()["contents_manager"]
+        saved = contents.save({"type": "notebook", "format": "json", "content": notebook}, path)
+        if isawaitable(saved):
+            await saved
+
+    async def _describe_run(self, path: str, ids: list[str]) -> tuple[str, dict]:
+        """A run's card: the code of each cell, which kernel, and whether it will wait."""
+        live = await self._live(path)
+        if live is not None:
+            cells = [live.get_cell(i) for i in range(live.cell_number)]
+            spec = _kernelspec(live.get()["metadata"])
+        else:
+            notebook = await self._load(path)
+            cells, spec = list(notebook.cells), _kernelspec(notebook.metadata)
+        chosen = _code_cells(cells, ids)
+        choice = await self.executions.choose(path, spec)
+        plural = "s" if len(chosen) > 1 else ""
+        summary = f"run {len(chosen)} cell{plural} of {path}"
+        if choice.kernel_id is None:
+            summary += f" (a new {choice.kernel_name} kernel will be started)"
+        details = {
+            "path": path,
+            "kernel": choice.words(path),
+            "code": card_code([(c["id"], source_of(c)) for c in chosen]),
+        }
+        if self.executions.busy(choice):
+            details["waiting"] = (
+                "Someone's code is running in this kernel now: the agent's run waits for it to "
+                "finish."
+            )
+        return summary, details
+
+    def interrupt(self) -> None:
+        """The turn is being stopped: runs in progress interrupt their kernels."""
+        self.executions.interrupt()
 
     def resolve(self, path: str) -> str:
         """The notebook's real path relative to the server's root, links followed; it must lie
@@ -204,6 +288,33 @@ class NotebookEditor:
         for presence in self._presence.values():
             presence.leave()
         self._presence.clear()
+
+
+def _code_cells(cells, ids: list[str]) -> list:
+    by_id = {c.get("id"): c for c in cells}
+    chosen = []
+    for cell_id in ids:
+        cell = by_id.get(cell_id)
+        if cell is None:
+            raise NotebookToolError(
+                f"There is no cell {cell_id!r} (it may have been deleted); read the notebook again."
+            )
+        if cell.get("cell_type") != "code":
+            raise NotebookToolError(
+                f"Cell {cell_id!r} is a {cell.get('cell_type')} cell: only code cells run."
+            )
+        chosen.append(cell)
+    return chosen
+
+
+def _kernelspec(metadata) -> str | None:
+    """The kernelspec name a notebook's metadata names, if any."""
+    if metadata is None:
+        return None
+    if hasattr(metadata, "to_py"):
+        metadata = metadata.to_py()
+    spec = (metadata or {}).get("kernelspec") or {}
+    return spec.get("name") if isinstance(spec, dict) else None
 
 
 def _summary(cell: dict) -> dict:

@@ -12,6 +12,7 @@ from typing import Any
 
 CELL_TYPES = ("code", "markdown", "raw")
 MAX_SOURCE = 100_000
+MAX_RUN_CELLS = 50
 METADATA_KEY = "copilot_room"
 
 
@@ -36,7 +37,9 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict
-    edits: bool  # edits go through the room's approval (kind `notebook`); reading does not
+    #: The room's approval kind it needs: `notebook` (edits, which hosts may let through),
+    #: `execute` (running code: always asks), or None (reading).
+    approval: str | None
 
 
 _PATH = {"type": "string", "description": "Notebook path relative to the repository root."}
@@ -50,7 +53,7 @@ TOOLS = (
         "Use it before editing, and use these tools (not file writes) for .ipynb files: people "
         "may have the notebook open.",
         {"type": "object", "properties": {"path": _PATH}, "required": ["path"]},
-        edits=False,
+        approval=None,
     ),
     ToolSpec(
         "notebook_insert_cell",
@@ -65,7 +68,7 @@ TOOLS = (
             },
             "required": ["path", "index", "cell_type", "source"],
         },
-        edits=True,
+        approval="notebook",
     ),
     ToolSpec(
         "notebook_replace_cell",
@@ -75,7 +78,7 @@ TOOLS = (
             "properties": {"path": _PATH, "cell_id": _CELL, "source": _SOURCE},
             "required": ["path", "cell_id", "source"],
         },
-        edits=True,
+        approval="notebook",
     ),
     ToolSpec(
         "notebook_delete_cell",
@@ -85,7 +88,7 @@ TOOLS = (
             "properties": {"path": _PATH, "cell_id": _CELL},
             "required": ["path", "cell_id"],
         },
-        edits=True,
+        approval="notebook",
     ),
     ToolSpec(
         "notebook_move_cell",
@@ -99,7 +102,29 @@ TOOLS = (
             },
             "required": ["path", "cell_id", "index"],
         },
-        edits=True,
+        approval="notebook",
+    ),
+    ToolSpec(
+        "notebook_run_cells",
+        "Run code cells, in the given order, in the notebook's kernel (the one the people in it "
+        "use; a new one is started if none runs). The outputs appear in the notebook for "
+        "everyone; you get a bounded summary. Runs stop at the first error. Each run waits for "
+        "approval.",
+        {
+            "type": "object",
+            "properties": {
+                "path": _PATH,
+                "cell_ids": {
+                    "type": "array",
+                    "items": _CELL,
+                    "minItems": 1,
+                    "maxItems": MAX_RUN_CELLS,
+                    "description": "The ids of the code cells to run, in order.",
+                },
+            },
+            "required": ["path", "cell_ids"],
+        },
+        approval="execute",
     ),
 )
 TOOL_NAMES = frozenset(spec.name for spec in TOOLS)
@@ -128,6 +153,12 @@ def validated(tool: str, arguments: Any) -> dict:
     for key in ("source", "cell_id"):
         if key in arguments and not isinstance(arguments[key], str):
             raise NotebookToolError(f"`{key}` must be a string.")
+    if "cell_ids" in arguments:
+        ids = arguments["cell_ids"]
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise NotebookToolError("`cell_ids` must be a list of cell ids (strings).")
+        if not 1 <= len(ids) <= MAX_RUN_CELLS:
+            raise NotebookToolError(f"`cell_ids` must name 1 to {MAX_RUN_CELLS} cells.")
     if len(arguments.get("source", "")) > MAX_SOURCE:
         raise NotebookToolError(f"`source` is longer than {MAX_SOURCE} characters.")
     return arguments

@@ -184,6 +184,11 @@ class RoomDocument:
                 if self.meta.get(key) != value:
                     self.meta[key] = value
 
+    def set_kernel(self, notebook: str, state: str) -> None:
+        """The kernel the agent last ran cells in: its notebook and state (`starting`, `busy`,
+        `waiting` for a person's execution, `idle`, ...)."""
+        self.set_meta(kernel_notebook=notebook, kernel_state=state)
+
     def put_participant(self, username: str, **fields: Any) -> None:
         with self.ydoc.transaction():
             person = self.participants.get(username)

@@ -150,7 +150,7 @@ class Room:
         self.people.apply_policies(self.settings.current)
         if self.people.book.claimed_hosts:
             self.claim = None  # the room has its host: no claim link
-        self.document.set_meta(turn_owner=None, turn_prompt=None)
+        self.document.set_meta(turn_owner=None, turn_prompt=None, kernel_state=None)
         self.turns.settle_interrupted(list(replayed.open_requests), INTERRUPTED)
         await self.sync.start()
         self.snapshots.start()

@@ -15,10 +15,11 @@ from typing import Any
 
 from copilot.generated.rpc import PermissionDecisionApproveOnce, PermissionDecisionReject
 from copilot.session import Attachment, BlobAttachment
-from copilot.tools import Tool, ToolInvocation, ToolResult
+from copilot.tools import Tool, ToolBinaryResult, ToolInvocation, ToolResult
 
 from ...events import AgentError, AgentStatus
 from ...notebooks import TOOL_NAMES, TOOLS, NotebookToolError, Provenance
+from ...notebooks.outputs import MAX_IMAGES
 from ..base import Agent, AgentHost, AgentSettings, PermissionAsk, QuestionAsk, Turn
 from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
 from .access import ModelAccess, choose_model_access, login_token
@@ -150,7 +151,7 @@ class CopilotAgent(Agent):
                     spec.description,
                     self._run_notebook_tool,
                     parameters=spec.parameters,
-                    skip_permission=not spec.edits,
+                    skip_permission=spec.approval is None,
                 )
                 for spec in TOOLS
             ]
@@ -198,6 +199,8 @@ class CopilotAgent(Agent):
         )
 
     async def abort(self) -> None:
+        if self.settings.notebooks is not None:
+            self.settings.notebooks.interrupt()  # cells running for the turn stop with it
         if self.connection is not None and self.connection.session is not None:
             await self.connection.session.abort()
 
@@ -246,7 +249,7 @@ class CopilotAgent(Agent):
 
     async def _on_permission(self, request: Any, invocation: Any) -> Any:
         if getattr(request, "kind", "") == "custom-tool" and request.tool_name in TOOL_NAMES:
-            ask = await self._describe_notebook_edit(request)
+            ask = await self._describe_notebook_call(request)
         else:
             ask = describe_permission(request)
         answer = await self.host.request_permission(ask)
@@ -254,16 +257,18 @@ class CopilotAgent(Agent):
             return PermissionDecisionApproveOnce()
         return PermissionDecisionReject(feedback=answer.text)
 
-    async def _describe_notebook_edit(self, request: Any) -> PermissionAsk:
-        """A notebook edit's card: the notebook, the cell, and a before/after diff."""
+    async def _describe_notebook_call(self, request: Any) -> PermissionAsk:
+        """A notebook edit's card (the notebook, the cell, a before/after diff) or a run's (kind
+        `execute`: the code of each cell and which kernel)."""
         assert self.settings.notebooks is not None
+        kind = next(s.approval for s in TOOLS if s.name == request.tool_name) or "notebook"
         try:
             summary, details = await self.settings.notebooks.describe(
                 request.tool_name, request.args
             )
         except NotebookToolError as err:
             summary, details = f"{request.tool_name} (it will fail: {err})", {}
-        return PermissionAsk("notebook", summary, details)
+        return PermissionAsk(kind, summary, details)
 
     async def _on_user_input(self, request: Any, invocation: Any) -> dict[str, Any]:
         ask = QuestionAsk(
@@ -287,6 +292,15 @@ class CopilotAgent(Agent):
             author_name=turn.author_name if turn else "",
         )
         try:
+            if invocation.tool_name == "notebook_run_cells":
+                ran = await self.settings.notebooks.run_cells(invocation.arguments, provenance)
+                images = [
+                    ToolBinaryResult(i.data, i.mime_type, "image", i.description)
+                    for i in ran.images[:MAX_IMAGES]
+                ]
+                return ToolResult(
+                    text_result_for_llm=ran.text, binary_results_for_llm=images or None
+                )
             text = await self.settings.notebooks.call(
                 invocation.tool_name, invocation.arguments, provenance
             )
