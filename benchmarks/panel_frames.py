@@ -2,6 +2,7 @@
 
     python benchmarks/panel_frames.py                 # this checkout's panel, about 2 minutes
     python benchmarks/panel_frames.py --before HEAD~3 # and the panel built at another revision
+    python benchmarks/panel_frames.py --trace t.json  # and Chrome's trace of the 1-page stream
 
 A real `jupyter lab` with the room and the real Copilot runtime, whose model is the scripted model
 streaming a 50 KB Markdown reply at 50 deltas per second, into a room whose transcript already
@@ -83,7 +84,11 @@ RESULT = """() => {
     const tasks = rec.tasks.filter(([t]) => t >= rec.start && t <= rec.end).map(([, d]) => d);
     const replies = document.querySelectorAll('.jp-CopilotRoom-reply');
     const reply = replies[replies.length - 1];
-    return {frames: rec.frames, idle: rec.idle, tasks,
+    const log = document.querySelector('.jp-CopilotRoom-transcript');
+    // A reader who never scrolled is still at the bottom, and was not told of more below.
+    const follows = !!log && log.scrollHeight - log.scrollTop - log.clientHeight < 24
+        && !document.querySelector('.jp-CopilotRoom-jump');
+    return {frames: rec.frames, idle: rec.idle, tasks, follows,
             seconds: (rec.end - rec.start) / 1000,
             chars: reply ? reply.querySelector('.jp-CopilotRoom-markdown').textContent.length : 0,
             renderers: reply ? reply.querySelectorAll(
@@ -161,8 +166,22 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)] if ordered else 0.0
 
 
-def run(browser, lab: JupyterServer, pages_wanted: int, pages: list) -> list[dict]:
-    """Open pages up to `pages_wanted`, stream one reply, return each page's figures."""
+# Chrome's trace categories: DevTools' Performance panel reads the file.
+TRACE_CATEGORIES = [
+    "devtools.timeline",
+    "disabled-by-default-devtools.timeline",
+    "disabled-by-default-devtools.timeline.frame",
+    "disabled-by-default-v8.cpu_profiler",
+    "v8.execute",
+    "blink.user_timing",
+]
+
+
+def run(
+    browser, lab: JupyterServer, pages_wanted: int, pages: list, trace: Path | None = None
+) -> list[dict]:
+    """Open pages up to `pages_wanted`, stream one reply, return each page's figures; with
+    `trace`, Chrome's trace of the first page while it streams is saved there."""
     while len(pages) < pages_wanted:
         page = new_page(browser, USERS[len(pages)])
         page.goto(f"{lab.url}/lab?token={people.token(page.user)}")
@@ -176,13 +195,23 @@ def run(browser, lab: JupyterServer, pages_wanted: int, pages: list) -> list[dic
     time.sleep(1)
     for page in pages[:pages_wanted]:
         page.evaluate("() => { window.__frames.sent = performance.now(); }")
+    if trace is not None:
+        browser.start_tracing(page=pages[0], categories=TRACE_CATEGORIES)
     send(pages[0], f"Explain the data pipeline ({pages_wanted} pages).")
     for page in pages[:pages_wanted]:
         page.wait_for_function("() => window.__frames.end !== null", timeout=180_000)
+    if trace is not None:
+        trace.write_bytes(browser.stop_tracing())
     return [page.evaluate(RESULT) for page in pages[:pages_wanted]]
 
 
-def measure(label: str, panel: Path | None, work: Path) -> list[tuple[str, int, list[dict]]]:
+def measure(
+    label: str,
+    panel: Path | None,
+    work: Path,
+    trace: Path | None = None,
+    counts: tuple[int, ...] = PAGE_COUNTS,
+) -> list[tuple[str, int, list[dict]]]:
     from playwright.sync_api import sync_playwright
 
     rows = []
@@ -206,8 +235,9 @@ def measure(label: str, panel: Path | None, work: Path) -> list[tuple[str, int, 
                     executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
                 )
                 pages: list = []
-                for count in PAGE_COUNTS:
-                    rows.append((label, count, run(browser, lab, count, pages)))
+                for count in counts:
+                    traced = trace if count == 1 else None
+                    rows.append((label, count, run(browser, lab, count, pages, traced)))
                 browser.close()
         finally:
             lab.stop(grace=15)
@@ -225,7 +255,7 @@ def report(rows: list[tuple[str, int, list[dict]]]) -> None:
     head = (
         f"{'panel':<8}{'pages':>6}{'page':>5}{'stream s':>9}{'frames':>7}"
         f"{'p95 ms':>8}{'(<16)':>6}{'max ms':>8}{'long tasks':>11}{'longest ms':>11}{'(<=50)':>7}"
-        f"{'idle p95':>9}{'blocks':>7}"
+        f"{'idle p95':>9}{'blocks':>7}{'follows':>8}"
     )
     print(head)
     print("-" * len(head))
@@ -239,10 +269,13 @@ def report(rows: list[tuple[str, int, list[dict]]]) -> None:
                 f"{max(r['frames'], default=0):>8.0f}{len(r['tasks']):>11}{longest:>11.0f}"
                 f"{'ok' if longest <= TARGET_TASK_MS else 'MISS':>7}"
                 f"{percentile(r['idle'], 0.95):>9.1f}{r['renderers']:>7}"
+                f"{'yes' if r['follows'] else 'NO':>8}"
             )
     print(
         "\n'idle p95': the same page's frames in the second before the prompt, for scale. "
-        "'blocks': the Markdown renderers of the finished reply (1: all re-rendered each frame)."
+        "'blocks': the Markdown renderers of the finished reply (1: all re-rendered each frame).\n"
+        "'follows': the page, never scrolled, ended at the latest output without 'New activity "
+        "below'."
     )
 
 
@@ -251,15 +284,31 @@ def main() -> None:
     parser.add_argument(
         "--before", metavar="REV", help="also measure the panel built at this git revision"
     )
+    parser.add_argument(
+        "--trace",
+        metavar="FILE",
+        type=Path,
+        help="save Chrome's trace of this checkout's 1-page stream (open it in DevTools' "
+        "Performance panel; tracing slows the page, so its figures are not comparable)",
+    )
+    parser.add_argument(
+        "--pages",
+        type=int,
+        nargs="+",
+        choices=range(1, len(USERS) + 1),
+        default=PAGE_COUNTS,
+        help="how many pages, one run each (default: 1 5)",
+    )
     args = parser.parse_args()
+    counts = tuple(args.pages)
     if not Path(CHROMIUM).exists():
         sys.exit(f"No chromium at {CHROMIUM}: apt-get install chromium (or set $CHROMIUM).")
     rows = []
     with tempfile.TemporaryDirectory(prefix="panel-frames-") as work:
         if args.before:
             with panel_at(args.before) as panel:
-                rows += measure("before", panel, Path(work))
-        rows += measure("now", None, Path(work))
+                rows += measure("before", panel, Path(work), counts=counts)
+        rows += measure("now", None, Path(work), args.trace, counts)
     report(rows)
 
 
