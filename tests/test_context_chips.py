@@ -1,6 +1,7 @@
 """Context chips: what a person points at (cells of an open notebook, an output) reaches the real
 runtime's model request, expanded from the live shared document when the turn starts; a cell
-deleted meanwhile is said to the model and in the room; bad chips are a clear 400."""
+deleted meanwhile is said to the model and in the room; bad chips are a clear 400; a queued
+prompt's chips survive a restart."""
 
 import base64
 import json
@@ -8,11 +9,15 @@ import struct
 import zlib
 
 import pytest
+from jupyter_server.services.contents.filemanager import FileContentsManager
 
 from jupyter_copilot_room.agent.scripted_model import Reply
+from jupyter_copilot_room.notebooks import NotebookEditor
+from jupyter_copilot_room.protocol import PromptBody
 
 from .harness.helpers import entries, eventually, finished, ready
 from .test_notebooks import join_notebook, write_notebook
+from .test_restart import ALICE, BOB, make_room
 
 
 @pytest.fixture
@@ -159,3 +164,33 @@ async def test_bad_chips_are_a_clear_400(api, room, jp_root_dir):
     r = await api("bob", "POST", "prompts", body={"text": "look", "chips": [BAD_CHIPS[0][0]] * 9})
     assert (r.code, r.json["error"]) == (400, "invalid_body")
     assert not room.queue.waiting_by("bob")
+
+
+async def test_a_queued_prompts_chips_survive_a_restart(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    write_notebook(root / "n.ipynb", ["a = 1"])
+    contents = FileContentsManager(root_dir=str(root))
+    editor = NotebookEditor(lambda: {"contents_manager": contents})
+    chip = {"kind": "output", "path": "n.ipynb", "cell_ids": ["c1"], "text": "KeyError: 'x'"}
+
+    def room_with_files(agent=True):
+        room = make_room(tmp_path / "state", agent=agent)
+        room.turns.notebooks = editor
+        return room
+
+    room = room_with_files()
+    await room.ensure_started()
+    room.submit(ALICE, PromptBody(text="wait"))
+    queued, _ = room.submit(BOB, PromptBody.model_validate({"text": "say why", "chips": [chip]}))
+    await eventually(lambda: room.document.meta.get("state") == "running")
+    await room.stop()
+
+    again = room_with_files()
+    await again.ensure_started()
+    await eventually(lambda: again.agent.turns, what="the queued prompt to run")
+    assert again.agent.turns[0].prompt_id == queued
+    assert "KeyError: 'x'" in again.agent.turns[0].text
+    [entry] = [e for e in entries(again, "prompt") if e["id"] == queued]
+    assert entry["chips"] == [{**{k: v for k, v in chip.items() if k != "text"}, "chars": 13}]
+    await again.stop()
