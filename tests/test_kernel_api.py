@@ -19,7 +19,7 @@ from jupyter_client import BlockingKernelClient
 from jupyter_server.auth.identity import IdentityProvider
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
-from jupyter_copilot_room.agent.scripted_model import Reply
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from jupyter_copilot_room.kernel.discovery import ServerNotFound, discover
 from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.settings import RoomSettings, SettingsStore
@@ -276,6 +276,48 @@ def test_the_magic_attaches_a_summary_and_streams_while_the_cell_has_returned(pl
     assert ANSWER in updates[-1] and "tokens in" in updates[-1], updates[-1]
     assert any(ANSWER not in u and "Pune" in u for u in updates), "the reply streamed"
     assert any("shape: (3, 2)" in r.prompt and "Pune" in r.prompt for r in model.requests)
+
+
+def test_the_kernel_answers_a_card_aborts_a_turn_and_reads_the_transcript_as_a_frame(
+    plain,
+    model,  # noqa: F811
+):
+    _, kernel = plain
+
+    def script(request):
+        if "slow" in request.prompt:
+            return Reply("Slowly " * 400, chunk_size=4, delay=0.05)
+        if request.tool_results:
+            return Reply("Tool said: " + " | ".join(request.tool_results))
+        return Reply("Running it.", tool_calls=(ToolCall("bash", {"command": "echo kernel-ok"}),))
+
+    model.script = script
+    out = kernel.printed(
+        "import asyncio\n"
+        "turn = room.ask('run the command')\n"
+        "while not room.status()['approvals']:\n"
+        "    await asyncio.sleep(0.1)\n"
+        "[card] = room.status()['approvals']\n"
+        "room.answer(card, 'approve')\n"
+        "print(await turn, turn.outcome, sep='|')"
+    )
+    reply, outcome = out.strip().split("|")
+    assert "kernel-ok" in reply and outcome == "completed"
+    out = kernel.printed(
+        "slow = room.ask('slow please')\n"
+        "while slow.id not in [p['id'] for p in room.queue if p.get('state') == 'working']:\n"
+        "    await asyncio.sleep(0.1)\n"
+        "room.abort()\n"
+        "await slow\n"
+        "frame = room.transcript().to_dataframe()\n"
+        "asked = frame[frame['kind'] == 'prompt.submitted']\n"
+        "print(slow.outcome, list(asked['payload.text'][-2:]), set(asked['payload.origin']),"
+        " frame['ts'].dt.tz, sep='|')"
+    )
+    outcome, texts, origins, tz = out.strip().split("|")
+    assert outcome == "canceled"
+    assert texts == str(["run the command", "slow please"])
+    assert origins == str({"kernel"}) and tz == "UTC"
 
 
 @pytest.fixture(scope="module")
