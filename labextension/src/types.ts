@@ -106,6 +106,9 @@ export interface IMeta {
   agent_error?: string;
   turn_owner?: string | null;
   turn_prompt?: string | null;
+  /** The kernel the agent last ran cells in: its state and its notebook. */
+  kernel_state?: string | null;
+  kernel_notebook?: string | null;
 }
 
 export interface ICatalogItem {

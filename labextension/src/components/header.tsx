@@ -22,11 +22,20 @@ export function RoomHeader(props: { model: IRoomModel; client: IRoomClient }): J
             {turnStateLabel(props.model.meta.state, turnCards(props.model))}
           </span>
         </div>
-        {(meta.agent || meta.turn_owner) && (
+        {(meta.agent || meta.turn_owner || meta.kernel_state) && (
           <div className="jp-CopilotRoom-headerLine">
             <span className="jp-CopilotRoom-agent" title={meta.agent}>
               {meta.agent}
             </span>
+            {meta.kernel_state && meta.kernel_notebook && (
+              <span
+                className="jp-CopilotRoom-kernel"
+                data-kernel-state={meta.kernel_state}
+                title={`The kernel of ${meta.kernel_notebook}, where the agent runs cells`}
+              >
+                Kernel: {meta.kernel_state}
+              </span>
+            )}
             {meta.turn_owner && (
               <span className="jp-CopilotRoom-turn">
                 <Name username={meta.turn_owner} model={props.model} />

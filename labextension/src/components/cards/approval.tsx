@@ -16,7 +16,8 @@ const KIND_TITLES: Record<string, string> = {
   mcp: 'Call an MCP tool',
   read: 'Read a file',
   'custom-tool': 'Use a tool',
-  notebook: 'Edit a notebook'
+  notebook: 'Edit a notebook',
+  execute: 'Run notebook cells'
 };
 
 export function ApprovalCard(props: {
@@ -45,6 +46,18 @@ export function ApprovalCard(props: {
       <CardHeader title={KIND_TITLES[card.kind] ?? card.kind} card={card} model={model} />
       <pre className="jp-CopilotRoom-cardSummary">{card.summary}</pre>
       {intention && <div className="jp-CopilotRoom-note">{intention}</div>}
+      {card.details.kernel && <div className="jp-CopilotRoom-note">{card.details.kernel}</div>}
+      {card.details.waiting && (
+        <div className="jp-CopilotRoom-note" role="status">
+          {card.details.waiting}
+        </div>
+      )}
+      {card.details.code && (
+        <details open>
+          <summary>Code</summary>
+          <pre className="jp-CopilotRoom-result">{card.details.code}</pre>
+        </details>
+      )}
       {card.details.diff && (
         <details>
           <summary>Diff</summary>
