@@ -47,6 +47,7 @@ async def test_the_intro_lists_exactly_what_the_demo_does(api, room):
     reply = await done(room, await prompt(api, room, "hello"))
     for offer in (
         "**edit the notebook**",
+        "**run the notebook**",
         "**fix the bug in stats.py**",
         "`/review stats.py`",
         "`@test-writer median`",
@@ -73,6 +74,21 @@ async def test_the_demo_edits_the_notebook_after_approval(api, room, jp_root_dir
     for cell in cells[-2:]:
         provenance = cell["metadata"]["copilot_room"]
         assert (provenance["author"], provenance["prompt_id"]) == ("alice", prompt_id)
+
+
+async def test_the_demo_runs_a_cell_of_the_notebook_after_approval(api, room, jp_root_dir):
+    await ready(api, room)
+    prompt_id = await prompt(api, room, "run the notebook")
+    request_id, shown = await card(room)
+    assert shown["kind"] == "execute" and "analysis.ipynb" in shown["summary"]
+    assert "median(times)" in shown["details"]["code"]
+    await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
+    reply = await done(room, prompt_id)
+    assert "execution count 1" in reply and "(156.5, " in reply
+    cells = json.loads((jp_root_dir / "analysis.ipynb").read_text())["cells"]
+    [result] = cells[1]["outputs"]
+    assert "".join(result["data"]["text/plain"]).startswith("(156.5, ")
+    assert cells[1]["metadata"]["copilot_room"]["ran"]["author"] == "alice"
 
 
 async def test_the_demo_fixes_a_file_from_its_diff(api, room, jp_root_dir):

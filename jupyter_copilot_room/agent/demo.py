@@ -2,7 +2,8 @@
 
 Demo mode runs the REAL Copilot runtime against the scripted model server on 127.0.0.1 with this
 script, so a fresh `jupyter lab` (try `examples/pairing-repo`) shows everything the room does: a
-notebook edit in the open notebook (the agent's cursor, the provenance badge), a file edit with
+notebook edit in the open notebook (the agent's cursor, the provenance badge), a run of a
+notebook cell in its kernel, a file edit with
 its diff, a skill, a custom agent as a sub-agent, a shell command that waits for approval, and a
 question. It is labelled "demo model" everywhere. Each path is a few steps keyed on the tool the
 model called last; the tools are the runtime's own and the room's notebook tools.
@@ -32,6 +33,8 @@ approvals, the notebook edits, the transcript. It can do exactly these (try them
 - **edit the notebook**: I add a cell to the notebook (the one you name, or the repository's
   first), as a collaborator you can watch, after an approval card with its diff; the cell
   carries a "Copilot" badge that leads back to the prompt.
+- **run the notebook**: I run the notebook's first code cell in its kernel (one is started if
+  nobody has it open), after an approval card with the code; everyone sees the output appear.
 - **fix the bug in stats.py** (or another file you name): a file edit, approved from its diff.
 - **a skill**: type `/` and pick one, e.g. `/review stats.py` reviews that file (once you
   let me read it).
@@ -185,7 +188,14 @@ class DemoScript:
         if NOT_APPROVED.search(result) and len(result) < 500:  # a refusal, not a file's text
             return Reply("Understood: that was not approved, so I did not do it.")
         if called == "notebook_read":
+            if re.search(r"\brun\b", request.prompt, re.IGNORECASE):
+                return self._run_cell(result)
             return self._insert_cell(request, result)
+        if called == "notebook_run_cells":
+            return Reply(
+                "It ran in the notebook's kernel, and everyone in the notebook saw the output "
+                f"appear. What I was told:\n\n```\n{result[:1500]}\n```"
+            )
         if called == "task":
             return Reply(f"The custom agent reported:\n\n{result[:3000]}")
         if called == "view":
@@ -209,6 +219,21 @@ class DemoScript:
             "I'll add two cells at the end: the median of an even number of values, then a note "
             "above it. Each edit waits for approval, with its diff.",
             tool_calls=(_insert(path, index, 0),),
+        )
+
+    def _run_cell(self, result: str) -> Reply:
+        try:
+            read = json.loads(result)
+            path = read["path"]
+            code = [c["id"] for c in read["cells"] if c["cell_type"] == "code"]
+        except (ValueError, KeyError, TypeError):
+            return Reply(f"I could not read that notebook: {result[:300]}")
+        if not code:
+            return Reply(f"`{path}` has no code cell to run.")
+        return Reply(
+            f"I'll run the first code cell of `{path}` in its kernel. Running code always waits "
+            "for approval; the card shows the code.",
+            tool_calls=(ToolCall("notebook_run_cells", {"path": path, "cell_ids": code[:1]}),),
         )
 
     def _next_cell(self, request: ModelRequest) -> Reply:
