@@ -1,7 +1,8 @@
 """Context chips in a real `jupyter lab`: Bob attaches the selected cells of the notebook he has
 open ("Attach…"), Alice sees the chips on his prompt, and the model's request holds the cells;
 then "Send to the Copilot Room" on a plot output attaches the image, which reaches the model as an
-image. One lab for the whole story (CI time); screenshots at 250 and 500 px, light and dark."""
+image; in a text file, the selected line is attached (a chip taken off again is not sent). One lab
+for the whole story (CI time); screenshots at 250 and 500 px, light and dark."""
 
 import base64
 import struct
@@ -133,4 +134,26 @@ def test_attached_cells_and_a_sent_plot_reach_the_model_and_everyone_sees_the_ch
     )
     expect(alice.locator(".jp-CopilotRoom-reply").nth(1)).to_contain_text("Seen.", timeout=30_000)
     assert f"data:image/png;base64,{png}" in str(model.requests[-1].messages)
+
+    # In a text file, the selected lines; a chip can be taken off again.
+    (lab.root / "notes.txt").write_text("first line\nsecond line\nthird line\n")
+    bob.evaluate(
+        "async () => { await window.jupyterapp.commands.execute('docmanager:open', "
+        "{path: 'notes.txt'}); }"
+    )
+    expect(bob.locator(".jp-FileEditor")).to_contain_text("third line", timeout=30_000)
+    bob.evaluate(
+        """() => window.jupyterapp.shell.currentWidget.content.editor.setSelection(
+            {start: {line: 1, column: 0}, end: {line: 1, column: 6}})"""
+    )
+    bob.get_by_role("button", name="Attach…").click()
+    bob.get_by_role("menuitem", name="The file notes.txt").click()
+    bob.get_by_role("button", name="Attach…").click()
+    bob.get_by_role("menuitem", name="Line 2 of notes.txt").click()
+    bob.get_by_role("button", name="Remove File notes.txt").click()
+    expect(bob.locator(f"{TRAY} .jp-CopilotRoom-chipLabel")).to_have_text(["Line 2 of notes.txt"])
+    send(bob, "What does this line say?")
+    expect(alice.locator(".jp-CopilotRoom-reply").nth(2)).to_contain_text("Seen.", timeout=30_000)
+    sent = str(model.requests[-1].messages)
+    assert "second line" in sent and "third line" not in sent
     assert not problems, problems
