@@ -23,6 +23,8 @@ import { useSignal } from './hooks';
 const WINDOW = 200;
 /** Within this many pixels of the bottom, the reader is at the bottom. */
 const SLACK = 24;
+/** A scroll this soon after the reader wheeled, touched or pressed a key is theirs. */
+const READER_MS = 1000;
 /** How many announcements the live region keeps (a screen reader speaks each once). */
 const SPOKEN = 3;
 
@@ -40,6 +42,7 @@ export function Transcript(props: {
   const [unseen, setUnseen] = useState(false);
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
+  const told = useRef(false); // `unseen` was set and not yet cleared
   // Where the reader was (from the bottom) when they asked for earlier entries.
   const anchor = useRef<{ fromBottom: number; first: string | undefined } | null>(null);
   const loading = useAction();
@@ -78,14 +81,54 @@ export function Transcript(props: {
     }
   };
 
+  // Where the last scroll left the view, to tell which way the next one went.
+  const last = useRef({ top: 0, height: 0 });
+  // When the reader last wheeled, touched or pressed a key in the transcript; whether they hold
+  // the pointer down in it (dragging its scrollbar).
+  const touched = useRef(-Infinity);
+  const held = useRef(false);
+  const touch = () => {
+    touched.current = performance.now();
+  };
+  const hold = () => {
+    held.current = true;
+    const release = () => {
+      held.current = false;
+      touch();
+    };
+    window.addEventListener('pointerup', release, { once: true });
+    window.addEventListener('pointercancel', release, { once: true });
+  };
   const onScroll = () => {
     const node = scroller.current;
     // A hidden panel (closed sidebar) has no size: that is not the reader scrolling up.
-    if (node && node.clientHeight > 0) {
-      following.current = node.scrollHeight - node.scrollTop - node.clientHeight < SLACK;
-      if (following.current) {
-        setUnseen(false);
-      }
+    if (!node || node.clientHeight === 0) {
+      return;
+    }
+    const { top, height } = last.current;
+    last.current = { top: node.scrollTop, height: node.clientHeight };
+    const fromBottom = node.scrollHeight - node.scrollTop - node.clientHeight;
+    if (fromBottom < SLACK) {
+      setFollowing(true);
+    } else if (
+      node.scrollTop < top &&
+      ((node.clientHeight === height &&
+        (held.current || performance.now() - touched.current < READER_MS)) ||
+        fromBottom > node.clientHeight)
+    ) {
+      // Up, by the reader's hand or more than a screen away: the reader's scroll. The view
+      // also moves up by itself (the open block of a streaming reply re-rendered shorter, the
+      // browser's scroll anchoring); following's own scrolls arrive a frame later, after more
+      // output came in: neither is the reader's.
+      setFollowing(false);
+    }
+  };
+  /** Whether new output scrolls the view; a reader who scrolled up keeps their place. */
+  const setFollowing = (yes: boolean) => {
+    following.current = yes;
+    if (yes) {
+      told.current = false;
+      setUnseen(false);
     }
   };
   useLayoutEffect(() => {
@@ -95,16 +138,23 @@ export function Transcript(props: {
     }
     // Any change of the rendered entries (a new entry, a streamed delta, markdown rendering, an
     // image loading, the panel being shown again) keeps a following reader at the bottom; a
-    // reader who scrolled up is told there is more below.
+    // reader who scrolled up is told there is more below. Following scrolls once per frame, for
+    // all the changes of that frame: reading scrollHeight lays the whole transcript out.
+    let frame = 0;
     const follow = () => {
-      if (following.current) {
-        node.scrollTop = node.scrollHeight;
-      }
+      frame ||= requestAnimationFrame(() => {
+        frame = 0;
+        if (following.current) {
+          node.scrollTop = node.scrollHeight;
+          last.current = { top: node.scrollTop, height: node.clientHeight };
+        }
+      });
     };
     const changed = (records: MutationRecord[]) => {
       if (following.current) {
         follow();
-      } else if (records.some(record => below(record, node))) {
+      } else if (!told.current && records.some(record => below(record, node))) {
+        told.current = true;
         setUnseen(true); // not for earlier entries coming in above
       }
     };
@@ -119,14 +169,14 @@ export function Transcript(props: {
     return () => {
       mutations.disconnect();
       sizes.disconnect();
+      cancelAnimationFrame(frame);
     };
   }, []);
 
   const jump = () => {
     const node = scroller.current;
     if (node) {
-      following.current = true;
-      setUnseen(false);
+      setFollowing(true);
       const reduce = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
       node.scrollTo({ top: node.scrollHeight, behavior: reduce ? 'auto' : 'smooth' });
     }
@@ -138,6 +188,10 @@ export function Transcript(props: {
         className="jp-CopilotRoom-transcript"
         ref={scroller}
         onScroll={onScroll}
+        onWheel={touch}
+        onTouchMove={touch}
+        onKeyDown={touch}
+        onPointerDown={hold}
         role="log"
         aria-live="off"
         aria-label="Room transcript"
