@@ -269,7 +269,10 @@ class Executions:
                 if client is not None:
                     client.stop_channels()
                 with contextlib.suppress(KeyError):
-                    self.on_kernel(path, self._kernel(kernel_id, path).execution_state)
+                    state = self._kernel(kernel_id, path).execution_state
+                    # Our client saw the kernel go idle; the server's own view of it (`state`)
+                    # catches up a moment later, so "busy" here is that lag, not a new run.
+                    self.on_kernel(path, "idle" if state == "busy" else state)
 
     async def _run_cells(self, path, kernel_id, km, client, cells, stop) -> Ran:
         said: list[str] = []
