@@ -15,6 +15,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply
 from jupyter_copilot_room.notebooks import NotebookEditor
 from jupyter_copilot_room.protocol import PromptBody
 
+from .harness import config
 from .harness.helpers import entries, eventually, finished, ready
 from .test_notebooks import join_notebook, write_notebook
 from .test_restart import ALICE, BOB, make_room
@@ -27,11 +28,7 @@ def room_config(copilot_config):
 
 @pytest.fixture
 def jp_server_config(jp_server_config, tmp_path):
-    extensions = jp_server_config["ServerApp"]["jpserver_extensions"]
-    extensions.update({"jupyter_server_fileid": True, "jupyter_server_ydoc": True})
-    jp_server_config["SQLiteYStore"] = {"db_path": str(tmp_path / "ystore.db")}
-    jp_server_config["BaseFileIdManager"] = {"db_path": str(tmp_path / "file_id.db")}
-    return jp_server_config
+    return config.collaborative(jp_server_config, tmp_path)
 
 
 def tiny_png() -> str:

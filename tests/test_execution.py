@@ -15,6 +15,7 @@ import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
+from .harness import config
 from .harness.helpers import eventually, finished, ready
 from .test_notebooks import join_notebook, write_notebook
 
@@ -28,11 +29,7 @@ def room_config(copilot_config):
 
 @pytest.fixture
 def jp_server_config(jp_server_config, tmp_path):
-    extensions = jp_server_config["ServerApp"]["jpserver_extensions"]
-    extensions.update({"jupyter_server_fileid": True, "jupyter_server_ydoc": True})
-    jp_server_config["SQLiteYStore"] = {"db_path": str(tmp_path / "ystore.db")}
-    jp_server_config["BaseFileIdManager"] = {"db_path": str(tmp_path / "file_id.db")}
-    return jp_server_config
+    return config.collaborative(jp_server_config, tmp_path)
 
 
 async def open_session(jp_fetch, path=PATH):
@@ -59,6 +56,18 @@ async def person_kernel(jp_serverapp, kernel_id):
 async def evaluate(client, expression):
     reply = await client.execute_interactive("", user_expressions={"v": expression}, timeout=30)
     return reply["content"]["user_expressions"]["v"]["data"]["text/plain"]
+
+
+def runs_first_cell(notebook):
+    """A script: run the notebook's first cell; report what the tool said."""
+
+    def script(request):
+        if request.tool_results:
+            return Reply("Heard: " + request.tool_results[0])
+        call = {"path": PATH, "cell_ids": [notebook.cells[0].id]}
+        return Reply(tool_calls=(ToolCall("notebook_run_cells", call),))
+
+    return script
 
 
 def runs(path, code_by_step):
@@ -191,13 +200,7 @@ async def test_a_rejected_run_leaves_the_kernel_untouched(
     kernel = await person_kernel(jp_serverapp, await open_session(jp_fetch))
     await kernel.execute_interactive("sentinel = 'set by a person'", timeout=30)
 
-    def run_it(request):
-        if request.tool_results:
-            return Reply("Heard: " + request.tool_results[0])
-        call = {"path": PATH, "cell_ids": [notebook.cells[0].id]}
-        return Reply(tool_calls=(ToolCall("notebook_run_cells", call),))
-
-    model.script = run_it
+    model.script = runs_first_cell(notebook)
     prompt = (await api("bob", "POST", "prompts", body={"text": "run it"})).json
     await answer(api, room, "execute", "reject", user="alice", feedback="not now")
     await eventually(lambda: prompt["id"] in finished(room), timeout=30)
@@ -239,13 +242,7 @@ async def test_a_hosts_abort_interrupts_a_long_cell_within_two_seconds(
     kernel_id = await open_session(jp_fetch)
     kernel = jp_serverapp.kernel_manager.get_kernel(kernel_id)
 
-    def run_it(request):
-        if request.tool_results:
-            return Reply("Heard: " + request.tool_results[0])
-        call = {"path": PATH, "cell_ids": [notebook.cells[0].id]}
-        return Reply(tool_calls=(ToolCall("notebook_run_cells", call),))
-
-    model.script = run_it
+    model.script = runs_first_cell(notebook)
     prompt = (await api("bob", "POST", "prompts", body={"text": "sleep"})).json
     await answer(api, room, "execute")
     await eventually(lambda: kernel.execution_state == "busy", timeout=30, what="the cell")

@@ -24,6 +24,7 @@ from tornado.websocket import websocket_connect
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from jupyter_copilot_room.notebooks import NotebookEditor, NotebookToolError, Provenance
 
+from .harness import config
 from .harness.helpers import entries, eventually, finished, ready
 
 PROVENANCE = Provenance("p1", "bob", 1, "call_1", 1.0)
@@ -43,12 +44,7 @@ def room_config(copilot_config):
 
 @pytest.fixture
 def jp_server_config(jp_server_config, tmp_path):
-    extensions = jp_server_config["ServerApp"]["jpserver_extensions"]
-    extensions.update({"jupyter_server_fileid": True, "jupyter_server_ydoc": True})
-    # jupyter-collaboration's stores default to the current directory: keep them in tmp.
-    jp_server_config["SQLiteYStore"] = {"db_path": str(tmp_path / "ystore.db")}
-    jp_server_config["BaseFileIdManager"] = {"db_path": str(tmp_path / "file_id.db")}
-    return jp_server_config
+    return config.collaborative(jp_server_config, tmp_path)
 
 
 # -- the editor on its own: the contents-manager path and argument checks -----------------------

@@ -45,6 +45,16 @@ def room(state_dir: Path | str, **overrides) -> dict:
     }
 
 
+def collaborative(server_config: dict, tmp: Path) -> dict:
+    """`server_config` (pytest-jupyter's) with jupyter-collaboration's shared documents on and its
+    stores in `tmp` (they default to the current directory)."""
+    extensions = server_config["ServerApp"]["jpserver_extensions"]
+    extensions.update({"jupyter_server_fileid": True, "jupyter_server_ydoc": True})
+    server_config["SQLiteYStore"] = {"db_path": str(tmp / "ystore.db")}
+    server_config["BaseFileIdManager"] = {"db_path": str(tmp / "file_id.db")}
+    return server_config
+
+
 def copilot_agent(base_url: str) -> dict:
     """`c.CopilotRoom` settings for the real Copilot agent whose model is the tests' scripted
     model at `base_url` (its key in `MODEL_KEY_ENV`)."""
