@@ -102,6 +102,12 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
     model = Unicode(
         "", config=True, help="The model the agent's session asks for (required with provider)."
     )
+    models = List(
+        Unicode(),
+        config=True,
+        help="With a provider: further models hosts may switch to from the room (the agent "
+        "starts with `model`). With a Copilot login the room offers the models it lists.",
+    )
     provider = Dict(
         config=True,
         help="Your own OpenAI-compatible (or 'azure', 'anthropic') endpoint for the agent, e.g. "
@@ -196,6 +202,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 repository=Path(self.repository),
                 state_dir=state_dir,
                 model=self.model,
+                models=tuple(self.models),
                 provider=dict(self.provider),
                 cli_path=self.cli_path,
                 model_timeout=self.model_timeout,
@@ -231,6 +238,11 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 (f"{api}/room", handlers.RoomStateHandler),
                 (f"{api}/prompts", handlers.PromptsHandler),
                 (f"{api}/prompts/{_ID}", handlers.PromptHandler),
+                (f"{api}/attachments", handlers.AttachmentsHandler),
+                (f"{api}/attachments/{_ID}", handlers.AttachmentHandler),
+                (f"{api}/prompts/{_ID}/steer", handlers.SteerHandler),
+                (f"{api}/model", handlers.ModelHandler),
+                (f"{api}/messages", handlers.MessagesHandler),
                 (f"{api}/approvals/{_ID}", handlers.ApprovalHandler),
                 (f"{api}/questions/{_ID}", handlers.QuestionHandler),
                 (f"{api}/abort", handlers.AbortHandler),

@@ -71,6 +71,7 @@ class AgentStatus(AgentEvent):
     label: str
     detail: str = ""
     error: str = ""
+    model: str = ""  # the model the next turn asks, when the agent knows it
 
     @property
     def ready(self) -> bool:
@@ -180,6 +181,28 @@ class Chip(Strict):
     )
 
 
+#: What a prompt may carry besides its text (`Attachment`, `room/attachments.py`).
+MAX_IMAGES = 4
+MAX_ATTACHMENTS = 8
+MAX_FILE_BYTES = 1024 * 1024
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+class Attachment(Strict):
+    """An image or a repository file sent with a prompt, as its record holds it: what it is,
+    never its bytes. `image`: `id` is the sha256 of the bytes stored under
+    `state_dir/attachments/`; `file`: `path` is inside the repository, read by the agent."""
+
+    kind: Literal["image", "file"]
+    id: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    path: Text | None = Field(default=None, min_length=1, max_length=1000)
+    name: Text = Field(default="", max_length=200)
+    mime: str | None = None
+    bytes: int = 0
+    width: int | None = None
+    height: int | None = None
+
+
 class PromptSubmitted(Strict):
     id: str
     text: str
@@ -187,6 +210,7 @@ class PromptSubmitted(Strict):
     origin: Origin | None = None  # absent from older records, and from a panel's prompts
     # Absent from older records and from prompts without any.
     chips: list[Chip] | None = Field(None, max_length=MAX_CHIPS)
+    attachments: list[Attachment] | None = Field(None, max_length=MAX_ATTACHMENTS)
 
 
 class PromptRef(Strict):
@@ -266,6 +290,30 @@ class SystemNote(Strict):
     text: str
 
 
+class ChatMessage(Strict):
+    """Something a person said to the room (`POST messages`): people read it, the agent never
+    does (it is no prompt and never waits in the queue)."""
+
+    id: str
+    text: str
+
+
+class Steering(Strict):
+    """A message the running prompt's author or a host sent into the turn while it ran (the
+    SDK's immediate mode): the model reads it at its next step, attributed to its sender."""
+
+    id: str
+    prompt_id: str
+    text: str
+
+
+class ModelChanged(Strict):
+    """A host chose the model that answers the next turns (one of those the access mode
+    offers)."""
+
+    model: str
+
+
 #: The payload class of each record kind: the transcript's whole vocabulary.
 RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "prompt.submitted": PromptSubmitted,
@@ -291,6 +339,9 @@ RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "host.claimed": PersonRef,
     "settings.changed": SettingsChanged,
     "system": SystemNote,
+    "chat.message": ChatMessage,
+    "prompt.steered": Steering,
+    "model.changed": ModelChanged,
 }
 
 #: Agent events recorded as they are, by the kind of their record.

@@ -7,6 +7,8 @@ acting user is always `current_user`. Errors leave as `{"error": code, "message"
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import html
 import json
 from dataclasses import dataclass
@@ -21,7 +23,17 @@ from tornado import web
 from .access.hub_grants import hub_grant
 from .access.identity import SERVER_OWNER, Identity
 from .errors import InvalidRequest, RoomError
-from .protocol import AdmissionBody, ApprovalBody, ClaimBody, PromptBody, QuestionBody, RoleBody
+from .protocol import (
+    AdmissionBody,
+    ApprovalBody,
+    ChatBody,
+    ClaimBody,
+    ModelBody,
+    PromptBody,
+    QuestionBody,
+    RoleBody,
+    SteerBody,
+)
 from .room.room import Room
 from .settings import SettingsPatch
 
@@ -161,6 +173,43 @@ class PromptsHandler(RoomAPIHandler):
         self.reply({"id": prompt_id, "position": position}, status=202)
 
 
+class MessagesHandler(RoomAPIHandler):
+    """`POST messages {text}`: say something to the room (chat; never to the agent)."""
+
+    @web.authenticated
+    @authorized
+    def post(self) -> None:
+        body = self.parse(ChatBody)
+        self.reply({"id": self.room.say(self.identity, body)}, status=201)
+
+
+class AttachmentsHandler(RoomAPIHandler):
+    """`POST attachments`: an image for a prompt, its bytes the body, its type Content-Type;
+    201 `{id, mime, bytes, width, height}`, the id to name in `POST prompts`' attachments."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        upload = await self.room.upload(
+            self.identity, self.request.body, self.request.headers.get("Content-Type", "")
+        )
+        self.reply(dataclasses.asdict(upload), status=201)
+
+
+class AttachmentHandler(RoomAPIHandler):
+    """`GET attachments/<id>`: a stored image, for everyone admitted (viewers too)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, item_id: str) -> None:
+        path, mime = self.room.attachment(self.identity, item_id)
+        self.set_header("Content-Type", mime)
+        # Its name is the hash of its bytes: it never changes, so the browser may keep it.
+        self.set_header("Cache-Control", "private, max-age=31536000, immutable")
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.finish(await asyncio.to_thread(path.read_bytes))
+
+
 class PromptHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
@@ -168,6 +217,31 @@ class PromptHandler(RoomAPIHandler):
         self.room.withdraw(self.identity, item_id)
         self.set_status(204)
         self.finish()
+
+
+class SteerHandler(RoomAPIHandler):
+    """`POST prompts/<id>/steer {text}`: a steering message into that prompt's running turn."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, item_id: str) -> None:
+        body = self.parse(SteerBody)
+        self.reply({"id": await self.room.steer(self.identity, item_id, body)}, status=201)
+
+
+class ModelHandler(RoomAPIHandler):
+    """`GET model`: the model that answers and the choices; `PUT model {model}`: a host's
+    switch for the next turns."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        self.reply(await self.room.describe_model(self.identity))
+
+    @web.authenticated
+    @authorized
+    async def put(self) -> None:
+        self.reply(await self.room.choose_model(self.identity, self.parse(ModelBody)))
 
 
 class ApprovalHandler(RoomAPIHandler):

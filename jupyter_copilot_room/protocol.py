@@ -13,7 +13,26 @@ from typing import Literal
 
 from pydantic import Field
 
-from .events import MAX_CHIPS, AdmissionChoice, Chip, Origin, ParticipantRole, Strict, Target, Text
+from .events import (
+    MAX_ATTACHMENTS,
+    MAX_CHIPS,
+    AdmissionChoice,
+    Chip,
+    Origin,
+    ParticipantRole,
+    Strict,
+    Target,
+    Text,
+)
+
+
+class AttachmentRef(Strict):
+    """One attachment of a prompt: an uploaded image by `id`, or a repository file by `path`
+    (relative to the server's root, inside the repository); `name` is what people see."""
+
+    id: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+    path: Text | None = Field(None, min_length=1, max_length=1000)
+    name: Text | None = Field(None, max_length=200)
 
 
 class PromptBody(Strict):
@@ -25,6 +44,26 @@ class PromptBody(Strict):
     # What the person points at (the active notebook, selected cells, a file, an output): the
     # room checks each (`notebooks/context.py`) and expands it when the turn starts.
     chips: list[Chip] | None = Field(None, max_length=MAX_CHIPS)
+    # Images uploaded first (`POST attachments` -> id) and repository files (path).
+    attachments: list[AttachmentRef] | None = Field(None, max_length=MAX_ATTACHMENTS)
+
+
+class ChatBody(Strict):
+    """`POST messages`: said to the room; its text is checked like a prompt's."""
+
+    text: Text
+
+
+class SteerBody(Strict):
+    """`POST prompts/<id>/steer`: said into the running turn; checked like a prompt's text."""
+
+    text: Text
+
+
+class ModelBody(Strict):
+    """`PUT model`: the model for the next turns, one of those `GET model` lists."""
+
+    model: Text = Field(min_length=1, max_length=200)
 
 
 class ApprovalBody(Strict):

@@ -82,6 +82,11 @@ class RoomSettings(BaseModel):
         description="Let the agent's notebook edits through without asking (hosts can change "
         "this in the room); running cells, shell commands and other kinds always ask.",
     )
+    viewers_can_chat: bool = Field(
+        False,
+        description="Let viewers say things to the room (chat messages, never prompts); "
+        "members and hosts always can.",
+    )
 
 
 def _optional(name: str) -> tuple[Any, None]:

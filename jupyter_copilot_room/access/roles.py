@@ -27,6 +27,10 @@ class Action(StrEnum):
     EDIT_SETTINGS = "edit_settings"
     READ_TRANSCRIPT = "read_transcript"
     START_AGENT = "start_agent"  # retry starting an agent that could not start
+    CHAT = "chat"  # say something to the room (viewers too when `viewers_can_chat` is on)
+    STEER_OWN = "steer_own"  # send a steering message into one's own running turn
+    STEER_ANY = "steer_any"  # ... into anyone's running turn
+    CHOOSE_MODEL = "choose_model"  # switch the model that answers the next turns
 
 
 _VIEWER = {Action.WATCH}
@@ -35,6 +39,8 @@ _MEMBER = _VIEWER | {
     Action.WITHDRAW_OWN,
     Action.ANSWER_OWN,
     Action.READ_TRANSCRIPT,
+    Action.CHAT,
+    Action.STEER_OWN,
 }
 _HOST = _MEMBER | {
     Action.WITHDRAW_ANY,
@@ -43,6 +49,8 @@ _HOST = _MEMBER | {
     Action.MANAGE_PEOPLE,
     Action.EDIT_SETTINGS,
     Action.START_AGENT,
+    Action.STEER_ANY,
+    Action.CHOOSE_MODEL,
 }
 
 ROLE_ACTIONS: dict[Role, frozenset[Action]] = {

@@ -247,6 +247,12 @@ class RoomDocument:
                 # What the author pointed at, as everyone sees it: an image's bytes stay in the
                 # transcript (`chips` of the record) and out of every client's document.
                 **({"chips": [_chip(c) for c in p.chips]} if p.chips else {}),
+                # Images by id (the panel fetches `GET attachments/<id>`), files by path.
+                **(
+                    {"attachments": [a.model_dump(exclude_none=True) for a in p.attachments]}
+                    if p.attachments
+                    else {}
+                ),
             }
         )
         self.queue.append(item)
@@ -273,6 +279,7 @@ class RoomDocument:
             state="working",
             **({"origin": origin} if (origin := item.get("origin")) else {}),
             **({"chips": chips} if (chips := item.get("chips")) else {}),
+            **({"attachments": a} if (a := item.get("attachments")) else {}),
         )
         self.meta["turn_owner"] = item["author"]
         self.meta["turn_prompt"] = p.id
@@ -466,6 +473,16 @@ class RoomDocument:
 
     def _on_system(self, record: Record, p: ev.SystemNote) -> None:
         self._system(record, p.text)
+
+    def _on_chat_message(self, record: Record, p: ev.ChatMessage) -> None:
+        self._add_entry(record, p.id, "chat", record.actor, body=p.text)
+
+    def _on_prompt_steered(self, record: Record, p: ev.Steering) -> None:
+        self._add_entry(record, p.id, "steering", record.actor, body=p.text, prompt_id=p.prompt_id)
+
+    def _on_model_changed(self, record: Record, p: ev.ModelChanged) -> None:
+        self.meta["model"] = p.model
+        self._said(record, "{0} switched the model to " + _literal(p.model) + ".", record.actor)
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -673,6 +690,9 @@ HANDLERS: dict[str, Callable[[RoomDocument, Record, Any], None]] = {
     "host.claimed": RoomDocument._on_host_claimed,
     "settings.changed": RoomDocument._on_settings_changed,
     "system": RoomDocument._on_system,
+    "chat.message": RoomDocument._on_chat_message,
+    "prompt.steered": RoomDocument._on_prompt_steered,
+    "model.changed": RoomDocument._on_model_changed,
 }
 
 

@@ -27,20 +27,25 @@ from ..access.identity import HostClaim, Identity
 from ..access.roles import ADMITTED, Action, Role, can
 from ..agent.base import Agent
 from ..catalog import Catalog
-from ..errors import InvalidRequest, TooLarge, TooMany
+from ..errors import Conflict, InvalidRequest, NotAllowed, TooLarge, TooMany
 from ..events import (
     AdmissionChoice,
+    ChatMessage,
+    ModelChanged,
     ParticipantRole,
     PromptRef,
     PromptSubmitted,
     Record,
     SettingsChanged,
+    Steering,
+    SystemNote,
 )
 from ..notebooks import NotebookEditor, context
-from ..protocol import PromptBody
+from ..protocol import ChatBody, ModelBody, PromptBody, SteerBody
 from ..settings import SettingsStore
 from . import snapshot
 from .agent_host import RoomAgentHost
+from .attachments import AttachmentStore, Upload
 from .desk import RequestDesk
 from .document import DEFAULT_WINDOW, RoomDocument
 from .history import History
@@ -104,6 +109,7 @@ class Room:
             book, state_dir / "admissions.json", self.document, self.recorder, self.sync.connected
         )
         self.queue = PromptQueue()
+        self.attachments = AttachmentStore(state_dir / "attachments")
         self.desk = RequestDesk(self.recorder, clock)
         self.streams = Streams(self.recorder, self.document)
         self.turns = Turns(
@@ -116,6 +122,7 @@ class Room:
             agent=agent,
             catalog=catalog,
             notebooks=notebooks,
+            attachments=self.attachments,
         )
         self.desk.on_waiting = self.turns.set_waiting
         self.storage.on_space(self.turns.space_returned)
@@ -131,6 +138,7 @@ class Room:
             repository=repository or Path.cwd(),
             state_dir=state_dir,
         )
+        self.model: str | None = None  # the model a host chose (None: the agent's own)
         self._started = False
         self._start_lock = asyncio.Lock()
 
@@ -155,6 +163,9 @@ class Room:
         await self.sync.start()
         self.snapshots.start()
         self.turns.start()
+        self.model = replayed.model
+        if self.agent is not None and self.model:
+            await self.agent.use_model(self.model)  # the host's choice outlives the server
         if self.agent is not None:
             # The runtime takes a second or two to start: the room serves meanwhile, and the
             # agent's status says when it can take the first turn.
@@ -284,6 +295,8 @@ class Room:
         me = self.people.me(identity, role)
         if self.claim is not None and self.claim.secret is not None:
             me["can"].append("claim_host")  # no host yet: whoever started the server may claim
+        if Action.CHAT.value not in me["can"] and self._may_chat(role):
+            me["can"].append(Action.CHAT.value)  # a viewer, while hosts let viewers chat
         if role not in ADMITTED:
             return {"me": me}
         state = self.document.snapshot("meta", "queue", "approvals")
@@ -380,18 +393,26 @@ class Room:
 
     # -- prompts, requests, abort ----------------------------------------------------------------
 
-    def submit(self, identity: Identity, body: PromptBody) -> tuple[str, int]:
-        self.people.require(identity, Action.SUBMIT)
-        if not visible(body.text):
-            raise InvalidRequest("The prompt is empty.", code="empty_prompt")
-        settings = self.settings.current
-        if len(body.text) > settings.max_prompt_chars:
+    def _check_text(self, text: str, what: str) -> None:
+        """A prompt's or a chat message's text: something visible, within `max_prompt_chars`
+        (the same limit and errors for both, so the panel handles them alike)."""
+        if not visible(text):
+            raise InvalidRequest(f"The {what} is empty.", code="empty_prompt")
+        limit = self.settings.current.max_prompt_chars
+        if len(text) > limit:
             raise TooLarge(
-                f"The prompt has {len(body.text)} characters; the room takes at most "
-                f"{settings.max_prompt_chars}.",
+                f"The {what} has {len(text)} characters; the room takes at most {limit}.",
                 code="prompt_too_long",
             )
+
+    def submit(self, identity: Identity, body: PromptBody) -> tuple[str, int]:
+        self.people.require(identity, Action.SUBMIT)
+        self._check_text(body.text, "prompt")
+        settings = self.settings.current
         context.check(body.chips, self.turns.notebooks)
+        attached = self.attachments.resolve(
+            [(a.id, a.path, a.name) for a in body.attachments or ()], self.turns.notebooks
+        )
         waiting = self.queue.waiting_by(identity.username)
         if waiting >= settings.max_waiting_prompts:
             raise TooMany(
@@ -409,14 +430,107 @@ class Room:
                 target=body.target,
                 origin=body.origin,
                 chips=body.chips or None,
+                attachments=attached or None,
             ),
         )
         self.queue.submit(
-            prompt_id, identity.username, body.text, body.target, record.ts, body.chips or ()
+            prompt_id,
+            identity.username,
+            body.text,
+            body.target,
+            record.ts,
+            body.chips or (),
+            attached,
         )
         position = self.queue.position(prompt_id)
         self.turns.wake()
         return prompt_id, position
+
+    async def upload(self, identity: Identity, data: bytes, declared: str) -> Upload:
+        """An image for a prompt, checked whole and stored once (`room/attachments.py`)."""
+        self.people.require(identity, Action.SUBMIT)
+        return await asyncio.to_thread(self.attachments.add, data, declared)
+
+    def attachment(self, identity: Identity, image_id: str) -> tuple[Path, str]:
+        """A stored image and its type, for everyone admitted (viewers see the transcript)."""
+        self.people.require(identity, Action.WATCH)
+        return self.attachments.path(image_id), self.attachments.describe(image_id).mime
+
+    def say(self, identity: Identity, body: ChatBody) -> str:
+        """A chat message to the room: recorded, shown in the transcript, never sent to the
+        agent. Viewers may chat only while `viewers_can_chat` is on."""
+        if not self._may_chat(self.people.check_in(identity)):
+            self.people.require(identity, Action.CHAT)  # refuses with the role's own words
+        self._check_text(body.text, "message")
+        message_id = uuid.uuid4().hex
+        self.recorder.commit(
+            "chat.message", identity.username, ChatMessage(id=message_id, text=body.text)
+        )
+        return message_id
+
+    def _may_chat(self, role: Role) -> bool:
+        return can(role, Action.CHAT) or (
+            role is Role.VIEWER and self.settings.current.viewers_can_chat
+        )
+
+    async def steer(self, identity: Identity, prompt_id: str, body: SteerBody) -> str:
+        """A steering message into the running turn, from its author or a host: recorded,
+        then said to the agent at once (its open approval cards stay open)."""
+        role = self.people.require(identity, Action.STEER_OWN)
+        turn = self.turns.running
+        if turn is None or turn.prompt.id != prompt_id:
+            raise Conflict(
+                "That prompt is not running: only a running turn can be steered.",
+                code="not_running",
+            )
+        if turn.stop is not None:
+            raise Conflict("This turn is being stopped.", code="already_aborting")
+        if turn.prompt.author != identity.username and not can(role, Action.STEER_ANY):
+            raise NotAllowed(
+                "Only the prompt's author or a host can steer its turn.", code="not_your_turn"
+            )
+        self._check_text(body.text, "steering message")
+        steering_id = uuid.uuid4().hex
+        self.recorder.commit(
+            "prompt.steered",
+            identity.username,
+            Steering(id=steering_id, prompt_id=prompt_id, text=body.text),
+        )
+        assert self.agent is not None  # a turn runs
+        try:
+            await self.agent.steer(identity.username, body.text)
+        except Exception as err:
+            log.warning("A steering message could not reach the agent: %s", err)
+            self.recorder.commit(
+                "system",
+                None,
+                SystemNote(text=f"The steering message did not reach the agent: {err}"),
+            )
+        return steering_id
+
+    async def describe_model(self, identity: Identity) -> dict:
+        """The model that answers the next turns and those a host may switch to."""
+        self.people.require(identity, Action.WATCH)
+        models = await self.agent.models() if self.agent is not None else []
+        return {"model": self.document.meta.get("model"), "models": models}
+
+    async def choose_model(self, identity: Identity, body: ModelBody) -> dict:
+        """A host's switch of the model for the next turns: recorded, said to the agent."""
+        self.people.require(identity, Action.CHOOSE_MODEL)
+        if self.agent is None:
+            raise Conflict("This room has no agent.", code="no_agent")
+        models = await self.agent.models()
+        if body.model not in models:
+            offered = ", ".join(models) if len(models) > 1 else "none (no choice of model)"
+            raise InvalidRequest(
+                f"{body.model!r} is not a model this room offers. It offers: {offered}.",
+                code="unknown_model",
+            )
+        if body.model != (self.model or self.document.meta.get("model")):
+            self.recorder.commit("model.changed", identity.username, ModelChanged(model=body.model))
+            self.model = body.model
+            await self.agent.use_model(body.model)
+        return {"model": body.model, "models": models}
 
     def withdraw(self, identity: Identity, prompt_id: str) -> None:
         role = self.people.require(identity, Action.WITHDRAW_OWN)
