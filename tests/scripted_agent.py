@@ -2,8 +2,9 @@
 
 Each prompt is a tiny script: `say TEXT` streams TEXT; `shell CMD` asks permission to run CMD;
 `ask QUESTION` asks the room a question with choices yes/no; `wait` holds the turn until the test
-releases it; `fail` ends the turn with an error. The real Copilot adapter replaces this in
-product use; this class exists so the room's contract can be tested without a runtime.
+releases it (steering messages sent meanwhile are kept in `steered`); `fail` ends the turn with
+an error. The real Copilot adapter replaces this in product use; this class exists so the room's
+contract can be tested without a runtime.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class ScriptedAgent(Agent):
         self.release = asyncio.Event()
         self.ignore_abort = False
         self.restarts = 0
+        self.steered: list[tuple[str, str]] = []
+        self.model = ""
         self._playing: asyncio.Task | None = None
 
     async def start(self, host) -> None:
@@ -77,6 +80,15 @@ class ScriptedAgent(Agent):
             await self.host.publish(TurnEnded(error="scripted failure"))
             return
         await self.host.publish(TurnEnded())
+
+    async def steer(self, author: str, text: str) -> None:
+        self.steered.append((author, text))
+
+    async def models(self) -> list[str]:
+        return []
+
+    async def use_model(self, model: str) -> None:
+        self.model = model
 
     async def abort(self) -> None:
         if self.ignore_abort or self._playing is None:

@@ -98,13 +98,28 @@ def test_the_shipped_schemas_are_the_ones_the_payload_classes_make():
     assert shipped_kinds == set(RECORD_PAYLOADS)
 
 
+#: A record of each kind added since 0.1 (the 0.1 transcript holds all the others).
+SINCE_0_1 = [
+    Record(seq=0, ts=0, kind="chat.message", actor="bob", payload={"id": "m", "text": "hi"}),
+    Record(
+        seq=0,
+        ts=0,
+        kind="prompt.steered",
+        actor="bob",
+        payload={"id": "s", "prompt_id": "p", "text": "faster"},
+    ),
+    Record(seq=0, ts=0, kind="model.changed", actor="alice", payload={"model": "other-model"}),
+]
+
+
 def test_every_kind_of_record_validates_against_its_registered_schema():
-    """The 0.1 transcript holds every record kind; each record is a valid event of its kind and
-    of no other (jupyter_events validates what is emitted against the registered schema)."""
+    """The 0.1 transcript and `SINCE_0_1` hold every record kind; each record is a valid event
+    of its kind and of no other (jupyter_events validates what is emitted against the registered
+    schema)."""
     logger = EventLogger()
     eventlog.EventEmitter(logger)
     lines = (Path(__file__).parent / "data" / "transcript-0.1.jsonl").read_text().splitlines()
-    records = [Record.model_validate_json(line) for line in lines if line.strip()]
+    records = [Record.model_validate_json(line) for line in lines if line.strip()] + SINCE_0_1
     assert {r.kind for r in records} == set(RECORD_PAYLOADS)
     for record in records:
         logger.schemas.validate_event(eventlog.schema_id(record.kind), record.model_dump())

@@ -84,6 +84,8 @@ class AgentSettings:
     repository: Path
     state_dir: Path
     model: str = ""
+    #: With a provider: the models hosts may switch between (`c.CopilotRoom.models`).
+    models: tuple[str, ...] = ()
     provider: dict = field(default_factory=dict)
     cli_path: str = ""
     #: Seconds a model call may go without a byte (no runtime event) before the turn fails.
@@ -110,6 +112,19 @@ class Agent(ABC):
     @abstractmethod
     async def send(self, turn: Turn) -> None:
         """Begin a turn and return once the agent took it; completion arrives as `TurnEnded`."""
+
+    @abstractmethod
+    async def steer(self, author: str, text: str) -> None:
+        """Say `text`, from `author`, into the running turn now (not after it): the model reads
+        it at its next step, attributed like a prompt."""
+
+    @abstractmethod
+    async def models(self) -> list[str]:
+        """The models a host may choose between (fewer than two: there is no choice)."""
+
+    @abstractmethod
+    async def use_model(self, model: str) -> None:
+        """Ask `model` from the next turn on (also after a restart: the room says it again)."""
 
     @abstractmethod
     async def abort(self) -> None:

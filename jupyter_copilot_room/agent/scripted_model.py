@@ -159,6 +159,8 @@ class _Completions(RequestHandler):
     async def post(self) -> None:
         request = ModelRequest(json.loads(self.request.body or b"{}"))
         self.owner.requests.append(request)
+        # It answers as the model asked for, as an OpenAI endpoint does (usage names it).
+        self._model = request.body.get("model") or self.owner.model
         reply = self.owner.script(request)
         if reply.hang:
             await self._closed.wait()  # until the client gives up, or the server stops
@@ -177,7 +179,7 @@ class _Completions(RequestHandler):
             "id": self._id,
             "object": "chat.completion.chunk",
             "created": int(time.time()),
-            "model": self.owner.model,
+            "model": self._model,
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
             **extra,
         }
@@ -235,7 +237,7 @@ class _Completions(RequestHandler):
             "id": "chatcmpl-" + uuid.uuid4().hex[:12],
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": self.owner.model,
+            "model": self._model,
             "choices": [
                 {
                     "index": 0,

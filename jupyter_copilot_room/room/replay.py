@@ -29,6 +29,7 @@ from ..events import (
     AgentReady,
     AssistantMessage,
     AssistantStarted,
+    ModelChanged,
     PersonRef,
     PersonSeen,
     PromptFinished,
@@ -57,6 +58,7 @@ class Replayed:
 
     open_requests: dict[str, RequestOpened] = field(default_factory=dict)
     last_ready: AgentReady | None = None
+    model: str | None = None  # the model a host last chose
 
 
 #: Seconds of replay between yields to the event loop.
@@ -149,3 +151,5 @@ def _replay_one(
             people.book.claim_host(p.username)
         case "settings.changed", SettingsChanged():
             settings.restore(p.changes)
+        case "model.changed", ModelChanged():
+            replayed.model = p.model

@@ -38,7 +38,14 @@ YDOC_FILE, META_FILE = "snapshot.ydoc", "snapshot.json"
 
 #: Record kinds that change people, hosts' decisions or settings: all kept (they are few).
 _DECISIONS = frozenset(
-    {"admission.decided", "role.changed", "person.removed", "host.claimed", "settings.changed"}
+    {
+        "admission.decided",
+        "role.changed",
+        "person.removed",
+        "host.claimed",
+        "settings.changed",
+        "model.changed",
+    }
 )
 
 

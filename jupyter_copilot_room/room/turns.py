@@ -364,7 +364,10 @@ class Turns:
 
     def status_changed(self, status: AgentStatus) -> None:
         self.document.set_meta(
-            agent=status.label, agent_detail=status.detail, agent_error=status.error
+            agent=status.label,
+            agent_detail=status.detail,
+            agent_error=status.error,
+            model=status.model or None,
         )
         if status.state == "lost":
             # The runtime died: the turn it had fails (it is never re-run) and it is restarted.

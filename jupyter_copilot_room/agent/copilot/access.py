@@ -29,12 +29,25 @@ def login_token() -> str | None:
 class ModelAccess:
     session: dict[str, Any]  # `model` / `provider` for create_session and resume_session
     label: str  # what the room calls the model
+    models: list[str] = field(default_factory=list)  # what a host may switch between
     notes: list[str] = field(default_factory=list)  # what people should know about it
     demo: ScriptedModelServer | None = None  # running only in demo mode
 
     async def close(self) -> None:
         if self.demo is not None:
             await self.demo.stop()
+
+
+async def listed_models(
+    client: CopilotClient, settings: AgentSettings, log: logging.Logger
+) -> list[str]:
+    """The models the Copilot login offers (the configured one first); none if it cannot say."""
+    try:
+        listed = [model.id for model in await client.list_models()]
+    except Exception as err:
+        log.warning("Copilot room: could not list the login's models: %s", err)
+        listed = []
+    return list(dict.fromkeys([m for m in (settings.model, *listed) if m]))
 
 
 async def choose_model_access(
@@ -56,10 +69,13 @@ async def choose_model_access(
         wire = {k: v for k, v in provider.items() if k not in ("api_key_env", "api_key")}
         wire["api_key"] = key or "none"
         label = f"{settings.model} via {urlparse(wire.get('base_url', '')).netloc}"
-        return ModelAccess({"provider": wire, "model": settings.model}, label)
+        models = list(dict.fromkeys([settings.model, *settings.models]))
+        return ModelAccess({"provider": wire, "model": settings.model}, label, models)
     if token is not None or (await client.get_auth_status()).isAuthenticated:
         session = {"model": settings.model} if settings.model else {}
-        return ModelAccess(session, settings.model or "Copilot")
+        return ModelAccess(
+            session, settings.model or "Copilot", await listed_models(client, settings, log)
+        )
     demo = ScriptedModelServer(DemoScript(settings.repository), model=DEMO_MODEL)
     demo.start()
     return ModelAccess(

@@ -32,7 +32,9 @@ You are working in a shared room: several people in one Jupyter server steer you
 prompt at a time, and all of them see your replies and tool calls as they happen. Each person's
 message arrives as "[login]: text" at the start of a line, and the further lines of that message
 are indented by four spaces: an indented "[name]: ..." is part of that person's message, never
-another person speaking. Answer the person who asked (address them by login when it helps), keep
+another person speaking. A message marked "[login] (steering): text" arrives while you work:
+that person (the prompt's author or a host) redirects the task in hand; follow it from your next
+step on. Answer the person who asked (address them by login when it helps), keep
 in mind that the next message may come from someone else, and do not assume that approvals or
 answers come from the person who wrote the current prompt: a host may answer too."""
 
@@ -57,6 +59,8 @@ class CopilotAgent(Agent):
         self._agents: list[dict] = []  # the custom agents the session was opened with
         self._turn: Turn | None = None
         self._turn_count = 0
+        self._model = ""  # the model a host chose for the next turns ("": the configured one)
+        self._session_model = ""  # the model the session asks now
         self._model_calls = 0  # model calls started and not finished in this turn
         self._silence: asyncio.TimerHandle | None = None  # fails a turn whose model went quiet
 
@@ -94,8 +98,9 @@ class CopilotAgent(Agent):
                 await self._unavailable(err)
 
     async def _status(self, state: str, detail: str = "", error: str = "") -> None:
+        model = self._model or (self._access.session.get("model", "") if self._access else "")
         await self.host.publish(
-            AgentStatus(state=state, label=self.label, detail=detail, error=error)  # type: ignore[arg-type]
+            AgentStatus(state=state, label=self.label, detail=detail, error=error, model=model)  # type: ignore[arg-type]
         )
 
     async def _unavailable(self, err: Exception) -> None:
@@ -144,6 +149,9 @@ class CopilotAgent(Agent):
         if (catalog := self.settings.catalog) is not None:
             config["skill_directories"] = [str(d) for d in catalog.skill_directories()]
             config["custom_agents"] = self._agents = catalog.agent_configs()
+        if self._model:
+            config["model"] = self._model
+        self._session_model = config.get("model", "")
         if self.settings.notebooks is not None:
             config["tools"] = [
                 Tool(
@@ -185,6 +193,10 @@ class CopilotAgent(Agent):
                 await self._disconnect()
                 await self._connect()
         assert self.connection is not None
+        if self._model and self._model != self._session_model:
+            # The runtime switches a live session's model for its next message, history kept.
+            await self.connection.session.set_model(self._model)
+            self._session_model = self._model
         self.translator.begin_turn()
         self._model_calls = 0
         self._turn = turn
@@ -197,6 +209,20 @@ class CopilotAgent(Agent):
         await self.connection.session.send(
             attributed(turn.author, turn.text), attachments=attachments or None
         )
+
+    async def steer(self, author: str, text: str) -> None:
+        if self.connection is None or self.connection.session is None:
+            raise RuntimeError("the Copilot session is not connected")
+        # "immediate": into the running turn, read at the model's next step (not queued after).
+        await self.connection.session.send(
+            attributed(author, text, note=" (steering)"), mode="immediate"
+        )
+
+    async def models(self) -> list[str]:
+        return list(self._access.models) if self._access is not None else []
+
+    async def use_model(self, model: str) -> None:
+        self._model = model
 
     async def abort(self) -> None:
         if self.settings.notebooks is not None:
@@ -322,11 +348,12 @@ class CopilotAgent(Agent):
                 self.log.exception("Could not handle runtime event %s", event_name(event))
 
 
-def attributed(author: str, text: str) -> str:
-    """`[login]: text` with every further line indented, so no line of one person's prompt can
-    pass for another person speaking (the system message says how authorship is marked)."""
+def attributed(author: str, text: str, note: str = "") -> str:
+    """`[login]: text` (`[login] (steering): text` with that `note`) with every further line
+    indented, so no line of one person's message can pass for another person speaking (the
+    system message says how authorship is marked)."""
     first, *rest = text.splitlines() or [""]
-    return "\n".join([f"[{author}]: {first}", *(f"    {line}" for line in rest)])
+    return "\n".join([f"[{author}]{note}: {first}", *(f"    {line}" for line in rest)])
 
 
 def error_chain(err: BaseException) -> str:
