@@ -34,6 +34,7 @@ VERSION = 1
 PERSONAL = frozenset(
     {"actor", "username", "display_name", "avatar_url", "author", "text", "feedback", "answer"}
     | {"chips"}  # what a person pointed at: paths, an output's text or image
+    | {"attachments"}  # the names of the images and the paths of the files a person sent
 )
 REDACTED = "[redacted]"
 
@@ -120,9 +121,9 @@ def redact(schema_id: str, data: dict[str, Any]) -> dict[str, Any]:
     for name in PERSONAL & payload.keys():
         if isinstance(payload[name], str):
             payload[name] = REDACTED
-        elif name == "chips" and isinstance(payload[name], list):
+        elif name in ("chips", "attachments") and isinstance(payload[name], list):
             payload[name] = [
-                {k: REDACTED if k in ("path", "text", "data") else v for k, v in c.items()}
+                {k: REDACTED if k in ("path", "text", "data", "name") else v for k, v in c.items()}
                 for c in payload[name]
             ]
     return data

@@ -22,7 +22,8 @@ from ..notebooks import NotebookEditor
 
 @dataclass(frozen=True)
 class Image:
-    """An image given to the model beside a prompt's text (a notebook output a person sent)."""
+    """An image given to the model beside a prompt's text (an uploaded image, or a notebook
+    output a person sent)."""
 
     mime: str
     data: str  # base64
@@ -30,9 +31,18 @@ class Image:
 
 
 @dataclass(frozen=True)
+class File:
+    """A repository file given to the model beside a prompt's text (the agent reads it)."""
+
+    path: str  # absolute, inside the repository
+    name: str
+
+
+@dataclass(frozen=True)
 class Turn:
     """One prompt, as the agent receives it (`text` already expanded for its target and with the
-    context its chips name; `images` the chips' images)."""
+    context its chips name; `images` the chips' and the attached images, `files` the attached
+    repository files)."""
 
     prompt_id: str
     author: str
@@ -40,6 +50,7 @@ class Turn:
     target: Target | None = None
     author_name: str = ""  # the author's display name, for what people see (the agent's cursor)
     images: tuple[Image, ...] = ()
+    files: tuple[File, ...] = ()
 
 
 # -- what the agent asks of the room -------------------------------------------------------------

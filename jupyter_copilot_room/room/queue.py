@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from ..errors import Conflict, NotAllowed, NotFound
-from ..events import Chip, Target
+from ..events import Attachment, Chip, Target
 
 
 class TaskState(StrEnum):
@@ -65,6 +65,7 @@ class QueuedPrompt:
     started_at: float | None = None
     finished_at: float | None = None
     chips: tuple[Chip, ...] = ()  # what the author pointed at, expanded when the turn starts
+    attachments: tuple[Attachment, ...] = ()  # images and repository files, read at the start
 
 
 class PromptQueue:
@@ -114,11 +115,19 @@ class PromptQueue:
         target: Target | None,
         now: float,
         chips: Sequence[Chip] = (),
+        attachments: Sequence[Attachment] = (),
     ) -> QueuedPrompt:
         if prompt_id in self._prompts:
             raise Conflict(f"A prompt with id {prompt_id!r} exists already.", code="duplicate_id")
         prompt = QueuedPrompt(
-            prompt_id, author, text, target, S.SUBMITTED, submitted_at=now, chips=tuple(chips)
+            prompt_id,
+            author,
+            text,
+            target,
+            S.SUBMITTED,
+            submitted_at=now,
+            chips=tuple(chips),
+            attachments=tuple(attachments),
         )
         self._prompts[prompt_id] = prompt
         self._waiting[prompt_id] = None

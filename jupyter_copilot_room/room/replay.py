@@ -110,7 +110,15 @@ def _replay_one(
 ) -> None:
     match record.kind, p:
         case "prompt.submitted", PromptSubmitted():
-            queue.submit(p.id, record.actor or "", p.text, p.target, record.ts, p.chips or ())
+            queue.submit(
+                p.id,
+                record.actor or "",
+                p.text,
+                p.target,
+                record.ts,
+                p.chips or (),
+                p.attachments or (),
+            )
         case "prompt.withdrawn", PromptRef():
             queue.withdraw(p.id, record.actor or "", may_withdraw_any=True, now=record.ts)
         case "prompt.started", PromptRef():

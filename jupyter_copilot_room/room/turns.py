@@ -31,6 +31,7 @@ from ..events import (
 )
 from ..notebooks import NotebookEditor, context
 from ..settings import SettingsStore
+from .attachments import AttachmentStore
 from .desk import RequestDesk
 from .document import RoomDocument
 from .queue import PromptQueue, QueuedPrompt, TaskState
@@ -83,6 +84,7 @@ class Turns:
         agent: Agent | None,
         catalog: Catalog | None,
         notebooks: NotebookEditor | None,
+        attachments: AttachmentStore,
     ):
         self.queue = queue
         self.recorder = recorder
@@ -93,6 +95,7 @@ class Turns:
         self.agent = agent
         self.catalog = catalog
         self.notebooks = notebooks
+        self.attachments = attachments
         self.running: RunningTurn | None = None
         self.agent_status = "starting"  # the agent's own word: starting, ready or unavailable
         self.restarting = False  # the agent ignored an abort; no turn starts until it is back
@@ -181,13 +184,17 @@ class Turns:
         chips = await context.expand(list(prompt.chips), self.notebooks)
         for sentence in chips.missing:  # said in the room too: nothing is dropped silently
             self.recorder.commit("system", None, SystemNote(text=f"Context chip: {sentence}"))
+        images, files, gone = self.attachments.for_turn(prompt.attachments, self.notebooks)
+        for sentence in gone:
+            self.recorder.commit("system", None, SystemNote(text=f"Attachment: {sentence}"))
         sent = Turn(
             prompt.id,
             prompt.author,
             f"{text}\n\n{chips.text}" if chips.text else text,
             prompt.target,
             author_name=self.document.display_name(prompt.author),
-            images=tuple(chips.images),
+            images=(*images, *chips.images),
+            files=tuple(files),
         )
         await self.agent.send(sent)
 

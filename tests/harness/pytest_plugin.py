@@ -74,7 +74,8 @@ def agent(room):
 class Response:
     def __init__(self, code: int, body: bytes):
         self.code = code
-        self.text = body.decode()
+        self.body = body
+        self.text = body.decode(errors="replace")  # an image's bytes are no text
         try:
             self.json = json.loads(body)
         except ValueError:
@@ -88,12 +89,12 @@ class Response:
 def api(jp_fetch):
     """Call the room's REST API as one of the test people; errors come back, not raised."""
 
-    async def call(user, method, *path, body=None, raw=None):
+    async def call(user, method, *path, body=None, raw=None, headers=None):
         payload = raw if raw is not None else (None if body is None else json.dumps(body))
         if payload is None and method in ("POST", "PUT", "PATCH"):
             payload = ""
         # No one: an empty header replaces the one pytest-jupyter adds.
-        headers = people.authorization(user) or {"Authorization": ""}
+        headers = {**(people.authorization(user) or {"Authorization": ""}), **(headers or {})}
         try:
             r = await jp_fetch(
                 "copilot-room",

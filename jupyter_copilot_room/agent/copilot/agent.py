@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from copilot.generated.rpc import PermissionDecisionApproveOnce, PermissionDecisionReject
-from copilot.session import Attachment, BlobAttachment
+from copilot.session import Attachment, BlobAttachment, FileAttachment
 from copilot.tools import Tool, ToolBinaryResult, ToolInvocation, ToolResult
 
 from ...events import AgentError, AgentStatus
@@ -61,6 +61,7 @@ class CopilotAgent(Agent):
         self._turn_count = 0
         self._model = ""  # the model a host chose for the next turns ("": the configured one)
         self._session_model = ""  # the model the session asks now
+        self._ready_detail = ""  # what the last ready status said
         self._model_calls = 0  # model calls started and not finished in this turn
         self._silence: asyncio.TimerHandle | None = None  # fails a turn whose model went quiet
 
@@ -71,7 +72,11 @@ class CopilotAgent(Agent):
 
     @property
     def label(self) -> str:
-        return self._access.label if self._access else "Copilot"
+        if self._access is None:
+            return "Copilot"
+        if self._model:  # a host's choice
+            return f"{self._model} via {self._access.via}" if self._access.via else self._model
+        return self._access.label
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -134,7 +139,8 @@ class CopilotAgent(Agent):
         note = await self.connection.open_session(
             self._session_config(), self._events.put_nowait, self.log
         )
-        await self._status("ready", " ".join([*self._access.notes, note]).strip())
+        self._ready_detail = " ".join([*self._access.notes, note]).strip()
+        await self._status("ready", self._ready_detail)
 
     def _session_config(self) -> dict[str, Any]:
         assert self._access is not None
@@ -206,6 +212,10 @@ class CopilotAgent(Agent):
             BlobAttachment(type="blob", data=i.data, mimeType=i.mime, displayName=i.name)
             for i in turn.images
         ]
+        # A repository file goes by its path: the runtime tags it for the model, which reads it.
+        attachments += [
+            FileAttachment(type="file", path=f.path, displayName=f.name) for f in turn.files
+        ]
         await self.connection.session.send(
             attributed(turn.author, turn.text), attachments=attachments or None
         )
@@ -223,6 +233,8 @@ class CopilotAgent(Agent):
 
     async def use_model(self, model: str) -> None:
         self._model = model
+        if self.connection is not None and not self._lock.locked():
+            await self._status("ready", self._ready_detail)  # the label names the new model
 
     async def abort(self) -> None:
         if self.settings.notebooks is not None:
