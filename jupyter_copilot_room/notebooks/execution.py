@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import nbformat
+from jupyter_client.session import Session
 
 from .outputs import Image, summarize
 from .tools import METADATA_KEY, NotebookToolError
@@ -260,7 +261,9 @@ class Executions:
             client = None
             try:
                 km = self._kernel(kernel_id, path)
-                client = km.client()
+                # A busy kernel answers nobody's kernel_info until it is idle: wait in the open.
+                await self._wait_for_idle(path, kernel_id, km, stop)
+                client = km.client(session=_own_session(km))
                 client.start_channels()
                 await self._connect(client, km, path, stop)
                 return await self._run_cells(path, kernel_id, km, client, cells, stop)
@@ -408,6 +411,13 @@ def card_code(cells: list[tuple[str, str]]) -> str:
 def _session_path(path: str) -> str:
     """A session's notebook path; JupyterLab's collaborative drive may prefix it with `RTC:`."""
     return path.removeprefix("RTC:")
+
+
+def _own_session(km) -> Session:
+    """A session of our own for the kernel's key. The manager's session id is also the shell
+    socket's identity: a second client with it takes the replies meant for the first one (a
+    person's client opened in the server, e.g. by another extension, went deaf after our run)."""
+    return Session(key=km.session.key, signature_scheme=km.session.signature_scheme)
 
 
 def _pid(km) -> Any:
