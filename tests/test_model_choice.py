@@ -39,7 +39,8 @@ async def test_a_hosts_switch_names_the_model_of_the_next_turns_and_survives_a_r
     assert (r.code, json.loads(r.body)["error"]) == (400, "unknown_model")
     r = await server.call("alice", "PUT", "model", {"model": "other-model"})
     assert r.code == 200, r.body
-    assert (await server.room())["agent"]["model"] == "other-model"
+    agent = (await server.room())["agent"]
+    assert agent["model"] == "other-model" and agent["agent"].startswith("other-model via ")
     assert await ask("second") == "other-model"
 
     server.stop()
@@ -47,6 +48,7 @@ async def test_a_hosts_switch_names_the_model_of_the_next_turns_and_survives_a_r
     await eventually(idle, timeout=READY, what="the agent to start again")
     room = await server.room()
     assert room["agent"]["model"] == "other-model", "the host's choice outlives the server"
+    assert room["agent"]["agent"].startswith("other-model via ")
     assert await ask("third") == "other-model"
 
     records = [json.loads(line) for line in server.state_dir.joinpath("transcript.jsonl").open()]

@@ -30,6 +30,7 @@ class ModelAccess:
     session: dict[str, Any]  # `model` / `provider` for create_session and resume_session
     label: str  # what the room calls the model
     models: list[str] = field(default_factory=list)  # what a host may switch between
+    via: str = ""  # the provider's host, for labels ("gpt-x via example.com")
     notes: list[str] = field(default_factory=list)  # what people should know about it
     demo: ScriptedModelServer | None = None  # running only in demo mode
 
@@ -68,9 +69,11 @@ async def choose_model_access(
             )
         wire = {k: v for k, v in provider.items() if k not in ("api_key_env", "api_key")}
         wire["api_key"] = key or "none"
-        label = f"{settings.model} via {urlparse(wire.get('base_url', '')).netloc}"
+        via = urlparse(wire.get("base_url", "")).netloc
         models = list(dict.fromkeys([settings.model, *settings.models]))
-        return ModelAccess({"provider": wire, "model": settings.model}, label, models)
+        return ModelAccess(
+            {"provider": wire, "model": settings.model}, f"{settings.model} via {via}", models, via
+        )
     if token is not None or (await client.get_auth_status()).isAuthenticated:
         session = {"model": settings.model} if settings.model else {}
         return ModelAccess(
