@@ -70,6 +70,12 @@ export interface IRoomClient {
   answerPermission(id: string, approve: boolean, feedback?: string): Promise<void>;
   answerQuestion(id: string, answer: string): Promise<void>;
   abort(): Promise<void>;
+  /** Say something into the running turn of `promptId` (its author, hosts). */
+  steer(promptId: string, text: string): Promise<{ id: string }>;
+  /** The model that answers the next turns, and those a host may switch to. */
+  model(): Promise<IModelChoice>;
+  /** Switch the model of the next turns (hosts). */
+  chooseModel(model: string): Promise<IModelChoice>;
   /** Retry starting an agent that could not start (hosts). */
   startAgent(): Promise<void>;
   /** Become the host of a room that has none, with the secret the server's start named. */
@@ -83,6 +89,11 @@ export interface IRoomClient {
   /** Up to `limit` transcript entries older than `before` (a record seq), oldest first, as the
    * document shows them; `more`: there are older ones still. */
   history(before: number, limit: number): Promise<IHistoryPage>;
+}
+
+export interface IModelChoice {
+  model: string | null;
+  models: string[];
 }
 
 export interface IHistoryPage {
@@ -126,6 +137,18 @@ export class RoomClient implements IRoomClient {
 
   abort(): Promise<void> {
     return this._send('POST', 'abort');
+  }
+
+  steer(promptId: string, text: string): Promise<{ id: string }> {
+    return this._send('POST', `prompts/${encodeURIComponent(promptId)}/steer`, { text });
+  }
+
+  model(): Promise<IModelChoice> {
+    return this._request('model');
+  }
+
+  chooseModel(model: string): Promise<IModelChoice> {
+    return this._send('PUT', 'model', { model });
   }
 
   claimHost(secret: string): Promise<IRoomStatus> {

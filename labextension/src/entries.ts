@@ -113,6 +113,13 @@ export interface IAdmissionEntry extends IEntryBase {
   people?: string[];
 }
 
+/** A steering message the running prompt's author or a host said into its turn. */
+export interface ISteeringEntry extends IEntryBase {
+  kind: 'steering';
+  author: string;
+  prompt_id: string;
+}
+
 export interface IErrorEntry extends IEntryBase {
   kind: 'error';
   prompt_id: string | null;
@@ -128,7 +135,8 @@ export type TranscriptEntry =
   | IQuestionEntry
   | ISystemEntry
   | IAdmissionEntry
-  | IErrorEntry;
+  | IErrorEntry
+  | ISteeringEntry;
 
 export type EntryKind = TranscriptEntry['kind'];
 
@@ -142,7 +150,8 @@ const KINDS: ReadonlySet<string> = new Set<EntryKind>([
   'question',
   'system',
   'admission',
-  'error'
+  'error',
+  'steering'
 ]);
 
 /**

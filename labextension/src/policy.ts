@@ -45,6 +45,19 @@ export function mayAnswer(me: IMe | null, card: IApproval): boolean {
   return can(me, 'answer_any') || (can(me, 'answer_own') && me?.username === card.author);
 }
 
+/** Steer the running turn of `item`: its author, or anyone who may steer any turn (hosts). */
+export function maySteer(me: IMe | null, item: IQueueItem): boolean {
+  if (!isRunning(item)) {
+    return false;
+  }
+  return can(me, 'steer_any') || (can(me, 'steer_own') && me?.username === item.author);
+}
+
+/** Switch the model of the next turns (hosts). */
+export function mayChooseModel(me: IMe | null): boolean {
+  return can(me, 'choose_model');
+}
+
 /** Retry starting an agent that could not start (hosts). */
 export function mayStartAgent(me: IMe | null): boolean {
   return can(me, 'start_agent');

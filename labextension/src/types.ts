@@ -19,6 +19,11 @@ export type Action =
   | 'edit_settings'
   | 'read_transcript'
   | 'start_agent'
+  /** Steer the running turn: one's own (`steer_own`), anyone's (`steer_any`, hosts). */
+  | 'steer_own'
+  | 'steer_any'
+  /** Switch the model that answers the next turns (hosts). */
+  | 'choose_model'
   /** The room has no host yet: whoever started the server may claim it with its secret. */
   | 'claim_host';
 
@@ -106,6 +111,8 @@ export interface IMeta {
   agent_error?: string;
   turn_owner?: string | null;
   turn_prompt?: string | null;
+  /** The model the next turn asks (the agent's label names it too). */
+  model?: string | null;
   /** The kernel the agent last ran cells in: its state and its notebook. */
   kernel_state?: string | null;
   kernel_notebook?: string | null;

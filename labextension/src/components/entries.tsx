@@ -7,6 +7,7 @@ import { IEntrySource, IRoomModel } from '../model';
 import { PromptEntry } from './entries/prompt';
 import { ReasoningEntry } from './entries/reasoning';
 import { ReplyEntry } from './entries/reply';
+import { SteeringEntry } from './entries/steering';
 import { RequestEntry } from './entries/request';
 import { SubagentEntry } from './entries/subagent';
 import { SystemEntry } from './entries/system';
@@ -34,6 +35,8 @@ function EntryRow(props: {
     case 'permission':
     case 'question':
       return <RequestEntry entry={entry} model={model} />;
+    case 'steering':
+      return <SteeringEntry entry={entry} model={model} />;
     case 'system':
     case 'admission':
     case 'error':

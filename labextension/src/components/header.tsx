@@ -1,9 +1,11 @@
-/** The panel's top line: the agent and what it is doing, whose turn it is, and the connection. */
-import React from 'react';
+/** The panel's top line: the agent and what it is doing, whose turn it is, and the connection;
+ * for hosts, the model of the next turns to switch when the room offers several. */
+import React, { useEffect, useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel, turnCards } from '../model';
-import { turnStateLabel } from '../policy';
+import { mayChooseModel, turnStateLabel } from '../policy';
+import { Refusal, useAction } from './action';
 import { Name } from './person';
 import { AgentUnavailable } from './unavailable';
 
@@ -27,6 +29,7 @@ export function RoomHeader(props: { model: IRoomModel; client: IRoomClient }): J
             <span className="jp-CopilotRoom-agent" title={meta.agent}>
               {meta.agent}
             </span>
+            <ModelSwitch model={props.model} client={props.client} />
             {meta.kernel_state && meta.kernel_notebook && (
               <span
                 className="jp-CopilotRoom-kernel"
@@ -53,6 +56,54 @@ export function RoomHeader(props: { model: IRoomModel; client: IRoomClient }): J
         </div>
       )}
       <AgentUnavailable model={props.model} client={props.client} />
+    </>
+  );
+}
+
+/** Hosts switch the model that answers the next turns (the room records who did); shown only
+ * when the room offers more than one. */
+function ModelSwitch(props: { model: IRoomModel; client: IRoomClient }): JSX.Element | null {
+  const { model, client } = props;
+  const allowed = mayChooseModel(model.me);
+  const label = model.meta.agent;
+  const [models, setModels] = useState<readonly string[]>([]);
+  const action = useAction();
+  useEffect(() => {
+    if (!allowed) {
+      return;
+    }
+    let live = true;
+    client.model().then(
+      choice => live && setModels(choice.models),
+      () => live && setModels([])
+    );
+    return () => {
+      live = false;
+    };
+  }, [allowed, label, client]);
+  if (!allowed || models.length < 2) {
+    return null;
+  }
+  return (
+    <>
+      <select
+        className="jp-mod-styled jp-CopilotRoom-modelSwitch"
+        aria-label="Model for the next turns"
+        title="Switch the model that answers the next turns"
+        value={model.meta.model ?? ''}
+        disabled={action.busy}
+        onChange={event => {
+          const chosen = event.target.value;
+          void action.run(() => client.chooseModel(chosen));
+        }}
+      >
+        {models.map(name => (
+          <option key={name} value={name}>
+            {name}
+          </option>
+        ))}
+      </select>
+      <Refusal action={action} />
     </>
   );
 }

@@ -3,12 +3,19 @@
  * section owns the action: a refusal stays readable when the item it came from has moved on.
  */
 import { Dialog, showDialog } from '@jupyterlab/apputils';
-import React from 'react';
+import React, { useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
 import { nameOf } from '../names';
-import { isRunning, mayAbort, mayWithdraw, promptStateLabel, targetLabel } from '../policy';
+import {
+  isRunning,
+  mayAbort,
+  maySteer,
+  mayWithdraw,
+  promptStateLabel,
+  targetLabel
+} from '../policy';
 import { IQueueItem } from '../types';
 import { IAction, Refusal, useAction } from './action';
 import { useElapsed } from './hooks';
@@ -43,6 +50,8 @@ function QueueItem(props: {
   const { item, model, client, action } = props;
   const running = isRunning(item);
   const elapsed = useElapsed(running ? item.started_at : undefined);
+  const [steering, setSteering] = useState(false);
+  const steerable = maySteer(model.me, item);
   return (
     <li className="jp-CopilotRoom-queueItem" data-state={item.state}>
       <PersonName username={item.author} person={model.person(item.author)} />
@@ -64,6 +73,17 @@ function QueueItem(props: {
           Withdraw
         </button>
       )}
+      {steerable && !steering && (
+        <button
+          className="jp-mod-styled jp-CopilotRoom-small"
+          aria-label="Steer the running turn"
+          title="Say something to the agent while it works on this prompt"
+          disabled={action.busy}
+          onClick={() => setSteering(true)}
+        >
+          Steer
+        </button>
+      )}
       {running && mayAbort(model.me, item) && (
         <button
           className="jp-mod-styled jp-mod-reject jp-CopilotRoom-small"
@@ -78,7 +98,63 @@ function QueueItem(props: {
         {item.target && `${targetLabel(item.target)} `}
         {item.text}
       </span>
+      {steerable && steering && (
+        <SteerBox
+          action={action}
+          send={text => client.steer(item.id, text)}
+          close={() => setSteering(false)}
+        />
+      )}
     </li>
+  );
+}
+
+/** A small input for a steering message: sent into the running turn, the agent reads it at its
+ * next step. Enter sends, Escape closes. */
+function SteerBox(props: {
+  action: IAction;
+  send: (text: string) => Promise<unknown>;
+  close: () => void;
+}): JSX.Element {
+  const { action, send, close } = props;
+  const [text, setText] = useState('');
+  const submit = async (): Promise<void> => {
+    if (text.trim() && (await action.run(() => send(text))) !== undefined) {
+      close();
+    }
+  };
+  return (
+    <form
+      className="jp-CopilotRoom-steerBox"
+      onSubmit={event => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <input
+        className="jp-mod-styled jp-CopilotRoom-steerInput"
+        aria-label="Steering message"
+        placeholder="Tell the agent, now…"
+        value={text}
+        autoFocus
+        onChange={event => setText(event.target.value)}
+        onKeyDown={event => {
+          if (event.key === 'Escape') {
+            close();
+          }
+        }}
+      />
+      <button
+        type="submit"
+        className="jp-mod-styled jp-mod-accept jp-CopilotRoom-small"
+        disabled={action.busy || !text.trim()}
+      >
+        Send
+      </button>
+      <button type="button" className="jp-mod-styled jp-CopilotRoom-small" onClick={close}>
+        Cancel
+      </button>
+    </form>
   );
 }
 
