@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import html
 import json
+import time
 from dataclasses import dataclass
 from http.client import responses
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -20,6 +21,7 @@ from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from pydantic import BaseModel, ValidationError
 from tornado import web
 
+from . import export
 from .access.hub_grants import hub_grant
 from .access.identity import SERVER_OWNER, Identity
 from .errors import InvalidRequest, RoomError
@@ -359,7 +361,12 @@ class TranscriptHandler(PagedHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        """The whole transcript, or with `before`/`limit` one page of its records."""
+        """The whole transcript, or with `before`/`limit` one page of its records; with
+        `format=ipynb|md|jsonl` the whole of it as a file to download (`export.py`)."""
+        fmt = self.get_query_argument("format", None)
+        if fmt is not None and not ({"before", "limit"} & set(self.request.query_arguments)):
+            await self._export(fmt)
+            return
         if not self.request.query_arguments:
             text = self.room.read_transcript(self.identity)
             self.set_header("Content-Type", "application/jsonl; charset=utf-8")
@@ -369,6 +376,18 @@ class TranscriptHandler(PagedHandler):
         lines = await self.room.transcript_page(self.identity, before, limit)
         self.set_header("Content-Type", "application/jsonl; charset=utf-8")
         self.finish(b"".join(line + b"\n" for line in lines))
+
+    async def _export(self, fmt: str) -> None:
+        if fmt not in export.FORMATS:
+            raise InvalidRequest(
+                f"format is one of {', '.join(export.FORMATS)}, not {fmt[:40]!r}.",
+                code="invalid_format",
+            )
+        text = await self.room.export_transcript(self.identity, fmt)
+        name = export.filename(fmt, time.time())
+        self.set_header("Content-Disposition", f'attachment; filename="{name}"')
+        # APIHandler.finish would say application/json
+        self.finish(text, set_content_type=export.MEDIA_TYPES[fmt])
 
 
 class HistoryHandler(PagedHandler):

@@ -22,6 +22,7 @@ from typing import Any
 from pycrdt import Doc
 from pydantic import BaseModel
 
+from .. import export
 from ..access.admissions import AdmissionBook
 from ..access.identity import HostClaim, Identity
 from ..access.roles import ADMITTED, Action, Role, can
@@ -379,6 +380,12 @@ class Room:
     def read_transcript(self, identity: Identity) -> str:
         self.people.require(identity, Action.READ_TRANSCRIPT)
         return self.transcript.read_text()
+
+    async def export_transcript(self, identity: Identity, fmt: export.Format) -> str:
+        """The whole transcript as a notebook, Markdown or JSONL (rendered in a thread)."""
+        self.people.require(identity, Action.READ_TRANSCRIPT)
+        text = self.transcript.read_text()
+        return await asyncio.to_thread(export.render, text, fmt, time.time())
 
     async def transcript_page(self, identity: Identity, before: int, limit: int) -> list[bytes]:
         """The last `limit` records with seq < `before` (the JSONL lines, ascending)."""

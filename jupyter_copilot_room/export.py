@@ -1,0 +1,223 @@
+"""The transcript as a notebook or as Markdown, for people to keep and share
+(`GET transcript?format=ipynb|md`).
+
+Built from the transcript's records (the audit trail), not from the document, so an export holds
+the whole room, also what left the live window. Prompts, replies and chat messages become
+Markdown with their author and time; the commands the agent ran (a tool call with a `command`
+argument: the runtime's shell) become code cells holding the command and its output as recorded
+(`%%bash`, so they run again in a Python kernel); other tool calls, permission requests and
+questions with their answers, aborts and errors become short notes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import nbformat
+from nbformat import v4
+
+from . import events as ev
+from .events import Record
+from .room.document import AGENT_AUTHOR
+
+Format = Literal["ipynb", "md", "jsonl"]
+FORMATS: tuple[Format, ...] = ("ipynb", "md", "jsonl")
+MEDIA_TYPES: dict[Format, str] = {
+    "ipynb": "application/x-ipynb+json",
+    "md": "text/markdown; charset=utf-8",
+    "jsonl": "application/jsonl; charset=utf-8",
+}
+
+#: What a settled request says happened, after "Copilot asked to ...".
+_OUTCOMES = {
+    "approved": "approved by {0}",
+    "rejected": "rejected by {0}",
+    "answered": "answered by {0}",
+    "timed_out": "nobody answered in time: rejected",
+    "aborted": "cancelled (the turn stopped)",
+}
+
+
+@dataclass
+class Block:
+    """One cell of the export: Markdown, or a command with its output."""
+
+    kind: Literal["markdown", "code"]
+    text: str
+    meta: dict[str, Any] = field(default_factory=dict)
+    output: str | None = None  # a command's output, once it completed
+    failed: bool = False
+
+
+def filename(fmt: Format, now: float) -> str:
+    stamp = datetime.fromtimestamp(now, UTC).strftime("%Y%m%d-%H%M%S")
+    return f"copilot-room-{stamp}.{fmt}"
+
+
+def parse(text: str) -> list[tuple[Record, ev.Strict]]:
+    """The records of a transcript's text; a line that is not a valid record is left out."""
+    records = []
+    for line in text.split("\n"):  # only "\n": a record's text may hold U+2028 and the like
+        if not line.strip():
+            continue
+        try:
+            record = Record.model_validate_json(line)
+            records.append((record, record.parsed()))
+        except ValueError:
+            continue
+    return records
+
+
+def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
+    """The transcript as the cells an export shows, in the order things happened."""
+    names: dict[str, str] = {}
+    prompts: dict[str, tuple[Record, ev.PromptSubmitted]] = {}
+    commands: dict[str, Block] = {}
+    requests: dict[str, tuple[ev.RequestOpened, Block]] = {}
+    out: list[Block] = []
+
+    def who(username: str | None) -> str:
+        return _escape(names.get(username or "", username or "someone"))
+
+    def said(record: Record, kind: str, heading: str, text: str) -> None:
+        meta = {"kind": kind, "author": record.actor or AGENT_AUTHOR, "ts": record.ts}
+        out.append(Block("markdown", f"{heading} · {_time(record.ts)}\n\n{text}", meta))
+
+    def note(record: Record, text: str) -> Block:
+        out.append(Block("markdown", f"*{text}*", {"kind": "note", "ts": record.ts}))
+        return out[-1]
+
+    for record, p in records:
+        match p:
+            case ev.PersonSeen():
+                names[p.username] = p.display_name or p.username
+            case ev.PromptSubmitted():
+                prompts[p.id] = (record, p)
+            case ev.PromptRef() if record.kind == "prompt.started" and p.id in prompts:
+                asked, prompt = prompts.pop(p.id)
+                target = f" ({_target(prompt.target)})" if prompt.target else ""
+                said(asked, "prompt", f"**{who(asked.actor)}** asked Copilot{target}", prompt.text)
+            case ev.PromptRef() if record.kind == "abort":
+                note(record, f"{who(record.actor)} aborted the running turn.")
+            case ev.AssistantMessage() if p.kind == "assistant" and p.text:
+                stopped = "\n\n*(The reply stopped here.)*" if p.partial else ""
+                said(record, "assistant", "**Copilot**", p.text + stopped)
+            case ev.ChatMessage():
+                said(record, "chat", f"**{who(record.actor)}** said to the room", p.text)
+            case ev.ToolStarted():
+                command = p.arguments.get("command")
+                if isinstance(command, str) and command.strip():
+                    meta = {"kind": "command", "tool": p.tool, "ts": record.ts}
+                    commands[p.call_id] = Block("code", command, meta)
+                    out.append(commands[p.call_id])
+                else:
+                    note(record, f"Copilot used {_code(p.tool)}: {p.summary}")
+            case ev.ToolCompleted() if p.call_id in commands:
+                block = commands.pop(p.call_id)
+                block.output, block.failed = p.result, not p.success
+            case ev.RequestOpened():  # shown where it was asked, with how it ended
+                block = note(record, _asked(p) + " (not answered)")
+                if len(out) > 1 and any(out[-2] is c for c in commands.values()):
+                    out[-2:] = [block, out[-2]]  # the runtime starts a command, then asks
+                requests[p.id] = (p, block)
+            case ev.RequestSettled() if p.id in requests:
+                opened, block = requests.pop(p.id)
+                block.text = f"*{_settled(opened, p, who(record.actor))}*"
+            case ev.AgentError():
+                note(record, f"Error: {p.message}")
+            case ev.PromptFinished() if p.reason:
+                note(record, p.reason)
+    return out
+
+
+def to_notebook(records: Iterable[tuple[Record, ev.Strict]], now: float) -> str:
+    """The transcript as an nbformat 4 notebook (JSON), valid by `nbformat.validate`."""
+    cells = []
+    for block in blocks(records):
+        metadata = {"copilot_room": block.meta}
+        if block.kind == "markdown":
+            cells.append(v4.new_markdown_cell(block.text, metadata=metadata))
+            continue
+        outputs = []
+        if block.output:
+            name = "stderr" if block.failed else "stdout"
+            outputs.append(v4.new_output("stream", name=name, text=block.output))
+        cells.append(v4.new_code_cell("%%bash\n" + block.text, metadata=metadata, outputs=outputs))
+    title = f"# Copilot room\n\n*Transcript exported {_time(now)}.*"
+    notebook = v4.new_notebook(
+        cells=[v4.new_markdown_cell(title), *cells],
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+            "copilot_room": {"exported_at": now},
+        },
+    )
+    nbformat.validate(notebook)
+    return nbformat.writes(notebook)
+
+
+def to_markdown(records: Iterable[tuple[Record, ev.Strict]], now: float) -> str:
+    """The same content as Markdown: each command a fenced block, its output another."""
+    parts = [f"# Copilot room\n\n*Transcript exported {_time(now)}.*"]
+    for block in blocks(records):
+        if block.kind == "markdown":
+            parts.append(block.text)
+            continue
+        parts.append(_fenced(block.text, "bash"))
+        if block.output:
+            label = "Error output" if block.failed else "Output"
+            parts.append(f"{label}:\n\n{_fenced(block.output, 'text')}")
+    return "\n\n".join(parts) + "\n"
+
+
+def render(text: str, fmt: Format, now: float) -> str:
+    """A transcript's JSONL text in the format asked for."""
+    if fmt == "jsonl":
+        return text
+    records = parse(text)
+    return to_notebook(records, now) if fmt == "ipynb" else to_markdown(records, now)
+
+
+def _asked(opened: ev.RequestOpened) -> str:
+    if opened.kind == "question":
+        return f"Copilot asked: {opened.summary}"
+    return f"Copilot asked to {_code(opened.kind)}: {opened.summary}"
+
+
+def _settled(opened: ev.RequestOpened, settled: ev.RequestSettled, by: str) -> str:
+    said = f"{_asked(opened)} ({_OUTCOMES[settled.outcome].format(by)})"
+    if settled.answer:
+        return f"{said}. Answer: {settled.answer}"
+    return said + (f". Feedback: {settled.feedback}" if settled.feedback else "")
+
+
+def _time(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _target(target: ev.Target) -> str:
+    return ("/" if target.kind == "skill" else "@") + target.name
+
+
+def _escape(text: str) -> str:
+    """A name as Markdown shows it, never as emphasis, a link or HTML."""
+    return re.sub(r"([\\`*_\[\]<>#|~])", r"\\\1", text)
+
+
+def _code(text: str) -> str:
+    """Inline code that holds any backticks `text` has."""
+    run = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _fenced(text: str, language: str) -> str:
+    """A fenced block no line of `text` can close early."""
+    run = max((len(m) for m in re.findall(r"^\s*(`{3,})", text, re.M)), default=0)
+    fence = "`" * max(3, run + 1)
+    return f"{fence}{language}\n{text.rstrip(chr(10))}\n{fence}"

@@ -1,0 +1,98 @@
+"""`GET transcript?format=ipynb|md|jsonl`: the room as a notebook people can open and keep, or
+as Markdown, for members and hosts. The REAL runtime runs a shell command for the export."""
+
+import nbformat
+import pytest
+
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+
+from .harness import people
+from .harness.helpers import eventually, finished, ready
+
+COMMAND = "echo exported-output"
+
+
+@pytest.fixture
+def room_config(request):
+    # Only the test that needs the model starts the real runtime (it costs seconds).
+    return request.getfixturevalue("copilot_config") if "model" in request.fixturenames else {}
+
+
+@pytest.fixture
+def export(jp_fetch):
+    """`await export(user, fmt)`: the response to `GET transcript?format=fmt` as `user`."""
+
+    async def call(user, fmt):
+        return await jp_fetch(
+            "copilot-room",
+            "api",
+            "transcript",
+            params={"format": fmt},
+            headers=people.authorization(user),
+            raise_error=False,
+        )
+
+    return call
+
+
+def run_command(request):
+    if request.tool_results:
+        return Reply("The command printed **exported-output**.")
+    return Reply(
+        "Running it.",
+        tool_calls=(ToolCall("bash", {"command": COMMAND, "description": "echo"}),),
+    )
+
+
+async def test_an_export_holds_the_prompt_the_reply_the_command_and_the_chat(
+    api, export, room, model
+):
+    model.script = run_command
+    await ready(api, room)
+    await api("bob", "POST", "messages", body={"text": "try the echo first"})
+    prompt = (await api("alice", "POST", "prompts", body={"text": "please run the echo"})).json
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30, what="the card")
+    [card] = room.document.approvals.to_py()
+    await api("alice", "POST", "approvals", card, body={"decision": "approve"})
+    await eventually(lambda: prompt["id"] in finished(room), timeout=30, what="the turn")
+
+    got = await export("bob", "ipynb")
+    assert got.code == 200, got.body
+    notebook = nbformat.reads(got.body.decode(), as_version=4)
+    nbformat.validate(notebook)
+    cells = [(c.cell_type, c.metadata.get("copilot_room", {}), c) for c in notebook.cells]
+    kinds = [meta.get("kind") for _, meta, _ in cells]
+    said = [kind for kind in kinds if kind in ("chat", "prompt", "assistant", "command")]
+    assert said == ["chat", "prompt", "assistant", "command", "assistant"]
+    by_kind = {meta.get("kind"): cell for _, meta, cell in cells}
+    assert "please run the echo" in by_kind["prompt"].source
+    assert by_kind["prompt"].metadata["copilot_room"]["author"] == "alice"
+    assert "try the echo first" in by_kind["chat"].source
+    assert "exported-output" in by_kind["assistant"].source
+    command = by_kind["command"]
+    assert command.cell_type == "code" and COMMAND in command.source
+    assert [(o.output_type, o.name, o.text) for o in command.outputs] == [
+        ("stream", "stdout", "exported-output\n")
+    ]
+    notes = [c.source for _, meta, c in cells if meta.get("kind") == "note"]
+    assert any("approved by" in note for note in notes), notes
+
+    md = (await export("alice", "md")).body.decode()
+    for said in ("please run the echo", "try the echo first", COMMAND, "approved by"):
+        assert said in md
+    assert "```text\nexported-output\n```" in md
+
+    jsonl = (await export("bob", "jsonl")).body.decode()
+    assert jsonl == (await api("bob", "GET", "transcript")).text
+
+
+async def test_exports_are_attachments_for_members_and_hosts_only(export):
+    for fmt, media in (("ipynb", "application/x-ipynb+json"), ("md", "text/markdown")):
+        r = await export("bob", fmt)
+        assert r.code == 200 and r.headers["Content-Type"].startswith(media)
+        disposition = r.headers["Content-Disposition"]
+        assert disposition.startswith("attachment;") and disposition.endswith(f'.{fmt}"')
+        for user in ("carol", "dave"):
+            assert (await export(user, fmt)).code == 403, (user, fmt)
+    bad = await export("alice", "pdf")
+    assert bad.code == 400 and b"invalid_format" in bad.body
