@@ -185,6 +185,28 @@ export function outcomeLabel(state: string): string {
   return OUTCOMES[state as RequestOutcome] ?? state;
 }
 
+/** What the agent asks to do, by permission kind: a card's title ("Run notebook cells") and the
+ * transcript's line ("Copilot asked to run notebook cells"). */
+const REQUEST_ACTIONS: Record<string, string> = {
+  shell: 'run a shell command',
+  write: 'write a file',
+  url: 'fetch a URL',
+  mcp: 'call an MCP tool',
+  read: 'read a file',
+  'custom-tool': 'use a tool',
+  notebook: 'edit a notebook',
+  execute: 'run notebook cells'
+};
+
+export function requestAction(kind?: string | null): string {
+  return REQUEST_ACTIONS[kind ?? ''] ?? `use ${kind || 'a tool'}`;
+}
+
+export function requestTitle(kind?: string | null): string {
+  const action = requestAction(kind);
+  return action.charAt(0).toUpperCase() + action.slice(1);
+}
+
 /** The status bar's word for the room as `me` sees it. */
 export function roomStatusLabel(
   me: IMe | null,

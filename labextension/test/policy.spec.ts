@@ -15,6 +15,8 @@ import {
   mayWithdraw,
   outcomeLabel,
   promptStateLabel,
+  requestAction,
+  requestTitle,
   roomStatusLabel,
   turnStateLabel,
   sigil,
@@ -140,6 +142,13 @@ describe('words for states', () => {
     expect(promptStateLabel('submitted')).toBe('waiting');
     expect(promptStateLabel('input-required')).toBe('waiting for an answer');
     expect(outcomeLabel('timed_out')).toBe('nobody answered in time: rejected');
+  });
+
+  it('says what the agent asks to do in words, for a card and for the transcript', () => {
+    expect(requestTitle('execute')).toBe('Run notebook cells');
+    expect(requestAction('execute')).toBe('run notebook cells');
+    expect(requestAction('url')).toBe('fetch a URL');
+    expect(requestAction('something-new')).toBe('use something-new');
   });
 
   it('names the room in the status bar as the caller sees it', () => {

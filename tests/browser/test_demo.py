@@ -97,3 +97,24 @@ def test_the_demo_edits_the_open_notebook_and_opening_it_leaves_the_clone_clean(
         badge = cells.nth(added).locator(".jp-CopilotRoom-provenance")
         expect(badge).to_have_text("Copilot · Alice")
     expect(alice.locator(".jp-CopilotRoom-reply").last).to_contain_text("Done", timeout=30_000)
+
+    # "run the notebook": the execute card shows the code and the kernel; once approved the
+    # output appears in everyone's notebook and the header shows the kernel's state.
+    send(alice, "run the notebook")
+    card = alice.locator(".jp-CopilotRoom-approval")
+    expect(card).to_contain_text("run 1 cell of analysis.ipynb", timeout=30_000)
+    expect(card.locator("pre.jp-CopilotRoom-result")).to_contain_text("median(times)")
+    expect(card).to_contain_text("running python3 kernel")
+    for theme in (LIGHT, DARK):
+        set_theme(alice, theme)
+        for width in (250, 500):
+            set_sidebar_width(alice, width)
+            screenshot(alice, f"execute-{width}px-{theme.split()[-1]}")
+    set_theme(alice, LIGHT)
+    card.get_by_role("button", name="Approve").click()
+    expect(cells.nth(1).locator(".jp-OutputArea-output")).to_contain_text(
+        "(156.5, ", timeout=30_000
+    )
+    expect(cells.nth(1).locator(".jp-InputPrompt")).to_contain_text("[1]")
+    expect(alice.locator(".jp-CopilotRoom-kernel")).to_have_text("Kernel: idle", timeout=10_000)
+    expect(alice.locator(".jp-CopilotRoom-reply").last).to_contain_text("156.5", timeout=30_000)

@@ -4,21 +4,10 @@ import React, { useState } from 'react';
 import { IRoomClient } from '../../api';
 import { needsReader } from '../../attention';
 import { IRoomModel } from '../../model';
-import { mayAnswer } from '../../policy';
+import { mayAnswer, requestTitle } from '../../policy';
 import { IApproval } from '../../types';
 import { IAction } from '../action';
 import { CardHeader } from './header';
-
-const KIND_TITLES: Record<string, string> = {
-  shell: 'Run a shell command',
-  write: 'Write a file',
-  url: 'Fetch a URL',
-  mcp: 'Call an MCP tool',
-  read: 'Read a file',
-  'custom-tool': 'Use a tool',
-  notebook: 'Edit a notebook',
-  execute: 'Run notebook cells'
-};
 
 export function ApprovalCard(props: {
   card: IApproval;
@@ -43,7 +32,7 @@ export function ApprovalCard(props: {
       data-needs-you={needsReader(model.me, card)}
       tabIndex={-1}
     >
-      <CardHeader title={KIND_TITLES[card.kind] ?? card.kind} card={card} model={model} />
+      <CardHeader title={requestTitle(card.kind)} card={card} model={model} />
       <pre className="jp-CopilotRoom-cardSummary">{card.summary}</pre>
       {intention && <div className="jp-CopilotRoom-note">{intention}</div>}
       {card.details.kernel && <div className="jp-CopilotRoom-note">{card.details.kernel}</div>}

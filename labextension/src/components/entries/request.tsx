@@ -4,7 +4,7 @@ import React from 'react';
 
 import { IPermissionEntry, IQuestionEntry } from '../../entries';
 import { IRoomModel } from '../../model';
-import { outcomeLabel } from '../../policy';
+import { outcomeLabel, requestAction } from '../../policy';
 import { Name } from '../person';
 
 export function RequestEntry(props: {
@@ -19,11 +19,7 @@ export function RequestEntry(props: {
     </>
   ) : null;
   const what =
-    entry.kind === 'question'
-      ? 'asked'
-      : entry.request_kind === 'notebook'
-        ? 'asked to edit a notebook'
-        : `asked to run ${entry.request_kind ?? ''}`;
+    entry.kind === 'question' ? 'asked' : `asked to ${requestAction(entry.request_kind)}`;
   return (
     <div className="jp-CopilotRoom-entry jp-CopilotRoom-request" data-state={entry.state}>
       Copilot {what}: <code>{entry.body}</code>{' '}
