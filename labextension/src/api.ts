@@ -7,6 +7,7 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
+import { IAttachmentRef, IUpload } from './attachments';
 import { IChip } from './chips';
 import { ICatalog, IRoomStatus, ISettings, ITarget } from './types';
 
@@ -60,12 +61,18 @@ export type Decision = 'viewer' | 'member' | 'reject';
 /** The room's REST commands, as the panel uses them (a fake in tests). */
 export interface IRoomClient {
   room(): Promise<IRoomStatus>;
-  /** `chips`: what the prompt points at (./chips.ts); checked by the room (400 invalid_chip). */
+  /** `chips`: what the prompt points at (./chips.ts); checked by the room (400 invalid_chip).
+   * `attachments`: uploaded images by id, repository files by path (./attachments.ts). */
   submit(
     text: string,
     target: ITarget | null,
-    chips?: readonly IChip[]
+    chips?: readonly IChip[],
+    attachments?: readonly IAttachmentRef[]
   ): Promise<{ id: string; position: number }>;
+  /** Upload an image for a prompt (its type as the file has it); the answer's id names it. */
+  upload(image: Blob): Promise<IUpload>;
+  /** A stored image (everyone admitted). */
+  attachment(id: string): Promise<Blob>;
   withdraw(promptId: string): Promise<void>;
   answerPermission(id: string, approve: boolean, feedback?: string): Promise<void>;
   answerQuestion(id: string, answer: string): Promise<void>;
@@ -115,9 +122,31 @@ export class RoomClient implements IRoomClient {
   submit(
     text: string,
     target: ITarget | null,
-    chips?: readonly IChip[]
+    chips?: readonly IChip[],
+    attachments?: readonly IAttachmentRef[]
   ): Promise<{ id: string; position: number }> {
-    return this._send('POST', 'prompts', { text, target, ...(chips?.length ? { chips } : {}) });
+    return this._send('POST', 'prompts', {
+      text,
+      target,
+      ...(chips?.length ? { chips } : {}),
+      ...(attachments?.length ? { attachments } : {})
+    });
+  }
+
+  upload(image: Blob): Promise<IUpload> {
+    return this._request('attachments', {
+      method: 'POST',
+      body: image,
+      headers: { 'Content-Type': image.type }
+    });
+  }
+
+  async attachment(id: string): Promise<Blob> {
+    const response = await this._fetch(`attachments/${encodeURIComponent(id)}`);
+    if (!response.ok) {
+      throw errorFromResponse(response.status, response.statusText, await response.text());
+    }
+    return response.blob();
   }
 
   withdraw(promptId: string): Promise<void> {
@@ -194,15 +223,18 @@ export class RoomClient implements IRoomClient {
     });
   }
 
-  private async _request<T>(path: string, init: RequestInit = {}): Promise<T> {
+  private async _fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const settings = this.serverSettings;
     const url = URLExt.join(settings.baseUrl, 'copilot-room', 'api', path);
-    let response: Response;
     try {
-      response = await ServerConnection.makeRequest(url, init, settings);
+      return await ServerConnection.makeRequest(url, init, settings);
     } catch {
       throw new RoomAPIError(0, 'network', UNREACHABLE);
     }
+  }
+
+  private async _request<T>(path: string, init: RequestInit = {}): Promise<T> {
+    const response = await this._fetch(path, init);
     let text: string;
     try {
       text = await response.text();

@@ -3,6 +3,7 @@
  * writes them. Every entry has an id, a kind, an author (`copilot` for the agent, none for
  * system lines), a time and a body (a Y.Text on the wire, streamed by appends).
  */
+import { IShownAttachment } from './attachments';
 import { IShownChip } from './chips';
 import { ITarget, PromptState, RequestOutcome } from './types';
 
@@ -34,6 +35,8 @@ export interface IPromptEntry extends IEntryBase {
   origin?: 'kernel';
   /** What the prompt pointed at (../chips.ts), when it pointed at anything. */
   chips?: IShownChip[];
+  /** Images and repository files sent with it (../attachments.ts). */
+  attachments?: IShownAttachment[];
 }
 
 export type ReplyState = 'streaming' | 'done' | 'partial';

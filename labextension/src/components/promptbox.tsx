@@ -4,7 +4,9 @@
  * repository's catalog (arrows, Enter or Tab, Escape). `/skills`, `/agents` and `/refresh` are
  * answered here, for this reader only, never in the transcript. Near the room's
  * `max_prompt_chars` a counter shows how much is left. "Attach…" adds context chips (what the
- * reader is looking at, ../chips.ts), shown above the text and sent with it.
+ * reader is looking at, ../chips.ts), shown above the text and sent with it. Images pasted,
+ * dropped or picked ("Image…") and repository files ("File…") go with the prompt too
+ * (./attachments.tsx): thumbnails until it is sent.
  */
 import React, { useCallback, useEffect, useState } from 'react';
 
@@ -15,6 +17,7 @@ import { promptNotice } from '../notice';
 import { isRunning, mayAbort, maySubmit, sigil, targetLabel, whyNoPrompt } from '../policy';
 import { ICatalog, ICatalogItem, ITarget } from '../types';
 import { Refusal, useAction } from './action';
+import { AttachmentButtons, DraftAttachments, filesOf, useDraftAttachments } from './attachments';
 import { AttachButton, TrayChips } from './chips';
 import { LOCAL_COMMANDS, Picker, pickerFor } from './picker';
 
@@ -38,6 +41,7 @@ export function PromptBox(props: {
   const [notice, setNotice] = useState<Notice>(null);
   const [maxChars, setMaxChars] = useState<number | null>(null);
   const stop = useAction();
+  const draft = useDraftAttachments(client);
 
   const loadCatalog = useCallback(async () => {
     try {
@@ -110,15 +114,16 @@ export function PromptBox(props: {
     if (LOCAL_COMMANDS.includes(trimmed)) {
       return local(trimmed);
     }
-    if (!trimmed || action.busy) {
+    if (!trimmed || action.busy || draft.uploading) {
       return;
     }
     const chips = contextTray.chips;
-    const sent = await action.run(() => client.submit(text, target, chips));
+    const sent = await action.run(() => client.submit(text, target, chips, draft.refs()));
     if (sent) {
       setText('');
       setTarget(null);
       contextTray.clear();
+      draft.clear();
       setNotice({ prompt: sent.id });
     } else {
       void loadLimit();
@@ -151,7 +156,16 @@ export function PromptBox(props: {
   };
 
   return (
-    <div className="jp-CopilotRoom-promptBox">
+    <div
+      className="jp-CopilotRoom-promptBox"
+      onDragOver={event => event.dataTransfer.types.includes('Files') && event.preventDefault()}
+      onDrop={event => {
+        if (event.dataTransfer.files.length) {
+          event.preventDefault();
+          draft.addImages(filesOf(event.dataTransfer));
+        }
+      }}
+    >
       {picker && (
         <Picker
           picker={picker}
@@ -175,6 +189,7 @@ export function PromptBox(props: {
         </div>
       )}
       <TrayChips tray={contextTray} />
+      <DraftAttachments draft={draft} />
       <textarea
         ref={inputRef}
         className="jp-CopilotRoom-input"
@@ -184,9 +199,17 @@ export function PromptBox(props: {
         rows={3}
         onChange={event => setText(event.target.value)}
         onKeyDown={onKeyDown}
+        onPaste={event => {
+          const files = filesOf(event.clipboardData);
+          if (files.length) {
+            event.preventDefault(); // an image, not its name as text
+            draft.addImages(files);
+          }
+        }}
       />
       <div className="jp-CopilotRoom-promptActions">
         <AttachButton tray={contextTray} onAttached={() => inputRef.current?.focus()} />
+        <AttachmentButtons draft={draft} />
         <CharacterCounter length={text.length} max={maxChars} />
         {running && mayAbort(model.me, running) && (
           <button
@@ -204,7 +227,8 @@ export function PromptBox(props: {
           type="button"
           className="jp-mod-styled jp-mod-accept"
           aria-label="Send the prompt"
-          disabled={!text.trim() || action.busy}
+          title={draft.uploading ? 'Waiting for the images to upload' : undefined}
+          disabled={!text.trim() || action.busy || draft.uploading}
           onClick={() => void send()}
         >
           Send

@@ -7,6 +7,7 @@ import { IPromptEntry } from '../../entries';
 import { IRoomModel } from '../../model';
 import { targetLabel } from '../../policy';
 import { splitFences } from '../../fences';
+import { AttachmentList } from '../attachments';
 import { ChipList } from '../chips';
 import { PersonName } from '../person';
 import { Collapsible } from './collapse';
@@ -30,6 +31,7 @@ export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): 
         <time className="jp-CopilotRoom-time">{formatTime(entry.ts)}</time>
       </div>
       <ChipList chips={entry.chips} />
+      <AttachmentList attachments={entry.attachments} />
       <Collapsible text={entry.body} what="prompt">
         <div className="jp-CopilotRoom-promptText">
           {splitFences(entry.body).map((part, n) =>
