@@ -329,6 +329,10 @@ async def test_a_persons_running_cell_is_waited_for_and_their_own_client_keeps_w
 
     # The person's own connection to the kernel still gets its replies after the agent's run.
     assert await evaluate(person, "done") == "'the person'"
+    # The room keeps showing that kernel's state: a person's own run too.
+    person.execute("time.sleep(1.5)")
+    await eventually(lambda: room.document.meta.get("kernel_state") == "busy", timeout=5)
+    await eventually(lambda: room.document.meta.get("kernel_state") == "idle", timeout=5)
 
     # A cell longer than the room's execution timeout is interrupted, and the model told why.
     await api("alice", "PATCH", "settings", body={"execution_timeout": 1})
@@ -341,3 +345,5 @@ async def test_a_persons_running_cell_is_waited_for_and_their_own_client_keeps_w
     assert kernel.execution_state == "idle"
     assert await evaluate(person, "'still here'") == "'still here'"
     person.stop_channels()
+    await jp_serverapp.kernel_manager.shutdown_kernel(kernel_id)
+    await eventually(lambda: room.document.meta.get("kernel_state") == "shut down", timeout=5)

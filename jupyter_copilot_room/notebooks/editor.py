@@ -178,6 +178,10 @@ class NotebookEditor:
         """The turn is being stopped: runs in progress interrupt their kernels."""
         self.executions.interrupt()
 
+    def stop(self) -> None:
+        """The room stops: no more following kernels."""
+        self.executions.stop_following()
+
     def resolve(self, path: str) -> str:
         """The notebook's real path relative to the server's root, links followed; it must lie
         inside both the room's repository and the server's root, for reading as for writing."""

@@ -10,7 +10,8 @@ through the contents manager at the end. The model gets a bounded summary (`outp
 
 Control: each cell has the room's execution timeout, after which the kernel is interrupted; an
 abort of the turn interrupts it at once (`interrupt`); a kernel that dies or restarts mid-run is a
-clear failure. The room sees the kernel's state through `on_kernel` (`busy`, `idle`, `waiting`).
+clear failure. The room sees the kernel's state through `on_kernel` (`busy`, `idle`, `waiting`),
+and after a run keeps following that kernel, so people's own executions show too.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds between checks of the kernel (alive, same process, abort asked) while a cell runs.
 POLL = 0.2
+#: Seconds between looks at the kernel's state once the agent has used it.
+FOLLOW = 0.5
 #: Characters of each cell's code an approval card shows.
 MAX_CARD_SOURCE = 4000
 
@@ -203,6 +206,7 @@ class Executions:
         self._running: dict[str, asyncio.Event] = {}  # kernel id -> set when asked to stop
         self._locks: dict[str, asyncio.Lock] = {}
         self._interrupting: set[asyncio.Future] = set()
+        self._following: asyncio.Task | None = None
 
     # -- which kernel ----------------------------------------------------------------------------
 
@@ -218,10 +222,8 @@ class Executions:
     def busy(self, choice: KernelChoice) -> bool:
         if choice.kernel_id is None:
             return False
-        with contextlib.suppress(KeyError):
-            km = self._settings()["kernel_manager"].get_kernel(choice.kernel_id)
-            return km.execution_state == "busy"
-        return False
+        km = _kernel_or_none(self._settings()["kernel_manager"], choice.kernel_id)
+        return km is not None and km.execution_state == "busy"
 
     async def _kernel_for(self, path: str, choice: KernelChoice) -> str:
         """The kernel id to run in: the session's, or a new session's kernel."""
@@ -244,6 +246,32 @@ class Executions:
                 f"Could not start a {choice.kernel_name} kernel for {path}: {err}"
             ) from None
         return model["kernel"]["id"]
+
+    # -- the kernel's state between runs ---------------------------------------------------------
+
+    def _follow(self, path: str, kernel_id: str, shown: str) -> None:
+        """Keep showing the state of the kernel the agent last used (a person's run: `busy`)."""
+        self.stop_following()
+        self._following = asyncio.ensure_future(self._track(path, kernel_id, shown))
+
+    async def _track(self, path: str, kernel_id: str, shown: str) -> None:
+        kernels = self._settings()["kernel_manager"]
+        while True:
+            await asyncio.sleep(FOLLOW)
+            if kernel_id in self._running:
+                continue  # a run reports its own states (`waiting`, `busy`)
+            if (km := _kernel_or_none(kernels, kernel_id)) is None:
+                self.on_kernel(path, "shut down")
+                return
+            state = km.execution_state
+            if state != shown:
+                self.on_kernel(path, state)
+                shown = state
+
+    def stop_following(self) -> None:
+        if self._following is not None:
+            self._following.cancel()
+            self._following = None
 
     # -- running ---------------------------------------------------------------------------------
 
@@ -271,11 +299,15 @@ class Executions:
                 self._running.pop(kernel_id, None)
                 if client is not None:
                     client.stop_channels()
-                with contextlib.suppress(KeyError):
-                    state = self._kernel(kernel_id, path).execution_state
-                    # Our client saw the kernel go idle; the server's own view of it (`state`)
-                    # catches up a moment later, so "busy" here is that lag, not a new run.
-                    self.on_kernel(path, "idle" if state == "busy" else state)
+                km = _kernel_or_none(self._settings()["kernel_manager"], kernel_id)
+                if km is None:
+                    self.on_kernel(path, "shut down")
+                else:
+                    # Our client saw the kernel go idle; the server's own view of it catches up
+                    # a moment later, so "busy" here is that lag, not a new run.
+                    state = "idle" if km.execution_state == "busy" else km.execution_state
+                    self.on_kernel(path, state)
+                    self._follow(path, kernel_id, state)
 
     async def _run_cells(self, path, kernel_id, km, client, cells, stop) -> Ran:
         said: list[str] = []
@@ -378,10 +410,10 @@ class Executions:
             )
 
     def _kernel(self, kernel_id: str, path: str):
-        try:
-            return self._settings()["kernel_manager"].get_kernel(kernel_id)
-        except KeyError:
-            raise KernelGone(f"The kernel of {path} is gone (shut down).") from None
+        km = _kernel_or_none(self._settings()["kernel_manager"], kernel_id)
+        if km is None:
+            raise KernelGone(f"The kernel of {path} is gone (shut down).")
+        return km
 
     async def _interrupt(self, kernel_id: str) -> None:
         try:
@@ -411,6 +443,12 @@ def card_code(cells: list[tuple[str, str]]) -> str:
 def _session_path(path: str) -> str:
     """A session's notebook path; JupyterLab's collaborative drive may prefix it with `RTC:`."""
     return path.removeprefix("RTC:")
+
+
+def _kernel_or_none(kernels, kernel_id: str):
+    """The kernel's manager, None once it is shut down (jupyter_server's kernel manager answers
+    an unknown id with an HTTP 404 error, jupyter_client's with KeyError)."""
+    return kernels.get_kernel(kernel_id) if kernel_id in kernels else None
 
 
 def _own_session(km) -> Session:

@@ -176,6 +176,8 @@ class Room:
         if not self._started:
             return
         await self.turns.stop()
+        if self.turns.notebooks is not None:
+            self.turns.notebooks.stop()
         if self.agent is not None:
             await self.agent.stop()
         await self.sync.stop()
