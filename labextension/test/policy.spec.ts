@@ -9,8 +9,10 @@ import {
   mayAdmit,
   mayAnswer,
   mayChangeRole,
+  mayChooseModel,
   mayEditSettings,
   mayStartAgent,
+  maySteer,
   maySubmit,
   mayWithdraw,
   outcomeLabel,
@@ -114,6 +116,20 @@ describe('who may do what', () => {
     expect(mayChangeRole(alice, person('zoe', 'host'))).toBe(false);
     expect(mayChangeRole(alice, person('dave', 'pending'))).toBe(false);
     expect(mayChangeRole(bob, person('carol', 'viewer'))).toBe(false);
+  });
+
+  it("lets the running prompt's author and hosts steer it, nobody a waiting one", () => {
+    for (const state of ['working', 'input-required'] as const) {
+      expect([alice, bob, erin, carol, dave].map(who => maySteer(who, item('bob', state)))).toEqual(
+        [true, true, false, false, false]
+      );
+    }
+    expect(maySteer(bob, item('bob', 'submitted'))).toBe(false);
+    expect(maySteer(alice, item('bob', 'completed'))).toBe(false);
+  });
+
+  it('lets only hosts switch the model', () => {
+    expect([alice, bob, carol, dave].map(mayChooseModel)).toEqual([true, false, false, false]);
   });
 
   it('lets only hosts retry starting an agent that cannot run', () => {

@@ -77,7 +77,7 @@ export function addCard(doc: Y.Doc, id: string, fields: Record<string, unknown>)
 
 const ACTIONS: Record<string, string[]> = {
   viewer: ['watch'],
-  member: ['watch', 'submit', 'withdraw_own', 'answer_own', 'read_transcript'],
+  member: ['watch', 'submit', 'withdraw_own', 'answer_own', 'read_transcript', 'steer_own'],
   host: [
     'watch',
     'submit',
@@ -89,7 +89,10 @@ const ACTIONS: Record<string, string[]> = {
     'manage_people',
     'edit_settings',
     'read_transcript',
-    'start_agent'
+    'start_agent',
+    'steer_own',
+    'steer_any',
+    'choose_model'
   ],
   pending: [],
   refused: []
