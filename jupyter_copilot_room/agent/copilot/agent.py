@@ -223,6 +223,8 @@ class CopilotAgent(Agent):
     async def steer(self, author: str, text: str) -> None:
         if self.connection is None or self.connection.session is None:
             raise RuntimeError("the Copilot session is not connected")
+        if not self.translator.busy:  # sent now, it would start a turn the room never started
+            raise RuntimeError("the turn has just ended")
         # "immediate": into the running turn, read at the model's next step (not queued after).
         await self.connection.session.send(
             attributed(author, text, note=" (steering)"), mode="immediate"
