@@ -58,6 +58,15 @@ export function refusalMessage(error: unknown): string {
 
 export type Decision = 'viewer' | 'member' | 'reject';
 
+/** What `GET transcript?format=` renders the room as (jupyter_copilot_room/export.py). */
+export type ExportFormat = 'ipynb' | 'md' | 'jsonl';
+
+export interface IExported {
+  /** The file name the room chose (`copilot-room-<time>.<format>`). */
+  name: string;
+  text: string;
+}
+
 /** The room's REST commands, as the panel uses them (a fake in tests). */
 export interface IRoomClient {
   room(): Promise<IRoomStatus>;
@@ -74,6 +83,11 @@ export interface IRoomClient {
   /** A stored image (everyone admitted). */
   attachment(id: string): Promise<Blob>;
   withdraw(promptId: string): Promise<void>;
+  /** Say something to the room (chat): recorded and shown, never sent to the agent. */
+  say(text: string): Promise<{ id: string }>;
+  /** The whole transcript as a file: a notebook, Markdown or JSONL, and the name the room
+   * gives it. */
+  exportTranscript(format: ExportFormat): Promise<IExported>;
   answerPermission(id: string, approve: boolean, feedback?: string): Promise<void>;
   answerQuestion(id: string, answer: string): Promise<void>;
   abort(): Promise<void>;
@@ -147,6 +161,21 @@ export class RoomClient implements IRoomClient {
       throw errorFromResponse(response.status, response.statusText, await response.text());
     }
     return response.blob();
+  }
+
+  say(text: string): Promise<{ id: string }> {
+    return this._send('POST', 'messages', { text });
+  }
+
+  async exportTranscript(format: ExportFormat): Promise<IExported> {
+    const response = await this._fetch(`transcript?format=${format}`);
+    const text = await response.text();
+    if (!response.ok) {
+      throw errorFromResponse(response.status, response.statusText, text);
+    }
+    const disposition = response.headers.get('Content-Disposition') ?? '';
+    const name = /filename="([^"]+)"/.exec(disposition)?.[1] ?? `copilot-room.${format}`;
+    return { name, text };
   }
 
   withdraw(promptId: string): Promise<void> {

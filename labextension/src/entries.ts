@@ -39,6 +39,12 @@ export interface IPromptEntry extends IEntryBase {
   attachments?: IShownAttachment[];
 }
 
+/** Something a person said to the room (`POST messages`): never sent to the agent. */
+export interface IChatEntry extends IEntryBase {
+  kind: 'chat';
+  author: string;
+}
+
 export type ReplyState = 'streaming' | 'done' | 'partial';
 
 export interface IAssistantEntry extends IEntryBase {
@@ -130,6 +136,7 @@ export interface IErrorEntry extends IEntryBase {
 
 export type TranscriptEntry =
   | IPromptEntry
+  | IChatEntry
   | IAssistantEntry
   | IReasoningEntry
   | IToolEntry
@@ -145,6 +152,7 @@ export type EntryKind = TranscriptEntry['kind'];
 
 const KINDS: ReadonlySet<string> = new Set<EntryKind>([
   'prompt',
+  'chat',
   'assistant',
   'reasoning',
   'tool',

@@ -19,7 +19,8 @@ import { contextPlugin } from './context';
 import { EarlierHistory } from './history';
 import { RoomModel } from './model';
 import { RoomPanel } from './panel';
-import { mayAbort, maySubmit } from './policy';
+import { exportTranscript } from './components/export';
+import { mayAbort, mayExport, maySubmit } from './policy';
 import { trackProvenance } from './provenance';
 import { IRoom } from './room';
 import { roomRendermime } from './sanitize';
@@ -36,6 +37,7 @@ namespace CommandIDs {
   export const focusPrompt = 'copilot-room:focus-prompt';
   export const abort = 'copilot-room:abort';
   export const nextCard = 'copilot-room:next-card';
+  export const exportTranscript = 'copilot-room:export';
 }
 
 const roomIcon = new LabIcon({
@@ -128,7 +130,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
   ) => {
     const { client, history } = room;
     const model = room.model;
-    const panel = new RoomPanel({ model, client, rendermime, history });
+    const panel = new RoomPanel({
+      model,
+      client,
+      rendermime,
+      history,
+      onExport: () => void app.commands.execute(CommandIDs.exportTranscript)
+    });
     panel.id = 'jp-copilot-room';
     panel.title.icon = roomIcon;
     panel.title.caption = 'Copilot room';
@@ -141,6 +149,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
       caption: 'Show the shared Copilot room in the sidebar',
       icon: roomIcon,
       execute: open
+    });
+    app.commands.addCommand(CommandIDs.exportTranscript, {
+      label: 'Export the Copilot Room Transcript…',
+      caption: 'Download the transcript, or open it, as a notebook, Markdown or JSONL',
+      isEnabled: () => mayExport(model.me),
+      execute: () => exportTranscript(app, client)
     });
     app.commands.addCommand(CommandIDs.focusPrompt, {
       label: 'Focus the Copilot Room Prompt',

@@ -16,11 +16,14 @@ export class RoomPanel extends ReactWidget {
     client: IRoomClient;
     rendermime: IRenderMimeRegistry;
     history?: IEarlierHistory;
+    /** "Export…" (the `copilot-room:export` command). */
+    onExport?: () => void;
   }) {
     super();
     this.model = options.model;
     this._client = options.client;
     this._history = options.history ?? null;
+    this._onExport = options.onExport;
     // Agent output renders only through the agent-output sanitizer (sanitize.ts).
     this._rendermime = roomRendermime(options.rendermime);
     this.addClass('jp-CopilotRoom');
@@ -67,12 +70,14 @@ export class RoomPanel extends ReactWidget {
         rendermime={this._rendermime}
         inputRef={this._input}
         history={this._history}
+        onExport={this._onExport}
       />
     );
   }
 
   private _client: IRoomClient;
   private _history: IEarlierHistory | null;
+  private _onExport?: () => void;
   private _rendermime: IRenderMimeRegistry;
   private _input = React.createRef<HTMLTextAreaElement>();
 }

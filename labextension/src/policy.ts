@@ -26,6 +26,17 @@ export function maySubmit(me: IMe | null): boolean {
   return can(me, 'submit');
 }
 
+/** Say something to the room: members and hosts, viewers while a host allows it (the server
+ * puts `chat` in `me.can` then). */
+export function mayChat(me: IMe | null): boolean {
+  return can(me, 'chat');
+}
+
+/** Export the transcript (a notebook, Markdown, JSONL): whoever may read the transcript. */
+export function mayExport(me: IMe | null): boolean {
+  return can(me, 'read_transcript');
+}
+
 /** Only prompts still waiting can be withdrawn: by their author, or by anyone who may withdraw
  * any prompt (hosts). */
 export function mayWithdraw(me: IMe | null, item: IQueueItem): boolean {

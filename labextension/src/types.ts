@@ -19,6 +19,8 @@ export type Action =
   | 'edit_settings'
   | 'read_transcript'
   | 'start_agent'
+  /** Say something to the room (members and hosts; viewers while hosts allow it). */
+  | 'chat'
   /** Steer the running turn: one's own (`steer_own`), anyone's (`steer_any`, hosts). */
   | 'steer_own'
   | 'steer_any'
@@ -140,4 +142,5 @@ export interface ISettings {
   max_waiting_prompts: number;
   turn_timeout: number;
   auto_approve_notebook_edits: boolean;
+  viewers_can_chat: boolean;
 }

@@ -4,6 +4,7 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import React from 'react';
 
 import { IEntrySource, IRoomModel } from '../model';
+import { ChatEntry } from './entries/chat';
 import { PromptEntry } from './entries/prompt';
 import { ReasoningEntry } from './entries/reasoning';
 import { ReplyEntry } from './entries/reply';
@@ -24,6 +25,8 @@ function EntryRow(props: {
   switch (entry.kind) {
     case 'prompt':
       return <PromptEntry entry={entry} model={model} />;
+    case 'chat':
+      return <ChatEntry entry={entry} model={model} rendermime={rendermime} />;
     case 'assistant':
       return <ReplyEntry entry={entry} model={model} rendermime={rendermime} />;
     case 'reasoning':

@@ -4,12 +4,16 @@ import React, { useEffect, useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel, turnCards } from '../model';
-import { mayChooseModel, turnStateLabel } from '../policy';
+import { mayChooseModel, mayExport, turnStateLabel } from '../policy';
 import { Refusal, useAction } from './action';
 import { Name } from './person';
 import { AgentUnavailable } from './unavailable';
 
-export function RoomHeader(props: { model: IRoomModel; client: IRoomClient }): JSX.Element {
+export function RoomHeader(props: {
+  model: IRoomModel;
+  client: IRoomClient;
+  onExport?: () => void;
+}): JSX.Element {
   const { meta, connection } = props.model;
   return (
     <>
@@ -23,6 +27,17 @@ export function RoomHeader(props: { model: IRoomModel; client: IRoomClient }): J
           >
             {turnStateLabel(props.model.meta.state, turnCards(props.model))}
           </span>
+          {props.onExport && mayExport(props.model.me) && (
+            <button
+              type="button"
+              className="jp-mod-styled jp-CopilotRoom-small jp-CopilotRoom-export"
+              aria-label="Export the transcript…"
+              title="Export the transcript as a notebook, Markdown or JSONL"
+              onClick={props.onExport}
+            >
+              Export…
+            </button>
+          )}
         </div>
         {(meta.agent || meta.turn_owner || meta.kernel_state) && (
           <div className="jp-CopilotRoom-headerLine">

@@ -1,5 +1,7 @@
 /**
- * The prompt box: Enter (or Send) sends, Shift+Enter is a new line; Stop aborts the running turn
+ * The prompt box, with two destinations: "Ask Copilot" (Enter) queues a prompt for the agent,
+ * "Say to the room" (Alt+Enter) is a chat message people read and the agent never does (viewers
+ * have only this one, while hosts allow it). Shift+Enter is a new line; Stop aborts the running turn
  * for those who may. Typing `/` at the start picks a skill and `@` a custom agent from the
  * repository's catalog (arrows, Enter or Tab, Escape). `/skills`, `/agents` and `/refresh` are
  * answered here, for this reader only, never in the transcript. Near the room's
@@ -8,18 +10,28 @@
  * dropped or picked ("Image…") and repository files ("File…") go with the prompt too
  * (./attachments.tsx): thumbnails until it is sent.
  */
-import React, { useCallback, useEffect, useState } from 'react';
+import React, { useCallback, useContext, useEffect, useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { contextTray } from '../chips';
 import { IRoomModel } from '../model';
 import { promptNotice } from '../notice';
-import { isRunning, mayAbort, maySubmit, sigil, targetLabel, whyNoPrompt } from '../policy';
+import {
+  isRunning,
+  mayAbort,
+  mayChat,
+  maySubmit,
+  sigil,
+  targetLabel,
+  whyNoPrompt
+} from '../policy';
+import { withQuote } from '../quote';
 import { ICatalog, ICatalogItem, ITarget } from '../types';
 import { Refusal, useAction } from './action';
 import { AttachmentButtons, DraftAttachments, filesOf, useDraftAttachments } from './attachments';
 import { AttachButton, TrayChips } from './chips';
 import { LOCAL_COMMANDS, Picker, pickerFor } from './picker';
+import { QuoteContext } from './quote';
 
 /** What the box last told its reader: which of their prompts it follows, or a local answer. */
 type Notice = { prompt: string } | { text: string } | null;
@@ -42,6 +54,21 @@ export function PromptBox(props: {
   const [maxChars, setMaxChars] = useState<number | null>(null);
   const stop = useAction();
   const draft = useDraftAttachments(client);
+  // "Quote into prompt" in the transcript adds to what this reader is typing (../quote.ts).
+  const quotes = useContext(QuoteContext);
+  useEffect(() => {
+    if (!quotes) {
+      return;
+    }
+    const take = (_: unknown, quote: string) => {
+      setText(typed => withQuote(typed, quote));
+      inputRef.current?.focus();
+    };
+    quotes.quoted.connect(take);
+    return () => {
+      quotes.quoted.disconnect(take);
+    };
+  }, [quotes, inputRef]);
 
   const loadCatalog = useCallback(async () => {
     try {
@@ -70,7 +97,9 @@ export function PromptBox(props: {
   const running = model.queue.find(isRunning);
   useEffect(() => setHighlight(0), [picker?.query, picker?.kind]);
 
-  if (!maySubmit(model.me)) {
+  const asks = maySubmit(model.me);
+  const chats = mayChat(model.me);
+  if (!asks && !chats) {
     return (
       <div className="jp-CopilotRoom-promptBox jp-mod-disabled">
         <textarea
@@ -130,6 +159,19 @@ export function PromptBox(props: {
     }
   };
 
+  /** "Say to the room": a chat message, never queued, never read by the agent. */
+  const say = async () => {
+    if (!text.trim() || action.busy) {
+      return;
+    }
+    if (await action.run(() => client.say(text))) {
+      setText('');
+      setNotice(null);
+    } else {
+      void loadLimit();
+    }
+  };
+
   const onKeyDown = (event: React.KeyboardEvent<HTMLTextAreaElement>) => {
     if (picker && picker.items.length > 0) {
       if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
@@ -151,7 +193,7 @@ export function PromptBox(props: {
     }
     if (event.key === 'Enter' && !event.shiftKey) {
       event.preventDefault();
-      void send();
+      void ((event.altKey && chats) || !asks ? say() : send());
     }
   };
 
@@ -194,7 +236,7 @@ export function PromptBox(props: {
         ref={inputRef}
         className="jp-CopilotRoom-input"
         aria-label="Prompt for the agent"
-        placeholder="Ask the agent… (Enter sends, Shift+Enter for a new line, / skills, @ agents)"
+        placeholder={placeholder(asks, chats)}
         value={text}
         rows={3}
         onChange={event => setText(event.target.value)}
@@ -208,8 +250,12 @@ export function PromptBox(props: {
         }}
       />
       <div className="jp-CopilotRoom-promptActions">
-        <AttachButton tray={contextTray} onAttached={() => inputRef.current?.focus()} />
-        <AttachmentButtons draft={draft} />
+        {asks && (
+          <>
+            <AttachButton tray={contextTray} onAttached={() => inputRef.current?.focus()} />
+            <AttachmentButtons draft={draft} />
+          </>
+        )}
         <CharacterCounter length={text.length} max={maxChars} />
         {running && mayAbort(model.me, running) && (
           <button
@@ -223,22 +269,47 @@ export function PromptBox(props: {
             Stop
           </button>
         )}
-        <button
-          type="button"
-          className="jp-mod-styled jp-mod-accept"
-          aria-label="Send the prompt"
-          title={draft.uploading ? 'Waiting for the images to upload' : undefined}
-          disabled={!text.trim() || action.busy || draft.uploading}
-          onClick={() => void send()}
-        >
-          Send
-        </button>
+        <span className="jp-CopilotRoom-destinations">
+          {chats && (
+            <button
+              type="button"
+              className="jp-mod-styled jp-CopilotRoom-say"
+              aria-label="Say to the room (people read it, the agent does not)"
+              title="Say to the room: people read it, the agent does not (Alt+Enter)"
+              disabled={!text.trim() || action.busy}
+              onClick={() => void say()}
+            >
+              Say to the room
+            </button>
+          )}
+          {asks && (
+            <button
+              type="button"
+              className="jp-mod-styled jp-mod-accept"
+              aria-label="Ask Copilot: send the prompt to the agent's queue"
+              title={draft.uploading ? 'Waiting for the images to upload' : 'Ask Copilot (Enter)'}
+              disabled={!text.trim() || action.busy || draft.uploading}
+              onClick={() => void send()}
+            >
+              Ask Copilot
+            </button>
+          )}
+        </span>
       </div>
       <Refusal action={action} />
       <Refusal action={stop} />
       <NoticeLine notice={notice} model={model} onDismiss={() => setNotice(null)} />
     </div>
   );
+}
+
+/** What the box says before anything is typed: where Enter sends it. */
+function placeholder(asks: boolean, chats: boolean): string {
+  if (!asks) {
+    return 'Say something to the room… (Enter says it; the agent does not read it)';
+  }
+  const chat = chats ? ', Alt+Enter says it to the room' : '';
+  return `Ask Copilot… (Enter asks${chat}, Shift+Enter for a new line, / skills, @ agents)`;
 }
 
 /** How many characters are left, shown once the text nears the limit. */

@@ -1,11 +1,12 @@
 /** The whole panel: status, waiting screen, transcript, cards, queue, people, prompt box. */
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
-import React, { useState } from 'react';
+import React, { useMemo, useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { IEarlierHistory } from '../history';
 import { IRoomModel } from '../model';
 import { isAdmitted, isAtTheDoor } from '../policy';
+import { QuoteBox } from '../quote';
 import { Cards } from './cards';
 import { claimedByLink, Door, HOST_CLAIMED } from './door';
 import { RoomHeader } from './header';
@@ -13,6 +14,7 @@ import { useSignal } from './hooks';
 import { People } from './people';
 import { PromptBox } from './promptbox';
 import { Queue } from './queue';
+import { QuoteContext } from './quote';
 import { Transcript } from './transcript';
 
 export function Room(props: {
@@ -21,10 +23,12 @@ export function Room(props: {
   rendermime: IRenderMimeRegistry;
   inputRef: React.RefObject<HTMLTextAreaElement>;
   history?: IEarlierHistory | null;
+  onExport?: () => void;
 }): JSX.Element {
   const { model, client, rendermime, inputRef, history } = props;
   useSignal(model.changed);
   const [claimed, setClaimed] = useState(claimedByLink);
+  const quotes = useMemo(() => new QuoteBox(), []);
   const me = model.me;
   if (me && !isAdmitted(me.role)) {
     return <Door me={me} client={client} claimed={claimed} onClaimed={() => setClaimed(true)} />;
@@ -33,36 +37,38 @@ export function Room(props: {
   const online = people.filter(p => p.online).length;
   const someoneWaits = people.some(p => isAtTheDoor(p.role));
   return (
-    <div className="jp-CopilotRoom-room">
-      <RoomHeader model={model} client={client} />
-      {claimed && me?.role === 'host' && (
-        <div className="jp-CopilotRoom-claimed" role="status">
-          <span>
-            {HOST_CLAIMED} You let people in, answer any card and change the room&apos;s settings.
-          </span>
-          <button
-            className="jp-mod-styled jp-CopilotRoom-small"
-            aria-label="Dismiss this message"
-            onClick={() => setClaimed(false)}
-          >
-            ×
-          </button>
-        </div>
-      )}
-      <Transcript model={model} rendermime={rendermime} history={history} />
-      {/* The tray scrolls on its own when cards, the queue and people are taller than it may
+    <QuoteContext.Provider value={quotes}>
+      <div className="jp-CopilotRoom-room">
+        <RoomHeader model={model} client={client} onExport={props.onExport} />
+        {claimed && me?.role === 'host' && (
+          <div className="jp-CopilotRoom-claimed" role="status">
+            <span>
+              {HOST_CLAIMED} You let people in, answer any card and change the room&apos;s settings.
+            </span>
+            <button
+              className="jp-mod-styled jp-CopilotRoom-small"
+              aria-label="Dismiss this message"
+              onClick={() => setClaimed(false)}
+            >
+              ×
+            </button>
+          </div>
+        )}
+        <Transcript model={model} rendermime={rendermime} history={history} />
+        {/* The tray scrolls on its own when cards, the queue and people are taller than it may
           be, so the transcript keeps some room and the prompt box stays in reach. */}
-      <div className="jp-CopilotRoom-tray">
-        <Cards model={model} client={client} />
-        <Queue model={model} client={client} />
-        <details className="jp-CopilotRoom-peopleBox">
-          <summary>
-            People ({online} online{someoneWaits ? ', someone is waiting' : ''})
-          </summary>
-          <People model={model} client={client} />
-        </details>
+        <div className="jp-CopilotRoom-tray">
+          <Cards model={model} client={client} />
+          <Queue model={model} client={client} />
+          <details className="jp-CopilotRoom-peopleBox">
+            <summary>
+              People ({online} online{someoneWaits ? ', someone is waiting' : ''})
+            </summary>
+            <People model={model} client={client} />
+          </details>
+        </div>
+        <PromptBox model={model} client={client} inputRef={inputRef} />
       </div>
-      <PromptBox model={model} client={client} inputRef={inputRef} />
-    </div>
+    </QuoteContext.Provider>
   );
 }

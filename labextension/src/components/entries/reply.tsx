@@ -9,6 +9,7 @@ import { IAssistantEntry } from '../../entries';
 import { IEntrySource, IRoomModel } from '../../model';
 import { loadRemoteImage, reloadChosenImages, REMOTE_IMAGE_CLASS } from '../../sanitize';
 import { useEntry } from '../hooks';
+import { QuoteButton } from '../quote';
 import { addCodeCopyButtons, copyCodeOnClick, CopyButton } from './copy';
 import { formatTime } from './time';
 
@@ -30,6 +31,9 @@ export function ReplyEntry(props: {
         <time className="jp-CopilotRoom-time">{formatTime(entry.ts)}</time>
         {entry.state !== 'streaming' && entry.body && (
           <CopyButton text={entry.body} label="Copy this reply" />
+        )}
+        {entry.state !== 'streaming' && (
+          <QuoteButton text={entry.body} who="Copilot" model={model} />
         )}
       </div>
       <Markdown text={entry.body} rendermime={props.rendermime} />
@@ -81,7 +85,7 @@ function isLastReply(model: IRoomModel, reply: IAssistantEntry): boolean {
  * A streaming reply is rendered block by block (../../blocks.ts), each block by a renderer of its
  * own: a finished block is rendered once and kept, only the open one again as the text grows, so
  * a long reply costs the same per frame as a short one. */
-function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX.Element {
+export function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX.Element {
   const { text, rendermime } = props;
   const host = useRef<HTMLDivElement>(null);
   const blocks = useRef<IBlock[]>([]);

@@ -1,0 +1,95 @@
+"""A room people talk in (issue 15): Bob says something to the room, Alice sees it apart from
+prompts, with its author and time, and quotes it into her prompt; an export made in the panel
+opens in JupyterLab as a notebook, and downloads as one that validates."""
+
+import json
+
+import nbformat
+from playwright.sync_api import expect
+
+from jupyter_copilot_room.agent.scripted_model import Reply
+
+from .panel import PROMPT, axe_violations, layout_problems, problems_at_every_look, show_room
+
+ROOM = "#jp-copilot-room"
+CHAT = ".jp-CopilotRoom-chat"
+SAID = "Let us use **pandas** here."
+
+
+def say(page, text):
+    box = page.locator(PROMPT)
+    expect(box).to_be_enabled(timeout=30_000)
+    box.fill(text)
+    page.get_by_role("button", name="Say to the room").click()
+    expect(box).to_have_value("", timeout=15_000)
+
+
+def test_bob_chats_and_alice_quotes_him_into_her_prompt(lab, model, open_lab, screenshot):
+    model.script = lambda request: Reply(f"Heard {len(request.prompt)} characters.")
+    bob = show_room(open_lab("bob"))
+    alice = show_room(open_lab("alice"))
+    say(bob, SAID)
+
+    chat = alice.locator(CHAT)
+    expect(chat).to_have_count(1, timeout=15_000)
+    expect(chat).to_contain_text("Bob")
+    expect(chat).to_contain_text("to the room")
+    expect(chat.locator("time")).to_have_count(1)
+    expect(chat.locator("strong")).to_have_text("pandas")  # Markdown, rendered
+    assert chat.evaluate("e => getComputedStyle(e).backgroundColor") != alice.locator(
+        ".jp-CopilotRoom-prompt, .jp-CopilotRoom-promptBox textarea"
+    ).first.evaluate("e => getComputedStyle(e).backgroundColor")
+    expect(alice.locator(".jp-CopilotRoom-queue .jp-CopilotRoom-queueItem")).to_have_count(0)
+
+    box = alice.locator(PROMPT)
+    box.fill("What do you think?")
+    chat.get_by_role("button", name="Quote into prompt").click()
+    expect(box).to_have_value(
+        "What do you think?\n\n> Bob said:\n>\n> Let us use **pandas** here.\n\n"
+    )
+    expect(box).to_be_focused()
+    alice.get_by_role("button", name="Ask Copilot").click()
+    reply = alice.locator(".jp-CopilotRoom-reply")
+    expect(reply).to_have_count(1, timeout=30_000)
+    assert any("pandas" in request.prompt for request in model.requests), "sent when quoted"
+
+    reply.get_by_role("button", name="Quote into prompt").click()
+    expect(box).to_have_value(f"> Copilot said:\n>\n> {reply.locator('p').first.inner_text()}\n\n")
+    problems = problems_at_every_look(
+        alice,
+        screenshot,
+        "chat-",
+        lambda page: (
+            axe_violations(page) + layout_problems(page, f"{CHAT}, .jp-CopilotRoom-promptBox")
+        ),
+    )
+    assert not problems, "\n".join(problems)
+
+
+def test_an_export_from_the_panel_opens_in_jupyterlab_and_downloads(lab, model, open_lab):
+    model.script = lambda request: Reply("Exported **reply**.")
+    alice = show_room(open_lab("alice"))
+    say(alice, "a word before the prompt")
+    box = alice.locator(PROMPT)
+    box.fill("please answer for the export")
+    box.press("Enter")
+    expect(alice.locator(".jp-CopilotRoom-reply")).to_have_count(1, timeout=30_000)
+
+    alice.get_by_role("button", name="Export the transcript").click()
+    dialog = alice.locator(".jp-Dialog")
+    expect(dialog.get_by_label("Export format")).to_have_value("ipynb")
+    with alice.expect_download() as download:
+        dialog.get_by_role("button", name="Download").click()
+    saved = download.value
+    assert saved.suggested_filename.endswith(".ipynb")
+    notebook = nbformat.read(saved.path(), as_version=4)
+    nbformat.validate(notebook)
+    sources = json.dumps([cell.source for cell in notebook.cells])
+    assert "please answer for the export" in sources and "a word before the prompt" in sources
+
+    alice.get_by_role("button", name="Export the transcript").click()
+    alice.locator(".jp-Dialog").get_by_role("button", name="Open in JupyterLab").click()
+    opened = alice.locator(".jp-NotebookPanel:visible")
+    expect(opened).to_have_count(1, timeout=30_000)
+    expect(opened.locator(".jp-MarkdownCell").filter(has_text="Exported reply")).to_have_count(1)
+    expect(alice.locator(".lm-TabBar-tab.jp-mod-current")).to_contain_text("copilot-room-")
