@@ -334,6 +334,27 @@ async def test_a_persons_running_cell_is_waited_for_and_their_own_client_keeps_w
     await eventually(lambda: room.document.meta.get("kernel_state") == "busy", timeout=5)
     await eventually(lambda: room.document.meta.get("kernel_state") == "idle", timeout=5)
 
+    # notebook_inspect: the agent reads the people's variables after approval, changing nothing.
+    await person.execute_interactive("import numpy as np\ngrid = np.arange(12).reshape(3, 4)")
+
+    def inspects(request):
+        if request.tool_results:
+            return Reply("Seen.")
+        names = ["grid", "done", "missing"]
+        return Reply(tool_calls=(ToolCall("notebook_inspect", {"path": PATH, "names": names}),))
+
+    model.script = inspects
+    prompt = (await api("bob", "POST", "prompts", body={"text": "what is grid?"})).json
+    card = await answer(api, room, "execute")
+    assert card["summary"] == f"inspect grid, done, missing in the kernel of {PATH}"
+    await eventually(lambda: prompt["id"] in finished(room), timeout=30)
+    said = model.requests[-1].tool_results[0]
+    assert "type: numpy.ndarray\nshape: (3, 4)\ndtype: int64\nmin: 0\nmax: 11" in said, said
+    assert "`done`:\ntype: builtins.str\nrepr: 'the person'" in said
+    assert "`missing`:\nnot defined" in said
+    added = "sorted(k for k in globals() if 'summar' in k or 'describe' in k or k == 'cut')"
+    assert await evaluate(person, added) == "[]", "the people's namespace is only read"
+
     # A cell longer than the room's execution timeout is interrupted, and the model told why.
     await api("alice", "PATCH", "settings", body={"execution_timeout": 1})
     await person.execute_interactive("import time", timeout=30)

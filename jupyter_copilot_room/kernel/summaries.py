@@ -58,6 +58,16 @@ def attach_summaries(text: str, values: Mapping[str, Any]) -> str:
     return f"{text.rstrip()}\n\nAttached from the notebook (summaries, not the data):\n\n{attached}"
 
 
+def describe_variables(names: list[str], namespace: Mapping[str, Any]) -> str:
+    """Each named variable's summary, or that it is not defined, within `TOTAL` characters: what
+    the agent's `notebook_inspect` reads (this runs inside the notebook's kernel)."""
+    parts = [
+        f"`{name}`:\n" + (summarize(namespace[name]) if name in namespace else "not defined")
+        for name in names
+    ]
+    return cut("\n\n".join(parts), TOTAL)
+
+
 def _is_dataframe(value: Any) -> bool:
     pandas = sys.modules.get("pandas")
     return pandas is not None and isinstance(value, pandas.DataFrame | pandas.Series)

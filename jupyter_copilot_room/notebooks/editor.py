@@ -77,6 +77,8 @@ class NotebookEditor:
                 )
             case "notebook_run_cells":
                 return (await self.run_cells(args, provenance)).text
+            case "notebook_inspect":
+                return await self.inspect(args["path"], args["names"])
         raise NotebookToolError(f"Unknown notebook tool {tool!r}.")
 
     async def read(self, path: str) -> str:
@@ -90,6 +92,8 @@ class NotebookEditor:
         real = self.resolve(path)
         if tool == "notebook_run_cells":
             return await self._describe_run(path, args["cell_ids"])
+        if tool == "notebook_inspect":
+            return await self._describe_inspect(path, args["names"])
         cells, _ = await self._cells(path)
         edit = {
             "notebook_insert_cell": lambda: Insert(
@@ -171,6 +175,28 @@ class NotebookEditor:
             details["waiting"] = (
                 "Someone's code is running in this kernel now: the agent's run waits for it to "
                 "finish."
+            )
+        return summary, details
+
+    async def inspect(self, path: str, names: list[str]) -> str:
+        """Summaries of the named variables in the notebook's kernel (after approval)."""
+        choice = await self.executions.choose(path, None)
+        return await self.executions.inspect(path, choice, names)
+
+    async def _describe_inspect(self, path: str, names: list[str]) -> tuple[str, dict]:
+        choice = await self.executions.choose(path, None)
+        summary = f"inspect {', '.join(names)} in the kernel of {path}"
+        if choice.kernel_id is None:
+            return summary + " (no kernel is running: it will fail)", {"path": path}
+        details = {
+            "path": path,
+            "kernel": choice.words(path),
+            "code": "# reads only: a short description of each variable\n"
+            + "\n".join(f"describe({name})" for name in names),
+        }
+        if self.executions.busy(choice):
+            details["waiting"] = (
+                "Someone's code is running in this kernel now: the agent waits for it to finish."
             )
         return summary, details
 

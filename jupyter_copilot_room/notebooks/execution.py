@@ -16,8 +16,10 @@ and after a run keeps following that kernel, so people's own executions show too
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
+import inspect
 import logging
 import queue
 import time
@@ -28,6 +30,7 @@ from typing import Any
 import nbformat
 from jupyter_client.session import Session
 
+from ..kernel import summaries
 from .outputs import Image, summarize
 from .tools import METADATA_KEY, NotebookToolError
 
@@ -283,6 +286,38 @@ class Executions:
     ) -> Ran:
         """Run `cells` (id, code, sink) in order; stop at the first error."""
         kernel_id = await self._kernel_for(path, choice)
+        async with self._connected(path, kernel_id) as (km, client, stop):
+            return await self._run_cells(path, kernel_id, km, client, cells, stop)
+
+    async def inspect(self, path: str, choice: KernelChoice, names: list[str]) -> str:
+        """A summary of each named variable in the notebook's kernel, changing nothing there
+        (a silent request: no execution count, no output in the notebook)."""
+        if choice.kernel_id is None:
+            raise NotebookToolError(
+                f"No kernel is running for {path}, so it has no variables yet: run its cells first."
+            )
+        async with self._connected(path, choice.kernel_id) as (km, client, stop):
+            self.on_kernel(path, "busy")
+            msg_id = client.execute(
+                "",
+                silent=True,
+                store_history=False,
+                allow_stdin=False,
+                user_expressions={"summary": inspection(names)},
+            )
+            reply = await self._reply(path, choice.kernel_id, km, client, msg_id, stop)
+        found = reply.get("user_expressions", {}).get("summary", {})
+        if found.get("status") != "ok":
+            raise NotebookToolError(
+                f"The kernel of {path} could not describe them ({found.get('ename', 'no answer')}: "
+                f"{found.get('evalue', '')}); notebook_inspect needs a Python (IPython) kernel."
+            )
+        return ast.literal_eval(found["data"]["text/plain"])
+
+    @contextlib.asynccontextmanager
+    async def _connected(self, path: str, kernel_id: str):
+        """The kernel to ourselves: after other runs of the room and people's running cells,
+        with a client of our own; afterwards the room follows the kernel's state."""
         lock = self._locks.setdefault(kernel_id, asyncio.Lock())
         async with lock:
             stop = self._running[kernel_id] = asyncio.Event()
@@ -294,7 +329,7 @@ class Executions:
                 client = km.client(session=_own_session(km))
                 client.start_channels()
                 await self._connect(client, km, path, stop)
-                return await self._run_cells(path, kernel_id, km, client, cells, stop)
+                yield km, client, stop
             finally:
                 self._running.pop(kernel_id, None)
                 if client is not None:
@@ -369,6 +404,28 @@ class Executions:
                 with contextlib.suppress(queue.Empty):
                     cell.take(await client.get_iopub_msg(timeout=POLL))
 
+    async def _reply(self, path, kernel_id, km, client, msg_id: str, stop) -> dict:
+        """The shell reply to our request, within the room's execution timeout."""
+        pid = _pid(km)
+        timeout = self.timeout()
+        deadline = time.monotonic() + timeout
+        while True:
+            if stop.is_set():
+                raise NotebookToolError("The turn was stopped, so the kernel was interrupted.")
+            if time.monotonic() > deadline:
+                await self._interrupt(kernel_id)
+                raise NotebookToolError(
+                    f"The kernel took longer than {timeout:.0f} s (the room's execution timeout) "
+                    "to answer, so it was interrupted."
+                )
+            try:
+                msg = await client.get_shell_msg(timeout=POLL)
+            except queue.Empty:
+                await self._check_alive(path, km, pid)
+                continue
+            if msg["parent_header"].get("msg_id") == msg_id:
+                return msg["content"]
+
     async def _connect(self, client, km, path: str, stop: asyncio.Event) -> None:
         """Until a kernel_info request's status comes back on iopub, the new iopub subscription
         may miss messages (ZeroMQ's slow joiner): ask until it does."""
@@ -429,6 +486,17 @@ class Executions:
                 task = asyncio.ensure_future(self._interrupt(kernel_id))
                 self._interrupting.add(task)
                 task.add_done_callback(self._interrupting.discard)
+
+
+def inspection(names: list[str]) -> str:
+    """The expression that describes `names` in an IPython kernel: the kernel API's summaries
+    (`kernel/summaries.py`, sent as source: the kernel's environment may lack this package),
+    run in a namespace of their own so the people's variables are only read."""
+    source = inspect.getsource(summaries)
+    return (
+        f"(lambda ns: (exec({source!r}, ns), "
+        f"ns['describe_variables']({names!r}, get_ipython().user_ns))[1])({{}})"
+    )
 
 
 def card_code(cells: list[tuple[str, str]]) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 CELL_TYPES = ("code", "markdown", "raw")
 MAX_SOURCE = 100_000
 MAX_RUN_CELLS = 50
+MAX_INSPECT_NAMES = 20
 METADATA_KEY = "copilot_room"
 
 
@@ -126,6 +127,27 @@ TOOLS = (
         },
         approval="execute",
     ),
+    ToolSpec(
+        "notebook_inspect",
+        "Describe variables of the notebook's running kernel without changing anything: each "
+        "one's type; for a DataFrame its shape, dtypes and first rows; for an array its shape, "
+        "dtype and statistics; otherwise a shortened repr. Waits for approval.",
+        {
+            "type": "object",
+            "properties": {
+                "path": _PATH,
+                "names": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "minItems": 1,
+                    "maxItems": MAX_INSPECT_NAMES,
+                    "description": "Variable names (Python identifiers) in the kernel.",
+                },
+            },
+            "required": ["path", "names"],
+        },
+        approval="execute",
+    ),
 )
 TOOL_NAMES = frozenset(spec.name for spec in TOOLS)
 
@@ -159,6 +181,14 @@ def validated(tool: str, arguments: Any) -> dict:
             raise NotebookToolError("`cell_ids` must be a list of cell ids (strings).")
         if not 1 <= len(ids) <= MAX_RUN_CELLS:
             raise NotebookToolError(f"`cell_ids` must name 1 to {MAX_RUN_CELLS} cells.")
+    if "names" in arguments:
+        names = arguments["names"]
+        if not isinstance(names, list) or not all(
+            isinstance(n, str) and n.isidentifier() for n in names
+        ):
+            raise NotebookToolError("`names` must be a list of variable names (identifiers).")
+        if not 1 <= len(names) <= MAX_INSPECT_NAMES:
+            raise NotebookToolError(f"`names` must name 1 to {MAX_INSPECT_NAMES} variables.")
     if len(arguments.get("source", "")) > MAX_SOURCE:
         raise NotebookToolError(f"`source` is longer than {MAX_SOURCE} characters.")
     return arguments
