@@ -130,3 +130,14 @@ async def test_a_refusal_is_understood(api, room):
     request_id, _ = await card(room)
     await api("alice", "POST", "approvals", request_id, body={"decision": "reject"})
     assert (await done(room, prompt_id)).startswith("Understood: that was not approved")
+
+
+async def test_the_demo_acknowledges_a_steering_message(api, room):
+    await ready(api, room)
+    prompt_id = await prompt(api, room, "run a command")
+    request_id, _ = await card(room)
+    steer = {"text": "only the top level, please"}
+    assert (await api("alice", "POST", "prompts", prompt_id, "steer", body=steer)).code == 201
+    await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
+    reply = await done(room, prompt_id)
+    assert reply.startswith("Noted, alice: “only the top level, please”."), reply

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
-from .scripted_model import ModelRequest, Reply, ToolCall
+from .scripted_model import ModelRequest, Reply, ToolCall, text_of
 
 DEMO_MODEL = "demo-model"
 DEMO_LABEL = "demo model"
@@ -43,6 +44,8 @@ approvals, the notebook edits, the transcript. It can do exactly these (try them
 - **run a command**: I ask to list the repository's files; the person who asked (or a host)
   approves or rejects it.
 - **ask me a question**: I ask *you* something, with choices.
+- **steer me**: while your prompt runs (say, while a card waits), press **Steer** beside it
+  and tell me something; I acknowledge it before I go on.
 
 To use Copilot itself, start the server with `COPILOT_GITHUB_TOKEN` set (or log in with the
 Copilot CLI), or configure your own model with `c.CopilotRoom.provider`."""
@@ -65,6 +68,7 @@ DEMO_CELLS = (
 NOT_APPROVED = re.compile(r"reject|denied|declined|not approved|nobody answered", re.IGNORECASE)
 SKILL = re.compile(r'<skill-context name="([^"]+)">')
 AGENT = re.compile(r'custom agent "([^"]+)"')
+STEERING = re.compile(r"\[([^\]]+)\] \(steering\): ([^\n]*)")
 
 
 class DemoScript:
@@ -74,6 +78,14 @@ class DemoScript:
         self.repository = repository
 
     def __call__(self, request: ModelRequest) -> Reply:
+        reply = self._answer(request)
+        if ROOM_MARKER in request.system and (steered := steering(request)) is not None:
+            who, said = steered
+            note = f"Noted, {who}: “{said[:200]}”. I take it into account from here."
+            reply = replace(reply, text=f"{note}\n\n{reply.text}".strip())
+        return reply
+
+    def _answer(self, request: ModelRequest) -> Reply:
         if ROOM_MARKER not in request.system:
             return self._sub_agent()
         if request.tool_results:
@@ -295,3 +307,15 @@ def _last_arguments(request: ModelRequest) -> dict:
         if message.get("role") == "assistant" and message.get("tool_calls"):
             return json.loads(message["tool_calls"][-1]["function"]["arguments"])
     return {}
+
+
+def steering(request: ModelRequest) -> tuple[str, str] | None:
+    """The last steering message (`[login] (steering): text`) since the model last said
+    something (a bare tool call says nothing: the runtime adds some of its own)."""
+    found = None
+    for message in reversed(request.messages):
+        if message.get("role") == "assistant" and text_of(message).strip():
+            break
+        if message.get("role") == "user" and (match := STEERING.search(text_of(message))):
+            found = found or (match.group(1), match.group(2).strip())
+    return found
