@@ -163,7 +163,9 @@ class Chip(Strict):
     `notebook`: a whole notebook; `cells`: cells of a notebook by id; `file`: a file;
     `selection`: lines `start_line`..`end_line` (1-based) of a file; `output`: one output of a
     notebook cell, captured as the person saw it (`text`, or an image as base64 `data`).
-    Notebooks, cells, files and selections are read when the turn starts, the output now.
+    Notebooks, cells, files and selections are read when the turn starts, the output now. The
+    room stores an output's image like an uploaded one and records it by `id` (the sha256 of its
+    bytes, in `state_dir/attachments/`) and `bytes`, never `data` (earlier records hold it).
     """
 
     kind: Literal["notebook", "cells", "file", "selection", "output"]
@@ -179,6 +181,8 @@ class Chip(Strict):
     data: str | None = Field(
         None, max_length=(MAX_IMAGE_BYTES + 2) // 3 * 4, pattern=r"^[A-Za-z0-9+/]*={0,2}$"
     )
+    id: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    bytes: int | None = None  # set by the room with `id`
 
 
 #: What a prompt may carry besides its text (`Attachment`, `room/attachments.py`).

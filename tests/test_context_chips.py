@@ -4,6 +4,7 @@ deleted meanwhile is said to the model and in the room; bad chips are a clear 40
 prompt's chips survive a restart."""
 
 import base64
+import hashlib
 import json
 import struct
 import zlib
@@ -93,7 +94,9 @@ async def test_selected_cells_reach_the_model_from_the_live_notebook_and_a_delet
     person.close()
 
 
-async def test_an_output_image_goes_to_the_model_as_an_image(api, room, model, jp_root_dir):
+async def test_an_output_image_goes_to_the_model_as_an_image(
+    api, room, model, jp_root_dir, state_dir
+):
     write_notebook(jp_root_dir / "plot.ipynb", ["plot()"])
     await ready(api, room)
     model.script = lambda request: Reply("A red square.")
@@ -113,6 +116,12 @@ async def test_an_output_image_goes_to_the_model_as_an_image(api, room, model, j
     [prompt] = [e for e in entries(room, "prompt") if e["id"] == r.json["id"]]
     assert prompt["chips"][0]["bytes"] == len(base64.b64decode(png))
     assert "data" not in prompt["chips"][0], "the image's bytes stay out of the document"
+    # The image is stored once, by the sha256 of its bytes, and the record names it by that.
+    image_id = hashlib.sha256(base64.b64decode(png)).hexdigest()
+    assert prompt["chips"][0]["id"] == image_id
+    assert (state_dir / "attachments" / image_id).read_bytes() == base64.b64decode(png)
+    transcript = (state_dir / "transcript.jsonl").read_text()
+    assert png not in transcript, "the transcript holds no image bytes"
 
 
 BAD_CHIPS = [
@@ -148,10 +157,20 @@ BAD_CHIPS = [
         "at most",
     ),
     ({"kind": "output", "path": "n.ipynb", "cell_ids": ["a"], "mime": "text/html"}, "mime"),
+    (
+        {
+            "kind": "output",
+            "path": "n.ipynb",
+            "cell_ids": ["a"],
+            "mime": "image/png",
+            "data": base64.b64encode(b"hello").decode(),
+        },
+        "are not a PNG, JPEG, GIF or WebP image",
+    ),
 ]
 
 
-async def test_bad_chips_are_a_clear_400(api, room, jp_root_dir):
+async def test_bad_chips_are_a_clear_400(api, room, jp_root_dir, state_dir):
     write_notebook(jp_root_dir / "n.ipynb", ["a = 1"])
     (jp_root_dir / "notes.txt").write_text("one\ntwo\n")
     for chip, says in BAD_CHIPS:
@@ -161,6 +180,7 @@ async def test_bad_chips_are_a_clear_400(api, room, jp_root_dir):
     r = await api("bob", "POST", "prompts", body={"text": "look", "chips": [BAD_CHIPS[0][0]] * 9})
     assert (r.code, r.json["error"]) == (400, "invalid_body")
     assert not room.queue.waiting_by("bob")
+    assert not (state_dir / "attachments").exists(), "no refused image is stored"
 
 
 async def test_a_queued_prompts_chips_survive_a_restart(tmp_path):

@@ -6,8 +6,9 @@ submitted (`check`: inside the server's root, the fields its kind needs, bounded
 what it names when the turn starts (`expand`): from the live shared document when the notebook or
 file is open, else from disk, so the model sees what the chip says now. Something named that no
 longer exists (a deleted cell, a removed file) is said to the model and returned as `missing`, for
-the room to show; it is never silently dropped. An output's image goes to the model as an image
-attachment (`agent.base.Image`).
+the room to show; it is never silently dropped. An output's image is stored like an uploaded image
+(`store_images`, `room/attachments.py`) and goes to the model as an image attachment
+(`agent.base.Image`).
 """
 
 from __future__ import annotations
@@ -16,14 +17,17 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from ..agent.base import Image
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, NotFound
 from ..events import MAX_IMAGE_BYTES, Chip
 from .editor import NotebookEditor
 from .edits import source_of
 from .tools import NotebookToolError
+
+if TYPE_CHECKING:
+    from ..room.attachments import AttachmentStore
 
 #: What the model is given of one cell's source, one output's text, one file.
 MAX_SOURCE = 20_000
@@ -37,7 +41,7 @@ _FIELDS = {
     "cells": {"cell_ids"},
     "file": set(),
     "selection": {"start_line", "end_line"},
-    "output": {"cell_ids", "mime", "text", "data"},
+    "output": {"cell_ids", "mime", "text", "data", "id"},
 }
 
 
@@ -47,7 +51,16 @@ def check(chips: list[Chip] | None, editor: NotebookEditor | None) -> None:
         where = f"Context chip {n} ({chip.kind} {chip.path!r})"
         extra = {
             name
-            for name in ("cell_ids", "start_line", "end_line", "mime", "text", "data")
+            for name in (
+                "cell_ids",
+                "start_line",
+                "end_line",
+                "mime",
+                "text",
+                "data",
+                "id",
+                "bytes",
+            )
             if getattr(chip, name) is not None
         } - _FIELDS[chip.kind]
         if extra:
@@ -77,13 +90,16 @@ def check(chips: list[Chip] | None, editor: NotebookEditor | None) -> None:
 def _check_output(where: str, chip: Chip) -> None:
     if chip.cell_ids is None or len(chip.cell_ids) != 1:
         _refuse(f"{where} names the cell the output came from: one id in cell_ids.")
-    if (chip.text is None) == (chip.data is None):
-        _refuse(f"{where} holds either text or an image (data), one of them.")
+    if sum(v is not None for v in (chip.text, chip.data, chip.id)) != 1:
+        _refuse(
+            f"{where} holds either text or an image (data, or the id of an uploaded one), "
+            "one of them."
+        )
     if chip.text is not None and chip.mime not in (None, "text/plain"):
         _refuse(f"{where}: a text output is text/plain.")
+    if chip.text is None and (chip.mime is None or chip.mime == "text/plain"):
+        _refuse(f"{where}: an image needs its type (mime), e.g. image/png.")
     if chip.data is not None:
-        if chip.mime is None or chip.mime == "text/plain":
-            _refuse(f"{where}: an image needs its type (mime), e.g. image/png.")
         try:
             size = len(base64.b64decode(chip.data, validate=True))
         except (binascii.Error, ValueError):
@@ -96,6 +112,26 @@ def _refuse(message: str) -> NoReturn:
     raise InvalidRequest(message, code="invalid_chip")
 
 
+def store_images(chips: list[Chip] | None, store: AttachmentStore) -> list[Chip]:
+    """The chips as their record holds them: an output's image checked like an upload (a clear
+    4xx when it is not the image it claims), stored once, named by `id` and `bytes`."""
+    stored = []
+    for n, chip in enumerate(chips or [], start=1):
+        if chip.data is not None:
+            upload = store.add(base64.b64decode(chip.data), chip.mime or "")
+        elif chip.id is not None:
+            upload = store.describe(chip.id)
+            if upload.mime != chip.mime:
+                _refuse(f"Context chip {n}: the image {chip.id} is {upload.mime}, not {chip.mime}.")
+        else:
+            stored.append(chip)
+            continue
+        stored.append(
+            chip.model_copy(update={"data": None, "id": upload.id, "bytes": upload.bytes})
+        )
+    return stored
+
+
 @dataclass
 class Context:
     """The chips as the model gets them: text after the prompt, images beside it."""
@@ -106,7 +142,9 @@ class Context:
     missing: list[str] = field(default_factory=list)
 
 
-async def expand(chips: list[Chip] | None, editor: NotebookEditor | None) -> Context:
+async def expand(
+    chips: list[Chip] | None, editor: NotebookEditor | None, store: AttachmentStore
+) -> Context:
     context = Context()
     if not chips:
         return context
@@ -115,14 +153,16 @@ async def expand(chips: list[Chip] | None, editor: NotebookEditor | None) -> Con
         "notebooks and files from the live shared document):"
     ]
     for n, chip in enumerate(chips, start=1):
-        parts.append(f"[{n}] " + await _expand_one(chip, editor, context))
+        parts.append(f"[{n}] " + await _expand_one(chip, editor, context, store))
     context.text = "\n\n".join(parts)
     return context
 
 
-async def _expand_one(chip: Chip, editor: NotebookEditor | None, context: Context) -> str:
+async def _expand_one(
+    chip: Chip, editor: NotebookEditor | None, context: Context, store: AttachmentStore
+) -> str:
     if chip.kind == "output":
-        return _output_chip(chip, context)
+        return _output_chip(chip, context, store)
     if editor is None:
         return _gone(context, f"{chip.path} could not be read: this room reads no files.")
     try:
@@ -167,12 +207,20 @@ async def _expand_one(chip: Chip, editor: NotebookEditor | None, context: Contex
     return "\n\n".join(lines)
 
 
-def _output_chip(chip: Chip, context: Context) -> str:
+def _output_chip(chip: Chip, context: Context, store: AttachmentStore) -> str:
     cell = (chip.cell_ids or ["?"])[0]
-    if chip.data is not None:
-        size = len(base64.b64decode(chip.data))
+    data = chip.data
+    if chip.id is not None:
+        try:
+            data = base64.b64encode(store.path(chip.id).read_bytes()).decode()
+        except (NotFound, OSError):
+            return _gone(
+                context, f"The image output of cell {cell} in {chip.path} is no longer stored."
+            )
+    if data is not None:
+        size = len(base64.b64decode(data))
         name = f"output of cell {cell} in {chip.path}"
-        context.images.append(Image(mime=chip.mime or "image/png", data=chip.data, name=name))
+        context.images.append(Image(mime=chip.mime or "image/png", data=data, name=name))
         return (
             f"An output of cell {cell} in notebook {chip.path}: {chip.mime}, {size:,} bytes, "
             "attached as an image."

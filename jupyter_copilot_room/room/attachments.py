@@ -97,7 +97,7 @@ def inspect(data: bytes, declared: str) -> Upload:
         raise _too_many_pixels(None, None) from None
     except UnidentifiedImageError:
         raise InvalidRequest(
-            f"The upload is not a {declared} image (its bytes are no PNG, JPEG, GIF or WebP).",
+            f"The bytes sent as {declared} are not a PNG, JPEG, GIF or WebP image.",
             code="not_an_image",
         ) from None
     except (OSError, SyntaxError, ValueError, EOFError) as err:

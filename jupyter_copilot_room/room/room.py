@@ -429,6 +429,8 @@ class Room:
                 "when one of them has started (or withdraw one).",
                 code="too_many_waiting",
             )
+        # Last of the checks, first to write: an output's image joins the attachments' store.
+        chips = context.store_images(body.chips, self.attachments)
         prompt_id = uuid.uuid4().hex
         record = self.recorder.commit(
             "prompt.submitted",
@@ -438,7 +440,7 @@ class Room:
                 text=body.text,
                 target=body.target,
                 origin=body.origin,
-                chips=body.chips or None,
+                chips=chips or None,
                 attachments=attached or None,
             ),
         )
@@ -448,7 +450,7 @@ class Room:
             body.text,
             body.target,
             record.ts,
-            body.chips or (),
+            chips,
             attached,
         )
         position = self.queue.position(prompt_id)

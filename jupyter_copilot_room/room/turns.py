@@ -181,7 +181,7 @@ class Turns:
             self.settings.current.turn_timeout, lambda: self.spawn(self._overdue(turn))
         )
         text = self._expand(prompt)
-        chips = await context.expand(list(prompt.chips), self.notebooks)
+        chips = await context.expand(list(prompt.chips), self.notebooks, self.attachments)
         for sentence in chips.missing:  # said in the room too: nothing is dropped silently
             self.recorder.commit("system", None, SystemNote(text=f"Context chip: {sentence}"))
         images, files, gone = self.attachments.for_turn(prompt.attachments, self.notebooks)
