@@ -17,6 +17,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from .harness import config
 from .harness.helpers import eventually, finished, ready
+from .test_context_chips import tiny_png
 from .test_notebooks import join_notebook, write_notebook
 
 PATH = "live.ipynb"
@@ -265,11 +266,16 @@ async def test_the_model_gets_errors_by_their_last_frames_and_big_outputs_cut(
     big = "print('x' * 5_000_000)"
     failing = "def inner():\n    return 1 / 0\n\ndef outer():\n    return inner()\n\nouter()"
     crash = "import os\nos._exit(1)"
-    cells = write_notebook(jp_root_dir / PATH, [big, failing, "never = 'ran'", crash]).cells
+    image = (
+        "import base64\nfrom IPython.display import Image\n"
+        f"Image(data=base64.b64decode({tiny_png()!r}))"
+    )
+    sources = [big, image, failing, "never = 'ran'", crash]
+    cells = write_notebook(jp_root_dir / PATH, sources).cells
     await ready(api, room)
     await open_session(jp_fetch)
     person = await join_notebook(jp_fetch, jp_http_port, jp_base_url, PATH)
-    await eventually(lambda: person.notebook.cell_number == 4, timeout=30, what="the sync")
+    await eventually(lambda: person.notebook.cell_number == 5, timeout=30, what="the sync")
 
     def run(ids):
         def script(request):
@@ -281,7 +287,7 @@ async def test_the_model_gets_errors_by_their_last_frames_and_big_outputs_cut(
 
         return script
 
-    model.script = run([c.id for c in cells[:3]])
+    model.script = run([c.id for c in cells[:4]])
     prompt = (await api("bob", "POST", "prompts", body={"text": "big and broken"})).json
     await answer(api, room, "execute")
     await eventually(lambda: prompt["id"] in finished(room), timeout=60)
@@ -293,13 +299,16 @@ async def test_the_model_gets_errors_by_their_last_frames_and_big_outputs_cut(
     assert "inner()" in said and "return 1 / 0" in said, "the frames where it failed"
     assert "\x1b[" not in said
     assert "the 1 cell(s) after it did not run" in said
+    # Described in words. The adapter also returns it as the tool's image result, but runtime
+    # 1.0.102 does not pass a tool's images on to a provider's model (docs/architecture.md).
+    assert "image/png 2x2" in said, "the image described in words"
     live = await live_notebook(jp_serverapp)
     assert live.get_cell(0)["outputs"][0]["text"] == "x" * 5_000_000 + "\n", "kept whole"
-    assert live.get_cell(2)["outputs"] == []
+    assert live.get_cell(3)["outputs"] == []
     await eventually(lambda: len(text_of(cell_outputs(person, 0))) == 5_000_001, timeout=10)
 
     # A kernel that dies mid-run is a clear failure, not a hang.
-    model.script = run([cells[3].id])
+    model.script = run([cells[4].id])
     prompt = (await api("bob", "POST", "prompts", body={"text": "crash"})).json
     await answer(api, room, "execute")
     await eventually(lambda: prompt["id"] in finished(room), timeout=30)
