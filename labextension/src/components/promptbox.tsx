@@ -200,9 +200,11 @@ export function PromptBox(props: {
   return (
     <div
       className="jp-CopilotRoom-promptBox"
-      onDragOver={event => event.dataTransfer.types.includes('Files') && event.preventDefault()}
+      onDragOver={event =>
+        asks && event.dataTransfer.types.includes('Files') && event.preventDefault()
+      }
       onDrop={event => {
-        if (event.dataTransfer.files.length) {
+        if (asks && event.dataTransfer.files.length) {
           event.preventDefault();
           draft.addImages(filesOf(event.dataTransfer));
         }
@@ -243,7 +245,7 @@ export function PromptBox(props: {
         onKeyDown={onKeyDown}
         onPaste={event => {
           const files = filesOf(event.clipboardData);
-          if (files.length) {
+          if (asks && files.length) {
             event.preventDefault(); // an image, not its name as text
             draft.addImages(files);
           }
