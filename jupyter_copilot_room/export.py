@@ -2,11 +2,11 @@
 (`GET transcript?format=ipynb|md`).
 
 Built from the transcript's records (the audit trail), not from the document, so an export holds
-the whole room, also what left the live window. Prompts, replies and chat messages become
-Markdown with their author and time; the commands the agent ran (a tool call with a `command`
-argument: the runtime's shell) become code cells holding the command and its output as recorded
-(`%%bash`, so they run again in a Python kernel); other tool calls, permission requests and
-questions with their answers, aborts and errors become short notes.
+the whole room, also what left the live window. Prompts, replies, chat and steering messages
+become Markdown with their author and time; the commands the agent ran (a tool call with a
+`command` argument: the runtime's shell) become code cells holding the command and its output as
+recorded (`%%bash`, so they run again in a Python kernel); other tool calls, permission requests
+and questions with their answers, aborts and errors become short notes.
 """
 
 from __future__ import annotations
@@ -100,7 +100,10 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
             case ev.PromptRef() if record.kind == "prompt.started" and p.id in prompts:
                 asked, prompt = prompts.pop(p.id)
                 target = f" ({_target(prompt.target)})" if prompt.target else ""
-                said(asked, "prompt", f"**{who(asked.actor)}** asked Copilot{target}", prompt.text)
+                attached = [a.name or a.path or a.kind for a in prompt.attachments or ()]
+                more = f"\n\n*Attached: {', '.join(attached)}*" if attached else ""
+                heading = f"**{who(asked.actor)}** asked Copilot{target}"
+                said(asked, "prompt", heading, prompt.text + more)
             case ev.PromptRef() if record.kind == "abort":
                 note(record, f"{who(record.actor)} aborted the running turn.")
             case ev.AssistantMessage() if p.kind == "assistant" and p.text:
@@ -108,6 +111,8 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
                 said(record, "assistant", "**Copilot**", p.text + stopped)
             case ev.ChatMessage():
                 said(record, "chat", f"**{who(record.actor)}** said to the room", p.text)
+            case ev.Steering():
+                said(record, "steering", f"**{who(record.actor)}** steered the turn", p.text)
             case ev.ToolStarted():
                 command = p.arguments.get("command")
                 if isinstance(command, str) and command.strip():

@@ -60,6 +60,15 @@ export function RoomSettings(props: { client: IRoomClient }): JSX.Element {
             />
             The agent&apos;s notebook edits approve themselves (commands always ask)
           </label>
+          <label className="jp-CopilotRoom-checkbox">
+            <input
+              type="checkbox"
+              checked={settings.viewers_can_chat}
+              disabled={action.busy}
+              onChange={event => change({ viewers_can_chat: event.target.checked })}
+            />
+            Viewers may say things to the room (never prompts)
+          </label>
           {NUMBERS.map(({ name, label, unit }) => (
             <NumberField
               key={`${name}-${settings[name]}`}

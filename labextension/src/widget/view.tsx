@@ -1,20 +1,23 @@
 /**
  * The room in a notebook output: the panel's own components in a compact column of a fixed
  * height that fits a notebook's width. The page's one room connection (../room.ts), so every
- * reader sees it with their own role: a viewer gets no prompt box, someone outside the room the
- * door. Both the ipywidgets view and the saved-output renderer show this.
+ * reader sees it with their own role: a viewer gets no prompt box (only "Say to the room" while
+ * hosts let viewers chat), someone outside the room the door. Both the ipywidgets view and the
+ * saved-output renderer show this.
  */
 import { ReactWidget } from '@jupyterlab/ui-components';
-import React, { useRef } from 'react';
+import React, { useMemo, useRef } from 'react';
 
 import { Cards } from '../components/cards';
 import { Door } from '../components/door';
 import { RoomHeader } from '../components/header';
 import { useSignal } from '../components/hooks';
 import { PromptBox } from '../components/promptbox';
+import { QuoteContext } from '../components/quote';
 import { Queue } from '../components/queue';
 import { Transcript } from '../components/transcript';
-import { isAdmitted, maySubmit, whyNoPrompt } from '../policy';
+import { isAdmitted, mayChat, maySubmit, whyNoPrompt } from '../policy';
+import { QuoteBox } from '../quote';
 import { IRoom } from '../room';
 import { IViewOptions } from './options';
 
@@ -23,6 +26,7 @@ export function RoomOutput(props: { room: IRoom; options: IViewOptions }): JSX.E
   const { model, client } = room;
   useSignal(model.changed);
   const input = useRef<HTMLTextAreaElement>(null);
+  const quotes = useMemo(() => new QuoteBox(), []);
   const me = model.me;
   const show = new Set(options.parts);
   // Keys typed here are the room's (Enter sends, Escape closes a picker), never the notebook's
@@ -33,7 +37,9 @@ export function RoomOutput(props: { room: IRoom; options: IViewOptions }): JSX.E
       data-lm-suppress-shortcuts="true"
       style={fixed ? { height: options.height } : undefined}
     >
-      {children}
+      <QuoteContext.Provider value={show.has('prompt') ? quotes : null}>
+        {children}
+      </QuoteContext.Provider>
     </div>
   );
   if (me && !isAdmitted(me.role)) {
@@ -56,7 +62,7 @@ export function RoomOutput(props: { room: IRoom; options: IViewOptions }): JSX.E
       )}
       {show.has('prompt') &&
         me &&
-        (maySubmit(me) ? (
+        (maySubmit(me) || mayChat(me) ? (
           <PromptBox model={model} client={client} inputRef={input} />
         ) : (
           <div className="jp-CopilotRoom-reason jp-CopilotRoom-widgetReason">{whyNoPrompt(me)}</div>
