@@ -13,6 +13,7 @@ import zlib
 import pytest
 from PIL import Image
 
+from jupyter_copilot_room import eventlog
 from jupyter_copilot_room.agent.scripted_model import Reply
 from jupyter_copilot_room.protocol import PromptBody
 
@@ -209,3 +210,21 @@ async def test_a_queued_prompts_images_survive_a_restart(tmp_path):
         ("image/png", png, "shot.png")
     ]
     await again.stop()
+
+
+def test_redacted_events_keep_what_an_attachment_is_but_not_its_name_or_path():
+    data = {
+        "actor": "bob",
+        "payload": {
+            "text": "look",
+            "attachments": [
+                {"kind": "image", "id": "a" * 64, "name": "my-face.png", "bytes": 10},
+                {"kind": "file", "path": "private/plan.md", "name": "plan.md", "bytes": 3},
+            ],
+        },
+    }
+    redacted = eventlog.redact("", data)
+    assert redacted["payload"]["attachments"] == [
+        {"kind": "image", "id": "a" * 64, "name": "[redacted]", "bytes": 10},
+        {"kind": "file", "path": "[redacted]", "name": "[redacted]", "bytes": 3},
+    ]
