@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import traitlets
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from .statefiles import write_json_atomically
+from .statefiles import write_cache
 
 
 class Policy(StrEnum):
@@ -152,4 +152,4 @@ class SettingsStore:
         self.current = RoomSettings.model_validate({**self.current.model_dump(), **known})
 
     def save(self) -> None:
-        write_json_atomically(self.path, self._overrides)
+        write_cache(self.path, self._overrides)

@@ -65,6 +65,15 @@ def write_json_atomically(path: Path, data: dict) -> None:
         raise
 
 
+def write_cache(path: Path, data: dict) -> None:
+    """Write a cache of what the transcript already holds. It is rebuilt at every start, so a
+    write that fails (a full disk) must not fail the command that was recorded: it is logged."""
+    try:
+        write_json_atomically(path, data)
+    except OSError as err:
+        log.warning("Could not write %s (%s); the transcript holds the change.", path, err)
+
+
 def read_json(path: Path) -> dict | None:
     """The file's object, or None when it does not exist yet."""
     try:

@@ -176,3 +176,26 @@ async def test_what_the_agent_reports_while_the_disk_is_full_fails_its_turn_once
     r = await api("bob", "POST", "prompts", body={"text": "say next"})
     assert r.code == 202
     await eventually(lambda: len(finished(room)) == 2, what="the next prompt to run")
+
+
+def test_a_cache_file_that_cannot_be_written_fails_no_recorded_command(servers):
+    """settings.json and admissions.json only cache what the transcript holds: when they cannot
+    be written (here: a directory stands in their place), the recorded change still stands,
+    answered 200, and a restart rebuilds it from the transcript."""
+    server = servers()
+    server.start()
+    assert server.api("dave", "GET", "room")[0] == 200  # dave waits at the door
+    for cache in ("settings.json", "admissions.json"):
+        (server.state_dir / cache).unlink(missing_ok=True)
+        (server.state_dir / cache).mkdir()
+
+    code, body = server.api("alice", "PATCH", "settings", {"max_waiting_prompts": 7})
+    assert code == 200, body
+    code, body = server.api("alice", "POST", "admissions/dave", {"decision": "member"})
+    assert code == 200, body
+    assert "Could not write" in server.log.read_text()
+
+    server.stop()
+    server.start()
+    assert server.api("alice", "GET", "settings")[1]["max_waiting_prompts"] == 7
+    assert server.api("dave", "GET", "room")[1]["me"]["role"] == "member"

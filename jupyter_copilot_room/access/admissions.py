@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import Conflict
 from ..settings import Policy
-from ..statefiles import write_json_atomically
+from ..statefiles import write_cache
 from .roles import Role
 
 
@@ -109,4 +109,4 @@ class AdmissionBook:
 def save_decisions(path: Path, book: AdmissionBook) -> None:
     """Write the cache of decisions (the transcript is their source; this file is rebuilt from it
     at every start), atomically: a crash never leaves half a file."""
-    write_json_atomically(path, book.to_json())
+    write_cache(path, book.to_json())
