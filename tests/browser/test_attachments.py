@@ -10,7 +10,13 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply
 
-from .panel import layout_problems, problems_at_every_look, prompt_box_problems, show_room
+from .panel import (
+    axe_violations,
+    layout_problems,
+    problems_at_every_look,
+    prompt_box_problems,
+    show_room,
+)
 
 
 def png(color) -> bytes:
@@ -58,6 +64,7 @@ def test_a_member_sends_two_images_and_a_viewer_enlarges_one(open_lab, model, sc
             prompt_box_problems(page) + layout_problems(page, ".jp-CopilotRoom-draftAttachments")
         ),
     )
+    problems += axe_violations(bob, ".jp-CopilotRoom-promptBox")
     bob.locator(".jp-CopilotRoom-input").press("Enter")
     expect(bob.locator(".jp-CopilotRoom-input")).to_have_value("", timeout=15_000)
     expect(thumbs).to_have_count(0)  # the box is empty for the next prompt
@@ -71,6 +78,7 @@ def test_a_member_sends_two_images_and_a_viewer_enlarges_one(open_lab, model, sc
         "attachments-transcript-",
         lambda page: layout_problems(page, ".jp-CopilotRoom-prompt"),
     )
+    problems += axe_violations(carol, ".jp-CopilotRoom-prompt")
     carol.get_by_role("button", name="Enlarge blue.png").click()
     enlarged = carol.locator(".jp-Dialog img.jp-CopilotRoom-enlarged")
     expect(enlarged).to_be_visible()
