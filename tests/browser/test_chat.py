@@ -9,7 +9,15 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply
 
-from .panel import PROMPT, axe_violations, layout_problems, problems_at_every_look, show_room
+from ..harness.pages import page_api
+from .panel import (
+    PROMPT,
+    axe_violations,
+    layout_problems,
+    problems_at_every_look,
+    set_sidebar_width,
+    show_room,
+)
 
 ROOM = "#jp-copilot-room"
 CHAT = ".jp-CopilotRoom-chat"
@@ -66,7 +74,9 @@ def test_bob_chats_and_alice_quotes_him_into_her_prompt(lab, model, open_lab, sc
     assert not problems, "\n".join(problems)
 
 
-def test_an_export_from_the_panel_opens_in_jupyterlab_and_downloads(lab, model, open_lab):
+def test_an_export_opens_in_jupyterlab_and_downloads_and_viewers_chat_when_allowed(
+    lab, model, open_lab, screenshot
+):
     model.script = lambda request: Reply("Exported **reply**.")
     alice = show_room(open_lab("alice"))
     say(alice, "a word before the prompt")
@@ -93,3 +103,15 @@ def test_an_export_from_the_panel_opens_in_jupyterlab_and_downloads(lab, model, 
     expect(opened).to_have_count(1, timeout=30_000)
     expect(opened.locator(".jp-MarkdownCell").filter(has_text="Exported reply")).to_have_count(1)
     expect(alice.locator(".lm-TabBar-tab.jp-mod-current")).to_contain_text("copilot-room-")
+
+    # A viewer chats only once a host allows it, and then has no way to prompt.
+    allowed = page_api(alice, "PATCH", "settings", {"viewers_can_chat": True})
+    assert allowed["status"] == 200, allowed
+    carol = show_room(open_lab("carol"))
+    set_sidebar_width(carol, 250)
+    expect(carol.get_by_role("button", name="Ask Copilot")).to_have_count(0)
+    expect(carol.get_by_role("button", name="Export the transcript")).to_have_count(0)
+    say(carol, "a viewer says hello")
+    expect(alice.locator(CHAT).filter(has_text="a viewer says hello")).to_have_count(1)
+    screenshot(carol.locator(ROOM), "viewer-chat-250px")
+    assert not layout_problems(carol, ".jp-CopilotRoom-promptBox")
