@@ -1,6 +1,7 @@
 """Images with a prompt, in the panel (issue 15): bob picks one image and pastes another into the
-prompt box, sees both as thumbnails (a PDF is refused with a clear message) and sends; carol, a
-viewer, sees the thumbnails in the transcript and enlarges one; the model got both images."""
+prompt box, sees both as thumbnails (a PDF is refused with a clear message), attaches a repository
+file and sends; carol, a viewer, sees the thumbnails in the transcript and enlarges one; the model
+got both images and the file."""
 
 import base64
 import io
@@ -38,7 +39,9 @@ def paste_image(page, data: bytes, name: str) -> None:
     )
 
 
-def test_a_member_sends_two_images_and_a_viewer_enlarges_one(open_lab, model, screenshot, tmp_path):
+def test_a_member_sends_two_images_and_a_viewer_enlarges_one(
+    lab, open_lab, model, screenshot, tmp_path
+):
     model.script = lambda request: Reply("Two rectangles, red and blue.")
     bob, carol = (show_room(open_lab(user)) for user in ("bob", "carol"))
     red, blue = png((220, 30, 30)), png((30, 60, 220))
@@ -55,6 +58,12 @@ def test_a_member_sends_two_images_and_a_viewer_enlarges_one(open_lab, model, sc
     thumbs = bob.locator(".jp-CopilotRoom-draftAttachments img.jp-CopilotRoom-thumb")
     expect(thumbs).to_have_count(2)
     expect(bob.locator(".jp-CopilotRoom-attachment[data-uploading='true']")).to_have_count(0)
+    (lab.root / "docs").mkdir(exist_ok=True)
+    (lab.root / "docs" / "plan.md").write_text("the plan\n")
+    bob.get_by_role("button", name="File…").click()
+    bob.locator(".jp-Dialog input").fill("docs/plan.md")
+    bob.locator(".jp-Dialog").get_by_role("button", name="Attach").click()
+    expect(bob.locator(".jp-CopilotRoom-draftAttachments")).to_contain_text("File plan.md")
     bob.locator(".jp-CopilotRoom-input").fill("what are these?")
     problems = problems_at_every_look(
         bob,
@@ -96,3 +105,4 @@ def test_a_member_sends_two_images_and_a_viewer_enlarges_one(open_lab, model, sc
     assert urls == [
         "data:image/png;base64," + base64.b64encode(data).decode() for data in (red, blue)
     ]
+    assert f"{(lab.root / 'docs' / 'plan.md').resolve()} (2 lines)" in request.last_user
