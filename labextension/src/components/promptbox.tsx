@@ -93,7 +93,8 @@ export function PromptBox(props: {
     void loadLimit();
   }, [loadLimit]);
 
-  const picker = pickerFor(text, catalog);
+  // `/` and `@` pick targets for prompts: not for someone who may only chat.
+  const picker = maySubmit(model.me) ? pickerFor(text, catalog) : null;
   const running = model.queue.find(isRunning);
   useEffect(() => setHighlight(0), [picker?.query, picker?.kind]);
 
