@@ -299,9 +299,9 @@ async def test_the_model_gets_errors_by_their_last_frames_and_big_outputs_cut(
     assert "inner()" in said and "return 1 / 0" in said, "the frames where it failed"
     assert "\x1b[" not in said
     assert "the 1 cell(s) after it did not run" in said
-    # Described in words. The adapter also returns it as the tool's image result, but runtime
-    # 1.0.102 does not pass a tool's images on to a provider's model (docs/architecture.md).
     assert "image/png 2x2" in said, "the image described in words"
+    sent = json.dumps(model.requests[-1].messages)
+    assert f"data:image/png;base64,{tiny_png()}" in sent, "and given to the model as an image"
     live = await live_notebook(jp_serverapp)
     assert live.get_cell(0)["outputs"][0]["text"] == "x" * 5_000_000 + "\n", "kept whole"
     assert live.get_cell(3)["outputs"] == []

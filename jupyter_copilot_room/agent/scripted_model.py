@@ -72,12 +72,16 @@ class ModelRequest:
 
     @property
     def tool_results(self) -> list[str]:
-        """Results of the tool calls answered since the model last spoke."""
+        """Results of the tool calls answered since the model last spoke. Messages said into
+        the running turn (steering, a run's images) may follow them; a new prompt, which the
+        runtime stamps with `<current_datetime>`, ends them."""
         results = []
         for message in reversed(self.messages):
-            if message.get("role") != "tool":
+            role = message.get("role")
+            if role == "assistant" or (role == "user" and NEW_PROMPT in text_of(message)):
                 break
-            results.append(text_of(message))
+            if role == "tool":
+                results.append(text_of(message))
         return results[::-1]
 
     @property
@@ -92,6 +96,10 @@ class ModelRequest:
 
     def user_texts(self) -> list[str]:
         return [text_of(m) for m in self.messages if m.get("role") == "user"]
+
+
+#: The tag the runtime opens each new prompt's message with.
+NEW_PROMPT = "<current_datetime>"
 
 
 def strip_runtime_tags(text: str) -> str:

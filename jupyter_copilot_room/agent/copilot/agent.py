@@ -15,11 +15,11 @@ from typing import Any
 
 from copilot.generated.rpc import PermissionDecisionApproveOnce, PermissionDecisionReject
 from copilot.session import Attachment, BlobAttachment, FileAttachment
-from copilot.tools import Tool, ToolBinaryResult, ToolInvocation, ToolResult
+from copilot.tools import Tool, ToolInvocation, ToolResult
 
 from ...events import AgentError, AgentStatus
 from ...notebooks import TOOL_NAMES, TOOLS, NotebookToolError, Provenance
-from ...notebooks.outputs import MAX_IMAGES
+from ...notebooks.outputs import MAX_IMAGES, Image
 from ..base import Agent, AgentHost, AgentSettings, PermissionAsk, QuestionAsk, Turn
 from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
 from .access import ModelAccess, choose_model_access, login_token
@@ -230,6 +230,23 @@ class CopilotAgent(Agent):
             attributed(author, text, note=" (steering)"), mode="immediate"
         )
 
+    async def _show_images(self, images: list[Image]) -> None:
+        """A tool's image results do not reach a provider's model (the runtime keeps them for its
+        own timeline), so a run's images go as a message into the running turn (immediate
+        mode), which the model reads right after the tool's result."""
+        assert self.connection is not None and self.connection.session is not None
+        names = ", ".join(i.description for i in images)
+        await self.connection.session.send(
+            f"(The images output by the cells notebook_run_cells just ran, in order: {names}.)",
+            mode="immediate",
+            attachments=[
+                BlobAttachment(
+                    type="blob", data=i.data, mimeType=i.mime_type, displayName=i.description
+                )
+                for i in images
+            ],
+        )
+
     async def models(self) -> list[str]:
         return list(self._access.models) if self._access is not None else []
 
@@ -334,13 +351,9 @@ class CopilotAgent(Agent):
         try:
             if invocation.tool_name == "notebook_run_cells":
                 ran = await self.settings.notebooks.run_cells(invocation.arguments, provenance)
-                images = [
-                    ToolBinaryResult(i.data, i.mime_type, "image", i.description)
-                    for i in ran.images[:MAX_IMAGES]
-                ]
-                return ToolResult(
-                    text_result_for_llm=ran.text, binary_results_for_llm=images or None
-                )
+                if ran.images:
+                    await self._show_images(ran.images[:MAX_IMAGES])
+                return ToolResult(text_result_for_llm=ran.text)
             text = await self.settings.notebooks.call(
                 invocation.tool_name, invocation.arguments, provenance
             )
