@@ -364,7 +364,12 @@ class TranscriptHandler(PagedHandler):
         """The whole transcript, or with `before`/`limit` one page of its records; with
         `format=ipynb|md|jsonl` the whole of it as a file to download (`export.py`)."""
         fmt = self.get_query_argument("format", None)
-        if fmt is not None and not ({"before", "limit"} & set(self.request.query_arguments)):
+        if fmt is not None:
+            if {"before", "limit"} & set(self.request.query_arguments):
+                raise InvalidRequest(
+                    "An export is the whole transcript: format cannot go with before or limit.",
+                    code="invalid_format",
+                )
             await self._export(fmt)
             return
         if not self.request.query_arguments:

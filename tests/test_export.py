@@ -22,12 +22,12 @@ def room_config(request):
 def export(jp_fetch):
     """`await export(user, fmt)`: the response to `GET transcript?format=fmt` as `user`."""
 
-    async def call(user, fmt):
+    async def call(user, fmt, **more):
         return await jp_fetch(
             "copilot-room",
             "api",
             "transcript",
-            params={"format": fmt},
+            params={"format": fmt, **more},
             headers=people.authorization(user),
             raise_error=False,
         )
@@ -96,3 +96,5 @@ async def test_exports_are_attachments_for_members_and_hosts_only(export):
             assert (await export(user, fmt)).code == 403, (user, fmt)
     bad = await export("alice", "pdf")
     assert bad.code == 400 and b"invalid_format" in bad.body
+    paged = await export("alice", "ipynb", limit="10")
+    assert paged.code == 400 and b"whole transcript" in paged.body, "not a page of JSONL"
