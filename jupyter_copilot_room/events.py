@@ -318,6 +318,27 @@ class ModelChanged(Strict):
     model: str
 
 
+class TurnCheckpointed(Strict):
+    """The files a turn changed, committed on `refs/copilot-room/checkpoints` (`commit`); the
+    prompt's `author` is the commit's author."""
+
+    prompt_id: str
+    author: str
+    commit: str
+    files: list[str]
+
+
+class TurnReverted(Strict):
+    """Someone put a turn's files back as they were before it (`reverted`, its checkpoint);
+    the revert is itself the checkpoint `commit`; `author` is the turn's prompt's author."""
+
+    prompt_id: str
+    author: str
+    reverted: str
+    commit: str
+    files: list[str]
+
+
 #: The payload class of each record kind: the transcript's whole vocabulary.
 RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "prompt.submitted": PromptSubmitted,
@@ -346,6 +367,8 @@ RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "chat.message": ChatMessage,
     "prompt.steered": Steering,
     "model.changed": ModelChanged,
+    "turn.checkpointed": TurnCheckpointed,
+    "turn.reverted": TurnReverted,
 }
 
 #: Agent events recorded as they are, by the kind of their record.

@@ -246,6 +246,25 @@ class ModelHandler(RoomAPIHandler):
         self.reply(await self.room.choose_model(self.identity, self.parse(ModelBody)))
 
 
+class CheckpointDiffHandler(RoomAPIHandler):
+    """`GET checkpoints/<commit>/diff`: a turn's checkpoint as a unified diff (members, hosts)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, item_id: str) -> None:
+        self.reply(await self.room.checkpoint_diff(self.identity, item_id))
+
+
+class CheckpointRevertHandler(RoomAPIHandler):
+    """`POST checkpoints/<commit>/revert`: the turn's files back as before it (409 with the
+    conflicting files if they changed since in the same places; nothing changed then)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, item_id: str) -> None:
+        self.reply(await self.room.revert(self.identity, item_id))
+
+
 class ApprovalHandler(RoomAPIHandler):
     @web.authenticated
     @authorized

@@ -87,6 +87,10 @@ class RoomSettings(BaseModel):
         description="Let viewers say things to the room (chat messages, never prompts); "
         "members and hosts always can.",
     )
+    authors_can_revert: bool = Field(
+        False,
+        description="Let a turn's author revert it (its checkpoint); hosts always can.",
+    )
 
 
 def _optional(name: str) -> tuple[Any, None]:

@@ -109,6 +109,26 @@ SINCE_0_1 = [
         payload={"id": "s", "prompt_id": "p", "text": "faster"},
     ),
     Record(seq=0, ts=0, kind="model.changed", actor="alice", payload={"model": "other-model"}),
+    Record(
+        seq=0,
+        ts=0,
+        kind="turn.checkpointed",
+        actor=None,
+        payload={"prompt_id": "p", "author": "bob", "commit": "c" * 40, "files": ["a.txt"]},
+    ),
+    Record(
+        seq=0,
+        ts=0,
+        kind="turn.reverted",
+        actor="alice",
+        payload={
+            "prompt_id": "p",
+            "author": "bob",
+            "reverted": "c" * 40,
+            "commit": "d" * 40,
+            "files": ["a.txt"],
+        },
+    ),
 ]
 
 

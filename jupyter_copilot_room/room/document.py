@@ -484,6 +484,20 @@ class RoomDocument:
         self.meta["model"] = p.model
         self._said(record, "{0} switched the model to " + _literal(p.model) + ".", record.actor)
 
+    def _on_turn_checkpointed(self, record: Record, p: ev.TurnCheckpointed) -> None:
+        """ "Changed N files" on the turn's prompt, with the commit to diff or revert."""
+        if (entry := self._entries.get(p.prompt_id)) is not None:
+            entry["checkpoint"] = {"commit": p.commit, "files": list(p.files)}
+
+    def _on_turn_reverted(self, record: Record, p: ev.TurnReverted) -> None:
+        count = f"{len(p.files)} file{'s' if len(p.files) != 1 else ''}"
+        self._said(
+            record, "{0} reverted {1}'s turn (" + count + " restored).", record.actor, p.author
+        )
+        self._entries[f"r{record.seq}"]["checkpoint"] = {"commit": p.commit, "files": list(p.files)}
+        if (entry := self._entries.get(p.prompt_id)) is not None:
+            entry["reverted_by"] = record.actor
+
     # -- helpers ---------------------------------------------------------------------------------
 
     def _close_rows(self, prompt_id: str) -> None:
@@ -693,6 +707,8 @@ HANDLERS: dict[str, Callable[[RoomDocument, Record, Any], None]] = {
     "chat.message": RoomDocument._on_chat_message,
     "prompt.steered": RoomDocument._on_prompt_steered,
     "model.changed": RoomDocument._on_model_changed,
+    "turn.checkpointed": RoomDocument._on_turn_checkpointed,
+    "turn.reverted": RoomDocument._on_turn_reverted,
 }
 
 

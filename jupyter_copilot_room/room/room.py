@@ -40,6 +40,7 @@ from ..events import (
     SettingsChanged,
     Steering,
     SystemNote,
+    TurnReverted,
 )
 from ..notebooks import NotebookEditor, context
 from ..protocol import ChatBody, ModelBody, PromptBody, SteerBody
@@ -47,6 +48,7 @@ from ..settings import SettingsStore
 from . import snapshot
 from .agent_host import RoomAgentHost
 from .attachments import AttachmentStore, Upload
+from .checkpoints import Author, Checkpoints
 from .desk import RequestDesk
 from .document import DEFAULT_WINDOW, RoomDocument
 from .history import History
@@ -111,6 +113,7 @@ class Room:
         )
         self.queue = PromptQueue()
         self.attachments = AttachmentStore(state_dir / "attachments")
+        self.checkpoints = Checkpoints(repository or Path.cwd(), state_dir)
         self.desk = RequestDesk(self.recorder, clock)
         self.streams = Streams(self.recorder, self.document)
         self.turns = Turns(
@@ -124,6 +127,7 @@ class Room:
             catalog=catalog,
             notebooks=notebooks,
             attachments=self.attachments,
+            checkpoints=self.checkpoints,
         )
         self.desk.on_waiting = self.turns.set_waiting
         self.storage.on_space(self.turns.space_returned)
@@ -300,6 +304,10 @@ class Room:
             me["can"].append("claim_host")  # no host yet: whoever started the server may claim
         if Action.CHAT.value not in me["can"] and self._may_chat(role):
             me["can"].append(Action.CHAT.value)  # a viewer, while hosts let viewers chat
+        if self._may_revert(role, identity.username, None):
+            me["can"].append("revert_any")  # every turn's checkpoint
+        elif self._may_revert(role, identity.username, identity.username):
+            me["can"].append("revert_own")  # one's own turns, while hosts allow it
         if role not in ADMITTED:
             return {"me": me}
         state = self.document.snapshot("meta", "queue", "approvals")
@@ -482,6 +490,52 @@ class Room:
     def _may_chat(self, role: Role) -> bool:
         return can(role, Action.CHAT) or (
             role is Role.VIEWER and self.settings.current.viewers_can_chat
+        )
+
+    # -- checkpoints -----------------------------------------------------------------------------
+
+    async def checkpoint_diff(self, identity: Identity, commit: str) -> dict:
+        """`GET checkpoints/<commit>/diff`: what a turn changed, as a unified diff."""
+        self.people.require(identity, Action.READ_TRANSCRIPT)
+        prompt_id, author = await self.checkpoints.find(commit)
+        diff = await self.checkpoints.diff(commit)
+        return {"commit": commit, "prompt_id": prompt_id, "author": author, "diff": diff}
+
+    async def revert(self, identity: Identity, commit: str) -> dict:
+        """`POST checkpoints/<commit>/revert`: the turn's files as they were before it, recorded
+        as a new checkpoint; a host, or the turn's author while `authors_can_revert` is on."""
+        role = self.people.require(identity, Action.READ_TRANSCRIPT)
+        prompt_id, author = await self.checkpoints.find(commit)
+        if not self._may_revert(role, identity.username, author):
+            raise NotAllowed(
+                "Only a host can revert a turn"
+                + (
+                    " (or its author, if a host allows it)." if author == identity.username else "."
+                ),
+                code="not_allowed_to_revert",
+            )
+        if self.turns.running is not None:
+            raise Conflict("A turn is running: revert once it has ended.", code="turn_running")
+        name = self.document.display_name(identity.username)
+        _, made = await self.checkpoints.revert(commit, Author(identity.username, name))
+        self.recorder.commit(
+            "turn.reverted",
+            identity.username,
+            TurnReverted(
+                prompt_id=prompt_id,
+                author=author,
+                reverted=commit,
+                commit=made.commit,
+                files=list(made.files),
+            ),
+        )
+        return {"commit": made.commit, "files": list(made.files)}
+
+    def _may_revert(self, role: Role, username: str, author: str | None) -> bool:
+        return can(role, Action.ANSWER_ANY) or (
+            can(role, Action.SUBMIT)
+            and username == author
+            and self.settings.current.authors_can_revert
         )
 
     async def steer(self, identity: Identity, prompt_id: str, body: SteerBody) -> str:

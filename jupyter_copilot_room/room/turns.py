@@ -28,10 +28,12 @@ from ..events import (
     PromptRef,
     RequestSettled,
     SystemNote,
+    TurnCheckpointed,
 )
 from ..notebooks import NotebookEditor, context
 from ..settings import SettingsStore
 from .attachments import AttachmentStore
+from .checkpoints import Author, Checkpoints
 from .desk import RequestDesk
 from .document import RoomDocument
 from .queue import PromptQueue, QueuedPrompt, TaskState
@@ -85,6 +87,7 @@ class Turns:
         catalog: Catalog | None,
         notebooks: NotebookEditor | None,
         attachments: AttachmentStore,
+        checkpoints: Checkpoints | None = None,
     ):
         self.queue = queue
         self.recorder = recorder
@@ -96,6 +99,7 @@ class Turns:
         self.catalog = catalog
         self.notebooks = notebooks
         self.attachments = attachments
+        self.checkpoints = checkpoints
         self.running: RunningTurn | None = None
         self.agent_status = "starting"  # the agent's own word: starting, ready or unavailable
         self.restarting = False  # the agent ignored an abort; no turn starts until it is back
@@ -196,7 +200,37 @@ class Turns:
             images=(*images, *chips.images),
             files=tuple(files),
         )
+        await self._snapshot_start(prompt.id)
         await self.agent.send(sent)
+
+    async def _snapshot_start(self, prompt_id: str) -> None:
+        """The worktree as the turn found it, for its checkpoint; a failure only loses that."""
+        if self.checkpoints is None:
+            return
+        try:
+            await self.checkpoints.turn_started(prompt_id)
+        except Exception:
+            log.exception("No checkpoint for prompt %s: the worktree could not be read", prompt_id)
+
+    async def _checkpoint(self, prompt: QueuedPrompt) -> None:
+        """Record what the turn changed (if anything) as a checkpoint."""
+        assert self.checkpoints is not None
+        try:
+            author = Author(prompt.author, self.document.display_name(prompt.author))
+            made = await self.checkpoints.turn_ended(prompt.id, author, prompt.text)
+            if made is not None:
+                self.recorder.commit(
+                    "turn.checkpointed",
+                    None,
+                    TurnCheckpointed(
+                        prompt_id=prompt.id,
+                        author=prompt.author,
+                        commit=made.commit,
+                        files=list(made.files),
+                    ),
+                )
+        except Exception:
+            log.exception("The checkpoint of prompt %s could not be recorded", prompt.id)
 
     def _expand(self, prompt: QueuedPrompt) -> str:
         """A targeted prompt is expanded from the catalog as it is now, when its turn starts."""
@@ -322,6 +356,8 @@ class Turns:
             )
             return
         self._unrecorded = None
+        if self.checkpoints is not None:  # takes the checkpoints' lock before the next turn
+            self.spawn(self._checkpoint(turn.prompt))
         if self.notebooks is not None:
             self.notebooks.leave()  # the agent's presence leaves the notebooks with the turn
         turn.ended.set()

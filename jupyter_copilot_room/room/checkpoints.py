@@ -1,0 +1,279 @@
+"""Checkpoints: each turn that changed files becomes a git commit people can diff and revert.
+
+The worktree is snapshotted (every tracked and untracked, not ignored file: `git add -A` into an
+index of our own, `GIT_INDEX_FILE` in `state_dir`, then `write-tree`) when a turn starts and when
+it ends. Comparing the two trees finds every change, whichever tool made it (a write tool, a
+notebook edit saved to disk, a shell command), which the agent's tool events could not promise.
+A turn that changed something gets two commits on `refs/copilot-room/checkpoints`: a "before"
+commit (the start tree, its parent the previous checkpoint) and the checkpoint (the end tree,
+its parent that "before"), so `git show <checkpoint>` is exactly the turn's diff. Only plumbing
+and our own index are used: the people's branch, staging area and working tree are never
+touched. A folder that is not a repository gets a git directory in `state_dir`.
+
+A revert applies the turn's diff in reverse, three-way, to a snapshot of the worktree as it is
+now (`git apply --cached -R --3way` on a temporary index): if a later turn or a person changed
+the same lines it conflicts and nothing changes; else the files that differ are written back
+(`checkout-index` from the temporary index, deletions unlinked) and recorded as a new checkpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import Conflict, InvalidRequest, NotFound
+
+REF = "refs/copilot-room/checkpoints"
+TRAILER = "Copilot-Room-Turn"
+AUTHOR_TRAILER = "Copilot-Room-Author"
+COMMITTER = ("jupyter-copilot-room", "copilot-room@localhost")
+#: Never checkpointed, also in a repository without a .gitignore for them.
+EXCLUDES = (".ipynb_checkpoints/", "__pycache__/", ".copilot-room/")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+def message(subject: str, prompt_id: str, username: str) -> str:
+    """A checkpoint's commit message: the prompt's first line, then the turn and its author."""
+    first = subject.strip().splitlines()[0][:200] if subject.strip() else "(no text)"
+    return f"{first}\n\n{TRAILER}: {prompt_id}\n{AUTHOR_TRAILER}: {username}\n"
+
+
+class GitFailed(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    commit: str
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Author:
+    username: str
+    name: str
+
+    @property
+    def email(self) -> str:
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "-", self.username) or "someone"
+        return f"{safe}@users.noreply.copilot-room"
+
+
+class Checkpoints:
+    def __init__(self, root: Path, state_dir: Path):
+        self.root = root.resolve()
+        self.dir = state_dir / "checkpoints"
+        self.index = self.dir / "index"
+        self.work_tree = self.root  # the repository's top level, once found
+        self._env: dict[str, str] | None = None
+        self._lock = asyncio.Lock()
+        self._before: dict[str, str] = {}  # prompt id -> the worktree's tree when it started
+
+    # -- git -------------------------------------------------------------------------------------
+
+    async def _git(
+        self, *args: str, index: Path | None = None, stdin: bytes | None = None, env=None
+    ) -> str:
+        base = self._env if self._env is not None else await self._setup()
+        full = {**base, "GIT_INDEX_FILE": str(index or self.index), **(env or {})}
+        proc = await asyncio.create_subprocess_exec(
+            "git",
+            "-c",
+            f"core.excludesFile={self.dir / 'exclude'}",
+            "-c",
+            "core.quotePath=false",
+            *args,
+            cwd=self.work_tree,
+            env=full,
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await proc.communicate(stdin)
+        if proc.returncode != 0:
+            raise GitFailed(err.decode(errors="replace").strip() or f"git {args[0]} failed")
+        return out.decode(errors="surrogateescape")
+
+    async def _setup(self) -> dict[str, str]:
+        """Find the repository (or make our own git directory) and our index, once."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        excludes = list(EXCLUDES)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env |= {
+            "GIT_COMMITTER_NAME": COMMITTER[0],
+            "GIT_COMMITTER_EMAIL": COMMITTER[1],
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "LC_ALL": "C",
+        }
+        proc = await asyncio.create_subprocess_exec(
+            "git",
+            "rev-parse",
+            "--show-toplevel",
+            cwd=self.root,
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        out, _ = await proc.communicate()
+        if proc.returncode == 0:
+            self.work_tree = Path(out.decode().strip())
+        else:  # not a repository: a git directory of our own, the folder its work tree
+            self.work_tree = self.root
+            git_dir = self.dir / "git"
+            env |= {"GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(self.root)}
+            if not git_dir.exists():
+                init = await asyncio.create_subprocess_exec("git", "init", "-q", env=env)
+                await init.wait()
+        with contextlib.suppress(ValueError):  # the state directory, if inside the folder
+            excludes.append("/" + self.dir.parent.resolve().relative_to(self.work_tree).as_posix())
+        (self.dir / "exclude").write_text("\n".join(excludes) + "\n")
+        self._env = env
+        if not self.index.exists() and await self._head_tree():
+            await self._git("read-tree", "HEAD")  # tracked files a .gitignore now names stay in
+        return env
+
+    async def _head_tree(self) -> bool:
+        try:
+            await self._git("rev-parse", "-q", "--verify", "HEAD^{tree}")
+        except GitFailed:
+            return False
+        return True
+
+    async def _snapshot(self) -> str:
+        """The worktree as a tree: tracked files and untracked ones that are not ignored."""
+        await self._git("add", "-A", "--ignore-errors", "--", ".")
+        return (await self._git("write-tree")).strip()
+
+    async def _tip(self) -> str | None:
+        try:
+            return (await self._git("rev-parse", "-q", "--verify", f"{REF}^{{commit}}")).strip()
+        except GitFailed:
+            return None
+
+    async def _changed(self, a: str, b: str) -> tuple[str, ...]:
+        out = await self._git("diff-tree", "-r", "-z", "--name-only", "--no-renames", a, b)
+        return tuple(name for name in out.split("\0") if name)
+
+    async def _record(
+        self, before: str, after: str, author: Author, message: str
+    ) -> Checkpoint | None:
+        """Commit before -> after on the ref (a compare-and-swap); None if nothing changed."""
+        files = await self._changed(before, after)
+        if not files:
+            return None
+        env = {"GIT_AUTHOR_NAME": author.name or author.username, "GIT_AUTHOR_EMAIL": author.email}
+        tip = await self._tip()
+        parent = ["-p", tip] if tip else []
+        subject = message.splitlines()[0] if message.strip() else "(no text)"
+        start = await self._git(
+            "commit-tree", "--no-gpg-sign", before, *parent, "-m", f"Before: {subject}", env=env
+        )
+        commit = await self._git(
+            "commit-tree", "--no-gpg-sign", after, "-p", start.strip(), "-m", message, env=env
+        )
+        await self._git("update-ref", REF, commit.strip(), tip or "0" * 40)
+        return Checkpoint(commit.strip(), files)
+
+    # -- turns -----------------------------------------------------------------------------------
+
+    async def turn_started(self, prompt_id: str) -> None:
+        async with self._lock:
+            self._before[prompt_id] = await self._snapshot()
+
+    async def turn_ended(self, prompt_id: str, author: Author, text: str) -> Checkpoint | None:
+        async with self._lock:
+            before = self._before.pop(prompt_id, None)
+            if before is None:
+                return None
+            after = await self._snapshot()
+            return await self._record(
+                before, after, author, message(text, prompt_id, author.username)
+            )
+
+    # -- diff and revert -------------------------------------------------------------------------
+
+    async def find(self, commit: str) -> tuple[str, str]:
+        """The turn a checkpoint recorded and its author; 404 for anything not one of ours."""
+        if not _COMMIT.fullmatch(commit):
+            raise InvalidRequest("A checkpoint is named by its full commit hash (40 hex digits).")
+        tip = await self._tip()
+        try:
+            if tip is None:
+                raise GitFailed("no checkpoints")
+            await self._git("merge-base", "--is-ancestor", commit, tip)
+            message = await self._git("cat-file", "commit", commit)
+        except GitFailed:
+            raise NotFound(f"There is no checkpoint {commit}.", code="no_checkpoint") from None
+        turn = re.search(rf"^{TRAILER}: (\S+)$", message, re.MULTILINE)
+        author = re.search(rf"^{AUTHOR_TRAILER}: (.+)$", message, re.MULTILINE)
+        if turn is None or author is None:
+            raise NotFound(f"There is no checkpoint {commit}.", code="no_checkpoint")
+        return turn.group(1), author.group(1)
+
+    async def diff(self, commit: str) -> str:
+        await self.find(commit)
+        return await self._git("diff", "--binary", "--no-color", f"{commit}^", commit)
+
+    async def revert(self, commit: str, author: Author) -> tuple[str, Checkpoint]:
+        """Put the checkpoint's files back as they were before its turn, or change nothing;
+        the turn's prompt id and the revert's own checkpoint."""
+        prompt_id, _ = await self.find(commit)
+        subject = (await self._git("log", "-1", "--format=%s", commit)).strip()
+        note = message(f'Revert "{subject}"', prompt_id, author.username)
+        async with self._lock:
+            now = await self._snapshot()
+            patch = await self._git("diff", "--binary", "--full-index", f"{commit}^", commit)
+            scratch = self.dir / "revert.index"
+            shutil.copyfile(self.index, scratch)
+            try:
+                await self._git("read-tree", now, index=scratch)
+                try:
+                    await self._git(
+                        "apply", "--cached", "-R", "--3way", index=scratch, stdin=patch.encode()
+                    )
+                except GitFailed:
+                    raise Conflict(
+                        "This turn cannot be reverted: these files changed since in the same "
+                        f"places: {', '.join(await self._conflicts(scratch))}. Nothing was "
+                        "changed.",
+                        code="revert_conflict",
+                    ) from None
+                result = (await self._git("write-tree", index=scratch)).strip()
+                changed = await self._changed(now, result)
+                present = set(
+                    (await self._git("ls-tree", "-r", "-z", "--name-only", result)).split("\0")
+                )
+                written = [path for path in changed if path in present]
+                if written:
+                    await self._git(
+                        "checkout-index",
+                        "-f",
+                        "-z",
+                        "--stdin",
+                        index=scratch,
+                        stdin="\0".join(written).encode(),
+                    )
+                for path in changed:
+                    if path not in present:
+                        (self.work_tree / path).unlink(missing_ok=True)
+            finally:
+                scratch.unlink(missing_ok=True)
+            after = await self._snapshot()
+            made = await self._record(now, after, author, note)
+            if made is None:
+                raise Conflict(
+                    "The files are already as they were before this turn.",
+                    code="nothing_to_revert",
+                )
+            return prompt_id, made
+
+    async def _conflicts(self, index: Path) -> list[str]:
+        """The files `apply --3way` left unmerged in the scratch index."""
+        out = await self._git("ls-files", "-u", "-z", index=index)
+        names = {line.split("\t", 1)[1] for line in out.split("\0") if "\t" in line}
+        return sorted(names) or ["(the turn's files)"]
