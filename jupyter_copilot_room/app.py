@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import cast
 
 from jupyter_server.extension.application import ExtensionApp
-from traitlets import Bool, Dict, Float, Integer, List, Type, Unicode, default
+from traitlets import Bool, Dict, Float, Integer, List, TraitError, Type, Unicode, default, validate
 from traitlets.config import Configurable
 
 from . import handlers, metrics
@@ -20,6 +20,7 @@ from .catalog import Catalog
 from .eventlog import EventEmitter
 from .handlers import HubGrants, RoomContext
 from .notebooks import NotebookEditor
+from .room.budgets import Budgets
 from .room.document import DEFAULT_WINDOW, MIN_WINDOW
 from .room.room import Room
 from .room.sync import CLIENT_BUFFER_BYTES
@@ -121,6 +122,14 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         help="Seconds a model call may go without sending anything before its turn fails with "
         "'The model endpoint did not answer' (the runtime itself waits forever).",
     )
+    budgets = Dict(
+        config=True,
+        help="Optional daily caps (UTC days) on what prompts may cost: {'per_person': {...}, "
+        "'room': {...}}, each in 'premium_requests' and/or 'tokens' (in + out), e.g. "
+        "{'per_person': {'premium_requests': 50}, 'room': {'tokens': 5000000}}. A prompt "
+        "beyond a cap is refused until the next midnight UTC; a host may lift one person's cap "
+        "for the day.",
+    )
     agent_class = Type(
         "jupyter_copilot_room.agent.copilot.CopilotAgent",
         klass=Agent,
@@ -128,6 +137,15 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         config=True,
         help="The agent the room drives, as a subclass of jupyter_copilot_room.agent.base.Agent.",
     )
+
+    @validate("budgets")
+    def _valid_budgets(self, proposal: dict) -> dict:
+        """A wrong cap stops the server at start with what is wrong, not at the first prompt."""
+        try:
+            Budgets.from_config(proposal["value"])
+        except ValueError as err:
+            raise TraitError(str(err)) from None
+        return proposal["value"]
 
     @default("repository")
     def _default_repository(self) -> str:
@@ -177,6 +195,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             claim=claim,
             client_buffer_bytes=self.client_buffer_bytes,
             document_window=self.document_window,
+            budgets=Budgets.from_config(self.budgets),
         )
         notebooks.executions.on_kernel = self.room.document.set_kernel
         self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics
@@ -252,6 +271,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 (f"{api}/participants", handlers.ParticipantsHandler),
                 (f"{api}/participants/{_USERNAME}", handlers.ParticipantHandler),
                 (f"{api}/admissions/{_USERNAME}", handlers.AdmissionHandler),
+                (f"{api}/budgets", handlers.BudgetsHandler),
+                (f"{api}/budgets/{_USERNAME}/lift", handlers.BudgetLiftHandler),
                 (f"{api}/settings", handlers.SettingsHandler),
                 (f"{api}/transcript", handlers.TranscriptHandler),
                 (f"{api}/history", handlers.HistoryHandler),

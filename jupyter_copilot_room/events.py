@@ -125,6 +125,9 @@ class TurnUsage(AgentEvent):
     input_tokens: int = 0
     output_tokens: int = 0
     model_calls: int = 0
+    #: Premium requests the Copilot runtime billed (its `cost` per model call); 0 with your own
+    #: provider, and in records written before 0.3.
+    premium_requests: float = 0
 
 
 class AgentError(AgentEvent):
@@ -311,6 +314,13 @@ class Steering(Strict):
     text: str
 
 
+class BudgetLift(Strict):
+    """A host lifted `username`'s per-person daily cap for the UTC day `day` (`2026-12-01`)."""
+
+    username: str
+    day: str
+
+
 class ModelChanged(Strict):
     """A host chose the model that answers the next turns (one of those the access mode
     offers)."""
@@ -367,6 +377,7 @@ RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "chat.message": ChatMessage,
     "prompt.steered": Steering,
     "model.changed": ModelChanged,
+    "budget.lifted": BudgetLift,
     "turn.checkpointed": TurnCheckpointed,
     "turn.reverted": TurnReverted,
 }

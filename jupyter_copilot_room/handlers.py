@@ -144,7 +144,8 @@ class RoomAPIHandler(RoomMixin, APIHandler):
             code, message = "internal_error", "The room hit an unexpected error; see the log."
         self.set_status(status_code)
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps({"error": code, "message": message}))
+        details = getattr(error, "details", {})  # e.g. a budget's cap and when it resets
+        self.finish(json.dumps({"error": code, "message": message, **details}))
 
     def log_exception(self, typ, value, tb) -> None:
         if isinstance(value, RoomError):
@@ -333,6 +334,24 @@ class AdmissionHandler(RoomAPIHandler):
         body = self.parse(AdmissionBody)
         role = self.room.admit(self.identity, username, body.decision)
         self.reply({"username": username, "role": role.value})
+
+
+class BudgetsHandler(RoomAPIHandler):
+    """`GET budgets`: today's usage per person and for the room, the daily caps, their reset."""
+
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        self.reply(self.room.describe_usage(self.identity))
+
+
+class BudgetLiftHandler(RoomAPIHandler):
+    """`POST budgets/<username>/lift`: a host lifts one person's daily cap for today."""
+
+    @web.authenticated
+    @authorized
+    def post(self, username: str) -> None:
+        self.reply(self.room.lift_budget(self.identity, username))
 
 
 class SettingsHandler(RoomAPIHandler):

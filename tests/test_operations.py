@@ -112,6 +112,13 @@ SINCE_0_1 = [
     Record(
         seq=0,
         ts=0,
+        kind="budget.lifted",
+        actor="alice",
+        payload={"username": "bob", "day": "2026-12-01"},
+    ),
+    Record(
+        seq=0,
+        ts=0,
         kind="turn.checkpointed",
         actor=None,
         payload={"prompt_id": "p", "author": "bob", "commit": "c" * 40, "files": ["a.txt"]},

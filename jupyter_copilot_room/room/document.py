@@ -34,12 +34,13 @@ from pycrdt import Array, Doc, Map, Text
 
 from .. import events as ev
 from ..events import Record
+from . import budgets
 
 AGENT_AUTHOR = "copilot"
 ROOTS = ("meta", "participants", "queue", "transcript", "approvals")
 _ARRAYS = ("queue", "transcript")
 #: The `meta` keys records set; the others (the agent's status) are the live room's own.
-RECORDED_META = ("turn_owner", "turn_prompt")
+RECORDED_META = ("turn_owner", "turn_prompt", "usage")
 DEFAULT_WINDOW = 1000
 MIN_WINDOW = 10
 #: A compaction catches up with at most this many changed entries on the event loop, after at
@@ -380,7 +381,43 @@ class RoomDocument:
                 "input_tokens": p.input_tokens,
                 "output_tokens": p.output_tokens,
                 "model_calls": p.model_calls,
+                "premium_requests": p.premium_requests,
             }
+        # Today's sums (budgets.py reads them): per author and for the room, from the records.
+        usage = self._usage_of(budgets.day_of(record.ts))
+        if usage is None:
+            return
+        spent = {
+            "premium_requests": p.premium_requests,
+            "input_tokens": p.input_tokens,
+            "output_tokens": p.output_tokens,
+            "turns": 1,
+        }
+        usage["room"] = _summed(usage["room"], spent)
+        if p.author is not None:
+            usage["people"][p.author] = _summed(usage["people"].get(p.author, {}), spent)
+        self.meta["usage"] = usage
+
+    def _on_budget_lifted(self, record: Record, p: ev.BudgetLift) -> None:
+        if (usage := self._usage_of(p.day)) is not None and p.username not in usage["lifted"]:
+            usage["lifted"] = [*usage["lifted"], p.username]
+            self.meta["usage"] = usage
+        self._said(
+            record,
+            "{0} lifted the daily cap of {1} for " + p.day + " (UTC).",
+            record.actor,
+            p.username,
+        )
+
+    def _usage_of(self, day: str) -> dict[str, Any] | None:
+        """A copy of `meta.usage` to change for `day` (fresh on a new day); None for a day
+        already past."""
+        current = self.meta.get("usage")
+        if current is None or current["day"] < day:
+            return budgets.empty(day)
+        if current["day"] > day:
+            return None
+        return json.loads(json.dumps(current))
 
     def _on_agent_ready(self, record: Record, p: ev.AgentReady) -> None:
         detail = f" {p.detail}" if p.detail else ""
@@ -707,9 +744,14 @@ HANDLERS: dict[str, Callable[[RoomDocument, Record, Any], None]] = {
     "chat.message": RoomDocument._on_chat_message,
     "prompt.steered": RoomDocument._on_prompt_steered,
     "model.changed": RoomDocument._on_model_changed,
+    "budget.lifted": RoomDocument._on_budget_lifted,
     "turn.checkpointed": RoomDocument._on_turn_checkpointed,
     "turn.reverted": RoomDocument._on_turn_reverted,
 }
+
+
+def _summed(sums: dict[str, Any], spent: dict[str, Any]) -> dict[str, Any]:
+    return {key: sums.get(key, 0) + value for key, value in spent.items()}
 
 
 def _chip(chip: ev.Chip) -> dict[str, Any]:

@@ -28,9 +28,10 @@ from ..access.identity import HostClaim, Identity
 from ..access.roles import ADMITTED, Action, Role, can
 from ..agent.base import Agent
 from ..catalog import Catalog
-from ..errors import Conflict, InvalidRequest, NotAllowed, TooLarge, TooMany
+from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound, TooLarge, TooMany
 from ..events import (
     AdmissionChoice,
+    BudgetLift,
     ChatMessage,
     ModelChanged,
     ParticipantRole,
@@ -45,9 +46,10 @@ from ..events import (
 from ..notebooks import NotebookEditor, context
 from ..protocol import ChatBody, ModelBody, PromptBody, SteerBody
 from ..settings import SettingsStore
-from . import snapshot
+from . import budgets, snapshot
 from .agent_host import RoomAgentHost
 from .attachments import AttachmentStore, Upload
+from .budgets import Budgets
 from .checkpoints import Author, Checkpoints
 from .desk import RequestDesk
 from .document import DEFAULT_WINDOW, RoomDocument
@@ -92,8 +94,11 @@ class Room:
         clock: Callable[[], float] = time.time,
         client_buffer_bytes: int = CLIENT_BUFFER_BYTES,
         document_window: int = DEFAULT_WINDOW,
+        budgets: Budgets | None = None,
     ):
         self.settings = settings
+        self.budgets = budgets or Budgets()
+        self.clock = clock
         self.agent = agent
         self.catalog = catalog
         self.claim = claim
@@ -430,6 +435,7 @@ class Room:
         attached = self.attachments.resolve(
             [(a.id, a.path, a.name) for a in body.attachments or ()], self.turns.notebooks
         )
+        budgets.check(self.budgets, self.usage_today(), identity.username)
         waiting = self.queue.waiting_by(identity.username)
         if waiting >= settings.max_waiting_prompts:
             raise TooMany(
@@ -596,6 +602,36 @@ class Room:
             self.model = body.model
             await self.agent.use_model(body.model)
         return {"model": body.model, "models": models}
+
+    # -- usage and budgets -----------------------------------------------------------------------
+
+    def usage_today(self) -> dict:
+        """Today's (UTC) usage per person and for the room, as the records sum it."""
+        return budgets.today(self.document.meta.get("usage"), self.clock())
+
+    def describe_usage(self, identity: Identity) -> dict:
+        """`GET budgets`: today's usage, the caps, and when they reset."""
+        self.people.require(identity, Action.WATCH)
+        usage = self.usage_today()
+        return {
+            **usage,
+            "caps": self.budgets.model_dump(),
+            "resets_at": budgets.resets_at(usage["day"]),
+        }
+
+    def lift_budget(self, identity: Identity, username: str) -> dict:
+        """A host lifts `username`'s per-person cap for the rest of today (recorded)."""
+        self.people.require(identity, Action.MANAGE_PEOPLE)
+        if self.document.participants.get(username) is None:
+            raise NotFound(
+                f"Nobody called {username!r} has been in this room.", code="no_such_person"
+            )
+        usage = self.usage_today()
+        if username not in usage["lifted"]:
+            self.recorder.commit(
+                "budget.lifted", identity.username, BudgetLift(username=username, day=usage["day"])
+            )
+        return self.describe_usage(identity)
 
     def withdraw(self, identity: Identity, prompt_id: str) -> None:
         role = self.people.require(identity, Action.WITHDRAW_OWN)

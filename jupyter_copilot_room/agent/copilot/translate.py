@@ -60,12 +60,14 @@ class EventTranslator:
         self._error: str | None = None
         self._usage: Counter[str] = Counter()
         self._usage_model = ""
+        self._premium_requests = 0.0  # the runtime's `cost` per model call (none with BYOK)
         self._tools_started: dict[str, float] = {}
         self._questions: set[str] = set()  # `ask_user` calls, shown as the question itself
 
     def begin_turn(self) -> None:
         self.busy, self._error, self._usage_model = True, None, ""
         self._usage.clear()
+        self._premium_requests = 0.0
 
     def translate(self, event: Any) -> list[AgentEvent]:
         name, data = event_name(event), event.data
@@ -74,6 +76,7 @@ class EventTranslator:
             self._usage["input_tokens"] += data.input_tokens or 0
             self._usage["output_tokens"] += data.output_tokens or 0
             self._usage["model_calls"] += 1
+            self._premium_requests += data.cost or 0
             return []
         if event.agent_id is not None and not name.startswith("subagent."):
             self.ignored["subagent:" + name] += 1
@@ -174,6 +177,7 @@ class EventTranslator:
             input_tokens=self._usage["input_tokens"],
             output_tokens=self._usage["output_tokens"],
             model_calls=self._usage["model_calls"],
+            premium_requests=self._premium_requests,
         )
         return [usage, ended]
 
