@@ -349,6 +349,14 @@ class TurnReverted(Strict):
     files: list[str]
 
 
+class CopilotSeat(Strict):
+    """A host signed the room's runtime in to GitHub Copilot from the panel (the actor) as
+    `login` ("" when the runtime does not say), or signed it out (`copilot.signed_out`, empty).
+    Never a token or a code: the flow's secrets stay between the browser and the runtime."""
+
+    login: str = ""
+
+
 #: The payload class of each record kind: the transcript's whole vocabulary.
 RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "prompt.submitted": PromptSubmitted,
@@ -380,6 +388,8 @@ RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "budget.lifted": BudgetLift,
     "turn.checkpointed": TurnCheckpointed,
     "turn.reverted": TurnReverted,
+    "copilot.signed_in": CopilotSeat,
+    "copilot.signed_out": CopilotSeat,
 }
 
 #: Agent events recorded as they are, by the kind of their record.

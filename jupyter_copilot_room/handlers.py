@@ -34,6 +34,7 @@ from .protocol import (
     PromptBody,
     QuestionBody,
     RoleBody,
+    SignInReturnBody,
     SteerBody,
 )
 from .room.room import Room
@@ -245,6 +246,48 @@ class ModelHandler(RoomAPIHandler):
     @authorized
     async def put(self) -> None:
         self.reply(await self.room.choose_model(self.identity, self.parse(ModelBody)))
+
+
+class SignInHandler(RoomAPIHandler):
+    """Hosts only, in demo mode: `GET signin` the flow in hand (its address is never in the
+    shared document), `POST signin` begins the runtime's own login flow."""
+
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        self.reply(self.room.describe_signin(self.identity))
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        self.reply(await self.room.begin_signin(self.identity))
+
+
+class SignInReturnHandler(RoomAPIHandler):
+    """`POST signin/return {url}`: the address a host's browser landed on after GitHub."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        body = self.parse(SignInReturnBody)
+        self.reply(await self.room.deliver_signin(self.identity, body.url))
+
+
+class SignInCancelHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        self.reply(await self.room.cancel_signin(self.identity))
+
+
+class SignOutHandler(RoomAPIHandler):
+    """`POST signout`: forget the runtime's login; the agent starts afresh (demo mode)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        await self.room.sign_out(self.identity)
+        self.reply({"signed_out": True})
 
 
 class CheckpointDiffHandler(RoomAPIHandler):

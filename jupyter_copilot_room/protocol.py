@@ -60,6 +60,13 @@ class SteerBody(Strict):
     text: Text
 
 
+class SignInReturnBody(Strict):
+    """`POST signin/return`: the address the host's browser landed on after GitHub (a hub's
+    browser cannot reach the runtime's listener on the server's 127.0.0.1; the room can)."""
+
+    url: Text = Field(min_length=1, max_length=4000)
+
+
 class ModelBody(Strict):
     """`PUT model`: the model for the next turns, one of those `GET model` lists."""
 

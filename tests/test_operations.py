@@ -136,6 +136,8 @@ SINCE_0_1 = [
             "files": ["a.txt"],
         },
     ),
+    Record(seq=0, ts=0, kind="copilot.signed_in", actor="alice", payload={"login": "alice-gh"}),
+    Record(seq=0, ts=0, kind="copilot.signed_out", actor="alice", payload={}),
 ]
 
 

@@ -31,6 +31,7 @@ class Action(StrEnum):
     STEER_OWN = "steer_own"  # send a steering message into one's own running turn
     STEER_ANY = "steer_any"  # ... into anyone's running turn
     CHOOSE_MODEL = "choose_model"  # switch the model that answers the next turns
+    SIGN_IN = "sign_in"  # sign the room's runtime in to (or out of) GitHub Copilot
 
 
 _VIEWER = {Action.WATCH}
@@ -51,6 +52,7 @@ _HOST = _MEMBER | {
     Action.START_AGENT,
     Action.STEER_ANY,
     Action.CHOOSE_MODEL,
+    Action.SIGN_IN,
 }
 
 ROLE_ACTIONS: dict[Role, frozenset[Action]] = {

@@ -78,6 +78,25 @@ class Answer:
     text: str = ""
 
 
+class SignInFailed(Exception):
+    """A login flow ended without a login; the message says why, for the host."""
+
+
+class LoginFlow(Protocol):
+    """One run of a runtime's own sign-in: `begin` gives the address where the host signs in,
+    `finish` waits for the browser's return and gives the login's name ("" if unknown)."""
+
+    callback: str  # where the browser lands after signing in ("" if nowhere the host pastes)
+
+    async def begin(self) -> str: ...
+
+    async def finish(self) -> str: ...
+
+    async def deliver(self, landed: str) -> None: ...
+
+    async def cancel(self) -> None: ...
+
+
 class AgentHost(Protocol):
     """What the room offers an agent."""
 
@@ -148,3 +167,18 @@ class Agent(ABC):
     @abstractmethod
     async def stop(self) -> None:
         """Release the agent's resources."""
+
+    # -- signing in from the panel (an agent without a login flow of its own offers none) --------
+
+    def login_flow(self) -> LoginFlow | None:
+        """A new run of the runtime's login flow, offered only while the agent has no model
+        access but the demo's (a provider or a login already answers otherwise)."""
+        return None
+
+    async def use_login(self) -> None:
+        """Start afresh with the login the flow just stored (leaving demo mode)."""
+        raise NotImplementedError
+
+    async def sign_out(self) -> bool:
+        """Forget the runtime's login and start afresh; false when there is none to forget."""
+        return False

@@ -521,6 +521,14 @@ class RoomDocument:
         self.meta["model"] = p.model
         self._said(record, "{0} switched the model to " + _literal(p.model) + ".", record.actor)
 
+    def _on_copilot_signed_in(self, record: Record, p: ev.CopilotSeat) -> None:
+        self.meta["copilot_seat"] = p.login  # "" when the runtime did not say whose login
+        self._said(record, "{0} signed the room in to GitHub Copilot.", record.actor)
+
+    def _on_copilot_signed_out(self, record: Record, p: ev.CopilotSeat) -> None:
+        self.meta["copilot_seat"] = None
+        self._said(record, "{0} signed the room out of GitHub Copilot.", record.actor)
+
     def _on_turn_checkpointed(self, record: Record, p: ev.TurnCheckpointed) -> None:
         """ "Changed N files" on the turn's prompt, with the commit to diff or revert."""
         if (entry := self._entries.get(p.prompt_id)) is not None:
@@ -745,6 +753,8 @@ HANDLERS: dict[str, Callable[[RoomDocument, Record, Any], None]] = {
     "prompt.steered": RoomDocument._on_prompt_steered,
     "model.changed": RoomDocument._on_model_changed,
     "budget.lifted": RoomDocument._on_budget_lifted,
+    "copilot.signed_in": RoomDocument._on_copilot_signed_in,
+    "copilot.signed_out": RoomDocument._on_copilot_signed_out,
     "turn.checkpointed": RoomDocument._on_turn_checkpointed,
     "turn.reverted": RoomDocument._on_turn_reverted,
 }

@@ -58,6 +58,7 @@ from .people import People
 from .queue import PromptQueue, TaskState
 from .recorder import Recorder
 from .replay import Replayed, replay
+from .signin import SignIn
 from .snapshot import LiveRecords, Snapshot, Snapshots
 from .storage import StorageWatch
 from .streams import Streams
@@ -149,6 +150,11 @@ class Room:
             state_dir=state_dir,
         )
         self.model: str | None = None  # the model a host chose (None: the agent's own)
+        self.signin = SignIn(
+            agent,
+            lambda kind, actor, payload: self.recorder.commit(kind, actor, payload),
+            lambda: self.queue.in_flight is None,
+        )
         self._started = False
         self._start_lock = asyncio.Lock()
 
@@ -602,6 +608,33 @@ class Room:
             self.model = body.model
             await self.agent.use_model(body.model)
         return {"model": body.model, "models": models}
+
+    # -- signing in to Copilot (hosts; demo mode) -------------------------------------------------
+
+    def describe_signin(self, identity: Identity) -> dict:
+        self.people.require(identity, Action.SIGN_IN)
+        return self.signin.describe()
+
+    async def begin_signin(self, identity: Identity) -> dict:
+        self.people.require(identity, Action.SIGN_IN)
+        return await self.signin.begin(identity.username)
+
+    async def deliver_signin(self, identity: Identity, landed: str) -> dict:
+        self.people.require(identity, Action.SIGN_IN)
+        return await self.signin.deliver(landed)
+
+    async def cancel_signin(self, identity: Identity) -> dict:
+        self.people.require(identity, Action.SIGN_IN)
+        return await self.signin.cancel(identity.username)
+
+    async def sign_out(self, identity: Identity) -> None:
+        self.people.require(identity, Action.SIGN_IN)
+        if not await self.signin.sign_out(identity.username):
+            raise Conflict(
+                "The room has no Copilot login the panel can sign out (a token in the server's "
+                "environment, or a provider, is the server's to change).",
+                code="no_copilot_login",
+            )
 
     # -- usage and budgets -----------------------------------------------------------------------
 

@@ -13,7 +13,11 @@ import asyncio
 import time
 from typing import Any
 
-from copilot.generated.rpc import PermissionDecisionApproveOnce, PermissionDecisionReject
+from copilot.generated.rpc import (
+    AccountLogoutRequest,
+    PermissionDecisionApproveOnce,
+    PermissionDecisionReject,
+)
 from copilot.session import Attachment, BlobAttachment, FileAttachment
 from copilot.tools import Tool, ToolInvocation, ToolResult
 
@@ -25,6 +29,7 @@ from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
 from .access import ModelAccess, choose_model_access, login_token
 from .connection import Connection
 from .describe import describe_permission
+from .signin import LoginFlow
 from .translate import EventTranslator, event_name, model_silent
 
 SYSTEM_NOTE = """\
@@ -175,6 +180,33 @@ class CopilotAgent(Agent):
         connection, self.connection = self.connection, None
         if connection is not None:
             await connection.close()
+
+    def login_flow(self) -> LoginFlow | None:
+        demo = self._access is not None and self._access.demo is not None
+        if not demo or self.connection is None or self.connection.session is None:
+            return None
+        return LoginFlow(self.connection.session)
+
+    async def use_login(self) -> None:
+        await self._choose_access_again("Starting with the Copilot login…")
+
+    async def sign_out(self) -> bool:
+        if self.connection is None or login_token() is not None:
+            return False  # a token from the environment is not the runtime's to forget
+        status = await self.connection.client.get_auth_status()
+        if not status.isAuthenticated:
+            return False
+        await self.connection.client.rpc.account.logout(AccountLogoutRequest())
+        await self._choose_access_again("Signed out of Copilot; starting the demo model…")
+        return True
+
+    async def _choose_access_again(self, detail: str) -> None:
+        """Model access is chosen once per start; a sign-in or sign-out chooses it again."""
+        async with self._lock:
+            if self._access is not None:
+                await self._access.close()
+                self._access = None
+        await self._bring_up(detail)
 
     async def stop(self) -> None:
         if self.translator.ignored:

@@ -1,0 +1,116 @@
+"""Signing the runtime in to GitHub Copilot from the panel, with the runtime's own login flow
+(the experimental `session.accounts.login` RPC), never an OAuth app of ours.
+
+The runtime (1.0.102) signs in to github.com with OAuth in a browser (PKCE), not a device code:
+`begin` gives the authorize URL, whose redirect goes to a listener of the runtime's on 127.0.0.1;
+`advance` waits until a browser lands there, then exchanges the code and stores the login. A host
+whose browser runs on another machine (a hub) lands on a page that does not load: the host pastes
+that address into the panel and the room hands it to the runtime's listener (`deliver`), which
+only accepts the flow's own `state`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import urllib.error
+import urllib.request
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from copilot.generated.rpc import (
+    AuthLoginAdvanceRequest,
+    AuthLoginBeginRequest,
+    AuthLoginCancelRequest,
+    AuthLoginStepKind,
+    LoginProviderKind,
+)
+
+from ...errors import InvalidRequest
+from ..base import SignInFailed
+
+
+class LoginFlow:
+    """One run of the runtime's github.com login flow in the room's session."""
+
+    def __init__(self, session: Any):
+        self.session = session
+        self.flow_id = ""
+        self.url = ""  # where the host signs in
+        self.callback = ""  # where the browser lands afterwards (the runtime's listener)
+        self._state = ""
+
+    async def begin(self) -> str:
+        begun = await self.session.rpc.accounts.login.begin(
+            AuthLoginBeginRequest(kind=LoginProviderKind.GITHUB_DOT_COM)
+        )
+        self.flow_id = begun.flow_id
+        if begun.step.kind != AuthLoginStepKind.OPEN_URL or not begun.step.url:
+            await self.cancel()
+            raise SignInFailed(
+                f"The runtime's login flow asked for '{begun.step.kind.value}', which the room "
+                "cannot show; sign in from a terminal (`copilot login`) instead."
+            )
+        self.url = begun.step.url
+        query = parse_qs(urlparse(self.url).query)
+        self.callback = (query.get("redirect_uri") or [""])[0]
+        self._state = (query.get("state") or [""])[0]
+        return self.url
+
+    async def finish(self) -> str:
+        """Wait for the browser's return, then the login's name ("" if the runtime does not say)."""
+        try:
+            step = await self.session.rpc.accounts.login.advance(
+                AuthLoginAdvanceRequest(flow_id=self.flow_id), timeout=None
+            )
+        except Exception as err:
+            raise SignInFailed(f"Signing in to GitHub did not work: {reason(err)}") from None
+        if step.kind == AuthLoginStepKind.ERROR:
+            raise SignInFailed(f"Signing in to GitHub did not work: {step.message or 'no reason'}")
+        result = step.result
+        if step.kind != AuthLoginStepKind.COMPLETED or result is None:
+            await self.cancel()
+            raise SignInFailed(
+                f"The runtime's login flow went on to '{step.kind.value}', which the room cannot "
+                "show; sign in from a terminal (`copilot login`) instead."
+            )
+        if result.status.value != "completed":
+            await self.cancel()
+            raise SignInFailed(
+                f"The runtime did not store the login ({result.status.value}): on a server with "
+                "no keychain, sign in from a terminal (`copilot login`) or set "
+                "COPILOT_GITHUB_TOKEN."
+            )
+        return result.login or ""
+
+    async def deliver(self, landed: str) -> None:
+        """Hand the address the host's browser landed on to the runtime's listener."""
+        where, expected = urlparse(landed.strip()), urlparse(self.callback)
+        state = (parse_qs(where.query).get("state") or [""])[0]
+        if (where.netloc, where.path) != (expected.netloc, expected.path) or state != self._state:
+            raise InvalidRequest(
+                "That is not the address this sign-in returns to: paste the whole address "
+                f"your browser shows after GitHub (it starts with {self.callback}?code=).",
+                code="wrong_signin_address",
+            )
+        # The listener answers or not: `finish` says how the flow ended.
+        with contextlib.suppress(urllib.error.URLError, OSError):
+            await asyncio.to_thread(_fetch, landed.strip())
+
+    async def cancel(self) -> None:
+        if self.flow_id:
+            with contextlib.suppress(Exception):  # a flow that ended has nothing to cancel
+                await self.session.rpc.accounts.login.cancel(
+                    AuthLoginCancelRequest(flow_id=self.flow_id)
+                )
+
+
+def _fetch(url: str) -> None:
+    with urllib.request.urlopen(url, timeout=30) as answer:  # checked: the runtime's listener
+        answer.read()
+
+
+def reason(err: Exception) -> str:
+    """The runtime's words, without the JSON-RPC wrapping."""
+    text = str(err)
+    return text.split("failed with message: ", 1)[-1]
