@@ -245,6 +245,16 @@ export class RoomClient implements IRoomClient {
     return this._request(`history?before=${before}&limit=${limit}`);
   }
 
+  /** A turn's checkpoint as a unified diff (members and hosts). */
+  checkpointDiff(commit: string): Promise<{ diff: string }> {
+    return this._request(`checkpoints/${encodeURIComponent(commit)}/diff`);
+  }
+
+  /** Put a turn's files back as before it; a 409 `revert_conflict` names the files. */
+  revertCheckpoint(commit: string): Promise<{ commit: string; files: string[] }> {
+    return this._send('POST', `checkpoints/${encodeURIComponent(commit)}/revert`);
+  }
+
   private _send<T>(method: string, path: string, body?: unknown): Promise<T> {
     return this._request(path, {
       method,

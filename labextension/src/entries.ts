@@ -37,6 +37,15 @@ export interface IPromptEntry extends IEntryBase {
   chips?: IShownChip[];
   /** Images and repository files sent with it (../attachments.ts). */
   attachments?: IShownAttachment[];
+  /** The files the turn changed, committed on the room's checkpoint ref (`turn.checkpointed`). */
+  checkpoint?: ICheckpoint;
+  /** Who reverted the turn's checkpoint, if someone did. */
+  reverted_by?: string;
+}
+
+export interface ICheckpoint {
+  commit: string;
+  files: string[];
 }
 
 /** Something a person said to the room (`POST messages`): never sent to the agent. */

@@ -46,6 +46,11 @@ export function mayWithdraw(me: IMe | null, item: IQueueItem): boolean {
   return can(me, 'withdraw_any') || (can(me, 'withdraw_own') && me?.username === item.author);
 }
 
+/** Revert a turn's checkpoint: hosts, or its author while hosts allow authors to. */
+export function mayRevert(me: IMe | null, author: string): boolean {
+  return can(me, 'revert_any') || (can(me, 'revert_own') && me?.username === author);
+}
+
 /** Abort the turn `item` is running (hosts). */
 export function mayAbort(me: IMe | null, item?: IQueueItem): boolean {
   return can(me, 'abort') && (item === undefined || isRunning(item));

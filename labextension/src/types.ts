@@ -27,7 +27,11 @@ export type Action =
   /** Switch the model that answers the next turns (hosts). */
   | 'choose_model'
   /** The room has no host yet: whoever started the server may claim it with its secret. */
-  | 'claim_host';
+  | 'claim_host'
+  /** Revert a turn's checkpoint: anyone's (`revert_any`, hosts), one's own (`revert_own`,
+   * while hosts allow authors to). */
+  | 'revert_any'
+  | 'revert_own';
 
 export interface IMe {
   username: string;

@@ -10,6 +10,7 @@ import {
   mayAnswer,
   mayChangeRole,
   mayChooseModel,
+  mayRevert,
   mayEditSettings,
   mayStartAgent,
   maySteer,
@@ -190,5 +191,17 @@ describe('the / and @ sigils', () => {
     expect(kindOfSigil('@')).toBe('agent');
     expect(kindOfSigil('#')).toBeNull();
     expect(targetLabel({ kind: 'agent', name: 'tester' })).toBe('@tester');
+  });
+});
+
+describe('mayRevert', () => {
+  it('follows the server: any turn with revert_any, only ones own with revert_own', () => {
+    const host = { ...alice, can: [...alice.can, 'revert_any' as const] };
+    const author = { ...bob, can: [...bob.can, 'revert_own' as const] };
+    expect(mayRevert(host, 'bob')).toBe(true);
+    expect(mayRevert(author, 'bob')).toBe(true);
+    expect(mayRevert(author, 'erin')).toBe(false);
+    expect(mayRevert(bob, 'bob')).toBe(false); // hosts did not allow authors to
+    expect(mayRevert(carol, 'carol')).toBe(false);
   });
 });

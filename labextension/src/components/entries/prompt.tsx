@@ -8,6 +8,7 @@ import { IRoomModel } from '../../model';
 import { targetLabel } from '../../policy';
 import { splitFences } from '../../fences';
 import { AttachmentList } from '../attachments';
+import { CheckpointLine } from '../checkpoint';
 import { ChipList } from '../chips';
 import { PersonName } from '../person';
 import { Collapsible } from './collapse';
@@ -50,6 +51,14 @@ export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): 
           )}
         </div>
       </Collapsible>
+      {entry.checkpoint && (
+        <CheckpointLine
+          checkpoint={entry.checkpoint}
+          author={entry.author}
+          revertedBy={entry.reverted_by}
+          model={model}
+        />
+      )}
     </div>
   );
 }

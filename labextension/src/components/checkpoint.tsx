@@ -1,0 +1,85 @@
+/** "Changed N files" on a turn whose files the room checkpointed: the files, their diff in a
+ * dialog, and "Revert this turn" for those the server allows (hosts; the author if allowed). */
+import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
+import React, { useState } from 'react';
+
+import { RoomClient, refusalMessage } from '../api';
+import { ICheckpoint } from '../entries';
+import { IRoomModel } from '../model';
+import { mayRevert } from '../policy';
+
+let pageClient: RoomClient | undefined;
+
+export function CheckpointLine(props: {
+  checkpoint: ICheckpoint;
+  author: string;
+  revertedBy?: string;
+  model: IRoomModel;
+}): JSX.Element {
+  const { checkpoint, author, revertedBy, model } = props;
+  const [busy, setBusy] = useState(false);
+  const client = (pageClient ??= new RoomClient());
+  const count = checkpoint.files.length;
+  const label = `Changed ${count} file${count === 1 ? '' : 's'}`;
+
+  const showDiff = async () => {
+    try {
+      const { diff } = await client.checkpointDiff(checkpoint.commit);
+      await showDialog({
+        title: `${label} (${checkpoint.commit.slice(0, 8)})`,
+        body: <pre className="jp-CopilotRoom-diff">{diff}</pre>,
+        buttons: [Dialog.okButton({ label: 'Close' })]
+      });
+    } catch (err) {
+      Notification.error(refusalMessage(err), { autoClose: 5000 });
+    }
+  };
+
+  const revert = async () => {
+    const answer = await showDialog({
+      title: 'Revert this turn?',
+      body: `The ${count} file${count === 1 ? '' : 's'} go back to how they were before the turn: ${checkpoint.files.join(', ')}.`,
+      buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Revert' })]
+    });
+    if (!answer.button.accept) {
+      return;
+    }
+    setBusy(true);
+    try {
+      await client.revertCheckpoint(checkpoint.commit);
+      Notification.success('The turn was reverted.', { autoClose: 3000 });
+    } catch (err) {
+      Notification.error(refusalMessage(err), { autoClose: 8000 });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="jp-CopilotRoom-checkpoint" data-commit={checkpoint.commit}>
+      <span className="jp-CopilotRoom-checkpointFiles" title={checkpoint.files.join('\n')}>
+        {label}: {checkpoint.files.join(', ')}
+      </span>
+      {revertedBy && <span className="jp-CopilotRoom-checkpointReverted">(reverted)</span>}
+      <span className="jp-CopilotRoom-checkpointActions">
+        <button
+          type="button"
+          className="jp-mod-styled jp-CopilotRoom-small"
+          onClick={() => void showDiff()}
+        >
+          Diff
+        </button>
+        {!revertedBy && mayRevert(model.me, author) && (
+          <button
+            type="button"
+            className="jp-mod-styled jp-CopilotRoom-small"
+            disabled={busy}
+            onClick={() => void revert()}
+          >
+            Revert this turn
+          </button>
+        )}
+      </span>
+    </div>
+  );
+}
