@@ -117,3 +117,28 @@ async def test_a_turn_is_a_checkpoint_and_reverts_unless_someone_changed_the_sam
     assert (root / "a.txt").read_text() == LINES.replace("line 5", "person 5")
     assert git(root, "rev-parse", REF).strip() == second["commit"]
     assert (await api("alice", "POST", "checkpoints", "f" * 40, "revert")).code == 404
+
+
+async def test_a_folder_without_git_gets_checkpoints_its_author_may_revert_when_allowed(
+    api, room, model, jp_root_dir, state_dir
+):
+    (jp_root_dir / "plan.md").write_text(LINES)
+    model.script = run_commands
+    await ready(api, room)
+    checkpoint = await turn(api, room, "bob", "printf 'agent\\n' >> plan.md && rm -f gone.txt")
+    assert checkpoint["files"] == ["plan.md"]
+    assert not (jp_root_dir / ".git").exists()  # the folder stays as it was: no repository
+    git_dir = state_dir / "checkpoints" / "git"
+    assert (
+        git(jp_root_dir, f"--git-dir={git_dir}", "rev-parse", REF).strip() == (checkpoint["commit"])
+    )
+    r = await api("bob", "POST", "checkpoints", checkpoint["commit"], "revert")
+    assert r.code == 403
+    r = await api("alice", "PATCH", "settings", body={"authors_can_revert": True})
+    assert r.code == 200, r
+    assert "revert_own" in (await api("bob", "GET", "room")).json["me"]["can"]
+    r = await api("bob", "POST", "checkpoints", checkpoint["commit"], "revert")
+    assert r.code == 200, r
+    assert (jp_root_dir / "plan.md").read_text() == LINES
+    again = await api("bob", "POST", "checkpoints", checkpoint["commit"], "revert")
+    assert again.code == 409  # already as before the turn: nothing to do, nothing changed
