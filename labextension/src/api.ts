@@ -104,6 +104,8 @@ export interface IRoomClient {
   admit(username: string, decision: Decision): Promise<void>;
   setRole(username: string, role: 'viewer' | 'member'): Promise<void>;
   remove(username: string): Promise<void>;
+  /** Lift one person's daily cap for the rest of today (hosts). */
+  liftBudget(username: string): Promise<void>;
   settings(): Promise<ISettings>;
   patchSettings(changes: Partial<ISettings>): Promise<ISettings>;
   catalog(): Promise<ICatalog>;
@@ -227,6 +229,10 @@ export class RoomClient implements IRoomClient {
 
   remove(username: string): Promise<void> {
     return this._send('DELETE', `participants/${encodeURIComponent(username)}`);
+  }
+
+  liftBudget(username: string): Promise<void> {
+    return this._send('POST', `budgets/${encodeURIComponent(username)}/lift`);
   }
 
   settings(): Promise<ISettings> {

@@ -122,6 +122,32 @@ export interface IMeta {
   /** The kernel the agent last ran cells in: its state and its notebook. */
   kernel_state?: string | null;
   kernel_notebook?: string | null;
+  /** Today's usage (UTC), summed from the records, and the configured daily caps. */
+  usage?: IUsageToday;
+  budgets?: IBudgets;
+}
+
+/** What turns cost: premium requests (none with a provider), tokens in and out, turns. */
+export interface IUsageSums {
+  premium_requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  turns: number;
+}
+
+export interface IUsageToday {
+  day: string;
+  room: IUsageSums;
+  people: { [username: string]: IUsageSums };
+  /** Whose per-person cap a host lifted for `day`. */
+  lifted: string[];
+}
+
+export type BudgetUnit = 'premium_requests' | 'tokens';
+
+export interface IBudgets {
+  per_person: Partial<Record<BudgetUnit, number>>;
+  room: Partial<Record<BudgetUnit, number>>;
 }
 
 export interface ICatalogItem {

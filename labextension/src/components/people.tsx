@@ -11,6 +11,7 @@ import { IParticipant } from '../types';
 import { IAction, Refusal, useAction } from './action';
 import { PersonName } from './person';
 import { RoomSettings } from './settings';
+import { PersonUsage, RoomUsage } from './usage';
 
 export function People(props: { model: IRoomModel; client: IRoomClient }): JSX.Element {
   const { model, client } = props;
@@ -19,6 +20,7 @@ export function People(props: { model: IRoomModel; client: IRoomClient }): JSX.E
   return (
     <section className="jp-CopilotRoom-people" aria-label="People in the room">
       <h3 className="jp-CopilotRoom-heading">People</h3>
+      <RoomUsage model={model} />
       <ul>
         {people
           .filter(p => isAdmitted(p.role))
@@ -90,6 +92,7 @@ function Person(props: {
       ) : (
         <span className={`jp-CopilotRoom-badge jp-mod-${person.role}`}>{person.role}</span>
       )}
+      <PersonUsage model={model} client={client} username={username} action={action} />
     </li>
   );
 }

@@ -1,0 +1,116 @@
+/**
+ * Usage and budgets in the People section: what the room and each person used today (UTC), as
+ * the server sums the records into `meta.usage`, against the daily caps in `meta.budgets`; a
+ * host lifts one person's reached cap for the day here (the server decides, `manage_people`).
+ */
+import React from 'react';
+
+import { IRoomClient } from '../api';
+import { IRoomModel } from '../model';
+import { displayName } from '../names';
+import { can } from '../policy';
+import { BudgetUnit, IBudgets, IMeta, IUsageSums, IUsageToday } from '../types';
+import { IAction } from './action';
+
+const UNITS: BudgetUnit[] = ['premium_requests', 'tokens'];
+const LABELS: Record<BudgetUnit, string> = {
+  premium_requests: 'premium requests',
+  tokens: 'tokens'
+};
+
+/** `meta.usage` if it is today's (UTC), else null: a new day starts from nothing. */
+export function usageToday(meta: IMeta, now = new Date()): IUsageToday | null {
+  const usage = meta.usage;
+  return usage && usage.day === now.toISOString().slice(0, 10) ? usage : null;
+}
+
+export function amount(sums: IUsageSums | undefined, unit: BudgetUnit): number {
+  if (!sums) {
+    return 0;
+  }
+  return unit === 'tokens' ? sums.input_tokens + sums.output_tokens : sums.premium_requests;
+}
+
+/** The caps of one scope that `sums` reached, as "tokens" etc. */
+export function reached(
+  sums: IUsageSums | undefined,
+  caps: IBudgets['per_person'] | undefined
+): BudgetUnit[] {
+  return UNITS.filter(unit => caps?.[unit] !== undefined && amount(sums, unit) >= caps[unit]!);
+}
+
+function number(n: number): string {
+  return n >= 10000
+    ? `${(n / 1000).toLocaleString('en', { maximumFractionDigits: 1 })}k`
+    : n.toLocaleString('en', { maximumFractionDigits: 2 });
+}
+
+function turns(n: number): string {
+  return n === 1 ? '1 turn' : `${n} turns`;
+}
+
+/** "12.3k tokens · 2 premium requests", each with its cap ("of 50") where there is one. */
+function describe(sums: IUsageSums | undefined, caps: IBudgets['per_person'] | undefined): string {
+  return UNITS.filter(unit => unit === 'tokens' || amount(sums, unit) > 0 || caps?.[unit])
+    .map(unit => {
+      const cap = caps?.[unit];
+      return `${number(amount(sums, unit))}${cap !== undefined ? ` of ${number(cap)}` : ''} ${LABELS[unit]}`;
+    })
+    .join(' · ');
+}
+
+/** The room's line: "Today (UTC): 12.3k tokens · 4 turns", caps named; nothing before the
+ * first turn of a room without caps. */
+export function RoomUsage(props: { model: IRoomModel }): JSX.Element | null {
+  const { meta } = props.model;
+  const usage = usageToday(meta);
+  const caps = meta.budgets?.room;
+  const capped = Object.keys(caps ?? {}).length > 0;
+  if (!usage && !capped) {
+    return null;
+  }
+  const full = reached(usage?.room, caps).length > 0;
+  return (
+    <p className="jp-CopilotRoom-roomUsage" data-reached={full}>
+      Today (UTC): {describe(usage?.room, caps)} · {turns(usage?.room.turns ?? 0)}
+      {full && ' · room cap reached until midnight UTC'}
+    </p>
+  );
+}
+
+/** A person's share of today, and for hosts "Lift cap" once they reached theirs. */
+export function PersonUsage(props: {
+  model: IRoomModel;
+  client: IRoomClient;
+  username: string;
+  action: IAction;
+}): JSX.Element | null {
+  const { model, client, username, action } = props;
+  const usage = usageToday(model.meta);
+  const mine = usage?.people[username];
+  const caps = model.meta.budgets?.per_person;
+  if (!mine) {
+    return null;
+  }
+  const lifted = usage?.lifted.includes(username) ?? false;
+  const full = !lifted && reached(mine, caps).length > 0;
+  return (
+    <span className="jp-CopilotRoom-personUsage" data-reached={full}>
+      <span className="jp-CopilotRoom-personUsageText">
+        Today: {describe(mine, caps)}
+        {lifted && ' · cap lifted'}
+        {full && ' · cap reached'}
+      </span>
+      {full && can(model.me, 'manage_people') && (
+        <button
+          className="jp-mod-styled jp-CopilotRoom-small jp-CopilotRoom-lift"
+          aria-label={`Lift the daily cap of ${displayName(username, model.person(username))} for today`}
+          disabled={action.busy}
+          onClick={() => void action.run(() => client.liftBudget(username))}
+        >
+          Lift cap
+        </button>
+      )}
+    </span>
+  );
+}
