@@ -12,6 +12,7 @@ from traitlets.config import Configurable
 
 from . import handlers, metrics
 from .access.admissions import AdmissionBook
+from .access.approval_policy import parse_policy
 from .access.claim_notice import announcement, claim_page_path, claim_urls, write_claim_page
 from .access.hub_grants import hub_server_name
 from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
@@ -145,6 +146,15 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             Budgets.from_config(proposal["value"])
         except ValueError as err:
             raise TraitError(str(err)) from None
+        return proposal["value"]
+
+    @validate("approval_policy")
+    def _valid_approval_policy(self, proposal: dict) -> dict:
+        """A wrong policy stops the server at start, naming the bad key."""
+        try:
+            parse_policy(proposal["value"])
+        except ValueError as err:
+            raise TraitError(f"c.CopilotRoom.approval_policy: {err}") from None
         return proposal["value"]
 
     @default("repository")

@@ -257,6 +257,10 @@ class RequestOpened(Strict):
     choices: list[str] = Field(default_factory=list)
     allow_freeform: bool = True
     deadline: float
+    #: Two when the approval policy wants two approvers (since issue 16; older records: one).
+    approvers_needed: int = 1
+    #: The policy rule that decided how this request is answered (since issue 16).
+    rule: str | None = None
 
 
 class RequestSettled(Strict):
@@ -264,6 +268,17 @@ class RequestSettled(Strict):
     outcome: Literal["approved", "rejected", "answered", "timed_out", "aborted"]
     feedback: str | None = None
     answer: str | None = None
+    #: Everyone who approved, in order (since issue 16; older records name only the actor).
+    approvers: list[str] = Field(default_factory=list)
+    #: The policy rule that settled it without asking anyone (since issue 16).
+    rule: str | None = None
+
+
+class RequestApproval(Strict):
+    """One approval of a request that needs two: the approvers so far (the actor last)."""
+
+    id: str
+    approvers: list[str]
 
 
 class PersonSeen(Strict):
@@ -374,6 +389,7 @@ RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "agent.ready": AgentReady,
     "request.opened": RequestOpened,
     "request.settled": RequestSettled,
+    "request.approval": RequestApproval,
     "abort": PromptRef,
     "person.seen": PersonSeen,
     "admission.decided": AdmissionDecided,

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import traitlets
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from .access.approval_policy import ApprovalPolicy
 from .statefiles import write_cache
 
 
@@ -87,6 +88,13 @@ class RoomSettings(BaseModel):
         description="Let viewers say things to the room (chat messages, never prompts); "
         "members and hosts always can.",
     )
+    approval_policy: ApprovalPolicy = Field(
+        default_factory=lambda: ApprovalPolicy.model_validate({}),
+        description="Per permission kind (shell, write, read, url, mcp, notebook, execute, "
+        "custom-tool) 'ask', 'auto', 'deny' or 'two' (two approvers), e.g. {'write': 'auto', "
+        "'shell': {'default': 'ask', 'rules': ['git status* -> auto', 'rm * -> two']}}; shell "
+        "and url rules are globs on the command or URL, the first match wins (docs/hosts.md).",
+    )
     authors_can_revert: bool = Field(
         False,
         description="Let a turn's author revert it (its checkpoint); hosts always can.",
@@ -115,7 +123,9 @@ def settings_traits() -> dict[str, traitlets.TraitType]:
     traits: dict[str, traitlets.TraitType] = {}
     for name, field in RoomSettings.model_fields.items():
         options: dict[str, Any] = {"config": True, "help": field.description or ""}
-        if field.annotation is Policy:
+        if field.annotation is ApprovalPolicy:
+            traits[name] = traitlets.Dict({}, **options)
+        elif field.annotation is Policy:
             values = [policy.value for policy in Policy]
             traits[name] = traitlets.Enum(values, default_value=field.default.value, **options)
         else:
@@ -138,10 +148,11 @@ class SettingsStore:
 
     def changes(self, patch: BaseModel) -> dict:
         """The fields a patch would actually change."""
+        current = self.current.model_dump()
         return {
             name: value
             for name, value in patch.model_dump(exclude_none=True).items()
-            if getattr(self.current, name) != value
+            if current[name] != value
         }
 
     def apply(self, changes: dict) -> None:

@@ -138,6 +138,13 @@ SINCE_0_1 = [
     ),
     Record(seq=0, ts=0, kind="copilot.signed_in", actor="alice", payload={"login": "alice-gh"}),
     Record(seq=0, ts=0, kind="copilot.signed_out", actor="alice", payload={}),
+    Record(
+        seq=0,
+        ts=0,
+        kind="request.approval",
+        actor="bob",
+        payload={"id": "r", "approvers": ["bob"]},
+    ),
 ]
 
 

@@ -4,7 +4,9 @@ The agent never sees the room. It publishes events (each declared once in `event
 this host maps to the running turn: deltas stream into the document, recorded events are stamped
 with their prompt and recorded, the end of a turn and the agent's status go to `Turns`. Its
 permission requests and questions go to the desk, only while a turn runs and is not being
-stopped; a kind hosts let through (notebook edits) is approved by the room's settings. What the
+stopped; the approval policy (a room setting) settles some at once by rule, names the rule on the
+card, or wants two approvers; a kind hosts let through (notebook edits) is approved by the room's
+settings. What the
 room cannot record because the disk is full stops the turn (`Turns.storage_failed`): the agent
 hears a refusal, and the turn fails once space returns.
 """
@@ -114,11 +116,22 @@ class RoomAgentHost:
         settings = self.settings.current
         if self._touches_the_rooms_state(ask):
             return self.desk.settle_by_room(turn.prompt, ask, approve=False, why=PROTECTED)
-        if ask.kind == "notebook" and settings.auto_approve_notebook_edits:
+        decision, rule = settings.approval_policy.decide(ask.kind, ask.summary)
+        if decision in ("auto", "deny"):
+            approve = decision == "auto"
+            why = f"{'Approved' if approve else 'Rejected'} by rule {rule}."
+            return self.desk.settle_by_room(turn.prompt, ask, approve=approve, why=why, rule=rule)
+        if decision == "ask" and ask.kind == "notebook" and settings.auto_approve_notebook_edits:
             why = "Approved by the room's settings for notebook edits."
             return self.desk.settle_by_room(turn.prompt, ask, approve=True, why=why)
         return await self.desk.ask(
-            turn.prompt, ask.kind, ask.summary, settings.permission_timeout, details=ask.details
+            turn.prompt,
+            ask.kind,
+            ask.summary,
+            settings.permission_timeout,
+            rule if decision == "two" else None,
+            details=ask.details,
+            approvers_needed=2 if decision == "two" else 1,
         )
 
     async def ask_question(self, ask: QuestionAsk) -> Answer:

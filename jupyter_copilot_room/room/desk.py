@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 from ..agent.base import Answer, PermissionAsk
 from ..errors import InsufficientStorage
-from ..events import RequestOpened, RequestSettled
+from ..events import RequestApproval, RequestOpened, RequestSettled
 from .queue import QueuedPrompt
 from .recorder import Recorder
-from .requests import Outcome, Request, RequestLedger
+from .requests import Outcome, Request, RequestLedger, complete
 
 
 class RequestDesk:
@@ -36,10 +36,16 @@ class RequestDesk:
         return asyncio.get_running_loop().time()
 
     async def ask(
-        self, prompt: QueuedPrompt, kind: str, summary: str, timeout: float, **extra
+        self,
+        prompt: QueuedPrompt,
+        kind: str,
+        summary: str,
+        timeout: float,
+        rule: str | None = None,
+        **extra,
     ) -> Answer:
         """Open a request for the prompt's author and wait for an answer, or for its timer."""
-        request = self.ledger.open(self._open(prompt, kind, summary, timeout, **extra))
+        request = self.ledger.open(self._open(prompt, kind, summary, timeout, rule, **extra))
         loop = asyncio.get_running_loop()
         waiter = self._waiters[request.id] = loop.create_future()
         self._timers[request.id] = loop.call_later(timeout, self._time_out, request.id)
@@ -47,13 +53,19 @@ class RequestDesk:
         return await waiter
 
     def settle_by_room(
-        self, prompt: QueuedPrompt, ask: PermissionAsk, *, approve: bool, why: str
+        self,
+        prompt: QueuedPrompt,
+        ask: PermissionAsk,
+        *,
+        approve: bool,
+        why: str,
+        rule: str | None = None,
     ) -> Answer:
-        """The room's own rules decide (hosts let notebook edits through; nothing touches the
-        room's state): still a card in the transcript, settled at once."""
-        request = self._open(prompt, ask.kind, ask.summary, 0, details=ask.details)
+        """The room's own rules decide (the approval policy, hosts let notebook edits through,
+        nothing touches the room's state): still a card in the transcript, settled at once."""
+        request = self._open(prompt, ask.kind, ask.summary, 0, rule, details=ask.details)
         settled = RequestSettled(
-            id=request.id, outcome="approved" if approve else "rejected", feedback=why
+            id=request.id, outcome="approved" if approve else "rejected", feedback=why, rule=rule
         )
         self.recorder.commit("request.settled", None, settled)
         return Answer(approve, why)
@@ -63,14 +75,23 @@ class RequestDesk:
     ) -> None:
         self._expire_due()
         request = self.ledger.check_permission_answer(
-            request_id, by, is_host=is_host, now=self.now()
+            request_id, by, is_host=is_host, now=self.now(), approve=approve
         )
+        if approve and not complete(request, by):
+            approvers = [*request.approvals, by]
+            self.recorder.commit(
+                "request.approval", by, RequestApproval(id=request.id, approvers=approvers)
+            )
+            self.ledger.add_approval(request.id, by)
+            return
         if approve:
-            said = f"Approved by {by}."
+            said = f"Approved by {' and '.join([*request.approvals, by])}."
+            approvers = [*request.approvals, by]
         else:
             said = f"Rejected by {by}" + (f": {feedback}" if feedback else ".")
+            approvers = list(request.approvals)
         outcome = Outcome.APPROVED if approve else Outcome.REJECTED
-        self._settle(request, outcome, said, by=by, feedback=feedback)
+        self._settle(request, outcome, said, by=by, feedback=feedback, approvers=approvers)
 
     def answer_question(self, request_id: str, by: str, *, is_host: bool, answer: str) -> None:
         self._expire_due()
@@ -85,7 +106,13 @@ class RequestDesk:
             self._settle(request, Outcome.ABORTED, why)
 
     def _open(
-        self, prompt: QueuedPrompt, kind: str, summary: str, timeout: float, **extra
+        self,
+        prompt: QueuedPrompt,
+        kind: str,
+        summary: str,
+        timeout: float,
+        rule: str | None = None,
+        **extra,
     ) -> Request:
         """A new request for the prompt's author, recorded (and so shown) as opened."""
         now = self.now()
@@ -112,6 +139,8 @@ class RequestDesk:
                 choices=list(request.choices),
                 allow_freeform=request.allow_freeform,
                 deadline=self.wall_clock() + timeout,
+                approvers_needed=request.approvers_needed,
+                rule=rule,
             ),
         )
         return request
@@ -140,13 +169,20 @@ class RequestDesk:
         by: str | None = None,
         feedback: str | None = None,
         answer: str | None = None,
+        approvers: list[str] | None = None,
     ) -> None:
         """Record the outcome (first: a failed write changes nothing), settle the request, hand
         the answer to the waiting agent, resume the turn."""
         self.recorder.commit(
             "request.settled",
             by,
-            RequestSettled(id=request.id, outcome=outcome.value, feedback=feedback, answer=answer),  # type: ignore[arg-type]
+            RequestSettled(
+                id=request.id,
+                outcome=outcome.value,  # type: ignore[arg-type]
+                feedback=feedback,
+                answer=answer,
+                approvers=approvers or [],
+            ),
         )
         self.ledger.settle(request.id, outcome, answered_by=by, answer=answer)
         if (timer := self._timers.pop(request.id, None)) is not None:

@@ -446,6 +446,10 @@ class RoomDocument:
             "state": "pending",
             "answered_by": None,
         }
+        if p.approvers_needed > 1:  # the policy wants two approvers: the card counts them
+            fields |= {"approvers_needed": p.approvers_needed, "approvers": []}
+        if p.rule is not None:
+            fields["rule"] = p.rule
         self.approvals[p.id] = Map(dict(fields))
         entry_kind = "question" if p.kind == "question" else "permission"
         extra = {k: v for k, v in fields.items() if k not in ("kind", "summary", "author")}
@@ -471,6 +475,17 @@ class RoomDocument:
             entry["feedback"] = p.feedback
         if p.answer is not None:
             entry["answer"] = p.answer
+        if p.approvers:
+            entry["approvers"] = p.approvers
+        if p.rule is not None:
+            entry["rule"] = p.rule
+
+    def _on_request_approval(self, record: Record, p: ev.RequestApproval) -> None:
+        """One of two approvals: the card shows who approved and still waits."""
+        if p.id in self.approvals:
+            self.approvals[p.id]["approvers"] = p.approvers
+        if (entry := self._entries.get(p.id)) is not None:
+            entry["approvers"] = p.approvers
 
     def _on_abort(self, record: Record, p: ev.PromptRef) -> None:
         self._said(record, "{0} aborted the running turn.", record.actor)
@@ -741,6 +756,7 @@ HANDLERS: dict[str, Callable[[RoomDocument, Record, Any], None]] = {
     "agent.error": RoomDocument._on_agent_error,
     "request.opened": RoomDocument._on_request_opened,
     "request.settled": RoomDocument._on_request_settled,
+    "request.approval": RoomDocument._on_request_approval,
     "abort": RoomDocument._on_abort,
     "person.seen": RoomDocument._on_person_seen,
     "admission.decided": RoomDocument._on_admission_decided,

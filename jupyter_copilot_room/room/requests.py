@@ -5,7 +5,9 @@ so a deadline here and the timer that enforces it never disagree). Every request
 prompt that was running when the agent asked, and so to that prompt's author: the author and the
 hosts may answer, nobody else. The first valid answer wins; after the deadline the request is
 rejected; an abort rejects everything outstanding. A settled request never changes again, so a
-late or duplicate answer can never reopen it.
+late or duplicate answer can never reopen it. A request the approval policy marks for two
+approvers settles as approved only when two different people approved it (the author and a host,
+or two hosts, as only they may answer); a rejection by either settles it at once.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class Request:
     outcome: Outcome = Outcome.PENDING
     answered_by: str | None = None
     answer: str | None = None
+    approvers_needed: int = 1
+    approvals: tuple[str, ...] = ()
 
     @property
     def is_question(self) -> bool:
@@ -79,10 +83,26 @@ class RequestLedger:
         return request
 
     def check_permission_answer(
-        self, request_id: str, by: str, *, is_host: bool, now: float
+        self, request_id: str, by: str, *, is_host: bool, now: float, approve: bool = True
     ) -> Request:
         """The request `by` may answer now; raises (changing nothing) when they may not."""
-        return self._answerable(request_id, by, is_host=is_host, now=now, question=False)
+        request = self._answerable(request_id, by, is_host=is_host, now=now, question=False)
+        if approve and by in request.approvals:
+            raise Conflict(
+                f"{by} has already approved this; it needs one more approval from someone "
+                "else: " + still_may(request) + ".",
+                code="already_approved",
+            )
+        return request
+
+    def add_approval(self, request_id: str, by: str) -> Request:
+        """Count an approval of an open request that needs more than one (see `complete`)."""
+        request = self.get(request_id)
+        if request.outcome is not Outcome.PENDING or by in request.approvals:
+            raise Conflict(f"Request {request_id!r} cannot take this approval.", code="conflict")
+        approved = replace(request, approvals=(*request.approvals, by))
+        self._requests[request.id] = approved
+        return approved
 
     def check_question_answer(
         self, request_id: str, by: str, *, is_host: bool, answer: str, now: float
@@ -135,3 +155,16 @@ class RequestLedger:
                 code="already_settled",
             )
         return request
+
+
+def complete(request: Request, by: str) -> bool:
+    """Whether an approval by `by` is the last one the request needs: two different people
+    (each the author or a host, as nobody else may answer) when it needs two."""
+    return len({*request.approvals, by}) >= request.approvers_needed
+
+
+def still_may(request: Request) -> str:
+    """Who may still give the missing approval, in words."""
+    if request.author in request.approvals:
+        return "a host"
+    return "the author or another host"

@@ -52,9 +52,9 @@ _DECISIONS = frozenset(
 class LiveRecords:
     """The records a restart needs besides the document, kept small as the room runs: every
     decision and settings change, the last `person.seen` per person, the submission of each
-    prompt still queued, the start of the running one, open requests and streams, and the last
-    `agent.ready`. Replaying them alone rebuilds what replaying every record would. Pure: fed
-    each record in order, no I/O."""
+    prompt still queued, the start of the running one, open requests (with the last approval of
+    one that needs two) and streams, and the last `agent.ready`. Replaying them alone rebuilds
+    what replaying every record would. Pure: fed each record in order, no I/O."""
 
     def __init__(self) -> None:
         self._seen: dict[str, Record] = {}
@@ -62,6 +62,7 @@ class LiveRecords:
         self._queued: dict[str, Record] = {}
         self._started: Record | None = None
         self._requests: dict[str, Record] = {}
+        self._approvals: dict[str, Record] = {}
         self._streams: dict[str, Record] = {}
         self._ready: Record | None = None
 
@@ -87,6 +88,9 @@ class LiveRecords:
             self._requests[p["id"]] = record
         elif kind == "request.settled":
             self._requests.pop(p["id"], None)
+            self._approvals.pop(p["id"], None)
+        elif kind == "request.approval":
+            self._approvals[p["id"]] = record
         elif kind == "assistant.started":
             self._streams[p["entry_id"]] = record
         elif kind == "assistant.message":
@@ -101,6 +105,7 @@ class LiveRecords:
             *self._decisions,
             *self._queued.values(),
             *self._requests.values(),
+            *self._approvals.values(),
             *self._streams.values(),
         ]
         kept += [r for r in (self._started, self._ready) if r is not None]
