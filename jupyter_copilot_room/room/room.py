@@ -175,7 +175,8 @@ class Room:
         if self.people.book.claimed_hosts:
             self.claim = None  # the room has its host: no claim link
         self.document.set_meta(turn_owner=None, turn_prompt=None, kernel_state=None)
-        self.document.set_meta(budgets=self.budgets.model_dump())  # the caps, for the panel
+        if self.budgets.per_person or self.budgets.room:
+            self.document.set_meta(budgets=self.budgets.model_dump())  # the caps, for the panel
         self.turns.settle_interrupted(list(replayed.open_requests), INTERRUPTED)
         await self.sync.start()
         self.snapshots.start()
