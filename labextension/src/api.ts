@@ -114,6 +114,18 @@ export interface IRoomClient {
   history(before: number, limit: number): Promise<IHistoryPage>;
 }
 
+/** `GET signin`: whether sign-in is offered (demo mode) and the flow in hand. */
+export interface ISignIn {
+  state: 'idle' | 'waiting' | 'failed';
+  offered: boolean;
+  by?: string;
+  /** Where the host signs in (GitHub's page). */
+  url?: string;
+  /** Where the browser lands afterwards: the runtime's listener on the server. */
+  callback?: string;
+  error?: string;
+}
+
 export interface IModelChoice {
   model: string | null;
   models: string[];
@@ -259,6 +271,30 @@ export class RoomClient implements IRoomClient {
   /** Put a turn's files back as before it; a 409 `revert_conflict` names the files. */
   revertCheckpoint(commit: string): Promise<{ commit: string; files: string[] }> {
     return this._send('POST', `checkpoints/${encodeURIComponent(commit)}/revert`);
+  }
+
+  /** The Copilot sign-in in hand (hosts; its address is never in the shared document). */
+  signIn(): Promise<ISignIn> {
+    return this._request('signin');
+  }
+
+  /** Begin the runtime's own GitHub login flow (hosts, demo mode; 409 otherwise). */
+  beginSignIn(): Promise<ISignIn> {
+    return this._send('POST', 'signin');
+  }
+
+  /** Hand the room the address the browser landed on after GitHub (a hub's browser cannot
+   * reach the runtime on the server). */
+  returnSignIn(url: string): Promise<ISignIn> {
+    return this._send('POST', 'signin/return', { url });
+  }
+
+  cancelSignIn(): Promise<ISignIn> {
+    return this._send('POST', 'signin/cancel');
+  }
+
+  signOut(): Promise<void> {
+    return this._send('POST', 'signout');
   }
 
   private _send<T>(method: string, path: string, body?: unknown): Promise<T> {

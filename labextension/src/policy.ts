@@ -74,6 +74,10 @@ export function mayChooseModel(me: IMe | null): boolean {
   return can(me, 'choose_model');
 }
 
+export function maySignIn(me: IMe | null): boolean {
+  return can(me, 'sign_in');
+}
+
 /** Retry starting an agent that could not start (hosts). */
 export function mayStartAgent(me: IMe | null): boolean {
   return can(me, 'start_agent');

@@ -26,6 +26,8 @@ export type Action =
   | 'steer_any'
   /** Switch the model that answers the next turns (hosts). */
   | 'choose_model'
+  /** Sign the room's runtime in to (or out of) GitHub Copilot (hosts). */
+  | 'sign_in'
   /** The room has no host yet: whoever started the server may claim it with its secret. */
   | 'claim_host'
   /** Revert a turn's checkpoint: anyone's (`revert_any`, hosts), one's own (`revert_own`,
@@ -125,6 +127,9 @@ export interface IMeta {
   /** Today's usage (UTC), summed from the records, and the configured daily caps. */
   usage?: IUsageToday;
   budgets?: IBudgets;
+  /** Whose Copilot login answers, once a host signed the room in from the panel ("" when the
+   * runtime did not say; null after a sign-out). */
+  copilot_seat?: string | null;
 }
 
 /** What turns cost: premium requests (none with a provider), tokens in and out, turns. */

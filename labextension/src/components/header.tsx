@@ -7,6 +7,7 @@ import { IRoomModel, turnCards } from '../model';
 import { mayChooseModel, mayExport, turnStateLabel } from '../policy';
 import { Refusal, useAction } from './action';
 import { Name } from './person';
+import { CopilotSeat, SignInCard } from './signin';
 import { AgentUnavailable } from './unavailable';
 
 export function RoomHeader(props: {
@@ -45,6 +46,7 @@ export function RoomHeader(props: {
               {meta.agent}
             </span>
             <ModelSwitch model={props.model} client={props.client} />
+            <CopilotSeat model={props.model} />
             {meta.kernel_state && meta.kernel_notebook && (
               <span
                 className="jp-CopilotRoom-kernel"
@@ -71,6 +73,7 @@ export function RoomHeader(props: {
         </div>
       )}
       <AgentUnavailable model={props.model} client={props.client} />
+      <SignInCard model={props.model} />
     </>
   );
 }

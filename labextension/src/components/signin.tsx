@@ -1,0 +1,176 @@
+/** Signing the room in to GitHub Copilot from the panel (hosts, demo mode), and whose Copilot
+ * seat answers once it is. The flow's address comes from `GET signin`, which only hosts may
+ * read: it never travels in the shared document, so members and viewers never see it. */
+import React, { useCallback, useEffect, useState } from 'react';
+
+import { ISignIn, RoomClient } from '../api';
+import { IRoomModel } from '../model';
+import { maySignIn } from '../policy';
+import { Refusal, useAction } from './action';
+
+let pageClient: RoomClient | undefined;
+
+function signInClient(): RoomClient {
+  return (pageClient ??= new RoomClient());
+}
+
+/** "Copilot seat: alice" (or "Copilot login") once a host signed the room in; Sign out. */
+export function CopilotSeat(props: { model: IRoomModel }): JSX.Element | null {
+  const { model } = props;
+  const seat = model.meta.copilot_seat;
+  const action = useAction();
+  if (seat === undefined || seat === null) {
+    return null;
+  }
+  const client = signInClient();
+  return (
+    <span className="jp-CopilotRoom-seat">
+      <span title="The Copilot login that answers this room's prompts">
+        {seat ? `Copilot seat: ${seat}` : 'Copilot login'}
+      </span>
+      {maySignIn(model.me) && (
+        <button
+          type="button"
+          className="jp-mod-styled jp-CopilotRoom-small"
+          disabled={action.busy}
+          title="Forget the runtime's Copilot login; the room goes back to the demo model"
+          onClick={() => void action.run(() => client.signOut())}
+        >
+          Sign out
+        </button>
+      )}
+      <Refusal action={action} />
+    </span>
+  );
+}
+
+/** The host-only card: "Sign in to GitHub Copilot", then GitHub's address, a place to paste
+ * where the browser landed (a hub's browser cannot reach the server's 127.0.0.1), Cancel. */
+export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
+  const { model } = props;
+  const allowed = maySignIn(model.me);
+  const [flow, setFlow] = useState<ISignIn | null>(null);
+  const [landed, setLanded] = useState('');
+  const action = useAction();
+  const client = signInClient();
+  const refresh = useCallback(
+    () =>
+      signInClient()
+        .signIn()
+        .then(
+          shown => setFlow(shown),
+          () => setFlow(null)
+        ),
+    []
+  );
+  useEffect(() => {
+    if (allowed) {
+      void refresh();
+    }
+  }, [allowed, model.meta.agent, refresh]);
+  useEffect(() => {
+    if (!allowed || flow?.state !== 'waiting') {
+      return;
+    }
+    const timer = setInterval(() => void refresh(), 2000);
+    return () => clearInterval(timer);
+  }, [allowed, flow?.state, refresh]);
+  if (!allowed || !flow || (!flow.offered && flow.state === 'idle')) {
+    return null;
+  }
+  const act = (step: () => Promise<ISignIn>) =>
+    void action.run(step).then(shown => shown && setFlow(shown));
+  if (flow.state === 'idle') {
+    return (
+      <section className="jp-CopilotRoom-signin" aria-label="Sign in to GitHub Copilot">
+        <span className="jp-CopilotRoom-signinNote">
+          Only you (hosts) see this: the room answers with the demo model until it has a Copilot
+          login.
+        </span>
+        <button
+          type="button"
+          className="jp-mod-styled jp-mod-accept jp-CopilotRoom-small"
+          disabled={action.busy}
+          onClick={() => act(() => client.beginSignIn())}
+        >
+          Sign in to GitHub Copilot
+        </button>
+        <Refusal action={action} />
+      </section>
+    );
+  }
+  return (
+    <section
+      className="jp-CopilotRoom-signin"
+      data-state={flow.state}
+      aria-label="Signing in to GitHub Copilot"
+    >
+      {flow.state === 'failed' ? (
+        <p className="jp-CopilotRoom-signinError" role="alert">
+          {flow.error}
+        </p>
+      ) : (
+        <>
+          <p>
+            1.{' '}
+            <a href={flow.url} target="_blank" rel="noopener noreferrer">
+              Open GitHub and sign in
+            </a>{' '}
+            (only hosts see this card).
+          </p>
+          <p>
+            2. GitHub then sends your browser to{' '}
+            <code className="jp-CopilotRoom-signinCallback">{flow.callback}</code>. If that page
+            does not load (the server is another machine), paste its whole address here:
+          </p>
+          <form
+            className="jp-CopilotRoom-signinReturn"
+            onSubmit={event => {
+              event.preventDefault();
+              act(() => client.returnSignIn(landed.trim()));
+            }}
+          >
+            <input
+              className="jp-mod-styled"
+              aria-label="The address your browser landed on after GitHub"
+              placeholder="Paste the address"
+              value={landed}
+              onChange={event => setLanded(event.target.value)}
+            />
+            <button
+              type="submit"
+              className="jp-mod-styled jp-mod-accept jp-CopilotRoom-small"
+              disabled={action.busy || !landed.trim()}
+            >
+              Continue
+            </button>
+          </form>
+        </>
+      )}
+      <div className="jp-CopilotRoom-signinActions">
+        {flow.state === 'failed' && (
+          <button
+            type="button"
+            className="jp-mod-styled jp-mod-accept jp-CopilotRoom-small"
+            disabled={action.busy}
+            onClick={() => act(() => client.beginSignIn())}
+          >
+            Try again
+          </button>
+        )}
+        <button
+          type="button"
+          className="jp-mod-styled jp-CopilotRoom-small"
+          disabled={action.busy}
+          onClick={() => {
+            setLanded('');
+            act(() => client.cancelSignIn());
+          }}
+        >
+          {flow.state === 'failed' ? 'Dismiss' : 'Cancel'}
+        </button>
+      </div>
+      <Refusal action={action} />
+    </section>
+  );
+}
