@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+
+import { amount, reached, usageToday } from '../src/components/usage';
+import { IUsageSums } from '../src/types';
+
+const sums: IUsageSums = {
+  premium_requests: 2,
+  input_tokens: 900,
+  output_tokens: 100,
+  turns: 3
+};
+
+describe('usage and budgets in People', () => {
+  it('counts tokens in and out together, premium requests as billed', () => {
+    expect(amount(sums, 'tokens')).toBe(1000);
+    expect(amount(sums, 'premium_requests')).toBe(2);
+    expect(amount(undefined, 'tokens')).toBe(0);
+  });
+
+  it('names the caps a person reached, none when there are no caps', () => {
+    expect(reached(sums, { tokens: 1000, premium_requests: 5 })).toEqual(['tokens']);
+    expect(reached(sums, { tokens: 1001 })).toEqual([]);
+    expect(reached(sums, undefined)).toEqual([]);
+  });
+
+  it("shows only today's usage (UTC): a new day starts from nothing", () => {
+    const usage = { day: '2026-12-01', room: sums, people: { bob: sums }, lifted: [] };
+    expect(usageToday({ usage }, new Date('2026-12-01T23:59:00Z'))).toBe(usage);
+    expect(usageToday({ usage }, new Date('2026-12-02T00:00:00Z'))).toBeNull();
+    expect(usageToday({})).toBeNull();
+  });
+});
