@@ -61,6 +61,18 @@ export function mayAnswer(me: IMe | null, card: IApproval): boolean {
   return can(me, 'answer_any') || (can(me, 'answer_own') && me?.username === card.author);
 }
 
+/** Approve a permission request: whoever may answer it, unless they already approved one that
+ * needs two approvers (the server refuses a second approval by the same person). */
+export function mayApprove(me: IMe | null, card: IApproval): boolean {
+  return mayAnswer(me, card) && !(card.approvers ?? []).includes(me?.username ?? '');
+}
+
+/** Who may still give the missing approval of a request that needs two: only the author and
+ * hosts answer, so once the author approved, any host; otherwise the author or another host. */
+export function stillMayApprove(card: IApproval): string {
+  return (card.approvers ?? []).includes(card.author) ? 'a host' : 'the author or another host';
+}
+
 /** Steer the running turn of `item`: its author, or anyone who may steer any turn (hosts). */
 export function maySteer(me: IMe | null, item: IQueueItem): boolean {
   if (!isRunning(item)) {

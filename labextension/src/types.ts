@@ -97,6 +97,12 @@ export interface IApproval {
   allow_freeform: boolean;
   state: RequestOutcome;
   answered_by: string | null;
+  /** 2 when the approval policy wants two approvers (absent: one). */
+  approvers_needed?: number;
+  /** Who approved so far, in order (a request that needs two). */
+  approvers?: string[];
+  /** The approval policy rule that decided how this is answered. */
+  rule?: string | null;
 }
 
 /** What the agent is doing (`meta.state`). */
@@ -168,6 +174,20 @@ export interface ICatalog {
 
 export type AdmissionPolicy = 'ask-host' | 'viewer' | 'member' | 'refuse';
 
+/** What the room does with a permission request of a kind (docs/hosts.md, "Approval policies"). */
+export type ApprovalDecision = 'ask' | 'auto' | 'deny' | 'two';
+
+/** A rule as the room returns it, or as a line `pattern -> decision` (which the room parses). */
+export type ApprovalRule = { pattern: string; decision: ApprovalDecision } | string;
+
+export interface IKindPolicy {
+  default: ApprovalDecision;
+  rules: ApprovalRule[];
+}
+
+/** Per permission kind (shell, write, read, url, mcp, notebook, execute, custom-tool). */
+export type ApprovalPolicy = Record<string, IKindPolicy>;
+
 export interface ISettings {
   admission: AdmissionPolicy;
   guest_admission: AdmissionPolicy;
@@ -178,4 +198,5 @@ export interface ISettings {
   turn_timeout: number;
   auto_approve_notebook_edits: boolean;
   viewers_can_chat: boolean;
+  approval_policy: ApprovalPolicy;
 }

@@ -8,6 +8,7 @@ import {
   mayAbort,
   mayAdmit,
   mayAnswer,
+  mayApprove,
   mayChangeRole,
   mayChooseModel,
   mayRevert,
@@ -21,6 +22,7 @@ import {
   requestAction,
   requestTitle,
   roomStatusLabel,
+  stillMayApprove,
   turnStateLabel,
   sigil,
   targetLabel,
@@ -105,6 +107,16 @@ describe('who may do what', () => {
       false,
       false
     ]);
+  });
+
+  it('needs two different people for a card that wants two approvers', () => {
+    const two = { ...card('bob'), approvers_needed: 2, approvers: ['bob'] };
+    expect([alice, bob, erin].map(who => mayApprove(who, two))).toEqual([true, false, false]);
+    expect(mayAnswer(bob, two)).toBe(true); // may still reject
+    expect(stillMayApprove(two)).toBe('a host');
+    const byHost = { ...two, approvers: ['alice'] };
+    expect([alice, bob].map(who => mayApprove(who, byHost))).toEqual([false, true]);
+    expect(stillMayApprove(byHost)).toBe('the author or another host');
   });
 
   it('lets hosts manage people but never change a host', () => {

@@ -4,7 +4,13 @@
 import React, { useEffect, useState } from 'react';
 
 import { IRoomClient } from '../api';
-import { AdmissionPolicy, ISettings } from '../types';
+import {
+  AdmissionPolicy,
+  ApprovalDecision,
+  ApprovalPolicy,
+  IKindPolicy,
+  ISettings
+} from '../types';
 import { Refusal, useAction } from './action';
 
 const POLICIES: AdmissionPolicy[] = ['ask-host', 'viewer', 'member', 'refuse'];
@@ -69,6 +75,12 @@ export function RoomSettings(props: { client: IRoomClient }): JSX.Element {
             />
             Viewers may say things to the room (never prompts)
           </label>
+          <ApprovalPolicyEditor
+            key={JSON.stringify(settings.approval_policy)}
+            policy={settings.approval_policy}
+            disabled={action.busy}
+            onChange={approval_policy => change({ approval_policy })}
+          />
           {NUMBERS.map(({ name, label, unit }) => (
             <NumberField
               key={`${name}-${settings[name]}`}
@@ -147,5 +159,85 @@ function NumberField(props: {
         onKeyDown={event => event.key === 'Enter' && commit()}
       />
     </label>
+  );
+}
+
+const DECISIONS: ApprovalDecision[] = ['ask', 'auto', 'deny', 'two'];
+const WITH_RULES = ['shell', 'url'];
+
+/** The approval policy (docs/hosts.md, "Approval policies"): per kind a select; shell and url
+ * rules as lines `pattern -> decision`, sent when the field is left. The room checks it and a
+ * refusal (a bad line) shows below the settings. */
+function ApprovalPolicyEditor(props: {
+  policy: ApprovalPolicy;
+  disabled: boolean;
+  onChange: (policy: ApprovalPolicy) => void;
+}): JSX.Element {
+  const { policy, disabled, onChange } = props;
+  const kinds = Object.keys(policy);
+  const changeKind = (kind: string, changed: Partial<IKindPolicy>) =>
+    onChange({ ...policy, [kind]: { ...policy[kind], ...changed } });
+  return (
+    <fieldset className="jp-CopilotRoom-approvalPolicy">
+      <legend>Approval policy</legend>
+      {kinds.map(kind => (
+        <div key={kind} className="jp-CopilotRoom-approvalKind">
+          <label>
+            {kind}
+            <select
+              className="jp-mod-styled"
+              value={policy[kind].default}
+              disabled={disabled}
+              onChange={event =>
+                changeKind(kind, { default: event.target.value as ApprovalDecision })
+              }
+            >
+              {DECISIONS.map(decision => (
+                <option key={decision}>{decision}</option>
+              ))}
+            </select>
+          </label>
+          {WITH_RULES.includes(kind) && (
+            <RuleLines
+              kind={kind}
+              rules={policy[kind].rules}
+              disabled={disabled}
+              onChange={lines => onChange({ ...policy, [kind]: { ...policy[kind], rules: lines } })}
+            />
+          )}
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Rules as text, one `pattern -> decision` a line; the server parses and checks them. */
+function RuleLines(props: {
+  kind: string;
+  rules: IKindPolicy['rules'];
+  disabled: boolean;
+  onChange: (rules: IKindPolicy['rules']) => void;
+}): JSX.Element {
+  const saved = props.rules
+    .map(rule => (typeof rule === 'string' ? rule : `${rule.pattern} -> ${rule.decision}`))
+    .join('\n');
+  const [text, setText] = useState(saved);
+  const send = () => {
+    if (text !== saved) {
+      // Sent as written: the room parses `pattern -> decision` and names a bad line.
+      props.onChange(text.split('\n').filter(line => line.trim()));
+    }
+  };
+  return (
+    <textarea
+      className="jp-mod-styled jp-CopilotRoom-rules"
+      aria-label={`${props.kind} rules, one "pattern -> decision" a line`}
+      placeholder="git status* -> auto"
+      rows={Math.max(2, props.rules.length + 1)}
+      value={text}
+      disabled={props.disabled}
+      onChange={event => setText(event.target.value)}
+      onBlur={send}
+    />
   );
 }

@@ -4,7 +4,8 @@ import React, { useState } from 'react';
 import { IRoomClient } from '../../api';
 import { needsReader } from '../../attention';
 import { IRoomModel } from '../../model';
-import { mayAnswer, requestTitle } from '../../policy';
+import { nameOf } from '../../names';
+import { mayAnswer, mayApprove, requestTitle, stillMayApprove } from '../../policy';
 import { IApproval } from '../../types';
 import { IAction } from '../action';
 import { CardHeader } from './header';
@@ -41,6 +42,11 @@ export function ApprovalCard(props: {
           {card.details.waiting}
         </div>
       )}
+      {(card.approvers_needed ?? 1) > 1 && (
+        <div className="jp-CopilotRoom-note jp-CopilotRoom-twoApprovers" role="status">
+          {twoApprovers(card, model)}
+        </div>
+      )}
       {card.details.code && (
         <details open>
           <summary>Code</summary>
@@ -55,13 +61,15 @@ export function ApprovalCard(props: {
       )}
       {mayAnswer(model.me, card) && (
         <div className="jp-CopilotRoom-cardActions">
-          <button
-            className="jp-mod-styled jp-mod-accept"
-            disabled={action.busy}
-            onClick={() => answer(true)}
-          >
-            Approve
-          </button>
+          {mayApprove(model.me, card) && (
+            <button
+              className="jp-mod-styled jp-mod-accept"
+              disabled={action.busy}
+              onClick={() => answer(true)}
+            >
+              Approve
+            </button>
+          )}
           <button
             className="jp-mod-styled jp-mod-reject"
             disabled={action.busy}
@@ -80,4 +88,16 @@ export function ApprovalCard(props: {
       )}
     </div>
   );
+}
+
+/** "Approved by Alice; needs one more: the author or another host" (the rule that asked for
+ * two approvers until someone approved). */
+function twoApprovers(card: IApproval, model: IRoomModel): string {
+  const approvers = card.approvers ?? [];
+  if (approvers.length === 0) {
+    const rule = card.rule ? ` (rule ${card.rule})` : '';
+    return `Needs two approvers: the author and a host, or two hosts${rule}.`;
+  }
+  const names = approvers.map(username => nameOf(username, model)).join(' and ');
+  return `Approved by ${names}; needs one more: ${stillMayApprove(card)}.`;
 }
