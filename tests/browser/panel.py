@@ -217,9 +217,19 @@ def axe_violations(page, selector: str = "#jp-copilot-room") -> list[str]:
     return [f"{v['id']} ({v['impact']}): {v['summary']} in {v['html']}" for v in found]
 
 
+def attach(page, item: str | None = None):
+    """Open the prompt box's "Attach" menu and choose `item` (a menu item's name: an offer such
+    as "The notebook x.ipynb", "Image…", "Repository file…"); return the menu."""
+    page.get_by_role("button", name="Attach…").click()
+    menu = page.get_by_role("menu", name="Attach to your next prompt")
+    if item is not None:
+        menu.get_by_role("menuitem", name=item).click()
+    return menu
+
+
 def prompt_box_problems(page) -> list[str]:
     """The prompt box and each of its controls must be whole inside the panel and on screen,
-    whatever else the panel shows."""
+    whatever else the panel shows, its buttons on one toolbar row."""
     return page.evaluate(
         """() => {
             const panel = document.querySelector('#jp-copilot-room').getBoundingClientRect();
@@ -230,7 +240,8 @@ def prompt_box_problems(page) -> list[str]:
             for (const el of [box, ...box.querySelectorAll('textarea, button, input')]) {
                 const r = el.getBoundingClientRect();
                 if (r.height === 0) continue;
-                if (r.top < panel.top - 0.5 || r.bottom > bottom + 0.5 || r.height < 8) {
+                if (r.top < panel.top - 0.5 || r.bottom > bottom + 0.5 || r.height < 8 ||
+                        r.left < panel.left - 0.5 || r.right > panel.right + 0.5) {
                     problems.push(`${el.tagName.toLowerCase()} ${JSON.stringify(
                         el.textContent.trim() || el.getAttribute('aria-label'))} is at ` +
                         `${Math.round(r.top)}..${Math.round(r.bottom)}, the panel at ` +
@@ -243,6 +254,14 @@ def prompt_box_problems(page) -> list[str]:
                         el.textContent.trim() || el.getAttribute('aria-label'))} is covered by ` +
                         `${top.className || top.tagName}`);
                 }
+            }
+            // One toolbar row under the text: "Attach", then the send buttons.
+            const rows = new Set([...box.querySelectorAll('.jp-CopilotRoom-promptActions button')]
+                .map(b => b.getBoundingClientRect())
+                .filter(r => r.height > 0)
+                .map(r => Math.round(r.top)));
+            if (rows.size > 1) {
+                problems.push(`the toolbar under the prompt takes ${rows.size} rows`);
             }
             return problems;
         }"""

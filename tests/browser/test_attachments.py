@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from jupyter_copilot_room.agent.scripted_model import Reply
 
 from .panel import (
+    attach,
     axe_violations,
     layout_problems,
     problems_at_every_look,
@@ -60,7 +61,7 @@ def test_a_member_sends_two_images_and_a_viewer_enlarges_one(
     expect(bob.locator(".jp-CopilotRoom-attachment[data-uploading='true']")).to_have_count(0)
     (lab.root / "docs").mkdir(exist_ok=True)
     (lab.root / "docs" / "plan.md").write_text("the plan\n")
-    bob.get_by_role("button", name="File…").click()
+    attach(bob, "Repository file…")
     bob.locator(".jp-Dialog input").fill("docs/plan.md")
     bob.locator(".jp-Dialog").get_by_role("button", name="Attach").click()
     expect(bob.locator(".jp-CopilotRoom-draftAttachments")).to_contain_text("File plan.md")

@@ -15,6 +15,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply
 
 from .panel import (
     PROMPT,
+    attach,
     axe_violations,
     layout_problems,
     problems_at_every_look,
@@ -93,12 +94,21 @@ def test_attached_cells_and_a_sent_plot_reach_the_model_and_everyone_sees_the_ch
             notebook.extendContiguousSelectionTo(1);
         }"""
     )
-    bob.get_by_role("button", name="Attach…").click()
-    menu = bob.get_by_role("menu", name="Attach context")
+    menu = attach(bob)
     expect(menu.get_by_role("menuitem")).to_have_text(
-        ["The 2 selected cells of plot.ipynb", "The notebook plot.ipynb"]
+        [
+            "The 2 selected cells of plot.ipynb",
+            "The notebook plot.ipynb",
+            "Image…",
+            "Repository file…",
+        ]
     )
-    screenshot(bob.locator("#jp-copilot-room"), "attach-menu")
+    button = bob.get_by_role("button", name="Attach…").bounding_box()
+    shown = menu.bounding_box()
+    assert button and shown and shown["y"] + shown["height"] <= button["y"] + 0.5, (
+        "the menu opens above the button, not over it"
+    )
+    screenshot(bob, "attach-menu")
     problems = axe_violations(bob)
     bob.get_by_role("menuitem", name="The 2 selected cells of plot.ipynb").click()
     expect(bob.locator(TRAY)).to_contain_text("2 cells of plot.ipynb")
@@ -146,10 +156,11 @@ def test_attached_cells_and_a_sent_plot_reach_the_model_and_everyone_sees_the_ch
         """() => window.jupyterapp.shell.currentWidget.content.editor.setSelection(
             {start: {line: 1, column: 0}, end: {line: 1, column: 6}})"""
     )
-    bob.get_by_role("button", name="Attach…").click()
-    bob.get_by_role("menuitem", name="The file notes.txt").click()
-    bob.get_by_role("button", name="Attach…").click()
-    bob.get_by_role("menuitem", name="Line 2 of notes.txt").click()
+    attach(bob, "The file notes.txt")
+    # From the keyboard: Enter opens the menu on its first item (the selection), Enter takes it.
+    bob.get_by_role("button", name="Attach…").press("Enter")
+    expect(menu.get_by_role("menuitem").first).to_have_text("Line 2 of notes.txt")
+    bob.keyboard.press("Enter")
     bob.get_by_role("button", name="Remove File notes.txt").click()
     expect(bob.locator(f"{TRAY} .jp-CopilotRoom-chipLabel")).to_have_text(["Line 2 of notes.txt"])
     send(bob, "What does this line say?")

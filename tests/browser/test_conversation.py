@@ -102,7 +102,7 @@ def test_the_transcript_reads_like_a_conversation_and_copies(lab, model, open_la
     copy_reply = last.get_by_role("button", name="Copy this reply")
     copy_reply.focus()
     alice.keyboard.press("Enter")
-    expect(last.locator(".jp-CopilotRoom-entryHeader button")).to_have_attribute(
+    expect(last.locator(".jp-CopilotRoom-entryHeader .jp-CopilotRoom-copy")).to_have_attribute(
         "aria-label", "Copied"
     )
     assert clipboard(alice).startswith("It worked. To run it yourself:\n\n```python\n")

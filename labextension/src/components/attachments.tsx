@@ -1,17 +1,11 @@
 /** Attachments (../attachments.ts): the images and files of the prompt being written (thumbnails,
- * removable, "Image…" and "File…"), and a sent prompt's images as thumbnails anyone admitted can
- * enlarge. */
-import { Dialog, InputDialog, showDialog } from '@jupyterlab/apputils';
+ * removable; the "Attach" menu, ./attach.tsx, adds them), and a sent prompt's images as
+ * thumbnails anyone admitted can enlarge. */
+import { Dialog, showDialog } from '@jupyterlab/apputils';
 import React, { useCallback, useEffect, useRef, useState } from 'react';
 
 import { IRoomClient, refusalMessage, RoomClient } from '../api';
-import {
-  attachmentTitle,
-  checkImages,
-  IAttachmentRef,
-  IMAGE_TYPES,
-  IShownAttachment
-} from '../attachments';
+import { attachmentTitle, checkImages, IAttachmentRef, IShownAttachment } from '../attachments';
 
 /** One attachment of the prompt being written: an image (uploading until it has an id) or a
  * repository file. */
@@ -159,55 +153,6 @@ export function DraftAttachments(props: { draft: IDraftAttachments }): JSX.Eleme
         </div>
       ))}
     </div>
-  );
-}
-
-/** "Image…" (pick images) and "File…" (a repository path). */
-export function AttachmentButtons(props: { draft: IDraftAttachments }): JSX.Element {
-  const { draft } = props;
-  const input = useRef<HTMLInputElement>(null);
-  const pickPath = async () => {
-    const result = await InputDialog.getText({
-      title: 'Attach a repository file',
-      label: 'Path inside the repository (as the file browser shows it)',
-      placeholder: 'src/module.py',
-      okLabel: 'Attach'
-    });
-    if (result.button.accept && result.value) {
-      draft.addPath(result.value);
-    }
-  };
-  return (
-    <>
-      <input
-        ref={input}
-        type="file"
-        accept={IMAGE_TYPES.join(',')}
-        multiple
-        hidden
-        aria-label="Images to attach"
-        onChange={event => {
-          draft.addImages(Array.from(event.target.files ?? []));
-          event.target.value = '';
-        }}
-      />
-      <button
-        type="button"
-        className="jp-mod-styled"
-        title="Attach images (PNG, JPEG, GIF, WebP; or paste or drop them into the box)"
-        onClick={() => input.current?.click()}
-      >
-        Image…
-      </button>
-      <button
-        type="button"
-        className="jp-mod-styled"
-        title="Attach a file of the repository by its path"
-        onClick={() => void pickPath()}
-      >
-        File…
-      </button>
-    </>
   );
 }
 

@@ -1,8 +1,8 @@
 /** Context chips: on a prompt in the transcript (everyone sees what it pointed at), on the prompt
- * being written (removable), and the "Attach" menu of what JupyterLab offers now (../chips.ts). */
-import React, { useEffect, useReducer, useRef, useState } from 'react';
+ * being written (removable; the "Attach" menu, ./attach.tsx, adds them) (../chips.ts). */
+import React, { useEffect, useReducer } from 'react';
 
-import { chipLabel, chipTitle, ContextTray, IChip, IOffer, IShownChip } from '../chips';
+import { chipLabel, chipTitle, ContextTray, IChip, IShownChip } from '../chips';
 
 /** The chips a prompt carried, read-only. */
 export function ChipList(props: { chips?: IShownChip[] }): JSX.Element | null {
@@ -55,79 +55,5 @@ export function TrayChips(props: { tray: ContextTray }): JSX.Element | null {
         </li>
       ))}
     </ul>
-  );
-}
-
-/** "Attach": a menu of what the reader could point the agent at now. */
-export function AttachButton(props: { tray: ContextTray; onAttached: () => void }): JSX.Element {
-  const { tray, onAttached } = props;
-  const [offers, setOffers] = useState<IOffer[] | null>(null);
-  const menu = useRef<HTMLUListElement>(null);
-  useEffect(() => {
-    menu.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
-  }, [offers]);
-  const close = () => setOffers(null);
-  const choose = (offer: IOffer) => {
-    tray.add(offer.chip);
-    close();
-    onAttached();
-  };
-  return (
-    <span className="jp-CopilotRoom-attach">
-      <button
-        type="button"
-        className="jp-mod-styled"
-        aria-haspopup="menu"
-        aria-expanded={offers !== null}
-        title="Attach what you are looking at: the notebook, its selected cells, the open file"
-        onClick={() => (offers ? close() : setOffers(tray.offers()))}
-      >
-        Attach…
-      </button>
-      {offers && (
-        <ul
-          ref={menu}
-          className="jp-CopilotRoom-picker jp-CopilotRoom-attachMenu"
-          role="menu"
-          aria-label="Attach context"
-          onKeyDown={event => {
-            const items = Array.from(
-              menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? []
-            );
-            const at = items.indexOf(document.activeElement as HTMLElement);
-            if (event.key === 'Escape') {
-              event.preventDefault();
-              close();
-            } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-              event.preventDefault();
-              const step = event.key === 'ArrowDown' ? 1 : -1;
-              items[(at + step + items.length) % items.length]?.focus();
-            }
-          }}
-        >
-          {offers.length === 0 && (
-            <li className="jp-CopilotRoom-note" role="none">
-              Open a notebook or a file to attach it.
-            </li>
-          )}
-          {offers.map(offer => (
-            <li
-              key={offer.label}
-              role="menuitem"
-              tabIndex={-1}
-              onClick={() => choose(offer)}
-              onKeyDown={event => {
-                if (event.key === 'Enter' || event.key === ' ') {
-                  event.preventDefault();
-                  choose(offer);
-                }
-              }}
-            >
-              {offer.label}
-            </li>
-          ))}
-        </ul>
-      )}
-    </span>
   );
 }

@@ -5,10 +5,10 @@
  * for those who may. Typing `/` at the start picks a skill and `@` a custom agent from the
  * repository's catalog (arrows, Enter or Tab, Escape). `/skills`, `/agents` and `/refresh` are
  * answered here, for this reader only, never in the transcript. Near the room's
- * `max_prompt_chars` a counter shows how much is left. "Attach…" adds context chips (what the
- * reader is looking at, ../chips.ts), shown above the text and sent with it. Images pasted,
- * dropped or picked ("Image…") and repository files ("File…") go with the prompt too
- * (./attachments.tsx): thumbnails until it is sent.
+ * `max_prompt_chars` a counter shows how much is left. One toolbar row under the text: the
+ * "Attach" menu (./attach.tsx) adds context chips (what the reader is looking at, ../chips.ts),
+ * images ("Image…"; pasted or dropped ones too) and repository files ("Repository file…"), shown
+ * above the text until it is sent; the send buttons sit right, with short labels when narrow.
  */
 import React, { useCallback, useContext, useEffect, useState } from 'react';
 
@@ -28,8 +28,9 @@ import {
 import { withQuote } from '../quote';
 import { ICatalog, ICatalogItem, ITarget } from '../types';
 import { Refusal, useAction } from './action';
-import { AttachmentButtons, DraftAttachments, filesOf, useDraftAttachments } from './attachments';
-import { AttachButton, TrayChips } from './chips';
+import { AttachMenuButton } from './attach';
+import { DraftAttachments, filesOf, useDraftAttachments } from './attachments';
+import { TrayChips } from './chips';
 import { LOCAL_COMMANDS, Picker, pickerFor } from './picker';
 import { QuoteContext } from './quote';
 
@@ -254,10 +255,11 @@ export function PromptBox(props: {
       />
       <div className="jp-CopilotRoom-promptActions">
         {asks && (
-          <>
-            <AttachButton tray={contextTray} onAttached={() => inputRef.current?.focus()} />
-            <AttachmentButtons draft={draft} />
-          </>
+          <AttachMenuButton
+            tray={contextTray}
+            draft={draft}
+            onAttached={() => inputRef.current?.focus()}
+          />
         )}
         <CharacterCounter length={text.length} max={maxChars} />
         {running && mayAbort(model.me, running) && (
@@ -282,7 +284,8 @@ export function PromptBox(props: {
               disabled={!text.trim() || action.busy}
               onClick={() => void say()}
             >
-              Say to the room
+              <span className="jp-CopilotRoom-long">Say to the room</span>
+              <span className="jp-CopilotRoom-short">Say</span>
             </button>
           )}
           {asks && (
@@ -294,7 +297,8 @@ export function PromptBox(props: {
               disabled={!text.trim() || action.busy || draft.uploading}
               onClick={() => void send()}
             >
-              Ask Copilot
+              <span className="jp-CopilotRoom-long">Ask Copilot</span>
+              <span className="jp-CopilotRoom-short">Ask</span>
             </button>
           )}
         </span>
