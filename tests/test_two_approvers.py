@@ -57,6 +57,10 @@ async def test_rules_approve_reject_or_want_two_people(api, room, model, jp_root
     model.script = run_commands
     await ready(api, room)
 
+    r = await api("alice", "PATCH", "settings", body={"approval_policy": {"shel": "auto"}})
+    assert r.code == 400, r
+    assert "unknown permission kind 'shel'" in r.json["message"]
+
     await finished_turn(api, room, "bob", "git status")
     done = settled(state_dir, "git status")
     assert done["payload"]["outcome"] == "approved"
