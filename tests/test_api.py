@@ -220,7 +220,8 @@ async def test_unanswered_permission_times_out_as_a_recorded_rejection(api, room
     assert "Nobody answered" in agent.answers[0].text
     records = [json.loads(line) for line in room.transcript.read_text().splitlines()]
     settled = [r for r in records if r["kind"] == "request.settled"]
-    assert settled == [{**settled[0], "payload": {"id": request_id, "outcome": "timed_out"}}]
+    payload = {"id": request_id, "outcome": "timed_out", "approvers": []}
+    assert settled == [{**settled[0], "payload": payload}]
     r = await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
     assert (r.code, r.json["error"]) == (409, "already_settled")
 

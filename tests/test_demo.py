@@ -139,5 +139,9 @@ async def test_the_demo_acknowledges_a_steering_message(api, room):
     steer = {"text": "only the top level, please"}
     assert (await api("alice", "POST", "prompts", prompt_id, "steer", body=steer)).code == 201
     await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
-    reply = await done(room, prompt_id)
-    assert reply.startswith("Noted, alice: “only the top level, please”."), reply
+    await done(room, prompt_id)
+    # The runtime reads the steering at the model's next request after it arrived: the one after
+    # the command, or (on a loaded machine) one more before the turn ends.
+    replies = [e["body"] for e in entries(room, "assistant")]
+    noted = "Noted, alice: “only the top level, please”."
+    assert any(reply.startswith(noted) for reply in replies), replies

@@ -146,7 +146,8 @@ async def test_what_the_agent_reports_while_the_disk_is_full_fails_its_turn_once
     api, room, agent, small_disk
 ):
     r = await api("bob", "POST", "prompts", body={"text": "wait"})
-    await eventually(lambda: room.document.meta.get("state") == "running")
+    # The turn's checkpoint reads the worktree before the agent gets the prompt.
+    await eventually(lambda: len(agent.turns) == 1, what="the agent to have the turn")
     # A long reply streams (deltas reach only the document; the turn's end records it): larger
     # than what a full disk leaves in the transcript's last page, so that end must wait.
     await agent.host.publish(MessageDelta(entry_id=f"msg-{r.json['id']}", text="z" * 9000))

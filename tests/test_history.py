@@ -239,7 +239,8 @@ async def busy_room(state_dir):
     room.patch_settings(ALICE, SettingsPatch(permission_timeout=42))
     await run_turns(room, 12)
     room.submit(ALICE, PromptBody(text="wait"))
-    await eventually(lambda: room.document.meta.get("state") == "running")
+    # The turn's checkpoint reads the worktree before the agent gets the prompt: wait for its reply.
+    await eventually(lambda: room.streams.streaming, what="the reply to stream")
     room.submit(BOB, PromptBody(text="say later"))
     return room
 
