@@ -29,6 +29,9 @@ from .execution import CellSink, Executions, Ran, card_code
 from .presence import Presence
 from .tools import METADATA_KEY, NotebookToolError, Provenance, validated
 
+#: What a card in a busy kernel says: the agent's run or inspection waits, never interleaves.
+WAITING = "Someone's code is running in this kernel now: the agent waits for it to finish."
+
 
 class NotebookEditor:
     """Carries out the notebook tools against the running server.
@@ -172,10 +175,7 @@ class NotebookEditor:
             "code": card_code([(c["id"], source_of(c)) for c in chosen]),
         }
         if self.executions.busy(choice):
-            details["waiting"] = (
-                "Someone's code is running in this kernel now: the agent's run waits for it to "
-                "finish."
-            )
+            details["waiting"] = WAITING
         return summary, details
 
     async def inspect(self, path: str, names: list[str]) -> str:
@@ -195,9 +195,7 @@ class NotebookEditor:
             + "\n".join(f"describe({name})" for name in names),
         }
         if self.executions.busy(choice):
-            details["waiting"] = (
-                "Someone's code is running in this kernel now: the agent waits for it to finish."
-            )
+            details["waiting"] = WAITING
         return summary, details
 
     def interrupt(self) -> None:
