@@ -116,6 +116,19 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "{'type': 'openai', 'base_url': ..., 'api_key_env': 'NAME_OF_THE_KEY_VARIABLE'}.",
     )
     cli_path = Unicode("", config=True, help="Path to the Copilot runtime binary.")
+    github_host = Unicode(
+        "",
+        config=True,
+        help="The GitHub Enterprise Cloud host (data residency, e.g. 'octocorp.ghe.com') that a "
+        "host signs the room in to from the panel; '' is github.com.",
+    )
+    signin_timeout = Float(
+        600.0,
+        min=1,
+        config=True,
+        help="Seconds a sign-in to Copilot from the panel may stay open (GitHub's page, the "
+        "return, the plain-text consent) before the room cancels it.",
+    )
     model_timeout = Float(
         300.0,
         min=1,
@@ -234,6 +247,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 models=tuple(self.models),
                 provider=dict(self.provider),
                 cli_path=self.cli_path,
+                github_host=self.github_host,
+                signin_timeout=self.signin_timeout,
                 model_timeout=self.model_timeout,
                 catalog=catalog,
                 notebooks=notebooks,
@@ -273,6 +288,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 (f"{api}/model", handlers.ModelHandler),
                 (f"{api}/signin", handlers.SignInHandler),
                 (f"{api}/signin/return", handlers.SignInReturnHandler),
+                (f"{api}/signin/allow", handlers.SignInAllowHandler),
                 (f"{api}/signin/cancel", handlers.SignInCancelHandler),
                 (f"{api}/signout", handlers.SignOutHandler),
                 (f"{api}/messages", handlers.MessagesHandler),

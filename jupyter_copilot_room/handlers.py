@@ -273,6 +273,15 @@ class SignInReturnHandler(RoomAPIHandler):
         self.reply(await self.room.deliver_signin(self.identity, body.url))
 
 
+class SignInAllowHandler(RoomAPIHandler):
+    """`POST signin/allow`: a host lets the runtime keep the login in plain text (no keychain)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        self.reply(await self.room.allow_signin(self.identity))
+
+
 class SignInCancelHandler(RoomAPIHandler):
     @web.authenticated
     @authorized

@@ -6,7 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jupyter_copilot_room.access.approval_policy import DECISIONS, KINDS, parse_policy
+from jupyter_copilot_room.access.approval_policy import (
+    DECISIONS,
+    KINDS,
+    describe_policy,
+    parse_policy,
+)
 from jupyter_copilot_room.errors import Conflict
 from jupyter_copilot_room.room.requests import (
     Outcome,
@@ -39,6 +44,15 @@ def test_the_first_matching_rule_decides_and_is_named():
     assert policy.decide("execute", "cell") == ("deny", "execute: default -> deny")
     assert policy.decide("read", "a.py")[0] == "ask"  # not configured: as today
     assert policy.decide("something-new", "x")[0] == "ask"
+
+
+def test_a_policy_reads_as_one_line_in_the_transcript():
+    assert describe_policy(TEAM) == (
+        "shell: git status* auto · ls* auto · rm * two approvers · git push* two approvers · "
+        "default ask; write: auto; url: https://docs.python.org/* auto · default deny; execute: "
+        "deny; the rest ask"
+    )
+    assert describe_policy({}) == "all ask"
 
 
 def test_an_empty_policy_asks_for_everything_as_before():

@@ -1,17 +1,32 @@
 """A host signs the room in to GitHub Copilot from the panel, with the runtime's own login flow
-(the REAL runtime; no network here, so the flow's end is its failure path). Only hosts see the
-flow's address; nothing of it reaches the shared document, the transcript or the log."""
+(the REAL runtime). Offline, github.com's flow ends in its failure path; an enterprise host
+(`c.CopilotRoom.github_host`) pointed at a fake GitHub on 127.0.0.1 (https, a certificate made
+here and trusted through SSL_CERT_FILE) takes the flow to its end, through the runtime's
+plain-text consent. Only hosts see the flow's address; nothing of it, nor the token, reaches the
+shared document, the transcript or the log."""
 
+import datetime
+import ipaddress
+import json
+import logging
+import ssl
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
 from jupyter_copilot_room.agent.copilot.access import TOKEN_VARIABLES
 
-from .harness.helpers import ready
+from .harness.helpers import eventually, ready
 
 SECRET_CODE = "c0de5ecret4f9e"  # what GitHub would hand the browser on its way back
+TOKEN = "gho_fakeT0ken7b3d91"  # what the fake GitHub hands the runtime for it
 
 
 @pytest.fixture
@@ -20,7 +35,83 @@ def room_config(request, monkeypatch):
         monkeypatch.delenv(variable, raising=False)
     if "provider" in request.node.name:
         return request.getfixturevalue("copilot_config")
-    return {"agent_class": CopilotAgent}  # demo mode: no login, no provider
+    config = {"agent_class": CopilotAgent}  # demo mode: no login, no provider
+    if "enterprise" in request.node.name:
+        config["github_host"] = request.getfixturevalue("fake_github")
+    if "left_open" in request.node.name:
+        config["signin_timeout"] = 2.0
+    return config
+
+
+class FakeGitHub(BaseHTTPRequestHandler):
+    """The two calls the runtime makes to finish a login: the code for a token, then whose."""
+
+    calls: list[str]
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.calls.append(f"POST {self.path}")
+        self.answer({"access_token": TOKEN, "token_type": "bearer", "scope": "read:user"})
+
+    def do_GET(self):
+        self.calls.append(f"GET {self.path}")
+        if self.path.startswith("/copilot_internal/user"):
+            self.answer({"login": "octo-host", "chat_enabled": True})
+        else:
+            self.send_error(404)
+
+    def answer(self, body):
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def fake_github(tmp_path, monkeypatch):
+    """`127.0.0.1:<port>`: an https GitHub whose self-signed certificate the runtime trusts."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = tmp_path / "github.pem", tmp_path / "github.key"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert_file))  # the runtime's trust, nothing else's
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+    FakeGitHub.calls = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeGitHub)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
 
 
 async def test_only_hosts_may_sign_in_and_offline_the_room_stays_in_demo(
@@ -76,3 +167,58 @@ async def test_a_room_with_a_provider_offers_no_sign_in(api, room):
     assert (await api("alice", "GET", "signin")).json["offered"] is False
     r = await api("alice", "POST", "signin")
     assert r.code == 409 and r.json["error"] == "not_in_demo_mode", r
+
+
+async def test_an_enterprise_sign_in_asks_a_host_before_the_token_is_kept_in_plain_text(
+    api, room, state_dir, caplog, fake_github
+):
+    caplog.set_level(logging.INFO, logger="jupyter_copilot_room")
+    await ready(api, room)
+    shown = (await api("alice", "POST", "signin")).json
+    assert shown["state"] == "waiting", shown
+    assert shown["url"].startswith(f"https://{fake_github}/login/oauth/authorize?"), shown
+    state = parse_qs(urlparse(shown["url"]).query)["state"][0]
+    landed = f"{shown['callback']}?code={SECRET_CODE}&state={state}"
+    early = await api("alice", "POST", "signin", "allow")
+    assert early.code == 409 and early.json["error"] == "no_signin_consent", early
+
+    r = await api("alice", "POST", "signin", "return", body={"url": landed})
+    assert r.json["state"] == "consent", r.json  # the login worked; this server has no keychain
+    assert FakeGitHub.calls[:2] == ["POST /login/oauth/access_token", "GET /copilot_internal/user"]
+    assert (await api("bob", "POST", "signin", "allow")).code == 403
+    assert room.document.meta.get("copilot_seat") is None  # nothing is kept before a host allows
+    assert TOKEN not in "".join(p.read_text(errors="ignore") for p in files(state_dir / "copilot"))
+
+    r = await api("alice", "POST", "signin", "allow")
+    assert r.code == 200 and r.json["state"] == "idle", r
+    await eventually(lambda: room.document.meta.get("copilot_seat") == "octo-host")
+    kept = [p for p in files(state_dir / "copilot") if TOKEN in p.read_text(errors="ignore")]
+    assert kept, "the runtime keeps the login it was allowed to keep"
+    transcript = (state_dir / "transcript.jsonl").read_text()
+    records = [json.loads(line) for line in transcript.splitlines()]
+    signed_in = [(r["actor"], r["payload"]) for r in records if r["kind"] == "copilot.signed_in"]
+    assert signed_in == [("alice", {"login": "octo-host"})]
+    assert "alice allowed the runtime to keep the Copilot login in plain text" in caplog.text
+    for secret in (TOKEN, SECRET_CODE, state):
+        assert secret not in transcript and secret not in caplog.text
+        assert secret not in room.document.ydoc.get_update().decode("latin-1")
+
+
+async def test_a_sign_in_left_open_is_cancelled_and_the_card_says_so(api, room):
+    await ready(api, room)
+    shown = (await api("alice", "POST", "signin")).json
+    assert shown["state"] == "waiting", shown
+    await eventually(
+        lambda: room.signin.describe()["state"] == "failed", timeout=10, what="the flow's expiry"
+    )
+    card = (await api("alice", "GET", "signin")).json
+    assert card["error"].startswith("The sign-in was left open for 2 seconds, so the room"), card
+    landed = f"{shown['callback']}?code={SECRET_CODE}"
+    gone = await api("alice", "POST", "signin", "return", body={"url": landed})
+    assert gone.code == 409 and gone.json["error"] == "no_signin", gone
+    again = await api("alice", "POST", "signin")
+    assert again.json["state"] == "waiting" and again.json["url"] != shown["url"], again
+
+
+def files(folder):
+    return [p for p in folder.rglob("*") if p.is_file()]

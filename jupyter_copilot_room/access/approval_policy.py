@@ -116,6 +116,28 @@ def _rule(kind: str, index: int, rule: Any) -> dict[str, str]:
     return {"pattern": rule["pattern"].strip(), "decision": rule["decision"]}
 
 
+#: How a decision reads in a sentence.
+WORDS: dict[str, str] = {"ask": "ask", "auto": "auto", "deny": "deny", "two": "two approvers"}
+
+
+def describe_policy(raw: Any) -> str:
+    """One readable line: 'shell: git status* auto · rm * two approvers · default ask; write:
+    auto; the rest ask' (kinds that only ask are summed up at the end)."""
+    try:
+        policy = parse_policy(raw)
+    except ValueError:
+        return str(raw)
+    parts = []
+    for kind, rules in policy.root.items():
+        if rules.default == "ask" and not rules.rules:
+            continue
+        said = [f"{rule.pattern} {WORDS[rule.decision]}" for rule in rules.rules]
+        said.append(f"default {WORDS[rules.default]}" if said else WORDS[rules.default])
+        parts.append(f"{kind}: {' · '.join(said)}")
+    asking = len(parts) < len(policy.root)
+    return "; ".join([*parts, "the rest ask"] if parts and asking else parts or ["all ask"])
+
+
 def parse_policy(raw: Any) -> ApprovalPolicy:
     """The policy, or a ValueError whose message names the bad key."""
     try:

@@ -82,9 +82,15 @@ class SignInFailed(Exception):
     """A login flow ended without a login; the message says why, for the host."""
 
 
+class ConsentNeeded(Exception):
+    """The login worked, but the runtime has no keychain on this server: it asks before it keeps
+    the token in plain text in its state directory (`LoginFlow.allow` goes on)."""
+
+
 class LoginFlow(Protocol):
     """One run of a runtime's own sign-in: `begin` gives the address where the host signs in,
-    `finish` waits for the browser's return and gives the login's name ("" if unknown)."""
+    `finish` waits for the browser's return and gives the login's name ("" if unknown), or
+    raises `ConsentNeeded`, after which `allow` stores the login in plain text and gives it."""
 
     callback: str  # where the browser lands after signing in ("" if nowhere the host pastes)
 
@@ -93,6 +99,8 @@ class LoginFlow(Protocol):
     async def finish(self) -> str: ...
 
     async def deliver(self, landed: str) -> None: ...
+
+    async def allow(self) -> str: ...
 
     async def cancel(self) -> None: ...
 
@@ -118,6 +126,10 @@ class AgentSettings:
     models: tuple[str, ...] = ()
     provider: dict = field(default_factory=dict)
     cli_path: str = ""
+    #: The GitHub Enterprise Cloud host a host signs in to from the panel ("": github.com).
+    github_host: str = ""
+    #: Seconds a sign-in from the panel may stay open before the room cancels it.
+    signin_timeout: float = 600.0
     #: Seconds a model call may go without a byte (no runtime event) before the turn fails.
     model_timeout: float = 300.0
     catalog: Catalog | None = None  # the repository's skills and custom agents

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 from pycrdt import Array, Doc, Map, Text
 
 from .. import events as ev
+from ..access.approval_policy import describe_policy
 from ..events import Record
 from . import budgets
 
@@ -520,7 +521,12 @@ class RoomDocument:
         self._said(record, "{0} claimed the room as its host.", p.username)
 
     def _on_settings_changed(self, record: Record, p: ev.SettingsChanged) -> None:
-        changed = _literal(", ".join(f"{k} = {v}" for k, v in sorted(p.changes.items())))
+        changed = _literal(
+            ", ".join(
+                f"{k} = {describe_policy(v) if k == 'approval_policy' else v}"
+                for k, v in sorted(p.changes.items())
+            )
+        )
         self._said(record, "{0} changed the room settings: " + changed + ".", record.actor)
 
     def _on_system(self, record: Record, p: ev.SystemNote) -> None:

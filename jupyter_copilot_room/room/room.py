@@ -625,6 +625,10 @@ class Room:
         self.people.require(identity, Action.SIGN_IN)
         return await self.signin.deliver(landed)
 
+    async def allow_signin(self, identity: Identity) -> dict:
+        self.people.require(identity, Action.SIGN_IN)
+        return await self.signin.allow(identity.username)
+
     async def cancel_signin(self, identity: Identity) -> dict:
         self.people.require(identity, Action.SIGN_IN)
         return await self.signin.cancel(identity.username)

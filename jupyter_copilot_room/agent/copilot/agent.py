@@ -185,7 +185,7 @@ class CopilotAgent(Agent):
         demo = self._access is not None and self._access.demo is not None
         if not demo or self.connection is None or self.connection.session is None:
             return None
-        return LoginFlow(self.connection.session)
+        return LoginFlow(self.connection.session, self.settings.github_host)
 
     async def use_login(self) -> None:
         await self._choose_access_again("Starting with the Copilot login…")

@@ -6,7 +6,12 @@ The runtime (1.0.102) signs in to github.com with OAuth in a browser (PKCE), not
 `advance` waits until a browser lands there, then exchanges the code and stores the login. A host
 whose browser runs on another machine (a hub) lands on a page that does not load: the host pastes
 that address into the panel and the room hands it to the runtime's listener (`deliver`), which
-only accepts the flow's own `state`.
+only accepts the flow's own `state`. With `c.CopilotRoom.github_host` the flow is GitHub
+Enterprise Cloud's (`proxima`): the runtime first asks for the host, then goes on the same way.
+
+On a server with no keychain the runtime ends with `needs-plaintext-consent`: it would keep the
+token in plain text in its state directory (`state_dir/copilot/`), and does so only after an
+`advance` with the input `allow` (a host's explicit click in the panel).
 """
 
 from __future__ import annotations
@@ -22,49 +27,66 @@ from copilot.generated.rpc import (
     AuthLoginAdvanceRequest,
     AuthLoginBeginRequest,
     AuthLoginCancelRequest,
+    AuthLoginResultStatus,
     AuthLoginStepKind,
     LoginProviderKind,
 )
 
 from ...errors import InvalidRequest
-from ..base import SignInFailed
+from ..base import ConsentNeeded, SignInFailed
+
+ALLOW = "allow"  # the one input the runtime takes as consent (`yes`, `true` are declines)
 
 
 class LoginFlow:
-    """One run of the runtime's github.com login flow in the room's session."""
+    """One run of the runtime's login flow (github.com, or an enterprise host) in the room's
+    session."""
 
-    def __init__(self, session: Any):
+    def __init__(self, session: Any, host: str = ""):
         self.session = session
+        self.host = host
         self.flow_id = ""
         self.url = ""  # where the host signs in
         self.callback = ""  # where the browser lands afterwards (the runtime's listener)
         self._state = ""
 
     async def begin(self) -> str:
-        begun = await self.session.rpc.accounts.login.begin(
-            AuthLoginBeginRequest(kind=LoginProviderKind.GITHUB_DOT_COM)
-        )
-        self.flow_id = begun.flow_id
-        if begun.step.kind != AuthLoginStepKind.OPEN_URL or not begun.step.url:
+        kind = LoginProviderKind.PROXIMA if self.host else LoginProviderKind.GITHUB_DOT_COM
+        begun = await self.session.rpc.accounts.login.begin(AuthLoginBeginRequest(kind=kind))
+        self.flow_id, step = begun.flow_id, begun.step
+        if self.host and step.kind == AuthLoginStepKind.INPUT_REQUIRED:  # "Enter your ... host"
+            step = await self.advance(self.host)
+        if step.kind != AuthLoginStepKind.OPEN_URL or not step.url:
             await self.cancel()
             raise SignInFailed(
-                f"The runtime's login flow asked for '{begun.step.kind.value}', which the room "
-                "cannot show; sign in from a terminal (`copilot login`) instead."
+                f"The runtime's login flow asked for '{step.kind.value}'"
+                f"{f' ({step.message})' if step.message else ''}, which the room cannot show; "
+                "sign in from a terminal (`copilot login`) instead."
             )
-        self.url = begun.step.url
+        self.url = step.url
         query = parse_qs(urlparse(self.url).query)
         self.callback = (query.get("redirect_uri") or [""])[0]
         self._state = (query.get("state") or [""])[0]
         return self.url
 
-    async def finish(self) -> str:
-        """Wait for the browser's return, then the login's name ("" if the runtime does not say)."""
+    async def advance(self, given: str | None = None) -> Any:
         try:
-            step = await self.session.rpc.accounts.login.advance(
-                AuthLoginAdvanceRequest(flow_id=self.flow_id), timeout=None
+            return await self.session.rpc.accounts.login.advance(
+                AuthLoginAdvanceRequest(flow_id=self.flow_id, input=given), timeout=None
             )
         except Exception as err:
             raise SignInFailed(f"Signing in to GitHub did not work: {reason(err)}") from None
+
+    async def finish(self) -> str:
+        """Wait for the browser's return, then the login's name ("" if the runtime does not say);
+        `ConsentNeeded` when the runtime asks before keeping the token in plain text."""
+        return await self.ended(await self.advance(), asked=False)
+
+    async def allow(self) -> str:
+        """A host's consent: the runtime keeps the token in plain text; the login's name."""
+        return await self.ended(await self.advance(ALLOW), asked=True)
+
+    async def ended(self, step: Any, asked: bool) -> str:
         if step.kind == AuthLoginStepKind.ERROR:
             raise SignInFailed(f"Signing in to GitHub did not work: {step.message or 'no reason'}")
         result = step.result
@@ -74,7 +96,9 @@ class LoginFlow:
                 f"The runtime's login flow went on to '{step.kind.value}', which the room cannot "
                 "show; sign in from a terminal (`copilot login`) instead."
             )
-        if result.status.value != "completed":
+        if result.status == AuthLoginResultStatus.NEEDS_PLAINTEXT_CONSENT and not asked:
+            raise ConsentNeeded()
+        if result.status != AuthLoginResultStatus.COMPLETED:
             await self.cancel()
             raise SignInFailed(
                 f"The runtime did not store the login ({result.status.value}): on a server with "
