@@ -97,3 +97,20 @@ async def test_rules_approve_reject_or_want_two_people(api, room, model, jp_root
     done = settled(state_dir, "rm x")
     assert done["payload"]["approvers"] == ["bob", "alice"]
     assert done["payload"]["outcome"] == "approved"
+
+    # A rejection by either person ends it, even after a host approved: the member says no.
+    (jp_root_dir / "y").write_text("kept")
+    await api("bob", "POST", "prompts", body={"text": "rm y"})
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30, what="the next card")
+    [request_id] = room.document.approvals.to_py()
+    r = await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
+    assert r.code == 200, r
+    r = await api(
+        "bob", "POST", "approvals", request_id, body={"decision": "reject", "feedback": "not y"}
+    )
+    assert r.code == 200, r
+    await eventually(lambda: not room.document.approvals, timeout=10, what="the card to end")
+    done = settled(state_dir, "rm y")
+    assert (done["actor"], done["payload"]["outcome"]) == ("bob", "rejected"), done
+    assert done["payload"]["feedback"] == "not y"
+    assert (jp_root_dir / "y").read_text() == "kept"
