@@ -25,6 +25,7 @@ from .room.budgets import Budgets
 from .room.document import DEFAULT_WINDOW, MIN_WINDOW
 from .room.room import Room
 from .room.sync import CLIENT_BUFFER_BYTES
+from .rooms import Rooms
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
 from .websocket import RoomWebSocketHandler
@@ -32,6 +33,7 @@ from .worker_threads import release_at_exit
 
 _USERNAME = r"(?P<username>[^/]+)"
 _ID = r"(?P<item_id>[A-Za-z0-9_-]+)"
+_ROOM = r"(?P<room_name>[^/]+)"  # any segment: a name that is no room is a clear 404
 
 #: The room settings' starting values (`c.CopilotRoom.admission`, ...), from their declaration.
 RoomSettingsConfig = type("RoomSettingsConfig", (Configurable,), settings_traits())
@@ -47,6 +49,12 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         Unicode(),
         config=True,
         help="Usernames that are always hosts. On JupyterHub the server's owner is added.",
+    )
+    room_creators = List(
+        Unicode(),
+        config=True,
+        help="Usernames who may create rooms (POST copilot-room/api/rooms) besides the server's "
+        "hosts, who always may.",
     )
     members = List(Unicode(), config=True, help="Usernames admitted as members without asking.")
     viewers = List(Unicode(), config=True, help="Usernames admitted as viewers without asking.")
@@ -190,42 +198,22 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         claim = HostClaim() if not hosts else None  # dropped at start if someone claimed it
         if not provider_verifies_users(serverapp.identity_provider):
             hosts.add(SERVER_OWNER.username)  # kernels and scripts holding the server's token
-        configured = RoomSettings(
-            **{name: getattr(self, name) for name in RoomSettings.model_fields}
-        )
-        settings = SettingsStore(state_dir / "settings.json", configured)
-        book = AdmissionBook(
-            hosts=frozenset(hosts),
-            members=frozenset(self.members),
-            viewers=frozenset(self.viewers),
-            policy=Policy(settings.current.admission),
-            guest_policy=Policy(settings.current.guest_admission),
-        )
-        catalog = Catalog(Path(self.repository)).refresh()
-        notebooks = NotebookEditor(
-            lambda: serverapp.web_app.settings,
-            Path(self.repository),
-            execution_timeout=lambda: settings.current.execution_timeout,
-        )
-        self.room = Room(
-            state_dir=state_dir,
-            repository=Path(self.repository),
-            book=book,
-            settings=settings,
-            agent=self._make_agent(state_dir, catalog, notebooks),
-            catalog=catalog,
-            notebooks=notebooks,
-            claim=claim,
-            client_buffer_bytes=self.client_buffer_bytes,
-            document_window=self.document_window,
-            budgets=Budgets.from_config(self.budgets),
-        )
-        notebooks.executions.on_kernel = self.room.document.set_kernel
-        self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics
+        self._hosts = frozenset(hosts)
+        self._claimed_hosts: set[str] = set()  # main's claim makes a host of every room
         assert serverapp.event_logger is not None  # made before extensions load
-        EventEmitter(
+        self._events = EventEmitter(
             serverapp.event_logger, redact_personal_data=self.redact_event_personal_data
-        ).listen_to(self.room.recorder)
+        )
+        self.room = self._build_room(Path(self.repository), state_dir, claim=claim)
+        self.rooms = Rooms(
+            root=Path(serverapp.root_dir),
+            main=self.room,
+            main_repository=Path(self.repository),
+            build=lambda record, folder, room_state: self._build_room(folder, room_state),
+            creators=frozenset(self.room_creators),
+        )
+        self.rooms.load()
+        self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics (main's only)
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
         self._claim_page: Path | None = None
         if claim is not None:
@@ -233,15 +221,57 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             scrubbed = serverapp.web_app.settings.get("extra_log_scrub_param_keys", [])
             self.settings["extra_log_scrub_param_keys"] = [*scrubbed, "secret"]
 
+    def _build_room(
+        self, repository: Path, state_dir: Path, claim: HostClaim | None = None
+    ) -> Room:
+        """One room, main or created, built the same way: the configured settings as its
+        defaults, the server's hosts and allow lists, its own folder, state and agent."""
+        serverapp = self.serverapp
+        assert serverapp is not None
+        configured = RoomSettings(
+            **{name: getattr(self, name) for name in RoomSettings.model_fields}
+        )
+        settings = SettingsStore(state_dir / "settings.json", configured)
+        book = AdmissionBook(
+            hosts=self._hosts,
+            members=frozenset(self.members),
+            viewers=frozenset(self.viewers),
+            policy=Policy(settings.current.admission),
+            guest_policy=Policy(settings.current.guest_admission),
+            claimed_hosts=self._claimed_hosts,
+        )
+        catalog = Catalog(repository).refresh()
+        notebooks = NotebookEditor(
+            lambda: serverapp.web_app.settings,
+            repository,
+            execution_timeout=lambda: settings.current.execution_timeout,
+        )
+        room = Room(
+            state_dir=state_dir,
+            repository=repository,
+            book=book,
+            settings=settings,
+            agent=self._make_agent(repository, state_dir, catalog, notebooks),
+            catalog=catalog,
+            notebooks=notebooks,
+            claim=claim,
+            client_buffer_bytes=self.client_buffer_bytes,
+            document_window=self.document_window,
+            budgets=Budgets.from_config(self.budgets),
+        )
+        notebooks.executions.on_kernel = room.document.set_kernel
+        self._events.listen_to(room.recorder)
+        return room
+
     def _make_agent(
-        self, state_dir: Path, catalog: Catalog, notebooks: NotebookEditor
+        self, repository: Path, state_dir: Path, catalog: Catalog, notebooks: NotebookEditor
     ) -> Agent | None:
         if self.agent_class is None:
             return None
         agent_class = cast(type[Agent], self.agent_class)
         return agent_class(
             AgentSettings(
-                repository=Path(self.repository),
+                repository=repository,
                 state_dir=state_dir,
                 model=self.model,
                 models=tuple(self.models),
@@ -272,55 +302,66 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             server=hub_server_name(),  # as JupyterHub names it in scope filters (`server=alice/`)
         )
         context = RoomContext(
-            self.room, self.users_verified, grants, self.websocket_recheck_interval
+            self.rooms, self.users_verified, grants, self.websocket_recheck_interval
         )
         kwargs = {"context": context}
         api = "copilot-room/api"
+        per_room = [
+            ("room", handlers.RoomStateHandler),
+            ("prompts", handlers.PromptsHandler),
+            (f"prompts/{_ID}", handlers.PromptHandler),
+            ("attachments", handlers.AttachmentsHandler),
+            (f"attachments/{_ID}", handlers.AttachmentHandler),
+            (f"prompts/{_ID}/steer", handlers.SteerHandler),
+            ("model", handlers.ModelHandler),
+            ("messages", handlers.MessagesHandler),
+            (f"checkpoints/{_ID}/diff", handlers.CheckpointDiffHandler),
+            (f"checkpoints/{_ID}/revert", handlers.CheckpointRevertHandler),
+            (f"approvals/{_ID}", handlers.ApprovalHandler),
+            (f"questions/{_ID}", handlers.QuestionHandler),
+            ("abort", handlers.AbortHandler),
+            ("agent/start", handlers.AgentStartHandler),
+            ("participants", handlers.ParticipantsHandler),
+            (f"participants/{_USERNAME}", handlers.ParticipantHandler),
+            (f"admissions/{_USERNAME}", handlers.AdmissionHandler),
+            ("budgets", handlers.BudgetsHandler),
+            (f"budgets/{_USERNAME}/lift", handlers.BudgetLiftHandler),
+            ("settings", handlers.SettingsHandler),
+            ("transcript", handlers.TranscriptHandler),
+            ("history", handlers.HistoryHandler),
+            ("catalog", handlers.CatalogHandler),
+        ]
+        # Server-level: the rooms, main's Copilot sign-in and the host claim.
+        server_level = [
+            (f"{api}/rooms", handlers.RoomsHandler),
+            (f"{api}/signin", handlers.SignInHandler),
+            (f"{api}/signin/return", handlers.SignInReturnHandler),
+            (f"{api}/signin/allow", handlers.SignInAllowHandler),
+            (f"{api}/signin/cancel", handlers.SignInCancelHandler),
+            (f"{api}/signout", handlers.SignOutHandler),
+            (f"{api}/claim", handlers.ClaimAPIHandler),
+            ("copilot-room/claim", handlers.ClaimHandler),
+        ]
         self.handlers.extend(
             (route, handler, kwargs)
             for route, handler in [
-                (f"{api}/room", handlers.RoomStateHandler),
-                (f"{api}/prompts", handlers.PromptsHandler),
-                (f"{api}/prompts/{_ID}", handlers.PromptHandler),
-                (f"{api}/attachments", handlers.AttachmentsHandler),
-                (f"{api}/attachments/{_ID}", handlers.AttachmentHandler),
-                (f"{api}/prompts/{_ID}/steer", handlers.SteerHandler),
-                (f"{api}/model", handlers.ModelHandler),
-                (f"{api}/signin", handlers.SignInHandler),
-                (f"{api}/signin/return", handlers.SignInReturnHandler),
-                (f"{api}/signin/allow", handlers.SignInAllowHandler),
-                (f"{api}/signin/cancel", handlers.SignInCancelHandler),
-                (f"{api}/signout", handlers.SignOutHandler),
-                (f"{api}/messages", handlers.MessagesHandler),
-                (f"{api}/checkpoints/{_ID}/diff", handlers.CheckpointDiffHandler),
-                (f"{api}/checkpoints/{_ID}/revert", handlers.CheckpointRevertHandler),
-                (f"{api}/approvals/{_ID}", handlers.ApprovalHandler),
-                (f"{api}/questions/{_ID}", handlers.QuestionHandler),
-                (f"{api}/abort", handlers.AbortHandler),
-                (f"{api}/agent/start", handlers.AgentStartHandler),
-                (f"{api}/participants", handlers.ParticipantsHandler),
-                (f"{api}/participants/{_USERNAME}", handlers.ParticipantHandler),
-                (f"{api}/admissions/{_USERNAME}", handlers.AdmissionHandler),
-                (f"{api}/budgets", handlers.BudgetsHandler),
-                (f"{api}/budgets/{_USERNAME}/lift", handlers.BudgetLiftHandler),
-                (f"{api}/settings", handlers.SettingsHandler),
-                (f"{api}/transcript", handlers.TranscriptHandler),
-                (f"{api}/history", handlers.HistoryHandler),
-                (f"{api}/catalog", handlers.CatalogHandler),
-                (f"{api}/claim", handlers.ClaimAPIHandler),
-                ("copilot-room/claim", handlers.ClaimHandler),
+                *server_level,
+                *((f"{api}/{path}", handler) for path, handler in per_room),  # main's
+                *((f"{api}/rooms/{_ROOM}/{path}", handler) for path, handler in per_room),
                 ("copilot-room/ws", RoomWebSocketHandler),
+                (f"copilot-room/ws/{_ROOM}", RoomWebSocketHandler),
             ]
         )
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
         await self.room.ensure_started()  # the transcript says whether the room was claimed
+        await self.rooms.start()  # the others replay now, so the list shows what waits there
         if self.room.claim is not None and self.room.claim.secret:
             self._announce_claim(self.room.claim.secret)
 
     async def stop_extension(self) -> None:
         release_at_exit()  # AnyIO workers left behind would hold the process's exit
-        await self.room.stop()
+        await self.rooms.stop()
         metrics.unwatch(self.metrics)
         if self._claim_page is not None:
             self._claim_page.unlink(missing_ok=True)

@@ -372,6 +372,14 @@ class CopilotSeat(Strict):
     login: str = ""
 
 
+class RoomCreated(Strict):
+    """Someone (the actor) created another room on this server (recorded in main's transcript):
+    its `name` and its `repository` folder, relative to the server's root."""
+
+    name: str
+    repository: str
+
+
 #: The payload class of each record kind: the transcript's whole vocabulary.
 RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "prompt.submitted": PromptSubmitted,
@@ -406,6 +414,7 @@ RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "turn.reverted": TurnReverted,
     "copilot.signed_in": CopilotSeat,
     "copilot.signed_out": CopilotSeat,
+    "room.created": RoomCreated,
 }
 
 #: Agent events recorded as they are, by the kind of their record.

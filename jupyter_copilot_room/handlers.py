@@ -34,10 +34,12 @@ from .protocol import (
     PromptBody,
     QuestionBody,
     RoleBody,
+    RoomBody,
     SignInReturnBody,
     SteerBody,
 )
 from .room.room import Room
+from .rooms import Rooms
 from .settings import SettingsPatch
 
 AUTH_RESOURCE = "copilot-room"
@@ -56,12 +58,17 @@ class HubGrants:
 
 @dataclass(frozen=True)
 class RoomContext:
-    """What every handler is given: the room, whether users are verified, the hub's grants."""
+    """What every handler is given: the rooms, whether users are verified, the hub's grants."""
 
-    room: Room
+    rooms: Rooms
     users_verified: bool
     grants: HubGrants
     recheck_interval: float  # seconds between re-checks of an open websocket's user
+
+    @property
+    def room(self) -> Room:
+        """The `main` room: the routes without a room's name are its."""
+        return self.rooms.main
 
 
 if TYPE_CHECKING:
@@ -78,6 +85,15 @@ class RoomMixin(_Handler):
     def initialize(self, context: RoomContext) -> None:
         self.context = context
         self.room = context.room
+
+    def choose_room(self) -> None:
+        """The room a `rooms/<name>/...` route names (tornado hands the name to the method as a
+        keyword, so it is taken out here and the methods keep their arguments); 404
+        `room_not_found` for a name that is no room. Left to `@web.authenticated` when nobody
+        signed in, so the list of rooms is never told to strangers."""
+        name = self.path_kwargs.pop("room_name", None)
+        if name is not None and self.current_user is not None:
+            self.room = self.context.rooms.get(name)
 
     @property
     def identity(self) -> Identity:
@@ -105,6 +121,7 @@ class RoomMixin(_Handler):
 class RoomAPIHandler(RoomMixin, APIHandler):
     async def prepare(self, **kwargs: Any) -> None:
         await super().prepare(**kwargs)
+        self.choose_room()
         await self.room.ensure_started()
 
     def parse(self, model: type[Body]) -> Body:
@@ -166,6 +183,23 @@ class RoomStateHandler(RoomAPIHandler):
     @authorized
     def get(self) -> None:
         self.reply(self.room.describe(self.identity))
+
+
+class RoomsHandler(RoomAPIHandler):
+    """`GET rooms`: every room, main first, with its state, who is in it and what waits on the
+    caller there; `POST rooms {name, repository}`: a new room (hosts and `room_creators`)."""
+
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        self.reply({"rooms": self.context.rooms.describe(self.identity)})
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        body = self.parse(RoomBody)
+        await self.context.rooms.create(self.identity, body.name, body.repository)
+        self.reply(self.context.rooms.entry(body.name, self.identity), status=201)
 
 
 class PromptsHandler(RoomAPIHandler):

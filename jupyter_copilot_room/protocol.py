@@ -92,3 +92,10 @@ class AdmissionBody(Strict):
 
 class ClaimBody(Strict):
     secret: Text = Field(max_length=200)
+
+
+class RoomBody(Strict):
+    """`POST rooms`: a new room; `rooms.py` checks the name and the folder with clear codes."""
+
+    name: Text = Field(max_length=200)
+    repository: Text = Field("", max_length=1000)

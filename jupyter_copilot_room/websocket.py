@@ -1,4 +1,5 @@
-"""The live room document over a websocket, under `<base_url>copilot-room/ws`.
+"""A room's live document over a websocket, under `<base_url>copilot-room/ws/<name>`
+(`copilot-room/ws` is main's).
 
 The Yjs sync protocol, read-only for every client (`room/sync.py` drops their writes). Access is
 checked when the socket opens and again every `websocket_recheck_interval` seconds, so a revoked
@@ -20,6 +21,7 @@ from tornado import web
 from tornado.websocket import WebSocketHandler
 
 from .access.roles import ADMITTED
+from .errors import RoomError
 from .handlers import RoomMixin
 
 log = logging.getLogger(__name__)
@@ -31,6 +33,13 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
     Tornado pushes frames to `on_message`; pycrdt's rooms pull them with `async for`, so frames
     go through a queue. The handler itself is the channel the room serves.
     """
+
+    async def prepare(self, *args: Any, **kwargs: Any) -> None:
+        await super().prepare(*args, **kwargs)
+        try:
+            self.choose_room()  # `copilot-room/ws/<name>`; `copilot-room/ws` is main's
+        except RoomError as err:
+            raise web.HTTPError(err.status, err.message) from None
 
     @ws_authenticated
     @authorized

@@ -145,6 +145,13 @@ SINCE_0_1 = [
         actor="bob",
         payload={"id": "r", "approvers": ["bob"]},
     ),
+    Record(
+        seq=0,
+        ts=0,
+        kind="room.created",
+        actor="alice",
+        payload={"name": "analysis", "repository": "projects/analysis"},
+    ),
 ]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import posixpath
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict
@@ -58,40 +59,36 @@ class NotebookEditor:
 
     async def call(self, tool: str, arguments: Any, provenance: Provenance) -> str:
         args = validated(tool, arguments)
-        self.resolve(args["path"])
+        if tool == "notebook_run_cells":
+            return (await self.run_cells(arguments, provenance)).text
+        path = self.contents_path(args["path"])
         match tool:
             case "notebook_read":
-                return await self.read(args["path"])
+                return await self.read(path, shown=args["path"])
             case "notebook_insert_cell":
                 return await self._edit(
-                    args["path"],
-                    provenance,
-                    Insert(args["index"], args["cell_type"], args["source"]),
+                    path, provenance, Insert(args["index"], args["cell_type"], args["source"])
                 )
             case "notebook_replace_cell":
-                return await self._edit(
-                    args["path"], provenance, Replace(args["cell_id"], args["source"])
-                )
+                return await self._edit(path, provenance, Replace(args["cell_id"], args["source"]))
             case "notebook_delete_cell":
-                return await self._edit(args["path"], provenance, Delete(args["cell_id"]))
+                return await self._edit(path, provenance, Delete(args["cell_id"]))
             case "notebook_move_cell":
-                return await self._edit(
-                    args["path"], provenance, Move(args["cell_id"], args["index"])
-                )
-            case "notebook_run_cells":
-                return (await self.run_cells(args, provenance)).text
+                return await self._edit(path, provenance, Move(args["cell_id"], args["index"]))
             case "notebook_inspect":
-                return await self.inspect(args["path"], args["names"])
+                return await self.inspect(path, args["names"])
         raise NotebookToolError(f"Unknown notebook tool {tool!r}.")
 
-    async def read(self, path: str) -> str:
+    async def read(self, path: str, shown: str | None = None) -> str:
+        """The notebook at `path` (the server's contents path), named `shown` (as the agent
+        named it) in what the agent reads."""
         cells = (await self._cells(path))[0]
-        return json.dumps({"path": path, "cells": [_summary(c) for c in cells]}, indent=1)
+        return json.dumps({"path": shown or path, "cells": [_summary(c) for c in cells]}, indent=1)
 
     async def describe(self, tool: str, arguments: Any) -> tuple[str, dict]:
         """What an approval card shows for an edit: a one-line summary and a before/after diff."""
         args = validated(tool, arguments)
-        path = args["path"]
+        path = self.contents_path(args["path"])
         real = self.resolve(path)
         if tool == "notebook_run_cells":
             return await self._describe_run(path, args["cell_ids"])
@@ -118,8 +115,7 @@ class NotebookEditor:
         """Run the cells in the notebook's kernel (after the room approved it), outputs into the
         live notebook as they arrive, or into the file when nobody has it open."""
         args = validated("notebook_run_cells", arguments)
-        path, ids = args["path"], args["cell_ids"]
-        self.resolve(path)
+        path, ids = self.contents_path(args["path"]), args["cell_ids"]
         ran = asdict(provenance)  # `copilot_room.ran`: the agent's latest run of the cell
         live = await self._live(path)
         if live is not None:
@@ -205,6 +201,20 @@ class NotebookEditor:
     def stop(self) -> None:
         """The room stops: no more following kernels."""
         self.executions.stop_following()
+
+    def contents_path(self, path: str) -> str:
+        """A tool's path (relative to the room's repository, as the agent, working there, names
+        it) as the server's contents path (relative to the server's root), checked to lie
+        inside the repository: a room in `sub/` addresses `sub/x.ipynb` for `x.ipynb`, and
+        never a notebook outside its folder."""
+        root = self.root()
+        repository = (self._repository or root).resolve()
+        base = repository.relative_to(root) if repository.is_relative_to(root) else Path()
+        joined = posixpath.normpath((base / path).as_posix())
+        if joined == ".." or joined.startswith("../") or posixpath.isabs(joined):
+            joined = path  # refused by `resolve` below, in its words
+        self.resolve(joined)
+        return joined
 
     def resolve(self, path: str) -> str:
         """The notebook's real path relative to the server's root, links followed; it must lie

@@ -576,6 +576,14 @@ class RoomDocument:
                 continue
             entry["state"] = "stopped" if entry["kind"] in ("tool", "subagent") else "partial"
 
+    def _on_room_created(self, record: Record, p: ev.RoomCreated) -> None:
+        folder = _literal(p.repository or "the server's root")
+        self._said(
+            record,
+            "{0} created the room " + _literal(p.name) + " for " + folder + ".",
+            record.actor,
+        )
+
     def _system(self, record: Record, text: str) -> None:
         self._add_entry(record, f"r{record.seq}", "system", None, body=text)
 
@@ -779,6 +787,7 @@ HANDLERS: dict[str, Callable[[RoomDocument, Record, Any], None]] = {
     "copilot.signed_out": RoomDocument._on_copilot_signed_out,
     "turn.checkpointed": RoomDocument._on_turn_checkpointed,
     "turn.reverted": RoomDocument._on_turn_reverted,
+    "room.created": RoomDocument._on_room_created,
 }
 
 

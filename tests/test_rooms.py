@@ -1,0 +1,151 @@
+"""Several rooms on one server: `main` for the server's root and the rooms hosts create, each with
+its own folder, queue, admissions, transcript and agent (`rooms.py`)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from tornado.httpclient import HTTPClientError
+
+from jupyter_copilot_room.notebooks import NotebookToolError, Provenance
+
+from .harness import people
+
+DATA = Path(__file__).parent / "data"
+PROVENANCE = Provenance("p1", "bob", 1, "call_1", 1.0)
+
+
+@pytest.fixture
+def room_config():
+    return {"room_creators": ["carol"]}
+
+
+def records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().split("\n") if line.strip()]
+
+
+def write_notebook(path: Path, source: str) -> None:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(source)]
+    nbformat.write(notebook, path)
+
+
+def by_name(response) -> dict:
+    return {room["name"]: room for room in response.json["rooms"]}
+
+
+async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
+    api, room_app, jp_root_dir, jp_ws_fetch
+):
+    (jp_root_dir / "proj").mkdir()
+    (jp_root_dir / "notes.txt").write_text("a file")
+    (jp_root_dir / "away").symlink_to(jp_root_dir.parent)
+
+    listed = await api("dave", "GET", "rooms")  # pending in main: still finds the rooms
+    assert listed.code == 200
+    assert listed.json["rooms"][0].pop("state") in ("starting", "idle")  # the agent's state
+    assert listed.json["rooms"] == [
+        {
+            "name": "main",
+            "repository": "",
+            "people": [],
+            "role": "pending",
+            "waiting_on_you": 0,
+            "created_by": None,
+        }
+    ]
+    r = await api("bob", "POST", "rooms", body={"name": "proj", "repository": "proj"})
+    assert (r.code, r.json["error"]) == (403, "not_allowed")
+    for body, code in [
+        ({"name": "Proj", "repository": "proj"}, "invalid_room_name"),
+        ({"name": "-proj", "repository": "proj"}, "invalid_room_name"),
+        ({"name": "a/b", "repository": "proj"}, "invalid_room_name"),
+        ({"name": "x" * 41, "repository": "proj"}, "invalid_room_name"),
+        ({"name": "p", "repository": "/tmp"}, "invalid_repository"),
+        ({"name": "p", "repository": "proj/../.."}, "invalid_repository"),
+        ({"name": "p", "repository": "away"}, "repository_outside_root"),
+        ({"name": "p", "repository": "nowhere"}, "repository_not_found"),
+        ({"name": "p", "repository": "notes.txt"}, "not_a_folder"),
+        ({"name": "p", "extra": 1}, "invalid_body"),
+    ]:
+        r = await api("alice", "POST", "rooms", body=body)
+        assert (r.code, r.json["error"]) == (400, code), body
+    r = await api("alice", "POST", "rooms", body={"name": "main", "repository": ""})
+    assert (r.code, r.json["error"]) == (409, "room_exists")
+
+    r = await api("carol", "POST", "rooms", body={"name": "proj", "repository": "proj"})
+    assert r.code == 201, r  # a room creator who is no host
+    assert r.json["name"] == "proj" and r.json["repository"] == "proj"
+    assert r.json["created_by"] == "carol" and r.json["role"] == "viewer"
+    r = await api("alice", "POST", "rooms", body={"name": "proj", "repository": ""})
+    assert (r.code, r.json["error"]) == (409, "room_exists")
+    created = [r for r in records(room_app.room.transcript.path) if r["kind"] == "room.created"]
+    assert [(r["actor"], r["payload"]) for r in created] == [
+        ("carol", {"name": "proj", "repository": "proj"})
+    ]
+    registry = json.loads((room_app.room.state_dir / "rooms.json").read_text())
+    assert [(r["name"], r["repository"]) for r in registry["rooms"]] == [("proj", "proj")]
+    assert room_app.rooms.get("proj").state_dir == room_app.room.state_dir / "rooms" / "proj"
+
+    r = await api("alice", "GET", "rooms", "nowhere", "room")
+    assert (r.code, r.json["error"]) == (404, "room_not_found")
+    r = await api("alice", "GET", "rooms", "proj", "room")
+    assert r.code == 200 and r.json["me"]["role"] == "host"  # the server's hosts host every room
+    r = await api(None, "GET", "rooms", "proj", "room")
+    assert r.code == 403
+    with pytest.raises(HTTPClientError) as refused:
+        await jp_ws_fetch(
+            "copilot-room", "ws", "nowhere", headers=people.authorization(people.HOST)
+        )
+    assert refused.value.code == 404
+
+    # The room's notebook tools work in its folder, and only there.
+    write_notebook(jp_root_dir / "proj" / "inside.ipynb", "inside = 1")
+    write_notebook(jp_root_dir / "outside.ipynb", "outside = 1")
+    editor = room_app.rooms.get("proj").turns.notebooks
+    read = json.loads(await editor.call("notebook_read", {"path": "inside.ipynb"}, PROVENANCE))
+    assert read["path"] == "inside.ipynb" and read["cells"][0]["source"] == "inside = 1"
+    [cell] = read["cells"]
+    await editor.call(
+        "notebook_replace_cell",
+        {"path": "inside.ipynb", "cell_id": cell["id"], "source": "inside = 2"},
+        PROVENANCE,
+    )
+    assert nbformat.read(jp_root_dir / "proj" / "inside.ipynb", 4).cells[0].source == "inside = 2"
+    for path in ("../outside.ipynb", "sub/../../outside.ipynb", "/outside.ipynb"):
+        with pytest.raises(NotebookToolError):
+            await editor.call("notebook_read", {"path": path}, PROVENANCE)
+    assert nbformat.read(jp_root_dir / "outside.ipynb", 4).cells[0].source == "outside = 1"
+
+
+async def test_rooms_survive_a_restart_and_main_keeps_an_old_transcript(servers):
+    server = servers()
+    server.state_dir.mkdir()
+    shutil.copy(DATA / "transcript-0.1.jsonl", server.state_dir / "transcript.jsonl")
+    (server.root / "analysis").mkdir()
+    await server.start_async()  # (the old transcript leaves prompts waiting in main)
+    old = (DATA / "transcript-0.1.jsonl").read_text()
+    code, _ = server.api("alice", "GET", "room")
+    assert code == 200
+    status, body = server.api(
+        "alice", "POST", "rooms", {"name": "analysis", "repository": "analysis"}
+    )
+    assert status == 201, body
+    server.stop()
+
+    await server.start_async()
+    status, listed = server.api("bob", "GET", "rooms")
+    assert [(r["name"], r["repository"], r["created_by"]) for r in listed["rooms"]] == [
+        ("main", "", None),
+        ("analysis", "analysis", "alice"),
+    ]
+    status, room = server.api("alice", "GET", "rooms/analysis/room")
+    assert status == 200 and room["me"]["role"] == "host"
+    # The upgraded room is `main`: its transcript begins with the old records, as they were.
+    status, text = server.api("alice", "GET", "rooms/main/transcript")
+    assert status == 200 and text.startswith(old)
+    assert '"kind":"room.created"' in text[len(old) :].replace(" ", "")
+    status, text = server.api("alice", "GET", "rooms/analysis/transcript")
+    assert status == 200 and "room.created" not in text
