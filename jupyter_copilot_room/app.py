@@ -21,11 +21,12 @@ from .catalog import Catalog
 from .eventlog import EventEmitter
 from .handlers import HubGrants, RoomContext
 from .notebooks import NotebookEditor
+from .room.agent_slots import AgentSlots
 from .room.budgets import Budgets
 from .room.document import DEFAULT_WINDOW, MIN_WINDOW
 from .room.room import Room
 from .room.sync import CLIENT_BUFFER_BYTES
-from .rooms import Rooms
+from .rooms import MAIN, Rooms
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
 from .websocket import RoomWebSocketHandler
@@ -137,6 +138,22 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         help="Seconds a sign-in to Copilot from the panel may stay open (GitHub's page, the "
         "return, the plain-text consent) before the room cancels it.",
     )
+    room_idle_timeout = Float(
+        1800.0,
+        min=0,
+        config=True,
+        help="Seconds a room's agent may sit idle (no turn, nothing queued) before it stops; its "
+        "runtime process ends and the room shows 'sleeping'. The next prompt starts it again, "
+        "resuming the room's Copilot session. 0: never stop.",
+    )
+    max_active_rooms = Integer(
+        3,
+        min=1,
+        config=True,
+        help="How many rooms' agents (each a Copilot runtime process) may run at once. A room "
+        "that needs its agent while all run takes the place of the one idle longest; if every "
+        "one is busy, it shows 'held' and its prompt starts when one is free.",
+    )
     model_timeout = Float(
         300.0,
         min=1,
@@ -204,12 +221,15 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         self._events = EventEmitter(
             serverapp.event_logger, redact_personal_data=self.redact_event_personal_data
         )
+        self.agent_slots = AgentSlots(self.max_active_rooms)  # shared by every room
         self.room = self._build_room(Path(self.repository), state_dir, claim=claim)
         self.rooms = Rooms(
             root=Path(serverapp.root_dir),
             main=self.room,
             main_repository=Path(self.repository),
-            build=lambda record, folder, room_state: self._build_room(folder, room_state),
+            build=lambda record, folder, room_state: self._build_room(
+                folder, room_state, name=record.name
+            ),
             creators=frozenset(self.room_creators),
         )
         self.rooms.load()
@@ -222,7 +242,11 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             self.settings["extra_log_scrub_param_keys"] = [*scrubbed, "secret"]
 
     def _build_room(
-        self, repository: Path, state_dir: Path, claim: HostClaim | None = None
+        self,
+        repository: Path,
+        state_dir: Path,
+        claim: HostClaim | None = None,
+        name: str = MAIN,
     ) -> Room:
         """One room, main or created, built the same way: the configured settings as its
         defaults, the server's hosts and allow lists, its own folder, state and agent."""
@@ -258,6 +282,10 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             client_buffer_bytes=self.client_buffer_bytes,
             document_window=self.document_window,
             budgets=Budgets.from_config(self.budgets),
+            name=name,
+            slots=self.agent_slots,
+            idle_timeout=self.room_idle_timeout,
+            wake_at_start=name == MAIN,  # main's panel shows a ready agent at once, as in 0.1
         )
         notebooks.executions.on_kernel = room.document.set_kernel
         self._events.listen_to(room.recorder)

@@ -46,6 +46,8 @@ AGENT_STATES = (
     "aborting",
     "degraded",
     "no-agent",
+    "sleeping",
+    "held",
 )
 
 

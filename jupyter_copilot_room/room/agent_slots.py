@@ -69,6 +69,9 @@ class AgentSlots:
         said = (
             f"{running} rooms' agents are running (max_active_rooms = {self.limit}); this "
             "room's prompt starts when one of them is free."
+            if running != 1
+            else "1 room's agent is running (max_active_rooms = 1); this room's prompt starts "
+            "when it is free."
         )
         if ahead:
             said += f" {ahead} other room{'s are' if ahead > 1 else ' is'} waiting before it."

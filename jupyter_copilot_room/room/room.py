@@ -48,6 +48,7 @@ from ..protocol import ChatBody, ModelBody, PromptBody, SteerBody
 from ..settings import SettingsStore
 from . import budgets, snapshot
 from .agent_host import RoomAgentHost
+from .agent_slots import AgentSlots
 from .attachments import AttachmentStore, Upload
 from .budgets import Budgets
 from .checkpoints import Author, Checkpoints
@@ -96,6 +97,10 @@ class Room:
         client_buffer_bytes: int = CLIENT_BUFFER_BYTES,
         document_window: int = DEFAULT_WINDOW,
         budgets: Budgets | None = None,
+        name: str = "main",
+        slots: AgentSlots | None = None,
+        idle_timeout: float = 0.0,
+        wake_at_start: bool = True,
     ):
         self.settings = settings
         self.budgets = budgets or Budgets()
@@ -134,7 +139,11 @@ class Room:
             notebooks=notebooks,
             attachments=self.attachments,
             checkpoints=self.checkpoints,
+            name=name,
+            slots=slots,
+            idle_timeout=idle_timeout,
         )
+        self.wake_at_start = wake_at_start  # else its agent starts with the first prompt
         self.desk.on_waiting = self.turns.set_waiting
         self.storage.on_space(self.turns.space_returned)
         self.recorder.listen(lambda record: self.turns.show_state())
@@ -149,6 +158,7 @@ class Room:
             repository=repository or Path.cwd(),
             state_dir=state_dir,
         )
+        self.turns.host = self.agent_host
         self.model: str | None = None  # the model a host chose (None: the agent's own)
         self.signin = SignIn(
             agent,
@@ -184,10 +194,9 @@ class Room:
         self.model = replayed.model
         if self.agent is not None and self.model:
             await self.agent.use_model(self.model)  # the host's choice outlives the server
-        if self.agent is not None:
-            # The runtime takes a second or two to start: the room serves meanwhile, and the
-            # agent's status says when it can take the first turn.
-            self.turns.spawn(self.agent.start(self.agent_host))
+        # The runtime takes a second or two to start: the room serves meanwhile, and the
+        # agent's status says when it can take the first turn.
+        self.turns.bring_up(at_once=self.wake_at_start)
 
     async def stop(self) -> None:
         if not self._started:
@@ -197,6 +206,7 @@ class Room:
             self.turns.notebooks.stop()
         if self.agent is not None:
             await self.agent.stop()
+        self.turns.leave_slots()
         await self.sync.stop()
         await self.storage.stop()
         await self.snapshots.stop()

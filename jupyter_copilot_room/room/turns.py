@@ -5,7 +5,10 @@ agent reports belongs to exactly one prompt. The prompt in flight is a `RunningT
 being stopped (a host's abort, its deadline) is one `Stop` value on it, and whatever stops a turn
 settles every request still open for it at once, with the real reason. This module is also the
 one owner of restarts: an agent that ignores an abort, or whose runtime is lost, is restarted
-here and nowhere else.
+here and nowhere else, and of the agent's life: it starts when the room needs it and holds one of
+the server's `AgentSlots` (`room/agent_slots.py`), and after `idle_timeout` s with nothing to do
+(or when a room waiting for a slot takes it) it stops and the room is `sleeping`; the next prompt
+starts it again, resuming its session.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..agent.base import Agent, Turn
+from ..agent.base import Agent, AgentHost, Turn
 from ..catalog import Catalog
 from ..errors import Conflict, InsufficientStorage
 from ..events import (
@@ -32,6 +35,7 @@ from ..events import (
 )
 from ..notebooks import NotebookEditor, context
 from ..settings import SettingsStore
+from .agent_slots import AgentSlots, Order
 from .attachments import AttachmentStore
 from .checkpoints import Author, Checkpoints
 from .desk import RequestDesk
@@ -48,6 +52,11 @@ ABORT_GRACE = 2.0
 LOST_RUNTIME = (
     "The Copilot runtime stopped during this turn, so the turn failed; it was not re-run. "
     "Submit it again if it is still needed."
+)
+
+SLEEPING = (
+    "The agent is asleep while nobody prompts: the next prompt wakes it (a few seconds), with "
+    "the room's conversation so far."
 )
 
 DISK_FULL = (
@@ -88,6 +97,9 @@ class Turns:
         notebooks: NotebookEditor | None,
         attachments: AttachmentStore,
         checkpoints: Checkpoints | None = None,
+        name: str = "main",
+        slots: AgentSlots | None = None,
+        idle_timeout: float = 0.0,
     ):
         self.queue = queue
         self.recorder = recorder
@@ -100,8 +112,18 @@ class Turns:
         self.notebooks = notebooks
         self.attachments = attachments
         self.checkpoints = checkpoints
+        self.name = name  # the room's, in the server's `slots`
+        self.slots = slots or AgentSlots()  # a room alone: no limit
+        self.idle_timeout = (
+            idle_timeout  # seconds without a prompt before the agent sleeps (0: never)
+        )
+        self.host: AgentHost | None = None  # what the agent reports to (the room's)
         self.running: RunningTurn | None = None
-        self.agent_status = "starting"  # the agent's own word: starting, ready or unavailable
+        #: The agent's own word (starting, ready or unavailable), or the room's: sleeping (not
+        #: running), stopping (going to sleep).
+        self.agent_status = "starting"
+        self._quiet = False  # the agent is up with nothing to do (told to the slots)
+        self._idle_timer: asyncio.TimerHandle | None = None
         self.restarting = False  # the agent ignored an abort; no turn starts until it is back
         self.last_ready: AgentReady | None = None
         #: Why the agent was restarted, counted (`degraded`, `lost`, `retry`): for the metrics.
@@ -119,6 +141,7 @@ class Turns:
 
     async def stop(self) -> None:
         """Stop starting turns; a turn cut by the server's stop is recorded as failed."""
+        self._stop_idle_timer()
         for task in [self._runner, *self._tasks]:
             if task is not None:
                 task.cancel()
@@ -158,6 +181,9 @@ class Turns:
                 log.exception("The room could not start the next turn")
 
     async def _start_next(self) -> None:
+        if self.agent_status == "sleeping" and self.queue.next_up() is not None:
+            self.need_agent()  # it starts at once if a slot is free, else the room is held
+            return
         if not self._can_start() or (waiting := self.queue.next_up()) is None:
             return
         record = self.recorder.commit("prompt.started", waiting.author, PromptRef(id=waiting.id))
@@ -304,6 +330,9 @@ class Turns:
         start once it is ready."""
         if self.agent is None:
             raise Conflict("This room has no agent to start.", code="no_agent")
+        if self.agent_status == "sleeping":
+            self.need_agent()
+            return
         if self.agent_status != "unavailable" or self.restarting:
             raise Conflict(
                 f"The agent is {self.state()}, not unavailable: there is nothing to retry.",
@@ -406,6 +435,8 @@ class Turns:
     # -- the agent's status ----------------------------------------------------------------------
 
     def status_changed(self, status: AgentStatus) -> None:
+        if self.agent_status in ("stopping", "sleeping"):
+            return  # the room stopped it: nothing it says now is about a running agent
         self.document.set_meta(
             agent=status.label,
             agent_detail=status.detail,
@@ -427,13 +458,20 @@ class Turns:
         self.wake()
 
     def show_state(self) -> None:
-        self.document.set_meta(state=self.state())
+        state = self.state()
+        if state == "held":
+            self.document.set_meta(state=state, agent_detail=self.slots.held_detail(self.name))
+        else:
+            self.document.set_meta(state=state)
+        self._watch_idle()
 
     def state(self) -> str:
-        """The agent state people see: no-agent, starting, unavailable, idle, running, waiting,
-        aborting or degraded."""
+        """The agent state people see: no-agent, sleeping, held, starting, unavailable, idle,
+        running, waiting, aborting or degraded."""
         if self.agent is None:
             return "no-agent"
+        if self.agent_status in ("sleeping", "stopping"):
+            return "held" if self.slots.is_waiting(self.name) else "sleeping"
         if self.restarting:
             return "degraded"
         if (prompt := self.queue.in_flight) is not None:
@@ -441,3 +479,102 @@ class Turns:
                 return "aborting"
             return "waiting" if prompt.state is TaskState.INPUT_REQUIRED else "running"
         return "idle" if self.agent_status == "ready" else self.agent_status
+
+    # -- the agent's life: started on use, asleep when idle --------------------------------------
+
+    def bring_up(self, at_once: bool) -> None:
+        """At the room's start: the agent starts now (the room `main`, as in 0.1), or sleeps
+        until the first prompt (or a host's `agent/start`)."""
+        self.slots.join(self.name, self._ordered)
+        if self.agent is None:
+            return
+        if at_once:
+            self.need_agent()
+            return
+        self.agent_status = "sleeping"
+        self.document.set_meta(agent_detail=SLEEPING)
+        self.show_state()
+        self.wake()  # prompts the transcript left queued ask for the agent
+
+    def need_agent(self) -> None:
+        """Ask the server's slots for the agent: it starts at once when one is free, else the
+        room is `held` until one is."""
+        self.slots.need(self.name)
+        self.show_state()
+
+    def leave_slots(self) -> None:
+        """The room stopped with its agent: its slot (or place in line) passes on."""
+        self._stop_idle_timer()
+        self.slots.leave(self.name)
+
+    def _ordered(self, order: Order) -> None:
+        """The slots' word. Called inside their change, so it only sets the agent's status (no
+        turn starts meanwhile) and spawns the work."""
+        if order.action == "start":
+            self.agent_status = "starting"
+            self.spawn(self._start_agent())
+        else:
+            self._go_to_sleep()
+
+    async def _start_agent(self) -> None:
+        assert self.agent is not None and self.host is not None
+        self.document.set_meta(agent_detail="Starting the agent…", agent_error=None)
+        self.show_state()
+        await self.agent.start(self.host)  # reports ready (or unavailable) by its status
+
+    def _go_to_sleep(self) -> None:
+        self.agent_status = "stopping"
+        self._stop_idle_timer()
+        self.spawn(self._stop_agent())
+
+    async def _stop_agent(self) -> None:
+        assert self.agent is not None
+        self.document.set_meta(agent_detail=SLEEPING, agent_error=None)
+        self.show_state()
+        try:
+            await self.agent.stop()  # the runtime process ends; the session id stays on disk
+        except Exception:
+            log.exception("The idle agent of room %s did not stop cleanly", self.name)
+        self.agent_status = "sleeping"
+        self.slots.stopped(self.name)  # its slot passes on (back here, if a prompt came)
+        self.show_state()
+        self.wake()
+
+    def _watch_idle(self) -> None:
+        """Tell the slots when the agent has nothing to do (a room in line may take its slot)
+        and when it has again; arm the idle timeout meanwhile."""
+        if self.agent_status in ("sleeping", "stopping"):
+            self._quiet = False
+            self._stop_idle_timer()
+            return
+        quiet = (
+            self.agent_status in ("ready", "unavailable")
+            and not self.restarting
+            and self.queue.in_flight is None
+            and self.queue.next_up() is None
+        )
+        if quiet == self._quiet:
+            return
+        self._quiet = quiet
+        if not quiet:
+            self._stop_idle_timer()
+            self.slots.busy(self.name)
+            return
+        if self.idle_timeout > 0:
+            self._idle_timer = asyncio.get_running_loop().call_later(
+                self.idle_timeout, self._idle_expired
+            )
+        self.slots.idle(self.name)  # may order this agent to stop at once
+
+    def _idle_expired(self) -> None:
+        self._idle_timer = None
+        if self._quiet and self.slots.release(self.name):
+            log.info(
+                "Copilot room %s: the agent sleeps after %.0f s idle", self.name, self.idle_timeout
+            )
+            self._go_to_sleep()
+
+    def _stop_idle_timer(self) -> None:
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None

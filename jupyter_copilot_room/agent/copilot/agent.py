@@ -215,9 +215,11 @@ class CopilotAgent(Agent):
             )
         for task in self._tasks:
             task.cancel()
+        self._tasks.clear()
         await self._disconnect()
         if self._access is not None:
             await self._access.close()
+            self._access = None  # a later start (the room woke it) chooses it afresh
 
     # -- turns -----------------------------------------------------------------------------------
 
