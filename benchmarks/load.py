@@ -112,6 +112,8 @@ def configure(c) -> None:
     }
     c.CopilotRoom.members = MEMBERS
     c.CopilotRoom.viewers = [*VIEWERS, GUEST]
+    if window := os.environ.get("LOAD_WINDOW"):
+        c.CopilotRoom.document_window = int(window)
 
 
 def extend(app, room) -> None:
@@ -395,8 +397,10 @@ async def wait_idle(server: fo.Server, timeout: float) -> bool:
     return False
 
 
-async def main(minutes: float, trace: bool) -> None:
+async def main(minutes: float, trace: bool, window: int | None) -> None:
     wall = time.perf_counter()
+    if window is not None:
+        os.environ["LOAD_WINDOW"] = str(window)  # for the server's `configure`
     work = Path(tempfile.mkdtemp(prefix="copilot-room-load-"))
     model = None
     try:
@@ -618,6 +622,12 @@ def cli() -> None:
         action="store_true",
         help="trace the server's Python allocations (slower) and print what grew after warm-up",
     )
+    parser.add_argument(
+        "--window",
+        type=int,
+        help="the room's document_window (default 1,000): a small one fills early, so the "
+        "memory slope after warm-up is the room's own, not its history filling the window",
+    )
     parser.add_argument("--model", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -631,7 +641,7 @@ def cli() -> None:
     elif opts.serve:
         asyncio.run(fo.serve(opts, configure=configure, extend=extend))
     else:
-        asyncio.run(main(opts.minutes, opts.trace))
+        asyncio.run(main(opts.minutes, opts.trace, opts.window))
 
 
 if __name__ == "__main__":
