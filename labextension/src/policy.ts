@@ -168,7 +168,9 @@ const AGENT_STATES: Record<AgentState, string> = {
   running: 'running',
   waiting: 'waiting for approval',
   aborting: 'stopping',
-  degraded: 'degraded'
+  degraded: 'degraded',
+  sleeping: 'asleep',
+  held: 'waiting to start'
 };
 
 export function agentStateLabel(state?: string): string {

@@ -114,7 +114,9 @@ export type AgentState =
   | 'aborting'
   | 'degraded'
   | 'unavailable'
-  | 'no-agent';
+  | 'no-agent'
+  | 'sleeping' // its agent stopped after room_idle_timeout: the next prompt wakes it
+  | 'held'; // its agent waits for one of the server's max_active_rooms slots
 
 export interface IMeta {
   state?: AgentState;

@@ -166,6 +166,8 @@ describe('words for states', () => {
   it('names agent, prompt and request states, and passes unknown ones through', () => {
     expect(agentStateLabel('waiting')).toBe('waiting for approval');
     expect(agentStateLabel('aborting')).toBe('stopping');
+    expect(agentStateLabel('sleeping')).toBe('asleep');
+    expect(agentStateLabel('held')).toBe('waiting to start');
     expect(agentStateLabel(undefined)).toBe('…');
     expect(agentStateLabel('brand-new')).toBe('brand-new');
     expect(promptStateLabel('submitted')).toBe('waiting');

@@ -8,6 +8,7 @@ import { mayChooseModel, mayExport, turnStateLabel } from '../policy';
 import { Refusal, useAction } from './action';
 import { Name } from './person';
 import { CopilotSeat, SignInCard } from './signin';
+import { AgentHeld } from './held';
 import { AgentUnavailable } from './unavailable';
 
 export function RoomHeader(props: {
@@ -73,6 +74,7 @@ export function RoomHeader(props: {
         </div>
       )}
       <AgentUnavailable model={props.model} client={props.client} />
+      <AgentHeld model={props.model} />
       <SignInCard model={props.model} />
     </>
   );
