@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -86,7 +85,7 @@ class Rooms:
             try:
                 self._check_name(record.name)
                 folder = self.folder(record.repository)
-            except (InvalidRequest, Conflict) as err:
+            except InvalidRequest as err:
                 log.warning("Not serving the room %r: %s", record.name, err.message)
                 self._records[record.name] = record
                 continue
@@ -137,7 +136,7 @@ class Rooms:
         record = self.main.recorder.commit(
             "room.created", identity.username, RoomCreated(name=name, repository=relative)
         )
-        made = RoomRecord(name, relative, identity.username, record.ts or time.time())
+        made = RoomRecord(name, relative, identity.username, record.ts)
         room = self._add(made, folder)
         self._save()
         await room.ensure_started()
