@@ -288,7 +288,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             wake_at_start=name == MAIN,  # main's panel shows a ready agent at once, as in 0.1
         )
         notebooks.executions.on_kernel = room.document.set_kernel
-        self._events.listen_to(room.recorder)
+        self._events.listen_to(room.recorder, name)
         return room
 
     def _make_agent(

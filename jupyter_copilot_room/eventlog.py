@@ -5,7 +5,7 @@ Each record kind has a registered schema, `https://events.jupyter.org/jupyter_co
 <kind>/v1`, generated from the kind's payload class in `events.RECORD_PAYLOADS` (one source of
 truth) and shipped in `event_schemas/<kind>/v1.json` (`python -m jupyter_copilot_room.eventlog`
 writes them; a test checks they match). An event is the record's envelope (`seq`, `ts`, `kind`,
-`actor`, `chain`) with its `payload`.
+`actor`, `chain`) with its `payload`, and the `room` whose transcript holds it.
 
 Fields that name a person or carry what someone wrote (`PERSONAL`) are marked `personal-data` in
 the schemas, as jupyter_server marks its own. jupyter_events 0.12 no longer redacts by category,
@@ -72,6 +72,11 @@ def schema_of(kind: str) -> dict[str, Any]:
             "chain": {
                 "type": ["string", "null"],
                 "description": "The transcript's hash chain after this record.",
+            },
+            "room": {
+                "type": "string",
+                "description": "The room whose transcript holds the record (`main` for the "
+                "room of the server's root; seq and chain are that transcript's).",
             },
             "payload": payload,
         },
@@ -140,13 +145,14 @@ class EventEmitter:
             if redact_personal_data:
                 event_logger.add_modifier(schema_id=schema_id(kind), modifier=redact)
 
-    def listen_to(self, recorder: Recorder) -> None:
-        recorder.listen(self.emit)
+    def listen_to(self, recorder: Recorder, room: str = "main") -> None:
+        recorder.listen(lambda record: self.emit(record, room))
 
-    def emit(self, record: Record) -> None:
-        """One committed record as an event; a logging failure never reaches the room."""
+    def emit(self, record: Record, room: str = "main") -> None:
+        """One committed record of `room` as an event; a logging failure never reaches it."""
         try:
-            self.event_logger.emit(schema_id=schema_id(record.kind), data=record.model_dump())
+            data = {**record.model_dump(), "room": room}
+            self.event_logger.emit(schema_id=schema_id(record.kind), data=data)
         except Exception:
             log.exception("Copilot room: could not emit record %s as a Jupyter Event", record.seq)
 

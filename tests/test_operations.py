@@ -194,6 +194,7 @@ async def test_every_record_of_a_prompt_arrives_as_a_valid_jupyter_event(api, ro
 
     records = [json.loads(line) for line in room.transcript.read_text().split("\n") if line]
     turn = heard[before:]
+    assert {data.pop("room") for _, data in turn} == {"main"}  # the room whose records they are
     assert [data for _, data in turn] == records[-len(turn) :]
     assert [schema for schema, _ in turn] == [
         f"https://events.jupyter.org/jupyter_copilot_room/{data['kind']}/v1" for _, data in turn

@@ -9,9 +9,12 @@ import nbformat
 import pytest
 from tornado.httpclient import HTTPClientError
 
+from jupyter_copilot_room.agent.scripted_model import Reply
 from jupyter_copilot_room.notebooks import NotebookToolError, Provenance
 
 from .harness import people
+from .harness.clients import YClient
+from .harness.helpers import eventually, finished, ready
 
 DATA = Path(__file__).parent / "data"
 PROVENANCE = Provenance("p1", "bob", 1, "call_1", 1.0)
@@ -37,7 +40,7 @@ def by_name(response) -> dict:
 
 
 async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
-    api, room_app, jp_root_dir, jp_ws_fetch
+    api, room_app, jp_root_dir, jp_ws_fetch, jp_serverapp
 ):
     (jp_root_dir / "proj").mkdir()
     (jp_root_dir / "notes.txt").write_text("a file")
@@ -75,6 +78,12 @@ async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
     r = await api("alice", "POST", "rooms", body={"name": "main", "repository": ""})
     assert (r.code, r.json["error"]) == (409, "room_exists")
 
+    heard = []
+
+    async def listener(logger, schema_id, data):
+        heard.append((data["kind"], data["room"]))
+
+    jp_serverapp.event_logger.add_listener(listener=listener)
     r = await api("carol", "POST", "rooms", body={"name": "proj", "repository": "proj"})
     assert r.code == 201, r  # a room creator who is no host
     assert r.json["name"] == "proj" and r.json["repository"] == "proj"
@@ -93,6 +102,10 @@ async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
     assert (r.code, r.json["error"]) == (404, "room_not_found")
     r = await api("alice", "GET", "rooms", "proj", "room")
     assert r.code == 200 and r.json["me"]["role"] == "host"  # the server's hosts host every room
+    # The Jupyter Events say which room's transcript a record is in.
+    await eventually(lambda: ("person.seen", "proj") in heard, what="proj's record as an event")
+    jp_serverapp.event_logger.remove_listener(listener=listener)
+    assert ("room.created", "main") in heard
     r = await api(None, "GET", "rooms", "proj", "room")
     assert r.code == 403
     with pytest.raises(HTTPClientError) as refused:
@@ -149,3 +162,89 @@ async def test_rooms_survive_a_restart_and_main_keeps_an_old_transcript(servers)
     assert '"kind":"room.created"' in text[len(old) :].replace(" ", "")
     status, text = server.api("alice", "GET", "rooms/analysis/transcript")
     assert status == 200 and "room.created" not in text
+
+
+class TestTwoRoomsAtOnce:
+    """The real Copilot runtime (one per room) against the scripted model."""
+
+    @pytest.fixture
+    def room_config(self, copilot_config):
+        return copilot_config
+
+    async def test_two_rooms_run_turns_at_once_each_with_its_own_people_and_transcript(
+        self, api, room, room_app, model, jp_root_dir, jp_ws_fetch
+    ):
+        (jp_root_dir / "proj").mkdir()
+        await ready(api, room)
+        r = await api("alice", "POST", "rooms", body={"name": "proj", "repository": "proj"})
+        assert r.code == 201, r
+        proj = room_app.rooms.get("proj")
+
+        # dave, whom a host admitted to main, waits at proj's door until a host there lets him
+        # in (the configured members, like bob, are members of every room).
+        assert (await api("dave", "GET", "room")).json["me"]["role"] == "pending"
+        r = await api("alice", "POST", "admissions", "dave", body={"decision": "member"})
+        assert r.code == 200
+        listed = by_name(await api("dave", "GET", "rooms"))
+        assert (listed["main"]["role"], listed["proj"]["role"]) == ("member", "pending")
+        assert listed["proj"]["people"] == [] and listed["proj"]["waiting_on_you"] == 0
+        r = await api("dave", "POST", "rooms", "proj", "prompts", body={"text": "hello"})
+        assert (r.code, r.json["error"]) == (403, "not_admitted")
+        assert by_name(await api("alice", "GET", "rooms"))["proj"]["waiting_on_you"] == 1
+        r = await api(
+            "alice", "POST", "rooms", "proj", "admissions", "dave", body={"decision": "member"}
+        )
+        assert (r.code, r.json["role"]) == (200, "member")
+        ws = await jp_ws_fetch("copilot-room", "ws", "proj", headers=people.authorization("dave"))
+        dave_in_proj = YClient(ws)
+        try:
+            await eventually(lambda: connected(room_app, "proj") == ["dave"], what="dave in proj")
+            listed = by_name(await api("alice", "GET", "rooms"))
+            assert listed["proj"]["people"] == [
+                {"username": "dave", "name": "Dave", "role": "member"}
+            ]
+            assert listed["proj"]["waiting_on_you"] == 0
+
+            # Two turns at the same time, one per room, each long enough to overlap the other.
+            model.script = lambda request: Reply(
+                f"You said: {request.prompt}. " + "More words. " * 40, chunk_size=4, delay=0.05
+            )
+            await api("alice", "POST", "prompts", body={"text": "question for main"})
+            await api(
+                "dave", "POST", "rooms", "proj", "prompts", body={"text": "question for proj"}
+            )
+            await eventually(
+                lambda: (
+                    room.document.meta.get("state") == proj.document.meta.get("state") == "running"
+                ),
+                timeout=60,
+                what="both rooms running a turn at once",
+            )
+            await eventually(
+                lambda: all(len(finished(r)) == 1 for r in (room, proj)),
+                timeout=60,
+                what="both turns to finish",
+            )
+            prompts = {r.prompt for r in model.requests}
+            assert {"[alice]: question for main", "[dave]: question for proj"} <= prompts
+            for r, text in ((room, "question for main"), (proj, "question for proj")):
+                submitted = [
+                    rec["payload"]["text"]
+                    for rec in records(r.transcript.path)
+                    if rec["kind"] == "prompt.submitted"
+                ]
+                assert submitted == [text]
+            assert proj.transcript.path == room.state_dir / "rooms" / "proj" / "transcript.jsonl"
+            await eventually(
+                lambda: (
+                    [e["body"] for e in dave_in_proj.transcript.to_py() if e["kind"] == "prompt"]
+                    == ["question for proj"]
+                ),
+                what="dave's live view of proj",
+            )
+        finally:
+            dave_in_proj.close()
+
+
+def connected(room_app, name: str) -> list[str]:
+    return sorted(room_app.rooms.get(name).sync.connected())
