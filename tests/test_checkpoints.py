@@ -2,16 +2,23 @@
 diff and revert; their branch, staging area and working tree are never touched by it.
 
 The real Copilot runtime runs a real shell command (the scripted model asks for it) in a real
-git repository."""
+git repository; an open notebook is a second client on jupyter-collaboration's live document."""
 
+import asyncio
+import json
 import subprocess
+import time
 
+import nbformat
 import pytest
+from pycrdt import create_awareness_message
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from jupyter_copilot_room.room.checkpoints import REF
 
+from .harness import config
 from .harness.helpers import eventually, ready
+from .test_notebooks import join_notebook
 
 LINES = "".join(f"line {n}\n" for n in range(1, 9))
 
@@ -19,6 +26,11 @@ LINES = "".join(f"line {n}\n" for n in range(1, 9))
 @pytest.fixture
 def room_config(copilot_config):
     return copilot_config
+
+
+@pytest.fixture
+def jp_server_config(jp_server_config, tmp_path):
+    return config.collaborative(jp_server_config, tmp_path)
 
 
 def git(root, *args):
@@ -142,3 +154,136 @@ async def test_a_folder_without_git_gets_checkpoints_its_author_may_revert_when_
     assert (jp_root_dir / "plan.md").read_text() == LINES
     again = await api("bob", "POST", "checkpoints", checkpoint["commit"], "revert")
     assert again.code == 409  # already as before the turn: nothing to do, nothing changed
+
+
+def edits_a_file_and_the_open_notebook(cell_id):
+    """The first prompt: a shell command on a.txt and a cell of live.ipynb replaced; a later
+    one: that cell replaced again."""
+
+    def script(request):
+        if request.tool_results:
+            return Reply("Done.")
+        first = "and a.txt" in request.prompt
+        source = "total = sum(values)" if first else "total = 2 * sum(values)"
+        edit = ToolCall(
+            "notebook_replace_cell", {"path": "live.ipynb", "cell_id": cell_id, "source": source}
+        )
+        if not first:
+            return Reply(tool_calls=(edit,))
+        command = "sed -i 's/^line 2$/agent 2/' a.txt"
+        return Reply(
+            tool_calls=(ToolCall("bash", {"command": command, "description": "edit"}), edit)
+        )
+
+    return script
+
+
+async def checkpointed_turn(api, room, user, text):
+    """`text` as `user`'s prompt, every card of its turn approved; its checkpoint."""
+    prompt = (await api(user, "POST", "prompts", body={"text": text})).json["id"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        entry = next(e for e in room.document.transcript.to_py() if e["id"] == prompt)
+        if "checkpoint" in entry:
+            return entry["checkpoint"]
+        for request_id in room.document.approvals.to_py():
+            r = await api(user, "POST", "approvals", request_id, body={"decision": "approve"})
+            assert r.code in (200, 409), r
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no checkpoint for {text!r}")
+
+
+def people_status(root):
+    """`git status` as people see it, but jupyter-collaboration's own session file."""
+    status = git(root, "status", "--porcelain").splitlines(keepends=True)
+    return "".join(line for line in status if line != "?? .jupyter/\n")
+
+
+def sources(data):
+    return [cell.source for cell in nbformat.reads(data, as_version=4).cells]
+
+
+async def test_an_open_notebook_is_checkpointed_and_reverted_through_its_live_document(
+    api, room, model, jp_root_dir, jp_serverapp, jp_fetch, jp_http_port, jp_base_url
+):
+    root = jp_root_dir
+    (root / "a.txt").write_text(LINES)
+    notebook = nbformat.v4.new_notebook(
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3"},
+            "language_info": {"name": "python"},
+        }
+    )
+    notebook.cells = [nbformat.v4.new_code_cell(s) for s in ("values = [1, 2]", "total = 0")]
+    nbformat.write(notebook, root / "live.ipynb")
+    saved = (root / "live.ipynb").read_bytes()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "a.txt", "live.ipynb")
+    git(root, "-c", "user.name=P", "-c", "user.email=p@x", "commit", "-qm", "start")
+    ids = [cell.id for cell in notebook.cells]
+
+    await ready(api, room)
+    # Bob has the notebook open, with autosave off: its live state is never on disk.
+    person = await join_notebook(jp_fetch, jp_http_port, jp_base_url, "live.ipynb")
+    state = person.awareness.get_local_state()
+    person.awareness.set_local_state({**state, "autosave": False})
+    update = person.awareness.encode_awareness_update([person.doc.client_id])
+    person.ws.write_message(create_awareness_message(update), binary=True)
+    await eventually(lambda: person.notebook.cell_number == 2, timeout=30, what="the sync")
+    live = await jp_serverapp.web_app.settings["jupyter_server_ydoc"].get_document(
+        path="live.ipynb", content_type="notebook", file_format="json", copy=False
+    )
+    await eventually(
+        lambda: [s.get("autosave") for s in live.awareness.states.values() if s] == [False],
+        what="the server to hear that autosave is off",
+    )
+
+    model.script = edits_a_file_and_the_open_notebook(ids[1])
+    checkpoint = await checkpointed_turn(api, room, "bob", "tidy the notebook and a.txt")
+    commit = checkpoint["commit"]
+    assert sorted(checkpoint["files"]) == ["a.txt", "live.ipynb"]
+    assert git(root, "rev-parse", REF).strip() == commit
+    assert git(root, "log", "-1", "--format=%an", commit).strip() == "Bob"
+    # The notebook as the live document had it, unsaved: as Jupyter would save it.
+    assert sources(git(root, "show", f"{commit}:live.ipynb")) == [
+        "values = [1, 2]",
+        "total = sum(values)",
+    ]
+    assert git(root, "show", f"{commit}^:live.ipynb").encode() == saved
+    # The people's branch, index and files: only the agent's shell edit is on disk.
+    assert people_status(root) == " M a.txt\n"
+    assert (root / "live.ipynb").read_bytes() == saved
+
+    # Bob goes on typing in another cell (unsaved); the revert keeps that and puts the agent's
+    # cell back through the live document: the open client sees it, the file is not written.
+    await person.type_into(0, "  # mine", pause=0)
+    await eventually(
+        lambda: str(live.ycells[0]["source"]).endswith("# mine"), what="bob's typing to arrive"
+    )
+    r = await api("alice", "POST", "checkpoints", commit, "revert")
+    assert r.code == 200, r
+    assert sorted(r.json["files"]) == ["a.txt", "live.ipynb"]
+    assert (root / "a.txt").read_text() == LINES
+    await eventually(
+        lambda: person.sources() == ["values = [1, 2]  # mine", "total = 0"],
+        what="the open notebook to show its cells as before the turn",
+    )
+    assert [person.notebook.get_cell(i)["id"] for i in range(2)] == ids  # the same cells
+    assert "copilot_room" not in person.notebook.get_cell(1)["metadata"]
+    assert people_status(root) == ""
+    assert (root / "live.ipynb").read_bytes() == saved
+
+    # A later turn changes the cell, then Bob types in it: that revert conflicts, changes nothing.
+    second = await checkpointed_turn(api, room, "bob", "double the total")
+    assert second["files"] == ["live.ipynb"]
+    await person.type_into(1, " + 1", pause=0)
+    expected = ["values = [1, 2]  # mine", "total = 2 * sum(values) + 1"]
+    await eventually(lambda: [str(c["source"]) for c in live.ycells] == expected, what="bob")
+    r = await api("alice", "POST", "checkpoints", second["commit"], "revert")
+    assert (r.code, r.json["error"]) == (409, "revert_conflict")
+    assert "live.ipynb" in r.json["message"]
+    await asyncio.sleep(0.2)
+    assert person.sources() == expected
+    assert git(root, "rev-parse", REF).strip() == second["commit"]
+    assert json.loads((root / "live.ipynb").read_bytes()) == json.loads(saved)
+    person.close()

@@ -27,6 +27,7 @@ import nbformat
 
 from .edits import Delete, Edit, Insert, Move, Replace, source_of
 from .execution import CellSink, Executions, Ran, card_code
+from .live import LiveNotebooks
 from .presence import Presence
 from .tools import METADATA_KEY, NotebookToolError, Provenance, validated
 
@@ -54,6 +55,7 @@ class NotebookEditor:
         # two read-modify-save cycles on a closed notebook would lose one of the edits.
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._presence: dict[str, Presence] = {}  # notebooks the agent is editing this turn
+        self.live = LiveNotebooks(server_settings)  # the open notebooks, for checkpoints
 
     # -- the tools -------------------------------------------------------------------------------
 

@@ -107,7 +107,9 @@ class RoomAgentHost:
         self.recorder.commit(RECORDED_EVENTS[type(event)], None, stamped)
 
     async def request_permission(self, ask: PermissionAsk) -> Answer:
-        return await self._refused_when_disk_full(self._request_permission(ask))
+        answer = await self._refused_when_disk_full(self._request_permission(ask))
+        await self.turns.worktree_read()  # the turn's checkpoint has the worktree before this
+        return answer
 
     async def _request_permission(self, ask: PermissionAsk) -> Answer:
         turn, refusal = self._turn_taking_requests()

@@ -14,12 +14,23 @@ A revert applies the turn's diff in reverse, three-way, to a snapshot of the wor
 now (`git apply --cached -R --3way` on a temporary index): if a later turn or a person changed
 the same lines it conflicts and nothing changes; else the files that differ are written back
 (`checkout-index` from the temporary index, deletions unlinked) and recorded as a new checkpoint.
+
+A notebook open in JupyterLab is read from its live document (`notebooks/live.py`), as Jupyter
+would save it, when that differs from its file (unsaved edits; autosave off), and a revert puts
+it back through the live document, so everyone in it sees the change and the collaboration layer
+saves it. The open notebooks are checked, without yielding, to be still as the revert read them
+right before it writes anything; if someone typed meanwhile, the revert starts again.
+
+A turn's start snapshot runs beside `Agent.send` (`turn_started` starts it, `started` waits for
+it): the agent changes nothing before a permission request is answered, and the room answers
+none before the snapshot is in (`RoomAgentHost.request_permission`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import shutil
@@ -27,14 +38,24 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Conflict, InvalidRequest, NotFound
+from ..notebooks.live import LiveNotebook, LiveNotebooks, same_notebook
+
+log = logging.getLogger(__name__)
 
 REF = "refs/copilot-room/checkpoints"
 TRAILER = "Copilot-Room-Turn"
 AUTHOR_TRAILER = "Copilot-Room-Author"
 COMMITTER = ("jupyter-copilot-room", "copilot-room@localhost")
 #: Never checkpointed, also in a repository without a .gitignore for them.
-EXCLUDES = (".ipynb_checkpoints/", "__pycache__/", ".copilot-room/")
+EXCLUDES = (
+    ".ipynb_checkpoints/",
+    "__pycache__/",
+    ".copilot-room/",
+    "**/.jupyter/collaboration_sessions.json",  # jupyter-collaboration's, at the server's root
+)
 _COMMIT = re.compile(r"[0-9a-f]{40}")
+#: How often a revert starts again because someone typed in an open notebook while it ran.
+REVERT_ATTEMPTS = 3
 
 
 def message(subject: str, prompt_id: str, username: str) -> str:
@@ -65,14 +86,18 @@ class Author:
 
 
 class Checkpoints:
-    def __init__(self, root: Path, state_dir: Path):
+    def __init__(self, root: Path, state_dir: Path, live: LiveNotebooks | None = None):
         self.root = root.resolve()
+        self.live = live
         self.dir = state_dir / "checkpoints"
         self.index = self.dir / "index"
         self.work_tree = self.root  # the repository's top level, once found
         self._env: dict[str, str] | None = None
         self._lock = asyncio.Lock()
         self._before: dict[str, str] = {}  # prompt id -> the worktree's tree when it started
+        self._starting: dict[str, asyncio.Task] = {}  # prompt id -> its start snapshot
+        #: The open notebooks the last snapshot read (path in the work tree -> it, its bytes).
+        self._open: dict[str, tuple[LiveNotebook, bytes]] = {}
 
     # -- git -------------------------------------------------------------------------------------
 
@@ -145,9 +170,43 @@ class Checkpoints:
         return True
 
     async def _snapshot(self) -> str:
-        """The worktree as a tree: tracked files and untracked ones that are not ignored."""
+        """The worktree as a tree: tracked files and untracked ones that are not ignored, open
+        notebooks as their live documents hold them."""
         await self._git("add", "-A", "--ignore-errors", "--", ".")
+        await self._read_open_notebooks()
         return (await self._git("write-tree")).strip()
+
+    async def _read_open_notebooks(self) -> None:
+        """Stage each open notebook the index holds (not ignored) as its live document would
+        be saved, where that differs from its file; note what each was read as."""
+        self._open = {}
+        if self.live is None:
+            return
+        found = {}
+        for notebook in await self.live.open():
+            with contextlib.suppress(ValueError):
+                found[notebook.file.resolve().relative_to(self.work_tree).as_posix()] = notebook
+        if not found:
+            return
+        staged = await self._git("--literal-pathspecs", "ls-files", "-s", "-z", "--", *found)
+        lines = []
+        for entry in filter(None, staged.split("\0")):
+            info, path = entry.split("\t", 1)
+            notebook = found[path]
+            saved = notebook.saved()
+            self._open[path] = (notebook, saved)
+            try:
+                on_disk = (self.work_tree / path).read_bytes()
+            except OSError:
+                continue
+            if on_disk == saved or await asyncio.to_thread(same_notebook, on_disk, saved):
+                continue  # what is open is what is on disk
+            blob = await self._git(
+                "hash-object", "-w", "--stdin", f"--path={path}", stdin=saved
+            )  # the repository's filters (e.g. nbstripout) apply as to the file
+            lines.append(f"{info.split()[0]} {blob.strip()}\t{path}")
+        if lines:
+            await self._git("update-index", "--index-info", stdin="\n".join(lines).encode())
 
     async def _tip(self) -> str | None:
         try:
@@ -181,11 +240,35 @@ class Checkpoints:
 
     # -- turns -----------------------------------------------------------------------------------
 
-    async def turn_started(self, prompt_id: str) -> None:
+    def turn_started(self, prompt_id: str) -> None:
+        """Snapshot the worktree as the turn finds it, beside the agent getting the prompt."""
+        self._starting[prompt_id] = asyncio.create_task(self._start(prompt_id))
+
+    async def _start(self, prompt_id: str) -> None:
         async with self._lock:
-            self._before[prompt_id] = await self._snapshot()
+            try:
+                self._before[prompt_id] = await self._snapshot()
+            except Exception:  # only the turn's checkpoint is lost
+                log.exception(
+                    "No checkpoint for prompt %s: the worktree could not be read", prompt_id
+                )
+
+    async def started(self, prompt_id: str) -> None:
+        """Once the worktree as the turn found it is in (at once for a turn without one)."""
+        task = self._starting.get(prompt_id)
+        if task is not None:
+            await asyncio.shield(task)
+
+    async def stop(self) -> None:
+        """The server stops: a start snapshot under way ends first (no git process outlives the
+        server's event loop)."""
+        for task in list(self._starting.values()):
+            with contextlib.suppress(Exception):
+                await task
 
     async def turn_ended(self, prompt_id: str, author: Author, text: str) -> Checkpoint | None:
+        await self.started(prompt_id)
+        self._starting.pop(prompt_id, None)
         async with self._lock:
             before = self._before.pop(prompt_id, None)
             if before is None:
@@ -226,43 +309,17 @@ class Checkpoints:
         subject = (await self._git("log", "-1", "--format=%s", commit)).strip()
         note = message(f'Revert "{subject}"', prompt_id, author.username)
         async with self._lock:
-            now = await self._snapshot()
             patch = await self._git("diff", "--binary", "--full-index", f"{commit}^", commit)
-            scratch = self.dir / "revert.index"
-            shutil.copyfile(self.index, scratch)
-            try:
-                await self._git("read-tree", now, index=scratch)
-                try:
-                    await self._git(
-                        "apply", "--cached", "-R", "--3way", index=scratch, stdin=patch.encode()
-                    )
-                except GitFailed:
-                    raise Conflict(
-                        "This turn cannot be reverted: these files changed since in the same "
-                        f"places: {', '.join(await self._conflicts(scratch))}. Nothing was "
-                        "changed.",
-                        code="revert_conflict",
-                    ) from None
-                result = (await self._git("write-tree", index=scratch)).strip()
-                changed = await self._changed(now, result)
-                present = set(
-                    (await self._git("ls-tree", "-r", "-z", "--name-only", result)).split("\0")
+            for _ in range(REVERT_ATTEMPTS):
+                now = await self._snapshot()
+                if await self._put_back(now, patch):
+                    break
+            else:
+                raise Conflict(
+                    "Someone kept typing in a notebook this turn changed while it was being "
+                    "reverted, so nothing was changed; try again.",
+                    code="revert_busy",
                 )
-                written = [path for path in changed if path in present]
-                if written:
-                    await self._git(
-                        "checkout-index",
-                        "-f",
-                        "-z",
-                        "--stdin",
-                        index=scratch,
-                        stdin="\0".join(written).encode(),
-                    )
-                for path in changed:
-                    if path not in present:
-                        (self.work_tree / path).unlink(missing_ok=True)
-            finally:
-                scratch.unlink(missing_ok=True)
             after = await self._snapshot()
             made = await self._record(now, after, author, note)
             if made is None:
@@ -271,6 +328,56 @@ class Checkpoints:
                     code="nothing_to_revert",
                 )
             return prompt_id, made
+
+    async def _put_back(self, now: str, patch: str) -> bool:
+        """Apply the turn's diff reversed to `now`, the worktree just read: open notebooks
+        through their live documents, other files on disk. False (nothing written) if an open
+        notebook it changes is no longer as read; a conflict raises and writes nothing."""
+        scratch = self.dir / "revert.index"
+        shutil.copyfile(self.index, scratch)
+        try:
+            await self._git("read-tree", now, index=scratch)
+            try:
+                await self._git(
+                    "apply", "--cached", "-R", "--3way", index=scratch, stdin=patch.encode()
+                )
+            except GitFailed:
+                raise Conflict(
+                    "This turn cannot be reverted: these files changed since in the same "
+                    f"places: {', '.join(await self._conflicts(scratch))}. Nothing was "
+                    "changed.",
+                    code="revert_conflict",
+                ) from None
+            result = (await self._git("write-tree", index=scratch)).strip()
+            changed = await self._changed(now, result)
+            present = set(
+                (await self._git("ls-tree", "-r", "-z", "--name-only", result)).split("\0")
+            )
+            live = {}
+            for path in changed:
+                if path in present and path in self._open:
+                    blob = await self._git("cat-file", "blob", f"{result}:{path}")
+                    live[path] = (*self._open[path], blob.encode(errors="surrogateescape"))
+            # From the check to the last live edit nothing yields: nobody can type in between.
+            if any(notebook.saved() != read for notebook, read, _ in live.values()):
+                return False
+            applied = {path for path, (notebook, _, data) in live.items() if notebook.apply(data)}
+            written = [path for path in changed if path in present and path not in applied]
+            if written:
+                await self._git(
+                    "checkout-index",
+                    "-f",
+                    "-z",
+                    "--stdin",
+                    index=scratch,
+                    stdin="\0".join(written).encode(),
+                )
+            for path in changed:
+                if path not in present:
+                    (self.work_tree / path).unlink(missing_ok=True)
+            return True
+        finally:
+            scratch.unlink(missing_ok=True)
 
     async def _conflicts(self, index: Path) -> list[str]:
         """The files `apply --3way` left unmerged in the scratch index."""

@@ -124,7 +124,9 @@ class Room:
         )
         self.queue = PromptQueue()
         self.attachments = AttachmentStore(state_dir / "attachments")
-        self.checkpoints = Checkpoints(repository or Path.cwd(), state_dir)
+        self.checkpoints = Checkpoints(
+            repository or Path.cwd(), state_dir, notebooks.live if notebooks else None
+        )
         self.desk = RequestDesk(self.recorder, clock)
         self.streams = Streams(self.recorder, self.document)
         self.turns = Turns(

@@ -147,6 +147,8 @@ class Turns:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+        if self.checkpoints is not None:
+            await self.checkpoints.stop()
         try:
             self.desk.settle_turn(None, "The server stopped.")
             if (prompt := self.queue.in_flight) is not None:
@@ -210,6 +212,8 @@ class Turns:
         turn.timer = asyncio.get_running_loop().call_later(
             self.settings.current.turn_timeout, lambda: self.spawn(self._overdue(turn))
         )
+        if self.checkpoints is not None:  # beside the send: `worktree_read` gates the writes
+            self.checkpoints.turn_started(prompt.id)
         text = self._expand(prompt)
         chips = await context.expand(list(prompt.chips), self.notebooks, self.attachments)
         for sentence in chips.missing:  # said in the room too: nothing is dropped silently
@@ -226,17 +230,15 @@ class Turns:
             images=(*images, *chips.images),
             files=tuple(files),
         )
-        await self._snapshot_start(prompt.id)
         await self.agent.send(sent)
 
-    async def _snapshot_start(self, prompt_id: str) -> None:
-        """The worktree as the turn found it, for its checkpoint; a failure only loses that."""
-        if self.checkpoints is None:
-            return
-        try:
-            await self.checkpoints.turn_started(prompt_id)
-        except Exception:
-            log.exception("No checkpoint for prompt %s: the worktree could not be read", prompt_id)
+    async def worktree_read(self) -> None:
+        """Once the running turn's checkpoint has the worktree as the turn found it. The agent
+        changes nothing but through a permission request (a shell command, a write, a notebook
+        edit or run), and no answer leaves the room before this: a checkpoint's "before" never
+        holds the turn's own changes."""
+        if self.checkpoints is not None and self.running is not None:
+            await self.checkpoints.started(self.running.prompt.id)
 
     async def _checkpoint(self, prompt: QueuedPrompt) -> None:
         """Record what the turn changed (if anything) as a checkpoint."""
