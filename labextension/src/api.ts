@@ -116,7 +116,8 @@ export interface IRoomClient {
 
 /** `GET signin`: whether sign-in is offered (demo mode) and the flow in hand. */
 export interface ISignIn {
-  state: 'idle' | 'waiting' | 'failed';
+  /** `consent`: the runtime asks before keeping the login in plain text (no keychain). */
+  state: 'idle' | 'waiting' | 'consent' | 'failed';
   offered: boolean;
   by?: string;
   /** Where the host signs in (GitHub's page). */
@@ -136,12 +137,30 @@ export interface IHistoryPage {
   more: boolean;
 }
 
+/** The room every page starts in: the server root's, also served at the routes without a name. */
+export const MAIN_ROOM = 'main';
+
+/** The server's own commands (the rooms, the host claim, main's Copilot sign-in) are not any
+ * one room's: `copilot-room/api/<command>`. */
+const SERVER_API = 'copilot-room/api';
+const SERVER = 'server';
+const ROOM = 'room';
+type Scope = typeof SERVER | typeof ROOM;
+
+/** Where a room's REST commands live: `copilot-room/api/rooms/<name>/`. */
+export function roomApiPath(room: string): string {
+  return URLExt.join('copilot-room', 'api', 'rooms', encodeURIComponent(room));
+}
+
 export class RoomClient implements IRoomClient {
-  constructor(options: { serverSettings?: ServerConnection.ISettings } = {}) {
+  /** `room`: the room this client speaks to (`main` unless said). */
+  constructor(options: { serverSettings?: ServerConnection.ISettings; room?: string } = {}) {
     this.serverSettings = options.serverSettings ?? ServerConnection.makeSettings();
+    this.roomName = options.room ?? MAIN_ROOM;
   }
 
   readonly serverSettings: ServerConnection.ISettings;
+  readonly roomName: string;
 
   room(): Promise<IRoomStatus> {
     return this._request('room');
@@ -224,7 +243,7 @@ export class RoomClient implements IRoomClient {
   }
 
   claimHost(secret: string): Promise<IRoomStatus> {
-    return this._send('POST', 'claim', { secret });
+    return this._send('POST', 'claim', { secret }, SERVER);
   }
 
   startAgent(): Promise<void> {
@@ -275,68 +294,142 @@ export class RoomClient implements IRoomClient {
 
   /** The Copilot sign-in in hand (hosts; its address is never in the shared document). */
   signIn(): Promise<ISignIn> {
-    return this._request('signin');
+    return this._request('signin', {}, SERVER);
   }
 
   /** Begin the runtime's own GitHub login flow (hosts, demo mode; 409 otherwise). */
   beginSignIn(): Promise<ISignIn> {
-    return this._send('POST', 'signin');
+    return this._send('POST', 'signin', undefined, SERVER);
   }
 
   /** Hand the room the address the browser landed on after GitHub (a hub's browser cannot
    * reach the runtime on the server). */
   returnSignIn(url: string): Promise<ISignIn> {
-    return this._send('POST', 'signin/return', { url });
+    return this._send('POST', 'signin/return', { url }, SERVER);
+  }
+
+  /** Let the runtime keep the login in plain text on the server (it has no keychain). */
+  allowSignIn(): Promise<ISignIn> {
+    return this._send('POST', 'signin/allow', undefined, SERVER);
   }
 
   cancelSignIn(): Promise<ISignIn> {
-    return this._send('POST', 'signin/cancel');
+    return this._send('POST', 'signin/cancel', undefined, SERVER);
   }
 
   signOut(): Promise<void> {
-    return this._send('POST', 'signout');
+    return this._send('POST', 'signout', undefined, SERVER);
   }
 
-  private _send<T>(method: string, path: string, body?: unknown): Promise<T> {
-    return this._request(path, {
-      method,
-      body: body === undefined ? undefined : JSON.stringify(body)
-    });
+  private _send<T>(method: string, path: string, body?: unknown, scope?: Scope): Promise<T> {
+    return this._request(
+      path,
+      { method, body: body === undefined ? undefined : JSON.stringify(body) },
+      scope
+    );
   }
 
-  private async _fetch(path: string, init: RequestInit = {}): Promise<Response> {
-    const settings = this.serverSettings;
-    const url = URLExt.join(settings.baseUrl, 'copilot-room', 'api', path);
-    try {
-      return await ServerConnection.makeRequest(url, init, settings);
-    } catch {
-      throw new RoomAPIError(0, 'network', UNREACHABLE);
-    }
+  private _fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    return apiFetch(this.serverSettings, URLExt.join(roomApiPath(this.roomName), path), init);
   }
 
-  private async _request<T>(path: string, init: RequestInit = {}): Promise<T> {
-    const response = await this._fetch(path, init);
-    let text: string;
-    try {
-      text = await response.text();
-    } catch {
-      throw new RoomAPIError(0, 'network', UNREACHABLE);
-    }
-    if (!response.ok) {
-      throw errorFromResponse(response.status, response.statusText, text);
-    }
-    return (text ? JSON.parse(text) : undefined) as T;
+  private _request<T>(path: string, init: RequestInit = {}, scope: Scope = ROOM): Promise<T> {
+    const base = scope === SERVER ? SERVER_API : roomApiPath(this.roomName);
+    return apiRequest(this.serverSettings, URLExt.join(base, path), init);
   }
 }
 
-/** The websocket URL of the live room document (token added when the server uses one). */
-export function documentSocket(settings: ServerConnection.ISettings): {
+/** A room as `GET copilot-room/api/rooms` lists it. */
+export interface IRoomEntry {
+  name: string;
+  /** The room's folder, relative to the server's root ('' is the root itself). */
+  repository: string;
+  /** The agent's state (`idle`, `running`, `sleeping`, ...). */
+  state: string;
+  /** Who is connected now (none listed where the reader is not admitted). */
+  people: { username: string; name: string; role: string }[];
+  /** The reader's role there (`host`, `member`, `viewer`, `pending`, ...). */
+  role: string;
+  /** Cards the reader may answer there (admissions too, for its hosts). */
+  waiting_on_you: number;
+  created_by: string;
+}
+
+export interface IRoomList {
+  rooms: IRoomEntry[];
+  /** The reader may create rooms (when the server says; see rooms.ts `mayCreateRooms`). */
+  can_create?: boolean;
+}
+
+/** The server's rooms: the ones the reader may see, and new ones (by those who may). */
+export interface IRoomDirectory {
+  list(): Promise<IRoomList>;
+  /** 201 with the new room; 403 not_allowed, 409 room_exists, 400 a bad name or folder. */
+  create(name: string, repository: string): Promise<IRoomEntry>;
+}
+
+export class RoomDirectoryClient implements IRoomDirectory {
+  constructor(readonly serverSettings: ServerConnection.ISettings) {}
+
+  list(): Promise<IRoomList> {
+    return apiRequest(this.serverSettings, URLExt.join(SERVER_API, 'rooms'));
+  }
+
+  create(name: string, repository: string): Promise<IRoomEntry> {
+    return apiRequest(this.serverSettings, URLExt.join(SERVER_API, 'rooms'), {
+      method: 'POST',
+      body: JSON.stringify({ name, repository })
+    });
+  }
+}
+
+async function apiFetch(
+  settings: ServerConnection.ISettings,
+  path: string,
+  init: RequestInit
+): Promise<Response> {
+  try {
+    return await ServerConnection.makeRequest(URLExt.join(settings.baseUrl, path), init, settings);
+  } catch {
+    throw new RoomAPIError(0, 'network', UNREACHABLE);
+  }
+}
+
+async function apiRequest<T>(
+  settings: ServerConnection.ISettings,
+  path: string,
+  init: RequestInit = {}
+): Promise<T> {
+  const response = await apiFetch(settings, path, init);
+  let text: string;
+  try {
+    text = await response.text();
+  } catch {
+    throw new RoomAPIError(0, 'network', UNREACHABLE);
+  }
+  if (!response.ok) {
+    throw errorFromResponse(response.status, response.statusText, text);
+  }
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** The websocket URL of a room's live document, `copilot-room/ws/<name>` (y-websocket adds
+ * the last segment; token added when the server uses one). */
+export function documentSocket(
+  settings: ServerConnection.ISettings,
+  room: string
+): {
   url: string;
+  roomSegment: string;
   params: Record<string, string>;
 } {
   const params: Record<string, string> = {};
   if (settings.token) {
     params.token = settings.token;
   }
-  return { url: URLExt.join(settings.wsUrl, 'copilot-room'), params };
+  return {
+    url: URLExt.join(settings.wsUrl, 'copilot-room', 'ws'),
+    roomSegment: encodeURIComponent(room),
+    params
+  };
 }

@@ -12,7 +12,7 @@ import { Widget } from '@lumino/widgets';
 
 import { contextTray, IChip, IOffer, MAX_CHIPS, MAX_IMAGE_BYTES, MAX_TEXT_CHARS } from './chips';
 import { maySubmit } from './policy';
-import { IRoom } from './room';
+import { IRooms } from './rooms';
 
 const SEND_OUTPUT = 'copilot-room:send-output';
 const FOCUS_PROMPT = 'copilot-room:focus-prompt';
@@ -129,11 +129,11 @@ export const contextPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-copilot-room:context',
   description: 'Attach what you are looking at (notebook, cells, file, an output) to a prompt.',
   autoStart: true,
-  requires: [IRoom],
+  requires: [IRooms],
   optional: [INotebookTracker, ILabShell],
   activate: (
     app: JupyterFrontEnd,
-    room: IRoom,
+    rooms: IRooms,
     notebooks: INotebookTracker | null,
     labShell: ILabShell | null
   ) => {
@@ -141,7 +141,7 @@ export const contextPlugin: JupyterFrontEndPlugin<void> = {
     app.commands.addCommand(SEND_OUTPUT, {
       label: 'Send to the Copilot Room',
       caption: 'Attach this output to your next prompt in the Copilot room',
-      isEnabled: () => maySubmit(room.model.me),
+      isEnabled: () => maySubmit(rooms.current.model.me),
       execute: () => {
         const node = app.contextMenuHitTest(n => n.classList.contains('jp-OutputArea-output'));
         const panel = node && notebooks?.find(p => p.node.contains(node));

@@ -1,30 +1,32 @@
 /**
- * jupyter-copilot-room's JupyterLab side: the page's one room connection (a service), a
- * left-sidebar panel showing the shared room live, commands (open, focus the prompt, abort, go to
- * what waits on you) with shortcuts, a badge on the sidebar tab and notifications for what waits
- * on the reader, a status-bar item, and the room in notebook outputs (`RoomWidget`).
+ * jupyter-copilot-room's JupyterLab side: the server's rooms and the page's one current room (a
+ * service, `IRooms`), a left-sidebar panel showing that room live with a switcher of rooms,
+ * commands (open, switch room, new room, focus the prompt, abort, go to what waits on you) with
+ * shortcuts, a badge on the sidebar tab and notifications for what waits on the reader, a
+ * status-bar item, links to a room (`?copilot-room=<name>`), and the room in notebook outputs
+ * (`RoomWidget`).
  */
 import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { ICommandPalette, Notification } from '@jupyterlab/apputils';
+import { Clipboard, ICommandPalette, Notification } from '@jupyterlab/apputils';
+import { PageConfig } from '@jupyterlab/coreutils';
+import { IDocumentManager } from '@jupyterlab/docmanager';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { LabIcon } from '@jupyterlab/ui-components';
 
-import { refusalMessage, RoomClient } from './api';
+import { refusalMessage, RoomDirectoryClient } from './api';
 import { Attention, INeed } from './attention';
-import { RoomConnection } from './connection';
 import { contextPlugin } from './context';
-import { EarlierHistory } from './history';
-import { RoomModel } from './model';
 import { RoomPanel } from './panel';
 import { exportTranscript } from './components/export';
+import { newRoomDialog } from './components/newroom';
 import { mayAbort, mayExport, maySubmit } from './policy';
 import { trackProvenance } from './provenance';
-import { IRoom } from './room';
+import { IRoom, openRoom } from './room';
+import { IRooms, roomFromLink, roomLink, Rooms, withoutRoomParam } from './rooms';
 import { roomRendermime } from './sanitize';
-import { websocketProvider } from './socket';
 import { statusItem } from './status';
 import { LiveModels } from './widget/live';
 import { MODULE_NAME, MODULE_VERSION, ROOM_MIME_TYPE } from './widget/options';
@@ -38,6 +40,8 @@ namespace CommandIDs {
   export const abort = 'copilot-room:abort';
   export const nextCard = 'copilot-room:next-card';
   export const exportTranscript = 'copilot-room:export';
+  export const switchRoom = 'copilot-room:switch-room';
+  export const newRoom = 'copilot-room:new-room';
 }
 
 const roomIcon = new LabIcon({
@@ -50,24 +54,21 @@ const roomIcon = new LabIcon({
     'r="1.3"/></g></svg>'
 });
 
-/** The page's one connection to the room, shared by the panel and every notebook view. */
-const roomPlugin: JupyterFrontEndPlugin<IRoom> = {
+/** The server's rooms and the page's one connection to the room it is in, shared by the panel
+ * and every notebook view. */
+const roomsPlugin: JupyterFrontEndPlugin<IRooms> = {
   id: 'jupyter-copilot-room:room',
-  description: "The page's one live connection to the Copilot room.",
+  description: "The Copilot rooms and the page's one live connection to the current one.",
   autoStart: true,
-  provides: IRoom,
+  provides: IRooms,
   requires: [IRenderMimeRegistry],
-  activate: (app: JupyterFrontEnd, rendermime: IRenderMimeRegistry): IRoom => {
-    const client = new RoomClient();
-    const model = new RoomModel();
-    const connection = new RoomConnection({
-      client,
-      model,
-      provider: websocketProvider(client.serverSettings)
+  activate: (app: JupyterFrontEnd, rendermime: IRenderMimeRegistry): IRooms => {
+    const serverSettings = app.serviceManager.serverSettings;
+    const sanitized = roomRendermime(rendermime);
+    return new Rooms({
+      directory: new RoomDirectoryClient(serverSettings),
+      open: (name, draft) => openRoom({ name, serverSettings, rendermime: sanitized, draft })
     });
-    connection.start();
-    const history = new EarlierHistory({ client, model });
-    return { client, model, history, rendermime: roomRendermime(rendermime) };
   }
 };
 
@@ -82,22 +83,26 @@ const notebookViewPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-copilot-room:notebook-view',
   description: 'The live Copilot room in notebook outputs (RoomWidget).',
   autoStart: true,
-  requires: [IRoom, IRenderMimeRegistry],
-  activate: (app: JupyterFrontEnd, room: IRoom, rendermime: IRenderMimeRegistry) => {
+  requires: [IRooms, IRenderMimeRegistry],
+  activate: (app: JupyterFrontEnd, rooms: IRooms, rendermime: IRenderMimeRegistry) => {
     const live = new LiveModels();
     rendermime.addFactory(
       {
         safe: true,
         mimeTypes: [ROOM_MIME_TYPE],
-        createRenderer: () => new RoomOutputRenderer(room, live)
+        createRenderer: () => new RoomOutputRenderer(rooms, live)
       },
       RENDERER_RANK
     );
-    return registerWidget(app, room, live);
+    return registerWidget(app, rooms, live);
   }
 };
 
-async function registerWidget(app: JupyterFrontEnd, room: IRoom, live: LiveModels): Promise<void> {
+async function registerWidget(
+  app: JupyterFrontEnd,
+  rooms: IRooms,
+  live: LiveModels
+): Promise<void> {
   let base: typeof import('@jupyter-widgets/base');
   try {
     base = await import('@jupyter-widgets/base');
@@ -108,7 +113,7 @@ async function registerWidget(app: JupyterFrontEnd, room: IRoom, live: LiveModel
   registry?.registerWidget({
     name: MODULE_NAME,
     version: MODULE_VERSION,
-    exports: async () => (await import('./widget/ipywidget')).widgetExports(room, live)
+    exports: async () => (await import('./widget/ipywidget')).widgetExports(rooms, live)
   });
 }
 
@@ -116,26 +121,37 @@ const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
   description: 'A shared room in which several people drive one Copilot agent.',
   autoStart: true,
-  requires: [IRenderMimeRegistry, IRoom],
-  optional: [ILabShell, ICommandPalette, ISettingRegistry, IStatusBar, INotebookTracker],
+  requires: [IRenderMimeRegistry, IRooms],
+  optional: [
+    ILabShell,
+    ICommandPalette,
+    ISettingRegistry,
+    IStatusBar,
+    INotebookTracker,
+    IDocumentManager
+  ],
   activate: (
     app: JupyterFrontEnd,
     rendermime: IRenderMimeRegistry,
-    room: IRoom,
+    rooms: IRooms,
     labShell: ILabShell | null,
     palette: ICommandPalette | null,
     settingRegistry: ISettingRegistry | null,
     statusBar: IStatusBar | null,
-    notebooks: INotebookTracker | null
+    notebooks: INotebookTracker | null,
+    documents: IDocumentManager | null
   ) => {
-    const { client, history } = room;
-    const model = room.model;
     const panel = new RoomPanel({
-      model,
-      client,
+      rooms,
       rendermime,
-      history,
-      onExport: () => void app.commands.execute(CommandIDs.exportTranscript)
+      onExport: () => void app.commands.execute(CommandIDs.exportTranscript),
+      onNewRoom: () => void app.commands.execute(CommandIDs.newRoom),
+      onCopyLink: () => {
+        Clipboard.copyToSystem(roomLink(PageConfig.getUrl({ mode: 'full' }), rooms.current.name));
+        Notification.info(`A link to the room ${rooms.current.name} is on the clipboard.`, {
+          autoClose: 4000
+        });
+      }
     });
     panel.id = 'jp-copilot-room';
     panel.title.icon = roomIcon;
@@ -150,15 +166,33 @@ const plugin: JupyterFrontEndPlugin<void> = {
       icon: roomIcon,
       execute: open
     });
+    app.commands.addCommand(CommandIDs.switchRoom, {
+      label: 'Switch Copilot Room…',
+      caption: 'Go to another Copilot room on this server',
+      execute: () => {
+        open();
+        panel.openSwitcher();
+      }
+    });
+    app.commands.addCommand(CommandIDs.newRoom, {
+      label: 'New Copilot Room…',
+      caption: 'A room of its own for a folder of the server (hosts)',
+      isEnabled: () => rooms.canCreate,
+      execute: async () => {
+        if (await newRoomDialog(rooms, documents)) {
+          open();
+        }
+      }
+    });
     app.commands.addCommand(CommandIDs.exportTranscript, {
       label: 'Export the Copilot Room Transcript…',
       caption: 'Download the transcript, or open it, as a notebook, Markdown or JSONL',
-      isEnabled: () => mayExport(model.me),
-      execute: () => exportTranscript(app, client)
+      isEnabled: () => mayExport(rooms.current.model.me),
+      execute: () => exportTranscript(app, rooms.current.client)
     });
     app.commands.addCommand(CommandIDs.focusPrompt, {
       label: 'Focus the Copilot Room Prompt',
-      isEnabled: () => maySubmit(model.me),
+      isEnabled: () => maySubmit(rooms.current.model.me),
       execute: () => {
         open();
         panel.focusPrompt();
@@ -166,47 +200,66 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     app.commands.addCommand(CommandIDs.abort, {
       label: 'Abort the Running Copilot Turn',
-      isEnabled: () => mayAbort(model.me) && !!model.meta.turn_prompt,
+      isEnabled: () => {
+        const { model } = rooms.current;
+        return mayAbort(model.me) && !!model.meta.turn_prompt;
+      },
       // A refusal (already stopping, nothing running any more) is said where the shortcut was
       // pressed: in a notification, as there is no button to show it next to.
       execute: () =>
-        client.abort().catch(error => {
+        rooms.current.client.abort().catch(error => {
           Notification.error(refusalMessage(error), { autoClose: 5000 });
         })
     });
 
-    // What waits on the reader: a count on the sidebar tab, a notification while the panel is
-    // out of sight, and into view when it is shown (attention.ts).
-    const attention = new Attention(model, {
-      isShown: () => panel.isVisible && !document.hidden,
-      notify: need => {
-        const notify = need.kind === 'card' ? Notification.warning : Notification.info;
-        notify(need.text, {
-          autoClose: 10000,
-          actions: [{ label: 'Show', callback: () => showNeed(need) }]
-        });
-      }
-    });
+    let attention = watchAttention(rooms.current);
     let lastShown: string | undefined;
     const showNeed = (need: INeed) => {
       open();
       lastShown = need.key;
       panel.showNeed(need, true);
     };
-    attention.changed.connect((_, fresh) => {
-      const count = attention.needs.length;
-      panel.title.className = count ? 'jp-CopilotRoom-tab jp-mod-attention' : 'jp-CopilotRoom-tab';
-      // The shell keeps the widget's id in the dataset (its tab's clicks need it): keep the rest.
-      const dataset = { ...panel.title.dataset };
-      delete dataset['copilot-attention'];
-      panel.title.dataset = count ? { ...dataset, 'copilot-attention': String(count) } : dataset;
-      panel.title.caption = count
-        ? `Copilot room: ${count === 1 ? 'something waits' : `${count} things wait`} on you`
-        : 'Copilot room';
-      if (fresh.length && panel.isVisible) {
-        panel.showNeed(fresh[0], false);
-      }
+    /** What waits on the reader in the current room: a count on the sidebar tab, a notification
+     * while the panel is out of sight, and into view when it is shown (attention.ts). */
+    function watchAttention(room: IRoom): Attention {
+      const watched = new Attention(room.model, {
+        isShown: () => panel.isVisible && !document.hidden,
+        notify: need => {
+          const notify = need.kind === 'card' ? Notification.warning : Notification.info;
+          notify(need.text, {
+            autoClose: 10000,
+            actions: [{ label: 'Show', callback: () => showNeed(need) }]
+          });
+        }
+      });
+      const mark = (fresh: readonly INeed[]) => {
+        const count = watched.needs.length;
+        panel.title.className = count
+          ? 'jp-CopilotRoom-tab jp-mod-attention'
+          : 'jp-CopilotRoom-tab';
+        // The shell keeps the widget's id in the dataset (its tab's clicks need it): keep the rest.
+        const dataset = { ...panel.title.dataset };
+        delete dataset['copilot-attention'];
+        panel.title.dataset = count ? { ...dataset, 'copilot-attention': String(count) } : dataset;
+        panel.title.caption = count
+          ? `Copilot room: ${count === 1 ? 'something waits' : `${count} things wait`} on you`
+          : 'Copilot room';
+        if (fresh.length && panel.isVisible) {
+          panel.showNeed(fresh[0], false);
+        }
+      };
+      watched.changed.connect((_, fresh) => mark(fresh));
+      mark([]);
+      room.model.changed.connect(() => app.commands.notifyCommandChanged());
+      return watched;
+    }
+    rooms.currentChanged.connect((_, room) => {
+      attention.dispose();
+      attention = watchAttention(room);
+      lastShown = undefined;
+      app.commands.notifyCommandChanged();
     });
+    rooms.listChanged.connect(() => app.commands.notifyCommandChanged());
     app.commands.addCommand(CommandIDs.nextCard, {
       label: 'Go to What Waits on You in the Copilot Room',
       caption: 'Your approval or question, or someone at the door',
@@ -219,23 +272,34 @@ const plugin: JupyterFrontEndPlugin<void> = {
         }
       }
     });
-    model.changed.connect(() => app.commands.notifyCommandChanged());
     if (palette) {
       for (const command of Object.values(CommandIDs)) {
         palette.addItem({ command, category: 'Copilot Room' });
       }
     }
     if (notebooks) {
-      trackProvenance(notebooks, model, promptId => {
+      trackProvenance(notebooks, rooms, promptId => {
         open();
         panel.showEntry(promptId);
       });
     }
     if (statusBar) {
       statusBar.registerStatusItem(PLUGIN_ID, {
-        item: statusItem(model, open),
+        item: statusItem(rooms, open),
         align: 'left',
         rank: 4
+      });
+    }
+    // A link to a room (`?copilot-room=<name>`) opens the panel on it; the parameter leaves the
+    // address once read, so a reload or a bookmark of the page does not switch rooms again.
+    const linked = roomFromLink(window.location.href);
+    if (linked) {
+      window.history.replaceState(window.history.state, '', withoutRoomParam(window.location.href));
+      void openLinkedRoom(rooms, linked).then(async found => {
+        if (found) {
+          await app.restored;
+          open();
+        }
       });
     }
     if (settingRegistry) {
@@ -248,4 +312,19 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default [roomPlugin, plugin, notebookViewPlugin, contextPlugin];
+/** Switch to the room a link named, once the server's list says it exists (the reader may see
+ * it); otherwise say so and stay. */
+async function openLinkedRoom(rooms: IRooms, name: string): Promise<boolean> {
+  await rooms.refresh();
+  if (!rooms.list.some(room => room.name === name)) {
+    Notification.warning(
+      `There is no Copilot room named "${name}" on this server: you are in ${rooms.current.name}.`,
+      { autoClose: 8000 }
+    );
+    return false;
+  }
+  rooms.switchTo(name);
+  return true;
+}
+
+export default [roomsPlugin, plugin, notebookViewPlugin, contextPlugin];

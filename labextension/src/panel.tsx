@@ -1,35 +1,43 @@
-/** The sidebar widget that hosts the room view. */
+/** The sidebar widget that hosts the room view: the room switcher, then the page's current
+ * room, shown afresh (its own React tree) after each switch. */
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ReactWidget } from '@jupyterlab/ui-components';
+import { Message } from '@lumino/messaging';
 import React from 'react';
 
-import { IRoomClient } from './api';
 import { INeed } from './attention';
 import { Room } from './components/room';
-import { IEarlierHistory } from './history';
-import { IRoomModel } from './model';
+import { RoomSwitcher } from './components/switcher';
+import { IRooms } from './rooms';
 import { roomRendermime } from './sanitize';
 
 export class RoomPanel extends ReactWidget {
   constructor(options: {
-    model: IRoomModel;
-    client: IRoomClient;
+    rooms: IRooms;
     rendermime: IRenderMimeRegistry;
-    history?: IEarlierHistory;
     /** "Export…" (the `copilot-room:export` command). */
     onExport?: () => void;
+    /** "New room…" in the switcher. */
+    onNewRoom?: () => void;
+    /** "Copy link to <room>" in the switcher. */
+    onCopyLink?: () => void;
   }) {
     super();
-    this.model = options.model;
-    this._client = options.client;
-    this._history = options.history ?? null;
-    this._onExport = options.onExport;
+    this.rooms = options.rooms;
+    this._options = options;
     // Agent output renders only through the agent-output sanitizer (sanitize.ts).
     this._rendermime = roomRendermime(options.rendermime);
     this.addClass('jp-CopilotRoom');
+    this.rooms.currentChanged.connect(this.update, this);
   }
 
-  readonly model: IRoomModel;
+  readonly rooms: IRooms;
+
+  /** Open the room switcher's menu, the keyboard on its first item. */
+  openSwitcher(): void {
+    this._openRequest += 1;
+    this.update();
+  }
 
   focusPrompt(): void {
     this._input.current?.focus();
@@ -62,24 +70,51 @@ export class RoomPanel extends ReactWidget {
     }
   }
 
+  dispose(): void {
+    this.rooms.currentChanged.disconnect(this.update, this);
+    this.rooms.setPolling(false);
+    super.dispose();
+  }
+
+  /** The list of rooms is asked for while the panel is in sight. */
+  protected onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    this.rooms.setPolling(true);
+  }
+
+  protected onAfterHide(msg: Message): void {
+    super.onAfterHide(msg);
+    this.rooms.setPolling(false);
+  }
+
   protected render(): JSX.Element {
+    const room = this.rooms.current;
     return (
       <Room
-        model={this.model}
-        client={this._client}
+        key={room.name}
+        model={room.model}
+        client={room.client}
         rendermime={this._rendermime}
         inputRef={this._input}
-        history={this._history}
-        onExport={this._onExport}
+        history={room.history}
+        draft={room.draft}
+        onExport={this._options.onExport}
+        switcher={
+          <RoomSwitcher
+            rooms={this.rooms}
+            onNewRoom={this._options.onNewRoom}
+            onCopyLink={this._options.onCopyLink}
+            openRequest={this._openRequest}
+          />
+        }
       />
     );
   }
 
-  private _client: IRoomClient;
-  private _history: IEarlierHistory | null;
-  private _onExport?: () => void;
+  private _options: { onExport?: () => void; onNewRoom?: () => void; onCopyLink?: () => void };
   private _rendermime: IRenderMimeRegistry;
   private _input = React.createRef<HTMLTextAreaElement>();
+  private _openRequest = 0;
 }
 
 /** Scroll each scrolling box between `element` and `top` just enough to show `element`. */

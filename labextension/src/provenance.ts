@@ -11,6 +11,7 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { IRoomModel } from './model';
 import { nameOf } from './names';
+import { IRooms } from './rooms';
 
 const BADGE = 'jp-CopilotRoom-provenance';
 
@@ -22,14 +23,16 @@ export interface IProvenance {
   time: number;
 }
 
-/** Keep the badges of every open notebook in step with its cells' metadata and the room. */
+/** Keep the badges of every open notebook in step with its cells' metadata and the room the
+ * page is in (another room's records vouch for none of this room's cells). */
 export function trackProvenance(
   notebooks: INotebookTracker,
-  room: IRoomModel,
+  rooms: Pick<IRooms, 'current' | 'currentChanged'>,
   showPrompt: (promptId: string) => void
 ): void {
   const follow = (panel: NotebookPanel) => {
     let frame = 0;
+    let room = rooms.current.model;
     // After the change, once the notebook has made widgets for new cells.
     const update = () => {
       cancelAnimationFrame(frame);
@@ -40,16 +43,27 @@ export function trackProvenance(
         }
       });
     };
+    const listen = (on: boolean) => {
+      const how = on ? 'connect' : 'disconnect';
+      room.entriesChanged[how](update);
+      room.changed[how](update);
+    };
+    const switched = () => {
+      listen(false);
+      room = rooms.current.model;
+      listen(true);
+      update();
+    };
     void panel.context.ready.then(() => {
       update();
       panel.content.model?.contentChanged.connect(update);
       panel.content.model?.cells.changed.connect(update);
       panel.content.modelContentChanged.connect(update);
-      room.entriesChanged.connect(update);
-      room.changed.connect(update);
+      listen(true);
+      rooms.currentChanged.connect(switched);
       panel.disposed.connect(() => {
-        room.entriesChanged.disconnect(update);
-        room.changed.disconnect(update);
+        listen(false);
+        rooms.currentChanged.disconnect(switched);
       });
     });
   };

@@ -9,10 +9,14 @@ import * as Y from 'yjs';
 import { documentSocket } from './api';
 import { IDocumentProvider, ProviderFactory } from './connection';
 
-export function websocketProvider(settings: ServerConnection.ISettings): ProviderFactory {
+/** The document provider of the room `room` (`copilot-room/ws/<room>`). */
+export function websocketProvider(
+  settings: ServerConnection.ISettings,
+  room: string
+): ProviderFactory {
   return (doc: Y.Doc): IDocumentProvider => {
-    const { url, params } = documentSocket(settings);
-    const provider = new WebsocketProvider(url, 'ws', doc, {
+    const { url, roomSegment, params } = documentSocket(settings, room);
+    const provider = new WebsocketProvider(url, roomSegment, doc, {
       params,
       disableBc: true,
       shouldReconnect: () => false

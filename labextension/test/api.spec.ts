@@ -1,11 +1,21 @@
 import { ServerConnection } from '@jupyterlab/services';
 import { describe, expect, it } from 'vitest';
 
-import { errorFromResponse, refusalMessage, RoomAPIError, RoomClient } from '../src/api';
+import {
+  documentSocket,
+  errorFromResponse,
+  refusalMessage,
+  RoomAPIError,
+  RoomClient,
+  RoomDirectoryClient
+} from '../src/api';
 
 type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
-function clientAnswering(answer: Fetch): { client: RoomClient; requests: Request[] } {
+function settingsAnswering(answer: Fetch): {
+  serverSettings: ServerConnection.ISettings;
+  requests: Request[];
+} {
   const requests: Request[] = [];
   const serverSettings = ServerConnection.makeSettings({
     baseUrl: 'http://lab.test/base/',
@@ -16,7 +26,15 @@ function clientAnswering(answer: Fetch): { client: RoomClient; requests: Request
       return answer(input, init);
     }) as typeof fetch
   });
-  return { client: new RoomClient({ serverSettings }), requests };
+  return { serverSettings, requests };
+}
+
+function clientAnswering(
+  answer: Fetch,
+  room?: string
+): { client: RoomClient; requests: Request[] } {
+  const { serverSettings, requests } = settingsAnswering(answer);
+  return { client: new RoomClient({ serverSettings, room }), requests };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<RoomAPIError> {
@@ -48,10 +66,10 @@ describe('the REST client', () => {
     const sent = [...requests, ...more];
     // (ServerConnection adds a cache-busting query.)
     expect(sent.map(r => `${r.method} ${r.url.split('?')[0]}`)).toEqual([
-      'POST http://lab.test/base/copilot-room/api/prompts',
-      'DELETE http://lab.test/base/copilot-room/api/prompts/a%20b',
-      'POST http://lab.test/base/copilot-room/api/approvals/r1',
-      'PUT http://lab.test/base/copilot-room/api/participants/carol'
+      'POST http://lab.test/base/copilot-room/api/rooms/main/prompts',
+      'DELETE http://lab.test/base/copilot-room/api/rooms/main/prompts/a%20b',
+      'POST http://lab.test/base/copilot-room/api/rooms/main/approvals/r1',
+      'PUT http://lab.test/base/copilot-room/api/rooms/main/participants/carol'
     ]);
     expect(await sent[0].json()).toEqual({ text: 'hi', target: { kind: 'skill', name: 'review' } });
     expect(await sent[2].json()).toEqual({ decision: 'reject', feedback: 'not that file' });
@@ -100,5 +118,62 @@ describe('the REST client', () => {
   it('turns anything thrown into words', () => {
     expect(refusalMessage(new Error('boom'))).toBe('boom');
     expect(refusalMessage('plain')).toBe('plain');
+  });
+});
+
+describe('several rooms', () => {
+  it("sends a room's commands to its own routes, and its document over its own socket", async () => {
+    const { client, requests } = clientAnswering(async () => json(200, { me: null }), 'data-2');
+    await client.room();
+    await client.say('hello').catch(() => undefined);
+    // The host claim and the Copilot sign-in are the server's, whichever room asks.
+    await client.claimHost('s3cret');
+    await client.signIn();
+    expect(requests.map(r => `${r.method} ${r.url.split('?')[0]}`)).toEqual([
+      'GET http://lab.test/base/copilot-room/api/rooms/data-2/room',
+      'POST http://lab.test/base/copilot-room/api/rooms/data-2/messages',
+      'POST http://lab.test/base/copilot-room/api/claim',
+      'GET http://lab.test/base/copilot-room/api/signin'
+    ]);
+    const socket = documentSocket(client.serverSettings, 'data-2');
+    // y-websocket joins the two: ws://lab.test/base/copilot-room/ws/data-2
+    expect(`${socket.url}/${socket.roomSegment}`).toBe('ws://lab.test/base/copilot-room/ws/data-2');
+  });
+
+  it('lists the rooms and creates one, passing the refusal on as the server words it', async () => {
+    const entry = {
+      name: 'analysis',
+      repository: 'projects/analysis',
+      state: 'no-agent',
+      people: [],
+      role: 'host',
+      waiting_on_you: 0,
+      created_by: 'alice'
+    };
+    const { serverSettings, requests } = settingsAnswering(async (input, init) =>
+      (init?.method ?? (input as Request).method) === 'POST'
+        ? json(201, entry)
+        : json(200, { rooms: [entry] })
+    );
+    const directory = new RoomDirectoryClient(serverSettings);
+    expect(await directory.list()).toEqual({ rooms: [entry] });
+    expect(await directory.create('analysis', 'projects/analysis')).toEqual(entry);
+    expect(requests.map(r => `${r.method} ${r.url.split('?')[0]}`)).toEqual([
+      'GET http://lab.test/base/copilot-room/api/rooms',
+      'POST http://lab.test/base/copilot-room/api/rooms'
+    ]);
+    expect(await requests[1].json()).toEqual({ name: 'analysis', repository: 'projects/analysis' });
+
+    const refusing = new RoomDirectoryClient(
+      settingsAnswering(async () =>
+        json(409, { error: 'room_exists', message: 'There is a room named analysis already.' })
+      ).serverSettings
+    );
+    const error = await refusal(refusing.create('analysis', ''));
+    expect([error.status, error.code, error.message]).toEqual([
+      409,
+      'room_exists',
+      'There is a room named analysis already.'
+    ]);
   });
 });

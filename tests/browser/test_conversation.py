@@ -113,7 +113,7 @@ def test_the_transcript_reads_like_a_conversation_and_copies(lab, model, open_la
     expect(alice.locator(".jp-CopilotRoom-question")).to_be_visible(timeout=30_000)
     expect(alice.locator(".jp-CopilotRoom-state")).to_have_text("waiting for an answer")
     status = alice.locator(".jp-CopilotRoom-statusItem")
-    expect(status).to_have_text("Copilot: waiting for an answer")
+    expect(status).to_have_text("Copilot · main: waiting for an answer")
     screenshot(alice.locator(ROOM), "question")
     alice.locator(".jp-CopilotRoom-question").get_by_role("button", name="a", exact=True).click()
     expect(replies(alice)).to_have_count(3, timeout=30_000)

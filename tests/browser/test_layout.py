@@ -131,7 +131,7 @@ def test_the_transcript_opens_at_the_latest_entry_and_keeps_a_reader_who_scrolle
     # After a reload the room connects while the sidebar is closed; opened, it shows the latest.
     bob.reload()
     bob.wait_for_function("() => window.jupyterapp?.commands.hasCommand('copilot-room:open')")
-    expect(bob.locator(".jp-CopilotRoom-statusItem")).to_have_text("Copilot: idle")
+    expect(bob.locator(".jp-CopilotRoom-statusItem")).to_have_text("Copilot · main: idle")
     show_room(bob)
     log = bob.locator('[role="log"]')
     expect(replies(bob)).to_have_count(3)

@@ -355,7 +355,7 @@ def test_cards_fit_the_sidebar_at_250_and_500_px_in_light_and_dark(
     expect(carol.locator(".jp-CopilotRoom-approval")).to_contain_text("waiting on Bob or a host")
     # The status bar follows the room too, also for a viewer in a room where nothing else moves.
     status = carol.locator(".jp-CopilotRoom-statusItem")
-    expect(status).to_have_text("Copilot: waiting for approval")
+    expect(status).to_have_text("Copilot · main: waiting for approval")
 
     problems = []
     for theme, name in ((LIGHT, "light"), (DARK, "dark")):

@@ -15,13 +15,15 @@ export function RoomHeader(props: {
   model: IRoomModel;
   client: IRoomClient;
   onExport?: () => void;
+  /** Shown in place of the title (the panel's room switcher). */
+  switcher?: React.ReactNode;
 }): JSX.Element {
   const { meta, connection } = props.model;
   return (
     <>
       <header className="jp-CopilotRoom-header">
         <div className="jp-CopilotRoom-headerLine">
-          <span className="jp-CopilotRoom-title">Copilot room</span>
+          {props.switcher ?? <span className="jp-CopilotRoom-title">Copilot room</span>}
           <span
             className="jp-CopilotRoom-state"
             data-state={meta.state}

@@ -26,6 +26,7 @@ import {
   whyNoPrompt
 } from '../policy';
 import { withQuote } from '../quote';
+import { IPromptDraft } from '../room';
 import { ICatalog, ICatalogItem, ITarget } from '../types';
 import { Refusal, useAction } from './action';
 import { AttachMenuButton } from './attach';
@@ -44,10 +45,18 @@ export function PromptBox(props: {
   model: IRoomModel;
   client: IRoomClient;
   inputRef: React.RefObject<HTMLTextAreaElement>;
+  /** Where what the reader types is kept while they are in another room. */
+  draft?: IPromptDraft;
 }): JSX.Element {
   const { model, client, inputRef } = props;
   const action = useAction();
-  const [text, setText] = useState('');
+  const [text, setText] = useState(props.draft?.text ?? '');
+  const kept = props.draft;
+  useEffect(() => {
+    if (kept) {
+      kept.text = text;
+    }
+  }, [kept, text]);
   const [target, setTarget] = useState<ITarget | null>(null);
   const [catalog, setCatalog] = useState<ICatalog>({ skills: [], agents: [] });
   const [highlight, setHighlight] = useState(0);

@@ -5,6 +5,7 @@ import React, { useMemo, useState } from 'react';
 import { IRoomClient } from '../api';
 import { IEarlierHistory } from '../history';
 import { IRoomModel } from '../model';
+import { IPromptDraft } from '../room';
 import { isAdmitted, isAtTheDoor } from '../policy';
 import { QuoteBox } from '../quote';
 import { Cards } from './cards';
@@ -24,6 +25,10 @@ export function Room(props: {
   inputRef: React.RefObject<HTMLTextAreaElement>;
   history?: IEarlierHistory | null;
   onExport?: () => void;
+  /** The room switcher (the panel's), in place of the header's title. */
+  switcher?: React.ReactNode;
+  /** What the reader typed here and did not send yet (kept per room). */
+  draft?: IPromptDraft;
 }): JSX.Element {
   const { model, client, rendermime, inputRef, history } = props;
   useSignal(model.changed);
@@ -31,7 +36,20 @@ export function Room(props: {
   const quotes = useMemo(() => new QuoteBox(), []);
   const me = model.me;
   if (me && !isAdmitted(me.role)) {
-    return <Door me={me} client={client} claimed={claimed} onClaimed={() => setClaimed(true)} />;
+    return (
+      <>
+        {props.switcher && <div className="jp-CopilotRoom-switcherBar">{props.switcher}</div>}
+        <Door me={me} client={client} claimed={claimed} onClaimed={() => setClaimed(true)} />
+      </>
+    );
+  }
+  const header = (
+    <RoomHeader model={model} client={client} onExport={props.onExport} switcher={props.switcher} />
+  );
+  if (!me) {
+    // Until the room says who the reader is (a room just switched to), nothing that asks the
+    // room for more: someone at its door may ask nothing.
+    return <div className="jp-CopilotRoom-room">{header}</div>;
   }
   const people = model.participants;
   const online = people.filter(p => p.online).length;
@@ -39,7 +57,7 @@ export function Room(props: {
   return (
     <QuoteContext.Provider value={quotes}>
       <div className="jp-CopilotRoom-room">
-        <RoomHeader model={model} client={client} onExport={props.onExport} />
+        {header}
         {claimed && me?.role === 'host' && (
           <div className="jp-CopilotRoom-claimed" role="status">
             <span>
@@ -67,7 +85,7 @@ export function Room(props: {
             <People model={model} client={client} />
           </details>
         </div>
-        <PromptBox model={model} client={client} inputRef={inputRef} />
+        <PromptBox model={model} client={client} inputRef={inputRef} draft={props.draft} />
       </div>
     </QuoteContext.Provider>
   );

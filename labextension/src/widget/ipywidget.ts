@@ -1,7 +1,7 @@
 /**
  * `RoomWidget`'s model and view classes for ipywidgets' widget manager (loaded only when
  * ipywidgets' frontend is on the page: see ../index.ts). The model holds only the view options;
- * the view shows the page's one room connection, never anything the kernel sends.
+ * the view shows the page's current room, never anything the kernel sends.
  */
 import {
   DOMWidgetModel,
@@ -14,14 +14,14 @@ import type { ObjectHash } from 'backbone';
 import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
-import { IRoom } from '../room';
+import { IRooms } from '../rooms';
 import { ILiveOptions, LiveModels } from './live';
 import { DEFAULT_OPTIONS, IViewOptions, MODULE_NAME, MODULE_VERSION, readOptions } from './options';
 import { RoomOutputWidget } from './view';
 
 /** The classes the widget manager builds for `RoomWidget`, bound to the page's room. */
 export function widgetExports(
-  room: IRoom,
+  rooms: IRooms,
   live: LiveModels
 ): { RoomWidgetModel: typeof DOMWidgetModel; RoomWidgetView: typeof DOMWidgetView } {
   class RoomWidgetModel extends DOMWidgetModel {
@@ -49,7 +49,7 @@ export function widgetExports(
   class RoomWidgetView extends DOMWidgetView {
     render(): void {
       const model = this.model;
-      this._content = new RoomOutputWidget(room, optionsOf(model));
+      this._content = new RoomOutputWidget(rooms, optionsOf(model));
       this.listenTo(model, 'change:parts change:height', () => {
         if (this._content) {
           this._content.options = optionsOf(model);

@@ -9,7 +9,7 @@
  */
 import { IRenderMime } from '@jupyterlab/rendermime';
 
-import { IRoom } from '../room';
+import { IRooms } from '../rooms';
 import { ILiveOptions, LiveModels } from './live';
 import { readOptions, ROOM_MIME_TYPE, WIDGET_VIEW_MIME_TYPE } from './options';
 import { RoomOutputWidget } from './view';
@@ -17,8 +17,8 @@ import { RoomOutputWidget } from './view';
 export const RENDERER_RANK = -20;
 
 export class RoomOutputRenderer extends RoomOutputWidget implements IRenderMime.IRenderer {
-  constructor(room: IRoom, live: LiveModels) {
-    super(room, readOptions(null));
+  constructor(rooms: IRooms, live: LiveModels) {
+    super(rooms, readOptions(null));
     this._live = live;
     live.added.connect(this._onAdded, this);
   }

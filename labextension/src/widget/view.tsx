@@ -1,6 +1,6 @@
 /**
  * The room in a notebook output: the panel's own components in a compact column of a fixed
- * height that fits a notebook's width. The page's one room connection (../room.ts), so every
+ * height that fits a notebook's width. The page's current room (../rooms.ts), so every
  * reader sees it with their own role: a viewer gets no prompt box (only "Say to the room" while
  * hosts let viewers chat), someone outside the room the door. Both the ipywidgets view and the
  * saved-output renderer show this.
@@ -19,6 +19,7 @@ import { Transcript } from '../components/transcript';
 import { isAdmitted, mayChat, maySubmit, whyNoPrompt } from '../policy';
 import { QuoteBox } from '../quote';
 import { IRoom } from '../room';
+import { IRooms } from '../rooms';
 import { IViewOptions } from './options';
 
 export function RoomOutput(props: { room: IRoom; options: IViewOptions }): JSX.Element {
@@ -72,15 +73,22 @@ export function RoomOutput(props: { room: IRoom; options: IViewOptions }): JSX.E
   );
 }
 
-/** A Lumino widget showing `RoomOutput`, its options changed in place (no new React tree). */
+/** A Lumino widget showing `RoomOutput`, its options changed in place (no new React tree); a
+ * switch of the page's room shows the new room afresh. */
 export class RoomOutputWidget extends ReactWidget {
   constructor(
-    readonly room: IRoom,
+    readonly rooms: IRooms,
     options: IViewOptions
   ) {
     super();
     this._options = options;
     this.addClass('jp-CopilotRoom-output');
+    rooms.currentChanged.connect(this.update, this);
+  }
+
+  dispose(): void {
+    this.rooms.currentChanged.disconnect(this.update, this);
+    super.dispose();
   }
 
   get options(): IViewOptions {
@@ -93,7 +101,8 @@ export class RoomOutputWidget extends ReactWidget {
   }
 
   protected render(): JSX.Element {
-    return <RoomOutput room={this.room} options={this._options} />;
+    const room = this.rooms.current;
+    return <RoomOutput key={room.name} room={room} options={this._options} />;
   }
 
   private _options: IViewOptions;
