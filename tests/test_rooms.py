@@ -114,6 +114,22 @@ async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
         )
     assert refused.value.code == 404
 
+    # A card waiting in proj counts for whom may answer it, in the list of rooms.
+    r = await api("bob", "POST", "rooms", "proj", "prompts", body={"text": "shell make it"})
+    assert r.code == 202, r
+    proj = room_app.rooms.get("proj")
+    await eventually(lambda: len(proj.document.approvals) == 1, what="the card in proj")
+    waiting = {
+        user: by_name(await api(user, "GET", "rooms"))["proj"]["waiting_on_you"]
+        for user in ("alice", "bob", "carol")
+    }
+    assert waiting == {"alice": 1, "bob": 1, "carol": 0}  # a host, the author, a viewer
+    assert by_name(await api("alice", "GET", "rooms"))["main"]["waiting_on_you"] == 0
+    [card] = proj.document.approvals.to_py()
+    r = await api("bob", "POST", "rooms", "proj", "approvals", card, body={"decision": "reject"})
+    assert r.code == 200
+    assert by_name(await api("bob", "GET", "rooms"))["proj"]["waiting_on_you"] == 0
+
     # The room's notebook tools work in its folder, and only there.
     write_notebook(jp_root_dir / "proj" / "inside.ipynb", "inside = 1")
     write_notebook(jp_root_dir / "outside.ipynb", "outside = 1")
