@@ -140,6 +140,7 @@ export class Rooms implements IRooms, IDisposable {
     this._open = options.open;
     this._pollMs = options.pollMs ?? ROOMS_POLL_MS;
     this._current = this._openRoom(options.initial ?? MAIN_ROOM);
+    void this.refresh(); // whether the reader may create rooms, before the panel is first shown
   }
 
   get current(): IRoom {
