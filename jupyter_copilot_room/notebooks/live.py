@@ -58,11 +58,12 @@ class LiveNotebook:
             return False
         doc = self.doc
         with doc.ydoc.transaction():
-            current = {doc.get_cell(i).get("id"): i for i in range(doc.cell_number)}
+            ids = [doc.get_cell(i).get("id") for i in range(doc.cell_number)]
+            current = {cell_id: i for i, cell_id in enumerate(ids) if cell_id}
             for cell in target.cells:
-                index = current.get(cell.get("id"))
+                index = current.get(cell.get("id") or "")
                 if index is None:
-                    continue
+                    continue  # a new cell, or a notebook without cell ids (nbformat < 4.5)
                 now = doc.get_cell(index)
                 if "trusted" in now.get("metadata", {}):
                     cell.metadata.setdefault("trusted", now["metadata"]["trusted"])
