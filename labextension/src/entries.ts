@@ -106,6 +106,10 @@ interface IRequestFields {
   answered_by: string | null;
   feedback?: string | null;
   answer?: string | null;
+  /** Who approved, in order (a request that needed two approvers). */
+  approvers?: string[];
+  /** The approval policy's rule that decided or asked for two approvers. */
+  rule?: string | null;
 }
 
 export interface IPermissionEntry extends IEntryBase, IRequestFields {

@@ -164,6 +164,10 @@ function NumberField(props: {
 
 const DECISIONS: ApprovalDecision[] = ['ask', 'auto', 'deny', 'two'];
 const WITH_RULES = ['shell', 'url'];
+const EXAMPLES: Record<string, string> = {
+  shell: 'git status* -> auto',
+  url: 'https://docs.python.org/* -> auto'
+};
 
 /** The approval policy (docs/hosts.md, "Approval policies"): per kind a select; shell and url
  * rules as lines `pattern -> decision`, sent when the field is left. The room checks it and a
@@ -232,7 +236,7 @@ function RuleLines(props: {
     <textarea
       className="jp-mod-styled jp-CopilotRoom-rules"
       aria-label={`${props.kind} rules, one "pattern -> decision" a line`}
-      placeholder="git status* -> auto"
+      placeholder={EXAMPLES[props.kind]}
       rows={Math.max(2, props.rules.length + 1)}
       value={text}
       disabled={props.disabled}

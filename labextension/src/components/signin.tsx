@@ -69,7 +69,7 @@ export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
     }
   }, [allowed, model.meta.agent, refresh]);
   useEffect(() => {
-    if (!allowed || flow?.state !== 'waiting') {
+    if (!allowed || (flow?.state !== 'waiting' && flow?.state !== 'consent')) {
       return;
     }
     const timer = setInterval(() => void refresh(), 2000);
@@ -108,6 +108,13 @@ export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
       {flow.state === 'failed' ? (
         <p className="jp-CopilotRoom-signinError" role="alert">
           {flow.error}
+        </p>
+      ) : flow.state === 'consent' ? (
+        <p className="jp-CopilotRoom-signinConsent" role="alert">
+          GitHub signed you in, but this server has no keychain: the runtime would keep the Copilot
+          login (its token) in plain text in the room&apos;s state directory on the server, readable
+          by whoever can read that folder. Allow it, or cancel and sign in from a terminal (
+          <code>copilot login</code>) instead.
         </p>
       ) : (
         <>
@@ -148,6 +155,16 @@ export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
         </>
       )}
       <div className="jp-CopilotRoom-signinActions">
+        {flow.state === 'consent' && (
+          <button
+            type="button"
+            className="jp-mod-styled jp-mod-warn jp-CopilotRoom-small"
+            disabled={action.busy}
+            onClick={() => act(() => client.allowSignIn())}
+          >
+            Allow
+          </button>
+        )}
         {flow.state === 'failed' && (
           <button
             type="button"

@@ -8,6 +8,7 @@ import { nameOf } from '../../names';
 import { mayAnswer, mayApprove, requestTitle, stillMayApprove } from '../../policy';
 import { IApproval } from '../../types';
 import { IAction } from '../action';
+import { RuleText } from '../entries/request';
 import { CardHeader } from './header';
 
 export function ApprovalCard(props: {
@@ -92,12 +93,22 @@ export function ApprovalCard(props: {
 
 /** "Approved by Alice; needs one more: the author or another host" (the rule that asked for
  * two approvers until someone approved). */
-function twoApprovers(card: IApproval, model: IRoomModel): string {
+function twoApprovers(card: IApproval, model: IRoomModel): JSX.Element {
   const approvers = card.approvers ?? [];
   if (approvers.length === 0) {
-    const rule = card.rule ? ` (rule ${card.rule})` : '';
-    return `Needs two approvers: the author and a host, or two hosts${rule}.`;
+    return (
+      <>
+        Needs two approvers: the author and a host, or two hosts
+        {card.rule && (
+          <>
+            {' (rule '}
+            <RuleText rule={card.rule} />)
+          </>
+        )}
+        .
+      </>
+    );
   }
   const names = approvers.map(username => nameOf(username, model)).join(' and ');
-  return `Approved by ${names}; needs one more: ${stillMayApprove(card)}.`;
+  return <>{`Approved by ${names}; needs one more: ${stillMayApprove(card)}.`}</>;
 }

@@ -12,12 +12,34 @@ export function RequestEntry(props: {
   model: IRoomModel;
 }): JSX.Element {
   const { entry, model } = props;
-  const who = entry.answered_by ? (
+  const approvers = entry.approvers ?? [];
+  const bothApproved = entry.state === 'approved' && approvers.length > 1;
+  const earlier = approvers.filter(username => username !== entry.answered_by);
+  const who = bothApproved ? (
+    <>
+      {' by '}
+      {approvers.map((username, index) => (
+        <React.Fragment key={username}>
+          {index > 0 && ' and '}
+          <Name username={username} model={model} />
+        </React.Fragment>
+      ))}
+    </>
+  ) : entry.answered_by ? (
     <>
       {' by '}
       <Name username={entry.answered_by} model={model} />
+      {entry.state === 'rejected' && earlier.length > 0 && (
+        <>
+          {' after '}
+          <Name username={earlier[0]} model={model} />
+          {' approved'}
+        </>
+      )}
     </>
   ) : null;
+  // The rule that asked two people; an automatic decision names its rule in its feedback.
+  const rule = approvers.length > 0 && entry.rule ? entry.rule : null;
   const what =
     entry.kind === 'question' ? 'asked' : `asked to ${requestAction(entry.request_kind)}`;
   return (
@@ -27,8 +49,31 @@ export function RequestEntry(props: {
         {outcomeLabel(entry.state)}
         {entry.state !== 'pending' && entry.state !== 'timed_out' && who}
       </span>
+      {rule && (
+        <div className="jp-CopilotRoom-note">
+          Rule: <RuleText rule={rule} />
+        </div>
+      )}
       {entry.answer && <div className="jp-CopilotRoom-note">Answer: {entry.answer}</div>}
       {entry.feedback && <div className="jp-CopilotRoom-note">Feedback: {entry.feedback}</div>}
     </div>
+  );
+}
+
+/** A policy rule as the room names it ("shell: `rm *` -> two"), its pattern as code. */
+export function RuleText(props: { rule: string }): JSX.Element {
+  const parts = props.rule.split('`');
+  return (
+    <>
+      {parts.map((part, index) =>
+        index % 2 ? (
+          <code key={index} className="jp-CopilotRoom-rulePattern">
+            {part}
+          </code>
+        ) : (
+          part
+        )
+      )}
+    </>
   );
 }

@@ -1,0 +1,82 @@
+"""Approval policies in the panel (issue 16): a host makes `rm *` need two approvers in Room
+settings, the room says the new policy in one readable line; the author approves a matching
+command and everyone's card says who approved and who still may (another member reads it, with
+no buttons); a host approves and it runs; the transcript's line names both and the rule."""
+
+from playwright.sync_api import expect
+
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+
+from ..harness.pages import page_api
+from .panel import layout_problems, problems_at_every_look, send, show_room
+
+
+def runs_the_prompt(request):
+    """Each prompt is the shell command the agent runs."""
+    if request.tool_results:
+        return Reply("Done.")
+    command = request.prompt.split("]: ", 1)[1].split("\n", 1)[0]
+    return Reply(tool_calls=(ToolCall("bash", {"command": command, "description": "run"}),))
+
+
+def test_a_host_asks_two_approvers_for_rm_and_the_card_says_who_still_may(
+    open_lab, lab, model, screenshot
+):
+    (lab.root / "doomed.txt").write_text("bye")
+    model.script = runs_the_prompt
+    dave = open_lab("dave")  # knocks: a host admits him as a member below
+    alice, bob = (show_room(open_lab(user)) for user in ("alice", "bob"))
+    assert page_api(alice, "POST", "admissions/dave", {"decision": "member"})["status"] == 200
+    show_room(dave)
+
+    people = alice.locator(".jp-CopilotRoom-peopleBox > summary")
+    people.click()
+    alice.locator(".jp-CopilotRoom-settings > summary").click()
+    editor = alice.locator(".jp-CopilotRoom-approvalPolicy")
+    rules = editor.get_by_label('shell rules, one "pattern -> decision" a line')
+    rules.fill("git status* -> auto\nrm * -> two")
+    editor.locator("legend").click()  # leaving the field sends it
+    said = bob.locator(".jp-CopilotRoom-system").filter(has_text="changed the room settings")
+    expect(said).to_contain_text(
+        "Alice changed the room settings: approval_policy = shell: git status* auto · rm * two "
+        "approvers · default ask; the rest ask."
+    )
+
+    def editor_in_view(page):
+        editor.evaluate("n => n.scrollIntoView({block: 'start'})")  # for the next look too
+        return layout_problems(page, ".jp-CopilotRoom-approvalPolicy")
+
+    editor_in_view(alice)
+    problems = problems_at_every_look(alice, screenshot, "policy-editor-", editor_in_view)
+    people.click()  # closed again
+
+    send(bob, "rm doomed.txt")
+    card = bob.locator(".jp-CopilotRoom-approval")
+    expect(card).to_contain_text("Needs two approvers", timeout=30_000)
+    expect(card).to_contain_text("(rule shell: rm * -> two).")
+    card.get_by_role("button", name="Approve").click()
+
+    for page in (alice, bob, dave):
+        expect(page.locator(".jp-CopilotRoom-twoApprovers")).to_have_text(
+            "Approved by Bob; needs one more: a host."
+        )
+    expect(
+        bob.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Approve")
+    ).to_have_count(0)
+    expect(dave.locator(".jp-CopilotRoom-approval").get_by_role("button")).to_have_count(0)
+    assert (lab.root / "doomed.txt").exists()  # one approval is not enough
+    problems += problems_at_every_look(
+        alice,
+        screenshot,
+        "two-approvers-card-",
+        lambda page: layout_problems(page, ".jp-CopilotRoom-approval"),
+    )
+
+    alice.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Approve").click()
+    line = dave.locator(".jp-CopilotRoom-request").filter(has_text="rm doomed.txt")
+    expect(line).to_contain_text("approved by Bob and Alice", timeout=30_000)
+    expect(line).to_contain_text("Rule: shell: rm * -> two")
+    expect(dave.locator(".jp-CopilotRoom-approval")).to_have_count(0)
+    screenshot(line, "settled-line")
+    assert not (lab.root / "doomed.txt").exists()
+    assert problems == [], problems
