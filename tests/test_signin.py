@@ -43,6 +43,27 @@ def room_config(request, monkeypatch):
     return config
 
 
+#: Whose login it is, and its quota as GitHub says it (`copilot_internal/user`).
+USER = {
+    "login": "octo-host",
+    "chat_enabled": True,
+    "quota_reset_date_utc": "2027-01-01T00:00:00.000Z",
+    "quota_snapshots": {
+        "premium_interactions": {
+            "quota_id": "premium_interactions",
+            "entitlement": 300,
+            "remaining": 120,
+            "quota_remaining": 120.0,
+            "percent_remaining": 40.0,
+            "unlimited": False,
+            "overage_count": 0,
+            "overage_permitted": False,
+            "timestamp_utc": "2026-12-01T09:00:00.000Z",
+        },
+    },
+}
+
+
 class FakeGitHub(BaseHTTPRequestHandler):
     """The two calls the runtime makes to finish a login: the code for a token, then whose."""
 
@@ -56,7 +77,7 @@ class FakeGitHub(BaseHTTPRequestHandler):
     def do_GET(self):
         self.calls.append(f"GET {self.path}")
         if self.path.startswith("/copilot_internal/user"):
-            self.answer({"login": "octo-host", "chat_enabled": True})
+            self.answer(USER)
         else:
             self.send_error(404)
 
@@ -192,6 +213,16 @@ async def test_an_enterprise_sign_in_asks_a_host_before_the_token_is_kept_in_pla
     r = await api("alice", "POST", "signin", "allow")
     assert r.code == 200 and r.json["state"] == "idle", r
     await eventually(lambda: room.document.meta.get("copilot_seat") == "octo-host")
+    # The header shows what the seat has left, as the runtime read it from GitHub.
+    await eventually(lambda: room.document.meta.get("copilot_quota") is not None)
+    quota = dict(room.document.meta["copilot_quota"])
+    assert quota.pop("resets_at"), quota  # a date the runtime read (which field: its choice)
+    assert quota == {
+        "entitlement": 300,
+        "used": 180,
+        "remaining_percentage": 40.0,
+        "unlimited": False,
+    }
     kept = [p for p in files(state_dir / "copilot") if TOKEN in p.read_text(errors="ignore")]
     assert kept, "the runtime keeps the login it was allowed to keep"
     transcript = (state_dir / "transcript.jsonl").read_text()

@@ -78,6 +78,18 @@ class Answer:
     text: str = ""
 
 
+@dataclass(frozen=True)
+class SeatQuota:
+    """What the Copilot seat that answers has left of its premium requests this period, as the
+    runtime reports it for a Copilot login."""
+
+    entitlement: int  # premium requests per period
+    used: int
+    remaining_percentage: float
+    unlimited: bool
+    resets_at: str | None = None  # ISO 8601, when the runtime says
+
+
 class SignInFailed(Exception):
     """A login flow ended without a login; the message says why, for the host."""
 
@@ -195,3 +207,8 @@ class Agent(ABC):
     async def sign_out(self) -> bool:
         """Forget the runtime's login and start afresh; false when there is none to forget."""
         return False
+
+    async def seat_quota(self) -> SeatQuota | None:
+        """The premium-request quota of the Copilot seat that answers, where the runtime reports
+        one (a Copilot login); None otherwise (a provider, the demo, a runtime that cannot say)."""
+        return None

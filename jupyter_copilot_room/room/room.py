@@ -10,6 +10,7 @@ never sees this class: it is given a `RoomAgentHost`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 import unicodedata
@@ -161,6 +162,7 @@ class Room:
             state_dir=state_dir,
         )
         self.turns.host = self.agent_host
+        self.turns.on_ready = self._read_seat_quota
         self.model: str | None = None  # the model a host chose (None: the agent's own)
         self.signin = SignIn(
             agent,
@@ -292,6 +294,21 @@ class Room:
     def _recorded(self, record: Record) -> None:
         self.live.add(record)
         self.snapshots.recorded()
+        if record.kind == "prompt.finished":
+            self._read_seat_quota()  # the turn may have used premium requests
+
+    def _read_seat_quota(self) -> None:
+        """Show what the Copilot seat has left (header), read after the agent got ready (a
+        sign-in changes the seat) and after each turn; None where no seat answers."""
+        agent = self.agent
+        if agent is None:
+            return
+
+        async def read() -> None:
+            quota = await agent.seat_quota()
+            self.document.set_meta(copilot_quota=dataclasses.asdict(quota) if quota else None)
+
+        self.turns.spawn(read())
 
     def _compacted(self, ydoc: Doc) -> None:
         """The document was rebuilt without its evicted entries: serve it, and snapshot it."""

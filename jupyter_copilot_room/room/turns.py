@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,6 +126,8 @@ class Turns:
         self._idle_timer: asyncio.TimerHandle | None = None
         self.restarting = False  # the agent ignored an abort; no turn starts until it is back
         self.last_ready: AgentReady | None = None
+        #: Called each time the agent reports it is ready (the room reads the seat's quota).
+        self.on_ready: Callable[[], None] = lambda: None
         #: Why the agent was restarted, counted (`degraded`, `lost`, `retry`): for the metrics.
         self.restarts: Counter[str] = Counter()
         #: A turn's end the full disk did not let the room record: recorded when space returns.
@@ -456,6 +458,8 @@ class Turns:
         if status.ready and ready != self.last_ready:  # say so when what answers changes
             self.recorder.commit("agent.ready", None, ready)
             self.last_ready = ready
+        if status.ready:
+            self.on_ready()
         self.show_state()
         self.wake()
 

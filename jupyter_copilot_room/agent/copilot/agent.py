@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from copilot.generated.rpc import (
+    AccountGetQuotaRequest,
     AccountLogoutRequest,
     PermissionDecisionApproveOnce,
     PermissionDecisionReject,
@@ -24,13 +25,23 @@ from copilot.tools import Tool, ToolInvocation, ToolResult
 from ...events import AgentError, AgentStatus
 from ...notebooks import TOOL_NAMES, TOOLS, NotebookToolError, Provenance
 from ...notebooks.outputs import MAX_IMAGES, Image
-from ..base import Agent, AgentHost, AgentSettings, PermissionAsk, QuestionAsk, Turn
+from ..base import (
+    Agent,
+    AgentHost,
+    AgentSettings,
+    PermissionAsk,
+    QuestionAsk,
+    SeatQuota,
+    Turn,
+)
 from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
 from .access import ModelAccess, choose_model_access, login_token
 from .connection import Connection
 from .describe import describe_permission
 from .signin import LoginFlow
 from .translate import EventTranslator, event_name, model_silent
+
+QUOTA_TIMEOUT = 10.0  # seconds; the runtime answers from the login it already read
 
 SYSTEM_NOTE = """\
 You are working in a shared room: several people in one Jupyter server steer you together, one
@@ -199,6 +210,30 @@ class CopilotAgent(Agent):
         await self.connection.client.rpc.account.logout(AccountLogoutRequest())
         await self._choose_access_again("Signed out of Copilot; starting the demo model…")
         return True
+
+    async def seat_quota(self) -> SeatQuota | None:
+        access, connection = self._access, self.connection
+        if access is None or access.demo is not None or "provider" in access.session:
+            return None  # no Copilot seat answers: the demo, or the host's own endpoint
+        if connection is None:
+            return None
+        try:
+            quota = await connection.client.rpc.account.get_quota(
+                AccountGetQuotaRequest(), timeout=QUOTA_TIMEOUT
+            )
+        except Exception as err:  # an older runtime, a login without quota: nothing to show
+            self.log.debug("Copilot room: the runtime gave no quota: %s", err)
+            return None
+        premium = quota.quota_snapshots.get("premium_interactions")
+        if premium is None:
+            return None
+        return SeatQuota(
+            entitlement=premium.entitlement_requests,
+            used=premium.used_requests,
+            remaining_percentage=premium.remaining_percentage,
+            unlimited=premium.is_unlimited_entitlement,
+            resets_at=premium.reset_date,
+        )
 
     async def _choose_access_again(self, detail: str) -> None:
         """Model access is chosen once per start; a sign-in or sign-out chooses it again."""
