@@ -138,6 +138,18 @@ export interface IMeta {
   /** Whose Copilot login answers, once a host signed the room in from the panel ("" when the
    * runtime did not say; null after a sign-out). */
   copilot_seat?: string | null;
+  /** The premium requests the Copilot seat has left, as the runtime reports them for a Copilot
+   * login (null: no seat answers, or the runtime cannot say). */
+  copilot_quota?: ISeatQuota | null;
+}
+
+/** `meta.copilot_quota` (jupyter_copilot_room/agent/base.py `SeatQuota`). */
+export interface ISeatQuota {
+  entitlement: number;
+  used: number;
+  remaining_percentage: number;
+  unlimited: boolean;
+  resets_at?: string | null;
 }
 
 /** What turns cost: premium requests (none with a provider), tokens in and out, turns. */

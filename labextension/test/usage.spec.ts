@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { amount, reached, usageToday } from '../src/components/usage';
+import { amount, quotaWords, reached, usageToday } from '../src/components/usage';
 import { IUsageSums } from '../src/types';
 
 const sums: IUsageSums = {
@@ -28,5 +28,23 @@ describe('usage and budgets in People', () => {
     expect(usageToday({ usage }, new Date('2026-12-01T23:59:00Z'))).toBe(usage);
     expect(usageToday({ usage }, new Date('2026-12-02T00:00:00Z'))).toBeNull();
     expect(usageToday({})).toBeNull();
+  });
+});
+
+describe("the Copilot seat's quota in the header", () => {
+  it('says what is left of the entitlement, the share and when it resets', () => {
+    const quota = {
+      entitlement: 300,
+      used: 180,
+      remaining_percentage: 40,
+      unlimited: false,
+      resets_at: '2027-01-01T00:00:00.000Z'
+    };
+    expect(quotaWords(quota, 'en-GB')).toBe('120 of 300 premium requests left (40%), resets 1 Jan');
+    expect(quotaWords({ ...quota, resets_at: null }, 'en-GB')).toBe(
+      '120 of 300 premium requests left (40%)'
+    );
+    expect(quotaWords({ ...quota, used: 320, remaining_percentage: 0 })).toMatch(/^0 of 300/);
+    expect(quotaWords({ ...quota, unlimited: true })).toBe('Premium requests: unlimited');
   });
 });

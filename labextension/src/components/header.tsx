@@ -9,6 +9,7 @@ import { Refusal, useAction } from './action';
 import { Name } from './person';
 import { CopilotSeat, SignInCard } from './signin';
 import { AgentHeld } from './held';
+import { SeatQuota } from './usage';
 import { AgentUnavailable } from './unavailable';
 
 export function RoomHeader(props: {
@@ -50,6 +51,7 @@ export function RoomHeader(props: {
             </span>
             <ModelSwitch model={props.model} client={props.client} />
             <CopilotSeat model={props.model} />
+            <SeatQuota model={props.model} />
             {meta.kernel_state && meta.kernel_notebook && (
               <span
                 className="jp-CopilotRoom-kernel"

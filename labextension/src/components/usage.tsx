@@ -9,7 +9,7 @@ import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
 import { displayName } from '../names';
 import { can } from '../policy';
-import { BudgetUnit, IBudgets, IMeta, IUsageSums, IUsageToday } from '../types';
+import { BudgetUnit, IBudgets, IMeta, ISeatQuota, IUsageSums, IUsageToday } from '../types';
 import { IAction } from './action';
 
 const UNITS: BudgetUnit[] = ['premium_requests', 'tokens'];
@@ -75,6 +75,40 @@ export function RoomUsage(props: { model: IRoomModel }): JSX.Element | null {
       Today (UTC): {describe(usage?.room, caps)} · {turns(usage?.room.turns ?? 0)}
       {full && ' · room cap reached until midnight UTC'}
     </p>
+  );
+}
+
+/** The seat's quota in words: "120 of 300 premium requests left (40%), resets 1 Jan". */
+export function quotaWords(quota: ISeatQuota, locale?: string): string {
+  if (quota.unlimited) {
+    return 'Premium requests: unlimited';
+  }
+  const left = Math.max(0, Math.round(quota.entitlement - quota.used));
+  const percent = Math.round(quota.remaining_percentage);
+  let words = `${left} of ${quota.entitlement} premium requests left (${percent}%)`;
+  const resets = quota.resets_at ? new Date(quota.resets_at) : null;
+  if (resets && !isNaN(resets.getTime())) {
+    const day = resets.toLocaleDateString(locale, { day: 'numeric', month: 'short' });
+    words += `, resets ${day}`;
+  }
+  return words;
+}
+
+/** The header's reading of the Copilot seat's premium requests, where the runtime gives one. */
+export function SeatQuota(props: { model: IRoomModel }): JSX.Element | null {
+  const quota = props.model.meta.copilot_quota;
+  if (!quota) {
+    return null;
+  }
+  const low = !quota.unlimited && quota.remaining_percentage <= 10;
+  return (
+    <span
+      className="jp-CopilotRoom-quota"
+      data-low={low}
+      title="What the Copilot seat that answers this room has left this period"
+    >
+      {quotaWords(quota)}
+    </span>
   );
 }
 
