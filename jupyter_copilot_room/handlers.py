@@ -187,12 +187,19 @@ class RoomStateHandler(RoomAPIHandler):
 
 class RoomsHandler(RoomAPIHandler):
     """`GET rooms`: every room, main first, with its state, who is in it and what waits on the
-    caller there; `POST rooms {name, repository}`: a new room (hosts and `room_creators`)."""
+    caller there, and whether the caller may create one; `POST rooms {name, repository}`: a new
+    room (hosts and `room_creators`)."""
 
     @web.authenticated
     @authorized
     def get(self) -> None:
-        self.reply({"rooms": self.context.rooms.describe(self.identity)})
+        rooms = self.context.rooms
+        self.reply(
+            {
+                "rooms": rooms.describe(self.identity),
+                "can_create": rooms.may_create(self.identity),
+            }
+        )
 
     @web.authenticated
     @authorized

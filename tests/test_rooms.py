@@ -59,6 +59,9 @@ async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
             "created_by": None,
         }
     ]
+    assert listed.json.pop("can_create") is False
+    can_create = {u: (await api(u, "GET", "rooms")).json["can_create"] for u in ("alice", "carol")}
+    assert can_create == {"alice": True, "carol": True}  # a host; a room creator
     r = await api("bob", "POST", "rooms", body={"name": "proj", "repository": "proj"})
     assert (r.code, r.json["error"]) == (403, "not_allowed")
     for body, code in [
