@@ -64,7 +64,7 @@ export function CheckpointLine(props: {
       <span className="jp-CopilotRoom-checkpointActions">
         <button
           type="button"
-          className="jp-mod-styled jp-CopilotRoom-small"
+          className="jp-mod-styled jp-CopilotRoom-small jp-CopilotRoom-checkpointButton"
           onClick={() => void showDiff()}
         >
           Diff
@@ -72,7 +72,7 @@ export function CheckpointLine(props: {
         {!revertedBy && mayRevert(model.me, author) && (
           <button
             type="button"
-            className="jp-mod-styled jp-CopilotRoom-small"
+            className="jp-mod-styled jp-CopilotRoom-small jp-CopilotRoom-checkpointButton"
             disabled={busy}
             onClick={() => void revert()}
           >
