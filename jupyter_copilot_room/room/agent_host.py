@@ -44,6 +44,10 @@ PROTECTED = (
     "Rejected by the room: that is the room's own state (its transcript, admissions and "
     "settings), which the agent may never read or change."
 )
+OUTSIDE_THE_ROOM = (
+    "Rejected by the room: {path} is outside this room's folder, and a room's agent reads and "
+    "writes only inside it (other rooms' files are theirs)."
+)
 NO_SPACE = "The server's disk is full, so the room could not record this; it was rejected."
 
 
@@ -58,6 +62,7 @@ class RoomAgentHost:
         settings: SettingsStore,
         repository: Path,
         state_dir: Path,
+        confined: bool = False,
     ):
         self.turns = turns
         self.desk = desk
@@ -67,6 +72,7 @@ class RoomAgentHost:
         self.settings = settings
         self.repository = repository
         self.state_dir = state_dir.resolve()
+        self.confined = confined  # reads and writes stay inside `repository` (not main's)
 
     async def publish(self, event: AgentEvent) -> None:
         try:
@@ -118,6 +124,9 @@ class RoomAgentHost:
         settings = self.settings.current
         if self._touches_the_rooms_state(ask):
             return self.desk.settle_by_room(turn.prompt, ask, approve=False, why=PROTECTED)
+        if self._outside_the_room(ask):
+            why = OUTSIDE_THE_ROOM.format(path=ask.summary)
+            return self.desk.settle_by_room(turn.prompt, ask, approve=False, why=why)
         decision, rule = settings.approval_policy.decide(ask.kind, ask.summary)
         if decision in ("auto", "deny"):
             approve = decision == "auto"
@@ -170,6 +179,15 @@ class RoomAgentHost:
             path = (self.repository / ask.summary).resolve()
             return path == state or path.is_relative_to(state)
         return ask.kind == "shell" and (str(state) in ask.summary or ".copilot-room" in ask.summary)
+
+    def _outside_the_room(self, ask: PermissionAsk) -> bool:
+        """Whether a confined room's agent asks to read or write outside the room's folder (a
+        room on a subfolder must not reach the files of the room beside it). Shell commands run
+        in the folder but are not confined: people approve them."""
+        if not self.confined or ask.kind not in ("read", "write"):
+            return False
+        folder = self.repository.resolve()
+        return not (folder / ask.summary).resolve().is_relative_to(folder)
 
     def _turn_taking_requests(self) -> tuple[RunningTurn | None, Answer]:
         """The running turn, unless there is none or it is being stopped (then, why not)."""

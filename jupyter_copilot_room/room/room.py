@@ -102,6 +102,7 @@ class Room:
         slots: AgentSlots | None = None,
         idle_timeout: float = 0.0,
         wake_at_start: bool = True,
+        confined: bool = False,
     ):
         self.settings = settings
         self.budgets = budgets or Budgets()
@@ -160,6 +161,7 @@ class Room:
             settings,
             repository=repository or Path.cwd(),
             state_dir=state_dir,
+            confined=confined,  # its agent reads and writes only inside its folder
         )
         self.turns.host = self.agent_host
         self.turns.on_ready = self._read_seat_quota
