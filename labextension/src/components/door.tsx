@@ -5,12 +5,13 @@
  */
 import { Notification } from '@jupyterlab/apputils';
 import { PageConfig } from '@jupyterlab/coreutils';
-import React, { useState } from 'react';
+import React from 'react';
 
 import { IRoomClient } from '../api';
 import { claimSecret, isAtTheDoor, mayClaimHost } from '../policy';
 import { IMe } from '../types';
 import { Refusal, useAction } from './action';
+import { OneLineForm } from './oneline';
 
 export const HOST_CLAIMED = 'You are the host of this room.';
 
@@ -71,45 +72,35 @@ export function Door(props: {
 function ClaimForm(props: { client: IRoomClient; onClaimed: () => void }): JSX.Element {
   const { client, onClaimed } = props;
   const action = useAction();
-  const [secret, setSecret] = useState('');
+  const claim = async (secret: string): Promise<void> => {
+    const status = await action.run(() => client.claimHost(claimSecret(secret)));
+    if (status?.me.role === 'host') {
+      Notification.success(HOST_CLAIMED, { autoClose: 5000 });
+      onClaimed();
+    }
+  };
   return (
-    <form
-      className="jp-CopilotRoom-claim"
-      aria-label="Claim the room as its host"
-      onSubmit={async event => {
-        event.preventDefault();
-        const status = await action.run(() => client.claimHost(claimSecret(secret)));
-        if (status?.me.role === 'host') {
-          Notification.success(HOST_CLAIMED, { autoClose: 5000 });
-          onClaimed();
-        }
-      }}
-    >
+    <section className="jp-CopilotRoom-claim" role="form" aria-label="Claim the room as its host">
       <h3>I started this server</h3>
       <p className="jp-CopilotRoom-note">
         Its log names a page (<code>copilot-room-…-claim.html</code>) that holds the room&apos;s
         host secret. Paste the secret (or the whole link) here to become the host in this tab.
       </p>
-      <div className="jp-CopilotRoom-claimRow">
-        <input
-          className="jp-mod-styled"
-          type="password"
-          autoComplete="off"
-          spellCheck={false}
-          placeholder="Host secret"
-          aria-label="Host secret from the server's start"
-          value={secret}
-          onChange={event => setSecret(event.target.value)}
-        />
-        <button
-          type="submit"
-          className="jp-mod-styled jp-mod-accept"
-          disabled={action.busy || !secret.trim()}
-        >
-          Become the host
-        </button>
-      </div>
+      <OneLineForm
+        className="jp-CopilotRoom-claimRow"
+        field={{
+          type: 'password',
+          autoComplete: 'off',
+          spellCheck: false,
+          placeholder: 'Host secret',
+          'aria-label': "Host secret from the server's start"
+        }}
+        submit="Become the host"
+        small={false}
+        busy={action.busy}
+        onSubmit={secret => void claim(secret)}
+      />
       <Refusal action={action} />
-    </form>
+    </section>
   );
 }

@@ -19,6 +19,7 @@ import {
 import { IQueueItem } from '../types';
 import { IAction, Refusal, useAction } from './action';
 import { useElapsed } from './hooks';
+import { OneLineForm } from './oneline';
 import { PersonName } from './person';
 
 export function Queue(props: { model: IRoomModel; client: IRoomClient }): JSX.Element | null {
@@ -117,44 +118,29 @@ function SteerBox(props: {
   close: () => void;
 }): JSX.Element {
   const { action, send, close } = props;
-  const [text, setText] = useState('');
-  const submit = async (): Promise<void> => {
-    if (text.trim() && (await action.run(() => send(text))) !== undefined) {
+  const submit = async (text: string): Promise<void> => {
+    if ((await action.run(() => send(text))) !== undefined) {
       close();
     }
   };
   return (
-    <form
+    <OneLineForm
       className="jp-CopilotRoom-steerBox"
-      onSubmit={event => {
-        event.preventDefault();
-        void submit();
+      field={{
+        className: 'jp-CopilotRoom-steerInput',
+        'aria-label': 'Steering message',
+        placeholder: 'Tell the agent, now…',
+        autoFocus: true
       }}
+      submit="Send"
+      busy={action.busy}
+      onSubmit={text => void submit(text)}
+      onEscape={close}
     >
-      <input
-        className="jp-mod-styled jp-CopilotRoom-steerInput"
-        aria-label="Steering message"
-        placeholder="Tell the agent, now…"
-        value={text}
-        autoFocus
-        onChange={event => setText(event.target.value)}
-        onKeyDown={event => {
-          if (event.key === 'Escape') {
-            close();
-          }
-        }}
-      />
-      <button
-        type="submit"
-        className="jp-mod-styled jp-mod-accept jp-CopilotRoom-small"
-        disabled={action.busy || !text.trim()}
-      >
-        Send
-      </button>
       <button type="button" className="jp-mod-styled jp-CopilotRoom-small" onClick={close}>
         Cancel
       </button>
-    </form>
+    </OneLineForm>
   );
 }
 

@@ -7,6 +7,7 @@ import { ISignIn, RoomClient } from '../api';
 import { IRoomModel } from '../model';
 import { maySignIn } from '../policy';
 import { Refusal, useAction } from './action';
+import { OneLineForm } from './oneline';
 
 let pageClient: RoomClient | undefined;
 
@@ -50,7 +51,6 @@ export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
   const { model } = props;
   const allowed = maySignIn(model.me);
   const [flow, setFlow] = useState<ISignIn | null>(null);
-  const [landed, setLanded] = useState('');
   const action = useAction();
   const client = signInClient();
   const refresh = useCallback(
@@ -130,28 +130,16 @@ export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
             <code className="jp-CopilotRoom-signinCallback">{flow.callback}</code>. If that page
             does not load (the server is another machine), paste its whole address here:
           </p>
-          <form
+          <OneLineForm
             className="jp-CopilotRoom-signinReturn"
-            onSubmit={event => {
-              event.preventDefault();
-              act(() => client.returnSignIn(landed.trim()));
+            field={{
+              'aria-label': 'The address your browser landed on after GitHub',
+              placeholder: 'Paste the address'
             }}
-          >
-            <input
-              className="jp-mod-styled"
-              aria-label="The address your browser landed on after GitHub"
-              placeholder="Paste the address"
-              value={landed}
-              onChange={event => setLanded(event.target.value)}
-            />
-            <button
-              type="submit"
-              className="jp-mod-styled jp-mod-accept jp-CopilotRoom-small"
-              disabled={action.busy || !landed.trim()}
-            >
-              Continue
-            </button>
-          </form>
+            submit="Continue"
+            busy={action.busy}
+            onSubmit={landed => act(() => client.returnSignIn(landed.trim()))}
+          />
         </>
       )}
       <div className="jp-CopilotRoom-signinActions">
@@ -179,10 +167,7 @@ export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
           type="button"
           className="jp-mod-styled jp-CopilotRoom-small"
           disabled={action.busy}
-          onClick={() => {
-            setLanded('');
-            act(() => client.cancelSignIn());
-          }}
+          onClick={() => act(() => client.cancelSignIn())}
         >
           {flow.state === 'failed' ? 'Dismiss' : 'Cancel'}
         </button>
