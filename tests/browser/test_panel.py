@@ -312,7 +312,7 @@ def test_a_refused_action_is_explained_to_the_person_who_pressed_it(
             time.sleep(0.1)
         route.continue_()
 
-    bob.route("**/copilot-room/api/prompts/*", started_meanwhile)
+    bob.route("**/copilot-room/api/rooms/main/prompts/*", started_meanwhile)
     withdraw.click()
     bob.locator(".jp-Dialog").get_by_role("button", name="Withdraw").click()  # it asks first
     expect(queue.get_by_role("alert")).to_contain_text("only waiting prompts can be withdrawn")
@@ -320,7 +320,7 @@ def test_a_refused_action_is_explained_to_the_person_who_pressed_it(
 
     # A host's button while the server cannot be reached: said next to it too.
     alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
-    alice.route("**/copilot-room/api/participants/*", lambda route: route.abort())
+    alice.route("**/copilot-room/api/rooms/main/participants/*", lambda route: route.abort())
     alice.get_by_role("button", name="Remove Bob from the room").click()
     alice.locator(".jp-Dialog").get_by_role("button", name="Remove").click()
     people = alice.locator(".jp-CopilotRoom-people")
