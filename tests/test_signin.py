@@ -26,7 +26,7 @@ from jupyter_copilot_room.agent.copilot.access import TOKEN_VARIABLES
 from .harness.helpers import eventually, ready
 
 SECRET_CODE = "c0de5ecret4f9e"  # what GitHub would hand the browser on its way back
-TOKEN = "gho_fakeT0ken7b3d91"  # what the fake GitHub hands the runtime for it
+TOKEN = "fake-github-login-7b3d91"  # what the fake GitHub hands the runtime for it (no real token)
 
 
 @pytest.fixture
