@@ -24,8 +24,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
@@ -118,20 +116,6 @@ async def test_execution_latency(
 
 
 if __name__ == "__main__":
-    sys.exit(
-        pytest.main(
-            [
-                __file__,
-                "-q",
-                "-s",
-                "-p",
-                "pytest_jupyter.jupyter_server",
-                "-p",
-                "tests.harness.pytest_plugin",
-                "-p",
-                "no:randomly",
-                "-p",
-                "no:cacheprovider",
-            ]
-        )
-    )
+    from with_pytest import run
+
+    sys.exit(run(__file__))

@@ -123,20 +123,6 @@ async def test_rooms(api, room, room_app, model, jp_root_dir):
 
 
 if __name__ == "__main__":
-    sys.exit(
-        pytest.main(
-            [
-                __file__,
-                "-q",
-                "-s",
-                "-p",
-                "pytest_jupyter.jupyter_server",
-                "-p",
-                "tests.harness.pytest_plugin",
-                "-p",
-                "no:randomly",
-                "-p",
-                "no:cacheprovider",
-            ]
-        )
-    )
+    from with_pytest import run
+
+    sys.exit(run(__file__))
