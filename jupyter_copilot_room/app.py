@@ -285,8 +285,6 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             name=name,
             slots=self.agent_slots,
             idle_timeout=self.room_idle_timeout,
-            wake_at_start=name == MAIN,  # main's panel shows a ready agent at once, as in 0.1
-            confined=name != MAIN,  # main's folder is the server's root, which holds the others
         )
         notebooks.executions.on_kernel = room.document.set_kernel
         self._events.listen_to(room.recorder, name)

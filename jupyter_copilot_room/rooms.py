@@ -27,12 +27,11 @@ from .access.identity import Identity
 from .access.roles import ADMITTED, Action, Role, can
 from .errors import Conflict, InvalidRequest, NotAllowed, NotFound
 from .events import RoomCreated
-from .room.room import Room
+from .room.room import MAIN, Room
 from .statefiles import prepare_state_dir, read_json, write_json_atomically
 
 log = logging.getLogger(__name__)
 
-MAIN = "main"
 #: A room's name: a URL path segment as it is, and a folder name on every system.
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 REGISTRY = "rooms.json"

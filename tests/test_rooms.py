@@ -272,28 +272,16 @@ def connected(room_app, name: str) -> list[str]:
 async def test_a_rooms_agent_reads_and_writes_only_inside_its_folder(tmp_path):
     """A room on `proj/` refuses, without asking anyone, the agent's reads and writes that lead
     out of `proj/` (into the room beside it, or anywhere else); inside it people decide."""
-    from jupyter_copilot_room.access.admissions import AdmissionBook
-    from jupyter_copilot_room.agent.base import AgentSettings
     from jupyter_copilot_room.protocol import PromptBody
-    from jupyter_copilot_room.room.room import Room
-    from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
-    from .test_state_dir import BOB, TouchesTheRoomsState
+    from .test_state_dir import BOB, writing_room
 
     folder, state = tmp_path / "proj", tmp_path / "state"
     (tmp_path / "other").mkdir()
     (folder / "sub").mkdir(parents=True)
     state.mkdir()
     (folder / "away").symlink_to(tmp_path / "other")
-    room = Room(
-        state_dir=state,
-        repository=folder,
-        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
-        settings=SettingsStore(state / "settings.json", RoomSettings()),
-        agent=TouchesTheRoomsState(AgentSettings(folder, state)),
-        name="proj",
-        confined=True,
-    )
+    room = writing_room(folder, state, name="proj")  # not main: confined to its folder
     await room.ensure_started()
     try:
         asks = ["write ../other/notes.md", f"write {tmp_path}/other/x.py", "write away/y.md"]

@@ -49,16 +49,22 @@ class TouchesTheRoomsState(ScriptedAgent):
         await super()._play(turn)
 
 
+def writing_room(repository: Path, state: Path, **room) -> Room:
+    """A room in `repository` (alice hosts, bob is a member) whose agent asks to write files."""
+    return Room(
+        state_dir=state,
+        repository=repository,
+        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
+        settings=SettingsStore(state / "settings.json", RoomSettings()),
+        agent=TouchesTheRoomsState(AgentSettings(repository, state)),
+        **room,
+    )
+
+
 async def test_the_agent_may_never_read_or_change_the_rooms_state(tmp_path):
     state = tmp_path / "state"
     state.mkdir()
-    room = Room(
-        state_dir=state,
-        repository=tmp_path,
-        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
-        settings=SettingsStore(state / "settings.json", RoomSettings()),
-        agent=TouchesTheRoomsState(AgentSettings(tmp_path, state)),
-    )
+    room = writing_room(tmp_path, state)
     await room.ensure_started()
     try:
         asks = [

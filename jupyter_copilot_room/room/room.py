@@ -76,6 +76,9 @@ def visible(text: str) -> bool:
     return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
 
 
+#: The room a 0.1 server had, for the server's root: its agent starts with the server.
+MAIN = "main"
+
 INTERRUPTED = (
     "The server restarted during this turn, so it was stopped; it was not re-run. "
     "Submit it again if it is still needed."
@@ -98,12 +101,11 @@ class Room:
         client_buffer_bytes: int = CLIENT_BUFFER_BYTES,
         document_window: int = DEFAULT_WINDOW,
         budgets: Budgets | None = None,
-        name: str = "main",
+        name: str = MAIN,
         slots: AgentSlots | None = None,
         idle_timeout: float = 0.0,
-        wake_at_start: bool = True,
-        confined: bool = False,
     ):
+        self.name = name
         self.settings = settings
         self.budgets = budgets or Budgets()
         self.clock = clock
@@ -147,7 +149,6 @@ class Room:
             slots=slots,
             idle_timeout=idle_timeout,
         )
-        self.wake_at_start = wake_at_start  # else its agent starts with the first prompt
         self.desk.on_waiting = self.turns.set_waiting
         self.storage.on_space(self.turns.space_returned)
         self.recorder.listen(lambda record: self.turns.show_state())
@@ -161,7 +162,7 @@ class Room:
             settings,
             repository=repository or Path.cwd(),
             state_dir=state_dir,
-            confined=confined,  # its agent reads and writes only inside its folder
+            confined=name != MAIN,  # main's folder is the server's root, which holds the others
         )
         self.turns.host = self.agent_host
         self.turns.on_ready = self._read_seat_quota
@@ -202,7 +203,8 @@ class Room:
             await self.agent.use_model(self.model)  # the host's choice outlives the server
         # The runtime takes a second or two to start: the room serves meanwhile, and the
         # agent's status says when it can take the first turn.
-        self.turns.bring_up(at_once=self.wake_at_start)
+        # main's panel shows a ready agent at once, as in 0.1; the others wake at their first prompt
+        self.turns.bring_up(at_once=self.name == MAIN)
 
     async def stop(self) -> None:
         if not self._started:
