@@ -56,9 +56,6 @@ class AgentSlots:
         """The rooms waiting for a slot, first in line first."""
         return list(self._waiting)
 
-    def holds(self, room: str) -> bool:
-        return room in self._holders
-
     def is_waiting(self, room: str) -> bool:
         return room in self._waiting
 
