@@ -258,8 +258,8 @@ class AttachmentHandler(RoomAPIHandler):
 class PromptHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
-    def delete(self, item_id: str) -> None:
-        self.room.withdraw(self.identity, item_id)
+    async def delete(self, item_id: str) -> None:
+        await self.room.withdraw(self.identity, item_id)
         self.set_status(204)
         self.finish()
 

@@ -59,7 +59,7 @@ async def test_system_lines_name_people_by_the_names_the_document_knows(tmp_path
         room.check_in(GUEST)
         room.admit(ALICE, GUEST.username, "member")
         prompt_id, _ = room.submit(GUEST, PromptBody(text="wait"))  # queued: no agent
-        room.withdraw(ALICE, prompt_id)
+        await room.withdraw(ALICE, prompt_id)
         room.set_role(ALICE, GUEST.username, "viewer")
         room.patch_settings(ALICE, SettingsPatch(question_timeout=42))
         room.remove(ALICE, GUEST.username)

@@ -12,6 +12,7 @@ from jupyter_copilot_room.errors import Unavailable
 from jupyter_copilot_room.events import PromptFinished
 from jupyter_copilot_room.protocol import PromptBody
 from jupyter_copilot_room.room.room import Room
+from jupyter_copilot_room.room.transcript import records_with_id
 from jupyter_copilot_room.settings import RoomSettings, SettingsPatch, SettingsStore
 
 from .harness.helpers import eventually, replies
@@ -49,7 +50,7 @@ async def test_restart_rebuilds_an_identical_document_with_the_pending_queue(tmp
     room.submit(ALICE, PromptBody(text="wait"))
     await eventually(lambda: room.document.meta.get("state") == "running")
     waiting = [room.submit(BOB, PromptBody(text=f"say later {n}"))[0] for n in range(3)]
-    room.withdraw(BOB, waiting[1])
+    await room.withdraw(BOB, waiting[1])
     await room.stop()  # the held turn is ended truthfully, as failed, before the server goes
     before = room.document.snapshot()
 
@@ -125,6 +126,25 @@ async def test_torn_last_line_is_reported_skipped_and_nothing_before_it_is_lost(
     raw = (tmp_path / "transcript.jsonl").read_bytes()
     assert b'"kind": "prompt.subm\n' in raw, "the torn bytes stay, as evidence"
     await third.stop()
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 22])
+async def test_the_records_of_one_prompt_are_found_across_chunks(tmp_path, monkeypatch, chunk):
+    """How a room started from a snapshot reads a finished prompt back: every record whose
+    payload id is the prompt's, whichever chunk its line starts in; a torn line is no record."""
+    room = make_room(tmp_path)
+    await room.ensure_started()
+    first, _ = room.submit(BOB, PromptBody(text="say one"))
+    await eventually(lambda: room.document.meta.get("state") == "idle" and len(replies(room)) == 1)
+    room.submit(BOB, PromptBody(text=f"say {first}"))  # the id in another prompt's text
+    await eventually(lambda: len(replies(room)) == 2)
+    await room.stop()
+    with open(tmp_path / "transcript.jsonl", "ab") as f:
+        f.write(f'{{"seq": 99, "kind": "prompt.withdrawn", "payload": {{"id": "{first}"'.encode())
+    monkeypatch.setattr("jupyter_copilot_room.room.transcript.CHUNK", chunk)
+    found = records_with_id(tmp_path / "transcript.jsonl", 1 << 30, first)
+    assert [r.kind for r, _ in found] == ["prompt.submitted", "prompt.started", "prompt.finished"]
+    assert records_with_id(tmp_path / "transcript.jsonl", 1 << 30, "nope") == []
 
 
 async def test_transcript_is_append_only(tmp_path):

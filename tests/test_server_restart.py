@@ -65,3 +65,53 @@ async def test_server_restart_rebuilds_the_document_with_the_pending_queue(serve
     assert after["participants"] == before["participants"]
     carol.close()
     server.stop()
+
+
+async def test_a_finished_prompt_is_refused_alike_before_and_after_a_restart_from_a_snapshot(
+    server,
+):
+    """Withdrawing a prompt that finished (completed, withdrawn, or cut by the stop) is a 409:
+    it exists, it just cannot be withdrawn. A restart from the snapshot keeps only the open
+    prompts in the queue; the answer stays the same, and an unknown id stays a 404."""
+    await server.start_async()
+
+    async def submit(user, text):
+        return json.loads((await server.call(user, "POST", "prompts", {"text": text})).body)["id"]
+
+    async def queue_is(*items):
+        return [(item["id"], item["state"]) for item in (await server.room())["queue"]] == list(
+            items
+        )
+
+    done = await submit("bob", "say done")
+    await server.until(lambda: queue_is(), 60, "the first turn to finish")
+    held = await submit("alice", "wait")
+    withdrawn = await submit("bob", "say never")
+    await server.until(
+        lambda: queue_is((held, "working"), (withdrawn, "submitted")), 30, "the held turn"
+    )
+    assert (await server.call("bob", "DELETE", f"prompts/{withdrawn}")).code == 204
+
+    async def refusals(*prompts):
+        answers = {}
+        for prompt in prompts:
+            for user in ("bob", "alice"):
+                r = await server.call(user, "DELETE", f"prompts/{prompt}")
+                answers[prompt, user] = (r.code, json.loads(r.body)["error"])
+        return answers
+
+    before = await refusals(done, withdrawn)
+    assert set(before.values()) == {(409, "not_pending")}
+    server.stop()  # the held turn fails: a third finished prompt
+    assert (server.state_dir / "snapshot.json").exists()
+    await server.start_async()
+    after = await refusals(done, withdrawn, held)
+    assert after == {
+        **before,
+        (held, "alice"): (409, "not_pending"),
+        (held, "bob"): (403, "not_your_prompt"),  # as for a prompt still queued: not bob's
+    }
+    r = await server.call("alice", "DELETE", "prompts/" + "0" * 32)
+    assert (r.code, json.loads(r.body)["error"]) == (404, "prompt_not_found")
+    assert "Discarding the room snapshot" not in server.log.read_text(), "started from it"
+    server.stop()

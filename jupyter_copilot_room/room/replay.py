@@ -99,15 +99,8 @@ async def replay(
     return replayed
 
 
-def _replay_one(
-    record: Record,
-    p: Strict,
-    queue: PromptQueue,
-    people: People,
-    streams: Streams,
-    settings: SettingsStore,
-    replayed: Replayed,
-) -> None:
+def replay_prompt(record: Record, p: Strict, queue: PromptQueue) -> bool:
+    """Move the queue as a prompt's record says; False for a record about anything else."""
     match record.kind, p:
         case "prompt.submitted", PromptSubmitted():
             queue.submit(
@@ -127,6 +120,23 @@ def _replay_one(
                 raise RuntimeError(f"transcript out of order at seq {record.seq}")
         case "prompt.finished", PromptFinished():
             queue.finish(p.id, TaskState(p.state), record.ts)
+        case _:
+            return False
+    return True
+
+
+def _replay_one(
+    record: Record,
+    p: Strict,
+    queue: PromptQueue,
+    people: People,
+    streams: Streams,
+    settings: SettingsStore,
+    replayed: Replayed,
+) -> None:
+    if replay_prompt(record, p, queue):
+        return
+    match record.kind, p:
         case "assistant.started", AssistantStarted():
             streams.replayed(p)
         case "assistant.message", AssistantMessage():

@@ -10,6 +10,7 @@ never sees this class: it is given a `RoomAgentHost`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import time
@@ -29,7 +30,15 @@ from ..access.identity import HostClaim, Identity
 from ..access.roles import ADMITTED, Action, Role, can
 from ..agent.base import Agent
 from ..catalog import Catalog
-from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound, TooLarge, TooMany
+from ..errors import (
+    Conflict,
+    InvalidRequest,
+    NotAllowed,
+    NotFound,
+    RoomError,
+    TooLarge,
+    TooMany,
+)
 from ..events import (
     AdmissionChoice,
     BudgetLift,
@@ -59,7 +68,7 @@ from .history import History
 from .people import People
 from .queue import PromptQueue, TaskState
 from .recorder import Recorder
-from .replay import Replayed, replay
+from .replay import Replayed, replay, replay_prompt
 from .signin import SignIn
 from .snapshot import LiveRecords, Snapshot, Snapshots
 from .storage import StorageWatch
@@ -705,16 +714,33 @@ class Room:
             )
         return self.describe_usage(identity)
 
-    def withdraw(self, identity: Identity, prompt_id: str) -> None:
+    async def withdraw(self, identity: Identity, prompt_id: str) -> None:
         role = self.people.require(identity, Action.WITHDRAW_OWN)
         may_withdraw_any = can(role, Action.WITHDRAW_ANY)
-        self.queue.check_withdraw(prompt_id, identity.username, may_withdraw_any=may_withdraw_any)
+        try:
+            self.queue.check_withdraw(
+                prompt_id, identity.username, may_withdraw_any=may_withdraw_any
+            )
+        except NotFound:
+            await self._refuse_as_before(prompt_id, identity.username, may_withdraw_any)
+            raise
         record = self.recorder.commit(
             "prompt.withdrawn", identity.username, PromptRef(id=prompt_id)
         )
         self.queue.withdraw(
             prompt_id, identity.username, may_withdraw_any=may_withdraw_any, now=record.ts
         )
+
+    async def _refuse_as_before(self, prompt_id: str, by: str, may_withdraw_any: bool) -> None:
+        """A start from a snapshot brings back only the open prompts: a finished one is refused
+        as the queue refused it before the restart (403 or 409, not 404), from its records
+        replayed into a queue of its own. Returns if the transcript has no such prompt."""
+        past = PromptQueue()
+        for record, payload in await self.transcript.records_with_id(prompt_id):
+            with contextlib.suppress(RoomError, RuntimeError):  # the room's replay logged it
+                replay_prompt(record, payload, past)
+        with contextlib.suppress(NotFound):
+            past.check_withdraw(prompt_id, by, may_withdraw_any=may_withdraw_any)
 
     def start_agent(self, identity: Identity) -> None:
         """A host's retry of an agent that could not start (no server restart needed)."""

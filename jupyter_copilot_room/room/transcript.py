@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import hashlib
+import json
 import logging
 import os
 import time
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds of parsing between yields to the event loop while loading.
 SLICE = 0.02
+#: Bytes read at a time when looking for the records of one id.
+CHUNK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,31 @@ def hash_prefix(path: Path, size: int) -> Any:
             hasher.update(chunk)
             remaining -= len(chunk)
     return hasher
+
+
+def records_with_id(path: Path, size: int, item_id: str) -> list[tuple[Record, Strict]]:
+    """The records in the file's first `size` bytes whose payload `id` is `item_id`, in order:
+    only lines holding the id (as JSON writes it) are parsed, a chunk at a time."""
+    needle = json.dumps(item_id, ensure_ascii=False).encode()
+    found: list[tuple[Record, Strict]] = []
+    with open(path, "rb") as f:
+        rest, remaining = b"", size
+        while remaining > 0 and (chunk := f.read(min(remaining, CHUNK))):
+            remaining -= len(chunk)
+            lines = rest + chunk
+            whole = lines.rfind(b"\n") + 1
+            lines, rest = lines[:whole], lines[whole:]
+            at = lines.find(needle)
+            while at >= 0:
+                start, end = lines.rfind(b"\n", 0, at) + 1, lines.find(b"\n", at)
+                try:
+                    record = Record.model_validate_json(lines[start:end])
+                    if record.payload.get("id") == item_id:
+                        found.append((record, record.parsed()))
+                except (ValidationError, ValueError):
+                    pass  # a torn line: `load` reports those
+                at = lines.find(needle, end)
+    return found
 
 
 def _read_from(path: Path, offset: int, hasher: Any) -> bytes:
@@ -138,6 +166,11 @@ class Transcript:
             chain=self._chain,
             sha256=self._hash.copy().hexdigest(),
         )
+
+    async def records_with_id(self, item_id: str) -> list[tuple[Record, Strict]]:
+        """Every record about `item_id` (a prompt's submission, start, end...), read in a
+        thread: for what the room no longer holds in memory."""
+        return await asyncio.to_thread(records_with_id, self.path, self._size, item_id)
 
     async def page(self, before: int, limit: int) -> list[bytes]:
         """The last `limit` records with seq < `before`, as their lines, ascending."""
