@@ -179,6 +179,62 @@ async def test_what_the_agent_reports_while_the_disk_is_full_fails_its_turn_once
     await eventually(lambda: len(finished(room)) == 2, what="the next prompt to run")
 
 
+async def test_an_abort_while_the_disk_is_full_is_refused_with_507_and_works_once_space_returns(
+    api, room, agent, small_disk
+):
+    prompt_id = (await api("bob", "POST", "prompts", body={"text": "wait"})).json["id"]
+    await eventually(lambda: len(agent.turns) == 1, what="the agent to have the turn")
+    await leave_on_the_last_page(room.transcript.path, 100, api)  # less than any record needs
+    filler = fill(small_disk)
+    before = room.transcript.path.read_bytes()
+
+    async def refused():
+        r = await api("alice", "POST", "abort")
+        assert (r.code, r.json["error"]) == (507, "insufficient_storage"), r
+        assert "is full" in r.json["message"] and "Free some space" in r.json["message"]
+        assert room.transcript.path.read_bytes() == before, "nothing recorded"
+
+    await refused()
+    assert room.document.meta.get("state") == "running", "the turn goes on, as it was"
+    # Then the agent reports what the room cannot record: the room stops the turn, whose end
+    # waits for space. An abort now is still refused for the disk (not "already stopping").
+    await agent.host.publish(ToolStarted(call_id="t1", tool="bash", summary="echo " + "x" * 9000))
+    await eventually(lambda: room.document.meta.get("state") == "aborting", what="the stop")
+    await refused()
+
+    filler.unlink()
+    await eventually(lambda: prompt_id in finished(room), timeout=5, what="the turn's end")
+    assert finished(room)[prompt_id] == {"id": prompt_id, "state": "failed", "reason": DISK_FULL}
+    assert '"kind":"abort"' not in room.transcript.read_text(), "no refused abort was recorded"
+    # Once space is back an abort works again.
+    next_id = (await api("bob", "POST", "prompts", body={"text": "wait"})).json["id"]
+    await eventually(lambda: room.document.meta.get("state") == "running", what="the next turn")
+    r = await api("alice", "POST", "abort")
+    assert (r.code, r.json) == (200, {"aborted": True}), r
+    await eventually(lambda: next_id in finished(room), what="the aborted turn's end")
+    assert finished(room)[next_id]["state"] == "canceled"
+    assert agent.restarts == 0, "the agent stopped when asked"
+    assert records(room.transcript.path)
+
+
+async def leave_on_the_last_page(transcript: Path, most: int, api) -> None:
+    """Chat until fewer than `most` bytes are left on the transcript's last 4 KiB page: a full
+    tmpfs still takes a record that fits there."""
+
+    async def say(length: int) -> int:
+        size = transcript.stat().st_size
+        assert (await api("alice", "POST", "messages", body={"text": "x" * length})).code == 201
+        return transcript.stat().st_size - size - length  # the record's other bytes
+
+    overhead = await say(1)
+    for _ in range(3):
+        left = -transcript.stat().st_size % 4096
+        if left < most:
+            return
+        await say(max(1, left - overhead - most // 2))  # seq and ts vary by a few bytes
+    raise AssertionError("could not fill the transcript's last page")
+
+
 def test_a_cache_file_that_cannot_be_written_fails_no_recorded_command(servers):
     """settings.json and admissions.json only cache what the transcript holds: when they cannot
     be written (here: a directory stands in their place), the recorded change still stands,

@@ -17,10 +17,22 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from ..errors import InsufficientStorage
+
 log = logging.getLogger(__name__)
 
 #: Free bytes that count as "space again": a few records' worth (most are under 1 KiB).
 HEADROOM = 64 * 1024
+
+
+def no_space(directory: Path) -> InsufficientStorage:
+    """The refusal of a command the full disk holding `directory` keeps the room from recording
+    (or, for an abort, from carrying out)."""
+    return InsufficientStorage(
+        f"The disk that holds the room's state ({directory}) is full, so the room could not "
+        "record this and changed nothing. Free some space there (or ask whoever runs the server "
+        "to); the room carries on by itself once there is room again."
+    )
 
 
 class StorageWatch:

@@ -31,9 +31,10 @@ from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
-from ..errors import InsufficientStorage, Unavailable
+from ..errors import Unavailable
 from ..events import RECORD_PAYLOADS, Record, Strict
 from .pages import SeqIndex
+from .storage import no_space
 
 log = logging.getLogger(__name__)
 
@@ -238,12 +239,7 @@ class Transcript:
         except OSError as err:
             os.ftruncate(fd, good)
             if err.errno in (errno.ENOSPC, errno.EDQUOT):
-                raise InsufficientStorage(
-                    f"The disk that holds the room's state ({self.path.parent}) is full, so the "
-                    "room could not record this and changed nothing. Free some space there (or "
-                    "ask whoever runs the server to); the room carries on by itself once there "
-                    "is room again."
-                ) from err
+                raise no_space(self.path.parent) from err
             raise
 
     def _sync(self) -> None:

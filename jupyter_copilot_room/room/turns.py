@@ -42,6 +42,7 @@ from .desk import RequestDesk
 from .document import RoomDocument
 from .queue import PromptQueue, QueuedPrompt, TaskState
 from .recorder import Recorder
+from .storage import no_space
 from .streams import Streams
 
 log = logging.getLogger(__name__)
@@ -291,6 +292,9 @@ class Turns:
         if turn is None:
             raise Conflict("No turn is running.", code="nothing_running")
         if turn.stop is not None:
+            storage = self.recorder.storage
+            if storage is not None and storage.full:  # the stop waits for space to end the turn
+                raise no_space(storage.path)
             raise Conflict("This turn is already being stopped.", code="already_aborting")
         self.recorder.commit("abort", by, PromptRef(id=turn.prompt.id))
         turn.stop = Stop(TaskState.CANCELED, f"{by} aborted this turn.", announced=True)
