@@ -67,6 +67,38 @@ def rss_bytes() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
+
+
+def malloc_split() -> dict[str, int]:
+    """glibc's own account of its heap over all its arenas (`mallinfo2`): bytes handed out
+    (`in_use`: native code's, pycrdt's, and Python objects over 512 bytes; Python's small
+    objects live in its own mmap'd arenas) and bytes freed but kept (`kept`, what fragmentation
+    holds). Empty where the C library is not glibc >= 2.33."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallinfo2.restype = _MallInfo2
+    except (OSError, AttributeError):
+        return {}
+    info = libc.mallinfo2()
+    return {"in_use": info.uordblks + info.hblkhd, "kept": info.fordblks}
+
+
 def settled_rss() -> int:
     """RSS after a full collection and giving freed heap back to the OS (what stays live)."""
     gc.collect()

@@ -25,6 +25,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import zlib
 from collections import Counter
@@ -154,6 +155,8 @@ def extend(app, room) -> None:
                     {
                         "rss": fo.rss_bytes(),
                         "settled": fo.settled_rss(),
+                        **fo.malloc_split(),
+                        "threads": threading.active_count(),
                         "state": len(doc.get_update()),
                         "entries": len(doc.get("transcript", type=Array)),
                     }
@@ -587,6 +590,20 @@ def report(
         f"(after gc + malloc_trim), {slope_mb_per_min(raw_after):+.2f} MB/min raw "
         f"(target: flat, |slope| < 1 MB/min)"
     )
+    minutes_seen = [g for (t, _, _), g in zip(rss, grown, strict=True) if t % 60 < RSS_EVERY]
+    print(
+        "  each minute, settled RSS / malloc in use: "
+        + ", ".join(f"{fo.mb(g['settled'])} / {fo.mb(g.get('in_use', 0))}" for g in minutes_seen)
+    )
+    if "in_use" in grown[0]:
+        split = [(t, g) for (t, _, _), g in zip(rss, grown, strict=True) if t >= warm]
+        in_use = slope_mb_per_min([(t, g["in_use"]) for t, g in split])
+        kept = slope_mb_per_min([(t, g["kept"]) for t, g in split])
+        print(
+            f"  of which malloc's heap in use {in_use:+.2f} MB/min (native code's, pycrdt's, and "
+            f"Python objects over 512 bytes), freed but kept {kept:+.2f} MB/min; threads "
+            f"{grown[0]['threads']} -> {grown[-1]['threads']}"
+        )
     print(
         f"  meanwhile the room document: transcript entries {grown[0]['entries']} -> "
         f"{grown[-1]['entries']}, Yjs state {fo.mb(grown[0]['state'])} -> "
