@@ -78,6 +78,7 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
     prompts: dict[str, tuple[Record, ev.PromptSubmitted]] = {}
     commands: dict[str, Block] = {}
     requests: dict[str, tuple[ev.RequestOpened, Block]] = {}
+    errors: set[tuple[str | None, str]] = set()  # (prompt, message) the agent reported
     out: list[Block] = []
 
     def who(username: str | None) -> str:
@@ -134,8 +135,9 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
                 block.text = f"*{_settled(opened, p, who(record.actor))}*"
             case ev.AgentError():
                 note(record, f"Error: {p.message}")
-            case ev.PromptFinished() if p.reason:
-                note(record, p.reason)
+                errors.add((p.prompt_id, p.message))
+            case ev.PromptFinished() if p.reason and (p.id, p.reason) not in errors:
+                note(record, p.reason)  # unless the agent's error said it, as the room shows it
     return out
 
 

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.agent.scripted_model import Reply
 
 from .harness.helpers import entries, eventually, finished, ready
@@ -88,8 +89,13 @@ async def test_model_endpoint_faults_fail_their_turn_clearly_and_the_next_prompt
         "completed",
     ]
     shown = [e["body"] for e in entries(room, "error")]
+    everything = [e["body"] for e in room.document.transcript.to_py()]
+    exported = await room.export_transcript(Identity("bob", "Bob", verified=True), "md")
     for start in expected.values():
         assert any(body.startswith(start) for body in shown), shown
+        # Once, on the turn (its error line): the turn's end does not say it again.
+        assert sum(body.startswith(start) for body in everything) == 1, (start, everything)
+        assert exported.count(start) == 1, (start, exported)
     replies = entries(room, "assistant")
     assert all(r["state"] != "streaming" for r in replies)
     assert replies[-1]["body"] == "Fine after fine." and replies[-1]["state"] == "done"

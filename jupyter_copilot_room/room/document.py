@@ -292,8 +292,10 @@ class RoomDocument:
         if (entry := self._entries.get(p.id)) is not None:
             entry["state"] = p.state
         self._close_rows(p.id)
-        # A host's abort said so in its own line (`abort`); its end carries no reason then.
-        if p.state != "completed" and (p.reason or p.state != "canceled"):
+        # A host's abort said so in its own line (`abort`); its end carries no reason then. Nor
+        # is a reason said again that the agent reported on the turn (its error line).
+        shown = p.state != "completed" and (p.reason or p.state != "canceled")
+        if shown and not (p.reason and self._error_said(p.id, p.reason)):
             self._system(record, p.reason or f"The turn was {p.state}.")
         if self.meta.get("turn_prompt") == p.id:
             self.meta["turn_owner"] = None
@@ -565,6 +567,18 @@ class RoomDocument:
             entry["reverted_by"] = record.actor
 
     # -- helpers ---------------------------------------------------------------------------------
+
+    def _error_said(self, prompt_id: str, text: str) -> bool:
+        """Whether an error line of the turn says `text`: its entries are the newest, so this
+        looks back no further than the turn's prompt."""
+        for slot in reversed(self._order):
+            if slot.entry_id == prompt_id:
+                return False
+            if slot.turn != prompt_id or slot.entry.get("kind") != "error":
+                continue
+            if str(slot.entry["body"]) == text:
+                return True
+        return False
 
     def _close_rows(self, prompt_id: str) -> None:
         """A turn's end closes what it left open: the runtime reports no end for a tool or a
