@@ -9,12 +9,20 @@
  * frames, embeds, media, styles and metadata elements do not survive, nor do attributes that
  * fetch (srcset, background, poster...) or CSS that can (url(), image-set()...).
  *
+ * Nor may it take a name in the page: no `id`, `data-jupyter-id` or `name` survives, and the
+ * ids and `¶` links JupyterLab's markdown renderer gives headings after sanitizing are taken off.
+ * The page has one namespace: JupyterLab follows a `#name` link to the first
+ * `[data-jupyter-id=name]` (or `#name`) anywhere in it, and the panel comes before the notebooks,
+ * so two replies' "## Summary" would send each other's links to the first, and a reply would
+ * catch a notebook's link to its own heading. Unique ids would not help: nobody can link to a
+ * reply's heading from outside the panel, and each `¶` is one more tab stop.
+ *
  * `roomRendermime` gives the panel a rendermime whose sanitizer is `AgentOutputSanitizer`:
  * JupyterLab's own sanitizer first, then `cleanAgentHtml` on an inert document, before the
  * markdown renderer sets the HTML on a live node (where an `<img>` would start its fetch). Its
  * markdown parser leaves mermaid diagrams as source, since JupyterLab draws them in the live
- * document before any sanitizer runs. Everything else the panel shows from the document is
- * React text, which renders no HTML.
+ * document before any sanitizer runs; its markdown renderer takes the headings' names off.
+ * Everything else the panel shows from the document is React text, which renders no HTML.
  */
 import { IRenderMime, IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
@@ -156,13 +164,11 @@ const DROPPED = new Set([
   'xmp'
 ]);
 
-/** Attributes kept on any kept element (`style` only when it cannot fetch). */
+/** Attributes kept on any kept element (`style` only when it cannot fetch); no names. */
 const GLOBAL_ATTRIBUTES = new Set([
   'align',
   'class',
-  'data-jupyter-id',
   'dir',
-  'id',
   'lang',
   'style',
   'title',
@@ -171,7 +177,7 @@ const GLOBAL_ATTRIBUTES = new Set([
 ]);
 
 const TAG_ATTRIBUTES: Record<string, ReadonlySet<string>> = {
-  a: new Set(['href', 'hreflang', 'name', 'rel', 'target']),
+  a: new Set(['href', 'hreflang', 'rel', 'target']),
   col: new Set(['span', 'width']),
   colgroup: new Set(['span', 'width']),
   data: new Set(['value']),
@@ -382,14 +388,49 @@ export function withoutDiagrams(markdown: string): string {
 }
 
 /** The rendermime the panel renders agent output with: the app's, with the agent-output
- * sanitizer and a markdown parser that draws no diagrams. Render with `trusted: false` so the
- * sanitizer runs. */
+ * sanitizer, a markdown parser that draws no diagrams and a markdown renderer that leaves no
+ * names on headings. Render with `trusted: false` so the sanitizer runs. */
 export function roomRendermime(rendermime: IRenderMimeRegistry): IRenderMimeRegistry {
   const parser = rendermime.markdownParser;
-  return rendermime.clone({
+  const room = rendermime.clone({
     sanitizer: new AgentOutputSanitizer(rendermime.sanitizer),
     markdownParser: parser
       ? { render: source => parser.render(withoutDiagrams(source)) }
       : undefined
   });
+  const markdown = room.getFactory(MARKDOWN);
+  if (markdown) {
+    room.addFactory(
+      {
+        ...markdown,
+        createRenderer: options => withoutHeadingNames(markdown.createRenderer(options))
+      },
+      room.getRank(MARKDOWN)
+    );
+  }
+  return room;
+}
+
+const MARKDOWN = 'text/markdown';
+
+/** `renderer`, taking off after each render what JupyterLab's markdown renderer gives every
+ * heading once the sanitizer is done: its name (`id` or `data-jupyter-id`) and its `¶` link. */
+function withoutHeadingNames(renderer: IRenderMime.IRenderer): IRenderMime.IRenderer {
+  const renderModel = renderer.renderModel.bind(renderer);
+  renderer.renderModel = async model => {
+    await renderModel(model);
+    dropHeadingNames(renderer.node);
+  };
+  return renderer;
+}
+
+/** Take the headings' names and `¶` links off `node` (see `withoutHeadingNames`). */
+function dropHeadingNames(node: Element): void {
+  for (const link of Array.from(node.querySelectorAll('a.jp-InternalAnchorLink'))) {
+    link.remove();
+  }
+  for (const heading of Array.from(node.querySelectorAll('h1, h2, h3, h4, h5, h6'))) {
+    heading.removeAttribute('id');
+    heading.removeAttribute('data-jupyter-id');
+  }
 }

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 /** The agent-output sanitizer: nothing in a reply fetches anything without a click. */
 import { Sanitizer } from '@jupyterlab/apputils/lib/sanitizer';
-import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import type { IRenderMime, IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { renderMarkdown } from '@jupyterlab/rendermime/lib/renderers';
 import { describe, expect, it } from 'vitest';
 
@@ -148,7 +148,7 @@ describe('controls, frames and resources', () => {
 
   it('keeps what a markdown reply needs', () => {
     const html =
-      '<h2 data-jupyter-id="t">Title</h2><p><strong>b</strong> <em>i</em> <code>c</code></p>' +
+      '<h2>Title</h2><p><strong>b</strong> <em>i</em> <code>c</code></p>' +
       '<pre><code class="language-python">x = 1</code></pre>' +
       '<ul><li>a</li></ul><ol start="3"><li>b</li></ol><blockquote>q</blockquote>' +
       '<table><thead><tr><th align="right">h</th></tr></thead>' +
@@ -156,6 +156,14 @@ describe('controls, frames and resources', () => {
       '<p><a href="https://jupyter.org" title="J">J</a></p><hr>' +
       '<details><summary>s</summary>d</details>';
     expect(cleanAgentHtml(html, BASE)).toBe(html);
+  });
+
+  it('takes no name in the page: ids, data-jupyter-ids and anchor names go', () => {
+    const out = clean(
+      '<h2 id="summary" data-jupyter-id="Summary">Summary</h2>' +
+        '<div id="jp-main-dock-panel">x</div><a name="jupyterapp" href="#summary">y</a>'
+    );
+    expect(out.innerHTML).toBe('<h2>Summary</h2><div>x</div><a href="#summary">y</a>');
   });
 
   it("removes the room's own classes, so a reply cannot pass for a card or placeholder", () => {
@@ -242,7 +250,8 @@ describe('roomRendermime', () => {
       clone: (given: IRenderMimeRegistry.ICloneOptions) => {
         options = given;
         return app;
-      }
+      },
+      getFactory: () => undefined
     } as unknown as IRenderMimeRegistry;
     roomRendermime(app);
     expect(options.sanitizer).toBeInstanceOf(AgentOutputSanitizer);
@@ -263,5 +272,43 @@ describe('roomRendermime', () => {
     expect(parsed).toEqual(['```mermaid-source\ngraph TD\n```']);
     expect(host.querySelector('img, form')).toBeNull();
     expect(host.querySelector('button')!.textContent).toBe('Load image from evil.example:8000');
+  });
+
+  it('takes off the name and the ¶ link JupyterLab gives each heading after sanitizing', async () => {
+    // JupyterLab's markdown renderer, as far as headings go: it names them after the sanitizer.
+    const markdown: IRenderMime.IRendererFactory = {
+      safe: true,
+      mimeTypes: ['text/markdown'],
+      createRenderer: () => {
+        const node = document.createElement('div');
+        return {
+          node,
+          renderModel: async (model: IRenderMime.IMimeModel) => {
+            node.innerHTML =
+              `<h2 data-jupyter-id="${model.data['text/markdown']}" id="x">S` +
+              '<a class="jp-InternalAnchorLink" href="#S">¶</a></h2>';
+          }
+        } as unknown as IRenderMime.IRenderer;
+      }
+    };
+    const added: [IRenderMime.IRendererFactory, number | undefined][] = [];
+    const app = {
+      sanitizer: new Sanitizer(),
+      markdownParser: null,
+      clone: () => app,
+      getFactory: (type: string) => (type === 'text/markdown' ? markdown : undefined),
+      getRank: () => 7,
+      addFactory: (factory: IRenderMime.IRendererFactory, rank?: number) =>
+        added.push([factory, rank])
+    } as unknown as IRenderMimeRegistry;
+    roomRendermime(app);
+    expect(added.map(([factory, rank]) => [factory.mimeTypes, rank])).toEqual([
+      [['text/markdown'], 7]
+    ]);
+    const renderer = added[0][0].createRenderer({} as IRenderMime.IRendererOptions);
+    await renderer.renderModel({
+      data: { 'text/markdown': 'S' }
+    } as unknown as IRenderMime.IMimeModel);
+    expect(renderer.node.innerHTML).toBe('<h2>S</h2>');
   });
 });

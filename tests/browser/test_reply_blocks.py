@@ -87,3 +87,31 @@ def test_a_streamed_reply_renders_each_finished_block_once_and_ends_as_the_repla
     replayed = replayed_reply.evaluate(LOOK)
     assert streamed == replayed
     assert any(tag == "TABLE" for tag, *_ in streamed) and any(tag == "PRE" for tag, *_ in streamed)
+
+
+# The ids and data-jupyter-ids in the room that are used more than once in the page (JupyterLab
+# resolves a `#name` link through the whole page, `[data-jupyter-id=name]` first: the first wins).
+CLASHING_NAMES = """() => {
+    const names = el => [el.id, el.dataset.jupyterId].filter(Boolean);
+    const all = [...document.querySelectorAll('[id], [data-jupyter-id]')].flatMap(names);
+    const room = document.querySelectorAll(
+        '#jp-copilot-room [id], #jp-copilot-room [data-jupyter-id]');
+    return [...new Set([...room].flatMap(names))]
+        .filter(name => all.filter(other => other === name).length > 1);
+}"""
+
+
+def test_replies_with_the_same_heading_take_no_names_in_the_page(open_lab, model):
+    model.script = lambda request: Reply("## Summary\n\nThe loader reads every file twice.")
+    page = show_room(open_lab("bob"))
+    for n in (1, 2):
+        send(page, f"Summarize the loader ({n}).")
+        expect(replies(page).nth(n - 1)).to_have_attribute("data-state", "done", timeout=30_000)
+    headings = page.locator(".jp-CopilotRoom-reply .jp-CopilotRoom-markdown h2")
+    expect(headings).to_have_count(2)
+    assert page.evaluate(CLASHING_NAMES) == []
+    named = page.locator(
+        ".jp-CopilotRoom-markdown :is([id], [data-jupyter-id], a.jp-InternalAnchorLink)"
+    )
+    expect(named).to_have_count(0)
+    expect(headings).to_have_text(["Summary", "Summary"])  # no "¶" link
