@@ -184,6 +184,14 @@ def problems_at_every_look(page, take, label: str, check, widths=(250, 500)) -> 
     return problems
 
 
+def fits_at_every_look(page, take, label: str, selector: str, widths=(250, 500)) -> list[str]:
+    """What overlaps or sticks out in `selector` at each width and theme, with a screenshot of
+    each look (`problems_at_every_look` with `layout_problems` as the check)."""
+    return problems_at_every_look(
+        page, take, label, lambda look: layout_problems(look, selector), widths
+    )
+
+
 def layout_problems(page, selector: str) -> list[str]:
     """What overlaps or sticks out in each element matching `selector` (see LAYOUT_PROBLEMS)."""
     problems = []

@@ -14,6 +14,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply
 from .panel import (
     attach,
     axe_violations,
+    fits_at_every_look,
     layout_problems,
     problems_at_every_look,
     prompt_box_problems,
@@ -82,11 +83,8 @@ def test_a_member_sends_two_images_and_a_viewer_enlarges_one(
     shown = carol.locator(".jp-CopilotRoom-prompt img.jp-CopilotRoom-thumb")
     expect(shown).to_have_count(2, timeout=30_000)
     expect(carol.locator(".jp-CopilotRoom-reply").last).to_contain_text("red and blue")
-    problems += problems_at_every_look(
-        carol,
-        screenshot,
-        "attachments-transcript-",
-        lambda page: layout_problems(page, ".jp-CopilotRoom-prompt"),
+    problems += fits_at_every_look(
+        carol, screenshot, "attachments-transcript-", ".jp-CopilotRoom-prompt"
     )
     problems += axe_violations(carol, ".jp-CopilotRoom-prompt")
     carol.get_by_role("button", name="Enlarge blue.png").click()

@@ -11,7 +11,7 @@ from ..harness import config
 from ..harness.browser_fixtures import serving
 from ..harness.helpers import no_script
 from ..harness.server import JupyterServer
-from .panel import layout_problems, problems_at_every_look, send, show_room
+from .panel import fits_at_every_look, send, show_room
 
 
 @pytest.fixture
@@ -39,9 +39,7 @@ def test_people_show_usage_and_a_host_lifts_a_reached_cap(open_lab, model, scree
     expect(alice.locator(".jp-CopilotRoom-roomUsage")).to_contain_text("1 turn")
     expect(bob.locator(".jp-CopilotRoom-personUsage")).to_contain_text("cap reached")
     expect(bob.get_by_role("button", name="Lift the daily cap of Bob for today")).to_have_count(0)
-    problems = problems_at_every_look(
-        alice, screenshot, "usage-", lambda p: layout_problems(p, ".jp-CopilotRoom-people")
-    )
+    problems = fits_at_every_look(alice, screenshot, "usage-", ".jp-CopilotRoom-people")
 
     lift.click()
     for page in (alice, bob):

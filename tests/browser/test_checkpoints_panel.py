@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from .panel import layout_problems, problems_at_every_look, send, show_room
+from .panel import fits_at_every_look, send, show_room
 
 ORIGINAL = "first line\nsecond line\n"
 
@@ -38,12 +38,7 @@ def test_a_turn_shows_its_changed_files_diff_and_a_hosts_revert(open_lab, lab, m
     screenshot(bob.locator(".jp-Dialog-content"), "diff-dialog")
     bob.get_by_role("button", name="Close").click()
 
-    problems = problems_at_every_look(
-        alice,
-        screenshot,
-        "checkpoint-",
-        lambda page: layout_problems(page, ".jp-CopilotRoom-checkpoint"),
-    )
+    problems = fits_at_every_look(alice, screenshot, "checkpoint-", ".jp-CopilotRoom-checkpoint")
     assert problems == []
     alice.get_by_role("button", name="Revert this turn").click()
     alice.locator(".jp-Dialog").get_by_role("button", name="Revert").click()

@@ -17,6 +17,7 @@ from .panel import (
     PROMPT,
     attach,
     axe_violations,
+    fits_at_every_look,
     layout_problems,
     problems_at_every_look,
     prompt_box_problems,
@@ -131,13 +132,9 @@ def test_attached_cells_and_a_sent_plot_reach_the_model_and_everyone_sees_the_ch
     bob.locator(".jp-Cell").nth(2).locator(".jp-OutputArea-output").click(button="right")
     bob.locator(".lm-Menu-item", has_text="Send to the Copilot Room").click()
     expect(bob.locator(TRAY)).to_contain_text("Output (image) of plot.ipynb")
-    problems += problems_at_every_look(
-        bob, screenshot, "output-", lambda p: layout_problems(p, TRAY), widths=(250,)
-    )
+    problems += fits_at_every_look(bob, screenshot, "output-", TRAY, widths=(250,))
     problems += axe_violations(bob)
-    problems += problems_at_every_look(
-        alice, screenshot, "transcript-", lambda p: layout_problems(p, ".jp-CopilotRoom-chips")
-    )
+    problems += fits_at_every_look(alice, screenshot, "transcript-", ".jp-CopilotRoom-chips")
     send(bob, "What does this plot show?")
     expect(alice.locator(".jp-CopilotRoom-prompt .jp-CopilotRoom-chip").nth(1)).to_have_text(
         "Output (image) of plot.ipynb", timeout=30_000

@@ -20,7 +20,7 @@ from jupyter_copilot_room.agent.copilot import CopilotAgent
 from ..harness.browser_fixtures import serving
 from ..harness.pages import DARK, LIGHT, set_theme
 from ..harness.server import REPO, JupyterServer
-from .panel import layout_problems, problems_at_every_look, send, set_sidebar_width, show_room
+from .panel import fits_at_every_look, send, set_sidebar_width, show_room
 
 EXAMPLE = REPO / "examples" / "pairing-repo"
 README_PICTURE = REPO / "docs" / "images" / "room.png"
@@ -105,8 +105,7 @@ def test_the_demo_edits_the_open_notebook_and_opening_it_leaves_the_clone_clean(
     expect(card).to_contain_text("run 1 cell of analysis.ipynb", timeout=30_000)
     expect(card.locator("pre.jp-CopilotRoom-result")).to_contain_text("median(times)")
     expect(card).to_contain_text("running python3 kernel")
-    cards = lambda page: layout_problems(page, ".jp-CopilotRoom-approval")  # noqa: E731
-    assert problems_at_every_look(alice, screenshot, "execute-", cards) == []
+    assert fits_at_every_look(alice, screenshot, "execute-", ".jp-CopilotRoom-approval") == []
     card.get_by_role("button", name="Approve").click()
     expect(cells.nth(1).locator(".jp-OutputArea-output")).to_contain_text(
         "(156.5, ", timeout=30_000

@@ -21,7 +21,7 @@ from ..harness.browser_fixtures import serving
 from ..harness.helpers import no_script
 from ..harness.pages import new_page, wait_for_lab
 from ..harness.server import JupyterServer
-from .panel import layout_problems, problems_at_every_look, show_room
+from .panel import fits_at_every_look, show_room
 
 TURNS = 125  # 250 entries: three pages of history beyond a window of 20
 WINDOW = 20
@@ -132,11 +132,8 @@ def test_a_viewer_loads_earlier_history_page_by_page_in_order_and_keeps_their_pl
             assert not page.get_by_role("button", name="New activity below").is_visible()
             if pages == 1:
                 scroll_to_top(page)
-                problems = problems_at_every_look(
-                    page,
-                    screenshot,
-                    "history-",
-                    lambda p: layout_problems(p, ".jp-CopilotRoom-entry, .jp-CopilotRoom-more"),
+                problems = fits_at_every_look(
+                    page, screenshot, "history-", ".jp-CopilotRoom-entry, .jp-CopilotRoom-more"
                 )
                 assert problems == []
         assert pages == 3  # 230 earlier entries, 100 at a time

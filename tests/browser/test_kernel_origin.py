@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 from jupyter_copilot_room.agent.scripted_model import Reply
 
 from ..harness import people
-from .panel import layout_problems, problems_at_every_look, show_room
+from .panel import fits_at_every_look, show_room
 
 
 def test_a_kernels_prompt_shows_from_a_notebook_kernel_beside_its_author(
@@ -25,10 +25,7 @@ def test_a_kernels_prompt_shows_from_a_notebook_kernel_beside_its_author(
     expect(kernel.locator(".jp-CopilotRoom-origin")).to_have_text("(from a notebook kernel)")
     expect(kernel.locator(".jp-CopilotRoom-entryHeader")).to_contain_text("Alice")
     expect(panel.locator(".jp-CopilotRoom-origin")).to_have_count(0)
-    problems = problems_at_every_look(
-        bob,
-        screenshot,
-        "kernel-origin-",
-        lambda page: layout_problems(page, ".jp-CopilotRoom-prompt .jp-CopilotRoom-entryHeader"),
+    problems = fits_at_every_look(
+        bob, screenshot, "kernel-origin-", ".jp-CopilotRoom-prompt .jp-CopilotRoom-entryHeader"
     )
     assert not problems, problems

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from ..harness.pages import page_api
-from .panel import layout_problems, problems_at_every_look, send, show_room
+from .panel import fits_at_every_look, layout_problems, problems_at_every_look, send, show_room
 
 
 def runs_the_prompt(request):
@@ -65,11 +65,8 @@ def test_a_host_asks_two_approvers_for_rm_and_the_card_says_who_still_may(
     ).to_have_count(0)
     expect(dave.locator(".jp-CopilotRoom-approval").get_by_role("button")).to_have_count(0)
     assert (lab.root / "doomed.txt").exists()  # one approval is not enough
-    problems += problems_at_every_look(
-        alice,
-        screenshot,
-        "two-approvers-card-",
-        lambda page: layout_problems(page, ".jp-CopilotRoom-approval"),
+    problems += fits_at_every_look(
+        alice, screenshot, "two-approvers-card-", ".jp-CopilotRoom-approval"
     )
 
     alice.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Approve").click()

@@ -8,7 +8,7 @@ import re
 from playwright.sync_api import expect
 
 from ..harness.pages import wait_for_lab
-from .panel import layout_problems, problems_at_every_look, show_room
+from .panel import fits_at_every_look, show_room
 
 SWITCHER = ".jp-CopilotRoom-switcher"
 
@@ -78,12 +78,7 @@ def test_a_host_creates_a_room_switches_and_sees_who_waits_in_the_other(open_lab
     screenshot(alice.locator(".jp-CopilotRoom-roomsMenu"), "rooms-menu")
     alice.keyboard.press("Escape")
 
-    problems = problems_at_every_look(
-        alice,
-        screenshot,
-        "switcher-",
-        lambda page: layout_problems(page, ".jp-CopilotRoom-header"),
-    )
+    problems = fits_at_every_look(alice, screenshot, "switcher-", ".jp-CopilotRoom-header")
     assert problems == []
 
     # Through the keyboard, from the palette's command: the room where Dave waits.

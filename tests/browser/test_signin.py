@@ -11,7 +11,7 @@ from jupyter_copilot_room.agent.copilot import CopilotAgent
 
 from ..harness.browser_fixtures import serving
 from ..harness.server import JupyterServer
-from .panel import layout_problems, problems_at_every_look, show_room
+from .panel import fits_at_every_look, show_room
 
 
 @pytest.fixture
@@ -33,9 +33,7 @@ def test_only_the_host_sees_the_sign_in_card(lab, open_lab, screenshot):
     expect(link).to_have_attribute("href", re.compile(r"^https://github\.com/login/oauth/"))
     expect(card.locator(".jp-CopilotRoom-signinCallback")).to_contain_text("http://127.0.0.1:")
 
-    problems = problems_at_every_look(
-        alice, screenshot, "card-", lambda page: layout_problems(page, ".jp-CopilotRoom-signin")
-    )
+    problems = fits_at_every_look(alice, screenshot, "card-", ".jp-CopilotRoom-signin")
     assert not problems, problems
 
     card.get_by_label("The address your browser landed on after GitHub").fill(

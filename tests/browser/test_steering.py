@@ -13,7 +13,7 @@ from ..harness import config
 from ..harness.browser_fixtures import serving
 from ..harness.helpers import no_script
 from ..harness.server import JupyterServer
-from .panel import layout_problems, problems_at_every_look, send, show_room
+from .panel import fits_at_every_look, send, show_room
 
 STEER = "Use python instead, please"
 
@@ -65,12 +65,8 @@ def test_the_author_steers_and_a_host_switches_the_model(open_lab, model, screen
 
     steer.click()
     bob.get_by_label("Steering message").fill(STEER)
-    problems = problems_at_every_look(
-        bob, screenshot, "steer-box-", lambda page: layout_problems(page, ".jp-CopilotRoom-queue")
-    )
-    problems += problems_at_every_look(
-        alice, screenshot, "model-switch-", lambda p: layout_problems(p, ".jp-CopilotRoom-header")
-    )
+    problems = fits_at_every_look(bob, screenshot, "steer-box-", ".jp-CopilotRoom-queue")
+    problems += fits_at_every_look(alice, screenshot, "model-switch-", ".jp-CopilotRoom-header")
     bob.get_by_label("Steering message").press("Enter")
     for page in (alice, dave):
         shown = page.locator(".jp-CopilotRoom-steering")
@@ -78,8 +74,6 @@ def test_the_author_steers_and_a_host_switches_the_model(open_lab, model, screen
         expect(shown).to_contain_text("(steering)")
         expect(shown).to_contain_text(STEER)
     expect(bob.locator(".jp-CopilotRoom-approval")).to_have_count(1)  # the card stays
-    problems += problems_at_every_look(
-        dave, screenshot, "steered-", lambda p: layout_problems(p, ".jp-CopilotRoom-steering")
-    )
+    problems += fits_at_every_look(dave, screenshot, "steered-", ".jp-CopilotRoom-steering")
     assert not problems, problems
     assert model.requests[-1].body["model"] == "other-model"

@@ -87,18 +87,23 @@ export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
           Only you (hosts) see this: the room answers with the demo model until it has a Copilot
           login.
         </span>
-        <button
-          type="button"
-          className="jp-mod-styled jp-mod-accept jp-CopilotRoom-small"
-          disabled={action.busy}
+        <StepButton
+          label="Sign in to GitHub Copilot"
+          mod="accept"
+          busy={action.busy}
           onClick={() => act(() => client.beginSignIn())}
-        >
-          Sign in to GitHub Copilot
-        </button>
+        />
         <Refusal action={action} />
       </section>
     );
   }
+  // The step forward, where there is one: consent to the plain-text login, or start again.
+  const onward =
+    flow.state === 'consent'
+      ? { label: 'Allow', mod: 'warn' as const, step: () => client.allowSignIn() }
+      : flow.state === 'failed'
+        ? { label: 'Try again', mod: 'accept' as const, step: () => client.beginSignIn() }
+        : null;
   return (
     <section
       className="jp-CopilotRoom-signin"
@@ -143,36 +148,41 @@ export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
         </>
       )}
       <div className="jp-CopilotRoom-signinActions">
-        {flow.state === 'consent' && (
-          <button
-            type="button"
-            className="jp-mod-styled jp-mod-warn jp-CopilotRoom-small"
-            disabled={action.busy}
-            onClick={() => act(() => client.allowSignIn())}
-          >
-            Allow
-          </button>
+        {onward && (
+          <StepButton
+            label={onward.label}
+            mod={onward.mod}
+            busy={action.busy}
+            onClick={() => act(onward.step)}
+          />
         )}
-        {flow.state === 'failed' && (
-          <button
-            type="button"
-            className="jp-mod-styled jp-mod-accept jp-CopilotRoom-small"
-            disabled={action.busy}
-            onClick={() => act(() => client.beginSignIn())}
-          >
-            Try again
-          </button>
-        )}
-        <button
-          type="button"
-          className="jp-mod-styled jp-CopilotRoom-small"
-          disabled={action.busy}
+        <StepButton
+          label={flow.state === 'failed' ? 'Dismiss' : 'Cancel'}
+          busy={action.busy}
           onClick={() => act(() => client.cancelSignIn())}
-        >
-          {flow.state === 'failed' ? 'Dismiss' : 'Cancel'}
-        </button>
+        />
       </div>
       <Refusal action={action} />
     </section>
+  );
+}
+
+/** One of the card's small buttons, off while a step is on its way. */
+function StepButton(props: {
+  label: string;
+  mod?: 'accept' | 'warn';
+  busy: boolean;
+  onClick: () => void;
+}): JSX.Element {
+  const mod = props.mod ? ` jp-mod-${props.mod}` : '';
+  return (
+    <button
+      type="button"
+      className={`jp-mod-styled${mod} jp-CopilotRoom-small`}
+      disabled={props.busy}
+      onClick={props.onClick}
+    >
+      {props.label}
+    </button>
   );
 }
