@@ -1,32 +1,24 @@
 """A host signs the room in to GitHub Copilot from the panel, with the runtime's own login flow
 (the REAL runtime). Offline, github.com's flow ends in its failure path; an enterprise host
-(`c.CopilotRoom.github_host`) pointed at a fake GitHub on 127.0.0.1 (https, a certificate made
-here and trusted through SSL_CERT_FILE) takes the flow to its end, through the runtime's
-plain-text consent. Only hosts see the flow's address; nothing of it, nor the token, reaches the
-shared document, the transcript or the log."""
+(`c.CopilotRoom.github_host`) pointed at a fake GitHub on 127.0.0.1 (tests/harness/github.py:
+https, its certificate trusted through SSL_CERT_FILE) takes the flow to its end, through the
+runtime's plain-text consent. Only hosts see the flow's address; nothing of it, nor the token,
+reaches the shared document, the transcript or the log."""
 
-import datetime
-import ipaddress
 import json
 import logging
-import ssl
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
 from jupyter_copilot_room.agent.copilot.access import TOKEN_VARIABLES
 
+from .harness import github
+from .harness.github import TOKEN, FakeGitHub
 from .harness.helpers import eventually, ready
 
 SECRET_CODE = "c0de5ecret4f9e"  # what GitHub would hand the browser on its way back
-TOKEN = "fake-github-login-7b3d91"  # what the fake GitHub hands the runtime for it (no real token)
 
 
 @pytest.fixture
@@ -43,96 +35,12 @@ def room_config(request, monkeypatch):
     return config
 
 
-#: Whose login it is, and its quota as GitHub says it (`copilot_internal/user`).
-USER = {
-    "login": "octo-host",
-    "chat_enabled": True,
-    "quota_reset_date_utc": "2027-01-01T00:00:00.000Z",
-    "quota_snapshots": {
-        "premium_interactions": {
-            "quota_id": "premium_interactions",
-            "entitlement": 300,
-            "remaining": 120,
-            "quota_remaining": 120.0,
-            "percent_remaining": 40.0,
-            "unlimited": False,
-            "overage_count": 0,
-            "overage_permitted": False,
-            "timestamp_utc": "2026-12-01T09:00:00.000Z",
-        },
-    },
-}
-
-
-class FakeGitHub(BaseHTTPRequestHandler):
-    """The two calls the runtime makes to finish a login: the code for a token, then whose."""
-
-    calls: list[str]
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.calls.append(f"POST {self.path}")
-        self.answer({"access_token": TOKEN, "token_type": "bearer", "scope": "read:user"})
-
-    def do_GET(self):
-        self.calls.append(f"GET {self.path}")
-        if self.path.startswith("/copilot_internal/user"):
-            self.answer(USER)
-        else:
-            self.send_error(404)
-
-    def answer(self, body):
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def fake_github(tmp_path, monkeypatch):
     """`127.0.0.1:<port>`: an https GitHub whose self-signed certificate the runtime trusts."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(hours=1))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_file, key_file = tmp_path / "github.pem", tmp_path / "github.key"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    monkeypatch.setenv("SSL_CERT_FILE", str(cert_file))  # the runtime's trust, nothing else's
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert_file, key_file)
-    FakeGitHub.calls = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeGitHub)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with github.fake_github(tmp_path) as (host, certificate):
+        monkeypatch.setenv("SSL_CERT_FILE", str(certificate))  # the runtime's trust, nobody else's
+        yield host
 
 
 async def test_only_hosts_may_sign_in_and_offline_the_room_stays_in_demo(

@@ -139,17 +139,33 @@ LAYOUT_PROBLEMS = """box => {
             problems.push(`${JSON.stringify(text.slice(0, 40))} is cut short`);
         }
     }
-    // A placeholder wider than its field is cut short too.
+    // A placeholder wider than its field, or with more lines than its text area, is cut short.
     const canvas = document.createElement('canvas').getContext('2d');
     for (const el of box.querySelectorAll('input[placeholder], textarea[placeholder]')) {
         const style = getComputedStyle(el);
-        if (el.value || el.tagName === 'TEXTAREA' || el.getClientRects().length === 0) continue;
-        canvas.font = `${style.fontSize} ${style.fontFamily}`;
-        const pad = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
-        const room = el.clientWidth - pad;
-        if (canvas.measureText(el.placeholder).width > room + 1) {
-            problems.push(`the placeholder ${JSON.stringify(el.placeholder)} is cut short`);
+        if (el.value || el.getClientRects().length === 0) continue;
+        let cut;
+        if (el.tagName === 'TEXTAREA') {
+            // The placeholder's lines, wrapped as the text area wraps them, in a copy of it.
+            const copy = document.createElement('div');
+            for (const name of ['font', 'letterSpacing', 'lineHeight', 'padding', 'wordBreak',
+                                'overflowWrap', 'tabSize']) {
+                copy.style[name] = style[name];
+            }
+            Object.assign(copy.style, {position: 'fixed', visibility: 'hidden', boxSizing:
+                'content-box', whiteSpace: 'pre-wrap', border: '0', height: 'auto',
+                width: `${el.clientWidth - parseFloat(style.paddingLeft)
+                          - parseFloat(style.paddingRight)}px`});
+            copy.textContent = el.placeholder;
+            document.body.appendChild(copy);
+            cut = copy.offsetHeight > el.clientHeight + 1;
+            copy.remove();
+        } else {
+            canvas.font = `${style.fontSize} ${style.fontFamily}`;
+            const pad = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+            cut = canvas.measureText(el.placeholder).width > el.clientWidth - pad + 1;
         }
+        if (cut) problems.push(`the placeholder ${JSON.stringify(el.placeholder)} is cut short`);
     }
     for (const i of shown) {
         if (i.seen.left < outer.left - 0.5 || i.seen.right > outer.right + 0.5 ||

@@ -8,9 +8,17 @@
  * `max_prompt_chars` a counter shows how much is left. One toolbar row under the text: the
  * "Attach" menu (./attach.tsx) adds context chips (what the reader is looking at, ../chips.ts),
  * images ("Image…"; pasted or dropped ones too) and repository files ("Repository file…"), shown
- * above the text until it is sent; the send buttons sit right, with short labels when narrow.
+ * above the text until it is sent; the send buttons sit right, with short labels when narrow,
+ * and the box's placeholder drops the keys it has no lines for (the buttons' tooltips keep them).
  */
-import React, { useCallback, useContext, useEffect, useState } from 'react';
+import React, {
+  useCallback,
+  useContext,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState
+} from 'react';
 
 import { IRoomClient } from '../api';
 import { contextTray } from '../chips';
@@ -110,6 +118,7 @@ export function PromptBox(props: {
 
   const asks = maySubmit(model.me);
   const chats = mayChat(model.me);
+  const shownPlaceholder = useFittingPlaceholder(inputRef, placeholders(asks, chats));
   if (!asks && !chats) {
     return (
       <div className="jp-CopilotRoom-promptBox jp-mod-disabled">
@@ -249,7 +258,7 @@ export function PromptBox(props: {
         ref={inputRef}
         className="jp-CopilotRoom-input"
         aria-label="Prompt for the agent"
-        placeholder={placeholder(asks, chats)}
+        placeholder={shownPlaceholder}
         value={text}
         rows={3}
         onChange={event => setText(event.target.value)}
@@ -302,7 +311,11 @@ export function PromptBox(props: {
               type="button"
               className="jp-mod-styled jp-mod-accept"
               aria-label="Ask Copilot: send the prompt to the agent's queue"
-              title={draft.uploading ? 'Waiting for the images to upload' : 'Ask Copilot (Enter)'}
+              title={
+                draft.uploading
+                  ? 'Waiting for the images to upload'
+                  : 'Ask Copilot (Enter; Shift+Enter for a new line)'
+              }
               disabled={!text.trim() || action.busy || draft.uploading}
               onClick={() => void send()}
             >
@@ -319,13 +332,73 @@ export function PromptBox(props: {
   );
 }
 
-/** What the box says before anything is typed: where Enter sends it. */
-function placeholder(asks: boolean, chats: boolean): string {
+/** What the box may say before anything is typed, longest first: where Enter sends it. */
+function placeholders(asks: boolean, chats: boolean): string[] {
   if (!asks) {
-    return 'Say something to the room… (Enter says it; the agent does not read it)';
+    return [
+      'Say something to the room… (Enter says it; the agent does not read it)',
+      'Say something to the room…'
+    ];
   }
   const chat = chats ? ', Alt+Enter says it to the room' : '';
-  return `Ask Copilot… (Enter asks${chat}, Shift+Enter for a new line, / skills, @ agents)`;
+  return [
+    `Ask Copilot… (Enter asks${chat}, Shift+Enter for a new line, / skills, @ agents)`,
+    'Ask Copilot… (Enter asks, / skills, @ agents)',
+    'Ask Copilot…'
+  ];
+}
+
+/** The first of `texts` the text area shows whole as its placeholder, measured again whenever
+ * the area changes size: a placeholder's lines beyond the area's are cut off mid-sentence. */
+function useFittingPlaceholder(
+  area: React.RefObject<HTMLTextAreaElement>,
+  texts: string[]
+): string {
+  const [fitting, setFitting] = useState(0);
+  const latest = useRef(texts);
+  latest.current = texts;
+  const key = texts.join('\n');
+  useLayoutEffect(() => {
+    const node = area.current;
+    if (!node) {
+      return;
+    }
+    const sizes = new ResizeObserver(() => setFitting(firstFitting(node, latest.current)));
+    sizes.observe(node);
+    return () => sizes.disconnect();
+  }, [area, key]);
+  return texts[Math.min(fitting, texts.length - 1)];
+}
+
+/** The index of the first of `texts` whose lines, wrapped as `area` wraps them, fit its height
+ * (the last one if none does). */
+function firstFitting(area: HTMLTextAreaElement, texts: string[]): number {
+  const style = getComputedStyle(area);
+  const copy = document.createElement('div');
+  for (const name of [
+    'font',
+    'letterSpacing',
+    'lineHeight',
+    'wordBreak',
+    'overflowWrap'
+  ] as const) {
+    copy.style[name] = style[name];
+  }
+  const width = area.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  Object.assign(copy.style, {
+    position: 'fixed',
+    visibility: 'hidden',
+    whiteSpace: 'pre-wrap',
+    width: `${width}px`
+  });
+  const height = area.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+  document.body.appendChild(copy);
+  const found = texts.findIndex(text => {
+    copy.textContent = text;
+    return copy.offsetHeight <= height + 1;
+  });
+  copy.remove();
+  return found === -1 ? texts.length - 1 : found;
 }
 
 /** How many characters are left, shown once the text nears the limit. */
