@@ -99,6 +99,18 @@ def malloc_split() -> dict[str, int]:
     return {"in_use": info.uordblks + info.hblkhd, "kept": info.fordblks}
 
 
+def rss_split() -> dict[str, int]:
+    """The resident memory by kind (`/proc/self/status`): anonymous (heaps, stacks, Python's
+    arenas) and file-backed (code and data of the loaded libraries, mapped files)."""
+    split = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            name, _, value = line.partition(":")
+            if name in ("RssAnon", "RssFile"):
+                split[name.removeprefix("Rss").lower()] = int(value.split()[0]) * 1024
+    return split
+
+
 def settled_rss() -> int:
     """RSS after a full collection and giving freed heap back to the OS (what stays live)."""
     gc.collect()

@@ -2,10 +2,14 @@
 server as its only writer."""
 
 import asyncio
+import gc
+import weakref
 
 import pytest
 from pycrdt import Array, Doc, Map, create_update_message
 from tornado.httpclient import HTTPClientError
+
+from jupyter_copilot_room.room.sync import RoomSync
 
 from .harness.helpers import eventually, replies
 
@@ -128,3 +132,19 @@ async def test_replacing_the_document_moves_everyone_to_the_new_one(api, connect
     compact.get("meta", type=Map)["agent_detail"] = "live"
     await eventually(lambda: again.meta.get("agent_detail") == "live", what="its live updates")
     assert again.snapshot()["transcript"] == bob.snapshot()["transcript"]
+
+
+async def test_a_replaced_document_is_freed():
+    """Each compaction replaces the served document; the old one (a whole window) must not stay
+    in memory. pycrdt's observer holds its document, so only an unobserved one can be freed."""
+    old = Doc()
+    sync = RoomSync(old)
+    await sync.start()
+    old.get("meta", type=Map)["agent"] = "idle"  # a change the sync layer broadcast
+    gone = weakref.ref(old)
+
+    sync.replace_document(Doc())
+    del old
+    gc.collect()
+
+    assert gone() is None, "the replaced document is still in memory"
