@@ -16,7 +16,7 @@ import pytest
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from .harness import config
-from .harness.helpers import eventually, finished, ready
+from .harness.helpers import eventually, finished, pending_tasks_of_the_room, ready
 from .test_context_chips import tiny_png
 from .test_notebooks import join_notebook, write_notebook
 
@@ -258,6 +258,23 @@ async def test_a_hosts_abort_interrupts_a_long_cell_within_two_seconds(
     assert took < 2, took
     # The interrupted cell's last messages are read after the turn ended: idle follows shortly.
     await eventually(lambda: room.document.meta.get("kernel_state") == "idle", timeout=3)
+
+
+async def test_a_stop_during_a_run_leaves_no_task_of_the_room_pending(
+    api, room, model, jp_fetch, jp_root_dir, jp_serverapp
+):
+    """The server stops while the agent's cell runs: the run ends after the room stopped
+    following kernels, and must not start following its kernel again (a task nobody awaits)."""
+    notebook = write_notebook(jp_root_dir / PATH, ["import time\ntime.sleep(60)"])
+    await ready(api, room)
+    kernel = jp_serverapp.kernel_manager.get_kernel(await open_session(jp_fetch))
+    model.script = runs_first_cell(notebook)
+    await api("bob", "POST", "prompts", body={"text": "sleep"})
+    await answer(api, room, "execute")
+    await eventually(lambda: kernel.execution_state == "busy", timeout=30, what="the cell")
+    await room.stop()  # as the server's stop does
+    await asyncio.sleep(0.1)  # what the stop cancelled has ended by now
+    assert pending_tasks_of_the_room() == []
 
 
 async def test_the_model_gets_errors_by_their_last_frames_and_big_outputs_cut(

@@ -200,9 +200,9 @@ class NotebookEditor:
         """The turn is being stopped: runs in progress interrupt their kernels."""
         self.executions.interrupt()
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
         """The room stops: no more following kernels."""
-        self.executions.stop_following()
+        await self.executions.stop()
 
     def contents_path(self, path: str) -> str:
         """A tool's path (relative to the room's repository, as the agent, working there, names

@@ -210,6 +210,7 @@ class Executions:
         self._locks: dict[str, asyncio.Lock] = {}
         self._interrupting: set[asyncio.Future] = set()
         self._following: asyncio.Task | None = None
+        self._stopped = False  # the room stopped: no kernel is followed any more
 
     # -- which kernel ----------------------------------------------------------------------------
 
@@ -253,9 +254,11 @@ class Executions:
     # -- the kernel's state between runs ---------------------------------------------------------
 
     def _follow(self, path: str, kernel_id: str, shown: str) -> None:
-        """Keep showing the state of the kernel the agent last used (a person's run: `busy`)."""
+        """Keep showing the state of the kernel the agent last used (a person's run: `busy`);
+        not once the room stopped (a run the stop cut short ends after it)."""
         self.stop_following()
-        self._following = asyncio.ensure_future(self._track(path, kernel_id, shown))
+        if not self._stopped:
+            self._following = asyncio.ensure_future(self._track(path, kernel_id, shown))
 
     async def _track(self, path: str, kernel_id: str, shown: str) -> None:
         kernels = self._settings()["kernel_manager"]
@@ -275,6 +278,16 @@ class Executions:
         if self._following is not None:
             self._following.cancel()
             self._following = None
+
+    async def stop(self) -> None:
+        """The room stops: no kernel is followed from now on, and the tasks that follow or
+        interrupt one have ended when this returns (none is left pending for the loop's end)."""
+        self._stopped = True
+        tasks = [task for task in (self._following, *self._interrupting) if task is not None]
+        for task in tasks:
+            task.cancel()
+        self._following = None
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- running ---------------------------------------------------------------------------------
 

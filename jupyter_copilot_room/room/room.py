@@ -220,7 +220,7 @@ class Room:
             return
         await self.turns.stop()
         if self.turns.notebooks is not None:
-            self.turns.notebooks.stop()
+            await self.turns.notebooks.stop()
         if self.agent is not None:
             await self.agent.stop()
         self.turns.leave_slots()

@@ -4,7 +4,9 @@ import asyncio
 import inspect
 import json
 import time
+from pathlib import Path
 
+import jupyter_copilot_room
 from jupyter_copilot_room.agent.scripted_model import Reply
 
 from .people import HOST
@@ -84,3 +86,15 @@ async def slow_turn_in_flight(api, room, model, *, length=300):
         what="the slow reply to stream",
     )
     return slow, after
+
+
+def pending_tasks_of_the_room():
+    """The asyncio tasks still pending whose coroutine is the room's code: after the room stopped,
+    each is one asyncio reports as "Task was destroyed but it is pending!" when the loop goes."""
+    package = str(Path(jupyter_copilot_room.__file__).parent)
+    pending = []
+    for task in asyncio.all_tasks():
+        code = getattr(task.get_coro(), "cr_code", None)
+        if not task.done() and code is not None and code.co_filename.startswith(package):
+            pending.append(f"{code.co_qualname} ({code.co_filename[len(package) + 1 :]})")
+    return pending
