@@ -130,6 +130,55 @@ async def compaction_stall(room) -> tuple[float, int]:
     return stalls.longest, len(compacted)
 
 
+#: How the window's entries could be held in a pycrdt Doc: as the room does (a `Map` per entry,
+#: its body a `Text`, so a streamed reply grows in place), as plain values (one item per entry),
+#: or as one JSON string per entry. Only the first keeps the document's contract with clients.
+LAYOUTS = ("maps", "plain values", "JSON strings")
+
+
+def layout_growth(layout: str, plain_path: str) -> int:
+    """RSS growth (after gc + trim) of building only a Doc of the window's entries in `layout`,
+    from the room's plain state in `plain_path`; run in a fresh process per layout."""
+    import json
+
+    from pycrdt import Array, Doc, Map, Text
+
+    entries = json.loads(Path(plain_path).read_text())["transcript"]
+    before = settled_rss()
+    doc = Doc()
+    with doc.transaction():
+        array = doc.get("transcript", type=Array)
+        if layout == "maps":
+            array.extend(
+                [Map({k: Text(v) if k == "body" else v for k, v in e.items()}) for e in entries]
+            )
+        elif layout == "plain values":
+            array.extend(entries)
+        else:
+            array.extend([json.dumps(e) for e in entries])
+    del entries
+    return settled_rss() - before
+
+
+def layouts_memory(room, work: Path) -> dict[str, int]:
+    """`layout_growth` of each of `LAYOUTS` for the room's window, each in its own process."""
+    import json
+    import subprocess
+
+    plain_path = work / "window.json"
+    plain_path.write_text(json.dumps(room.document.plain()))
+    growth = {}
+    for layout in LAYOUTS:
+        out = subprocess.run(
+            [sys.executable, __file__, "--layout", layout, str(plain_path)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        growth[layout] = int(out.stdout.strip())
+    return growth
+
+
 def window_bytes(room) -> int:
     """Bytes of the transcript records from the one that created the window's oldest entry."""
     oldest = int(room.document.transcript[0]["seq"])
@@ -183,6 +232,8 @@ async def main() -> None:
             if size == SIZES[0]:
                 print(f"[{size:,}] compactions while serving", flush=True)
                 compaction = await compaction_stall(room)
+                print(f"[{size:,}] the window's Doc alone, by layout", flush=True)
+                layouts = layouts_memory(room, work)
             await room.stop()
             del room
             rows.append((size, jsonl, full_s, full_stall, snap_s, snap_stall, growth, window))
@@ -228,6 +279,10 @@ async def main() -> None:
             f"  {size:>7,} entries: {growth / 2**20:5.1f} MB for a window whose JSONL is "
             f"{window / 2**20:.1f} MB: {ratio:.1f}x (target <= 3x, {mark(ratio <= TARGET_MEMORY)})"
         )
+    window = rows[0][7]
+    print(f"  pycrdt's Doc of the {SIZES[0]:,}-entry room's window alone, in a fresh process:")
+    for layout, growth in layouts.items():
+        print(f"    {layout:<13} {growth / 2**20:5.1f} MB: {growth / window:.1f}x")
     print()
     print("History page of 100 entries (GET history's work, in process)")
     for size, *_, cold, warm in rows:
@@ -245,4 +300,7 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    if sys.argv[1:2] == ["--layout"]:
+        print(layout_growth(sys.argv[2], sys.argv[3]))
+    else:
+        asyncio.run(main())

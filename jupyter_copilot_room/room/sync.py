@@ -202,7 +202,9 @@ class RoomSync:
             client.close(1001, "The room is shutting down.")
 
     def replace_document(self, ydoc: Doc) -> None:
-        """Serve `ydoc` from now on; everyone connected is closed (4002) and reconnects to it."""
+        """Serve `ydoc` from now on; everyone connected is closed (4002) and reconnects to it.
+        The old document is unobserved: pycrdt's observer holds its Doc, which would otherwise
+        stay in memory, a whole window per compaction."""
         started = self._subscription is not None
         self._unobserve()
         self._ydoc = ydoc
