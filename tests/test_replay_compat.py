@@ -5,10 +5,12 @@ partial replies, reasoning, tools, sub-agents, usage, errors, approvals, questio
 admissions, a role change, a removal, a host claim, a settings change, a system note);
 `data/transcript-0.1.document.json` is the document 0.1 rebuilt from it after a restart, with the
 `admissions.json` 0.1 had written beside it (a claimed host, a removal). Today's room rebuilds the
-same document from the transcript alone, with one intended change: a system or admission line
-about people holds a template (`{0} admitted {1} ...`) and the usernames it names (`people`), so
-the panel shows display names (issue 11), and each entry carries the `seq` of the record that
-created it (the cursor of history paging, issue 12); the expected document says so.
+same document from the transcript alone, with intended changes: a system or admission line about
+people holds a template (`{0} admitted {1} ...`) and the usernames it names (`people`), so the
+panel shows display names (issue 11), each entry carries the `seq` of the record that created it
+(the cursor of history paging, issue 12), and a turn that failed with the agent's error ("rate
+limited") shows it once, as its error line, not again as a line of its end (issue 12); the
+expected document says so.
 """
 
 import json
