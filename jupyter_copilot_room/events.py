@@ -55,6 +55,11 @@ class MessageDelta(AgentEvent):
     kind: MessageKind = "assistant"
 
 
+class ReplyRetried(AgentEvent):
+    """The model call failed mid-reply and is made again: what streamed of it is abandoned (the
+    next attempt's reply replaces it)."""
+
+
 class TurnEnded(AgentEvent):
     """The agent is idle again; `error` says why the turn failed, if it did."""
 
@@ -86,6 +91,8 @@ class AssistantMessage(AgentEvent):
     text: str
     kind: MessageKind = "assistant"
     partial: bool = False
+    #: An attempt the model call abandoned and made again: recorded, not shown.
+    retried: bool = False
 
 
 class ToolStarted(AgentEvent):

@@ -107,7 +107,7 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
                 said(asked, "prompt", heading, prompt.text + more)
             case ev.PromptRef() if record.kind == "abort":
                 note(record, f"{who(record.actor)} aborted the running turn.")
-            case ev.AssistantMessage() if p.kind == "assistant" and p.text:
+            case ev.AssistantMessage() if p.kind == "assistant" and p.text and not p.retried:
                 stopped = "\n\n*(The reply stopped here.)*" if p.partial else ""
                 said(record, "assistant", "**Copilot**", p.text + stopped)
             case ev.ChatMessage():

@@ -106,6 +106,34 @@ def test_the_window_keeps_the_newest_entries_and_never_those_of_the_running_turn
     assert compactions, "10 evictions rebuild the document"
 
 
+def test_an_attempt_the_model_call_made_again_leaves_the_window():
+    """Recorded (`retried`), not shown: the turn shows the next attempt's reply alone, and the
+    window's order and indexes hold (a later eviction takes the right entries)."""
+    doc, archived, _ = windowed(10)
+    make = Records()
+    records = [
+        make("prompt.submitted", PromptSubmitted(id="p", text="hi"), "bob"),
+        make("prompt.started", PromptRef(id="p"), "bob"),
+        make("assistant.started", AssistantStarted(entry_id="t1", prompt_id="p")),
+        make(
+            "assistant.message",
+            AssistantMessage(entry_id="t1", prompt_id="p", text="A re", partial=True, retried=True),
+        ),
+        make("assistant.started", AssistantStarted(entry_id="t2", prompt_id="p")),
+        make("assistant.message", AssistantMessage(entry_id="t2", prompt_id="p", text="A reply.")),
+        make("prompt.finished", PromptFinished(id="p", state="completed")),
+    ]
+    for record in records:
+        doc.apply(*record)
+    shown = [(e["id"], e["body"]) for e in doc.transcript.to_py()]
+    assert shown == [("p", "hi"), ("t2", "A reply.")]
+    for n in range(3):
+        for record in turn(make, n, tools=1):
+            doc.apply(*record)
+    assert [e["id"] for e in archived] == ["p"]
+    assert [e["id"] for e in doc.transcript.to_py()][:2] == ["t2", "p0"]
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
@@ -416,6 +444,7 @@ OPS = (
     "settle",
     "stream",
     "close",
+    "retry",
     "seen",
     "admit",
     "settings",
@@ -467,6 +496,9 @@ def records_of(ops):
             yield make("assistant.started", AssistantStarted(entry_id=f"s{n}", prompt_id=running))
         elif op == "close" and streams:
             yield make("assistant.message", AssistantMessage(entry_id=streams.pop(), text="x"))
+        elif op == "retry" and streams:
+            attempt = AssistantMessage(entry_id=streams.pop(), text="x", partial=True, retried=True)
+            yield make("assistant.message", attempt)
         elif op == "seen":
             name = f"user{n % 3}"
             yield make(

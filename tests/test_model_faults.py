@@ -48,14 +48,18 @@ def seconds_taken(room, prompt_id):
 async def test_model_endpoint_faults_fail_their_turn_clearly_and_the_next_prompt_runs(
     api, room, model
 ):
+    flaky = iter([FAULTS["cut"], FAULTS["cut"]])  # cut twice, then whole
+
     def script(request):
         word = request.prompt.split()[-1]
+        if word == "flaky":
+            return next(flaky, Reply("Whole at last."))
         return FAULTS.get(word, Reply(f"Fine after {word}."))
 
     model.script = script
     await ready(api, room)
     ids = {}
-    for word in ("fail", "cut", "hang", "fine"):
+    for word in ("fail", "cut", "flaky", "hang", "fine"):
         submitted = await api("bob", "POST", "prompts", body={"text": f"please {word}"})
         ids[word] = submitted.json["id"]
     await eventually(lambda: ids["fine"] in finished(room), timeout=90, what="all four turns")
@@ -71,14 +75,14 @@ async def test_model_endpoint_faults_fail_their_turn_clearly_and_the_next_prompt
         assert outcomes[ids[word]]["state"] == "failed", word
         assert outcomes[ids[word]]["reason"].startswith(start), outcomes[ids[word]]
         assert any(message.startswith(start) for message in errors), (word, errors)
-    assert outcomes[ids["fine"]]["state"] == "completed"
+    assert outcomes[ids["fine"]]["state"] == outcomes[ids["flaky"]]["state"] == "completed"
 
     # Within the deadline: the runtime's own retries, or the adapter's model timeout.
     assert seconds_taken(room, ids["fail"]) < 30
     assert seconds_taken(room, ids["cut"]) < 15
     assert seconds_taken(room, ids["hang"]) < MODEL_TIMEOUT + 5, "not the 120 s turn deadline"
     tries = [r.prompt.split()[-1] for r in model.requests if r.prompt.startswith("[bob]")]
-    assert (tries.count("fail"), tries.count("cut"), tries.count("hang")) == (6, 6, 1)
+    assert [tries.count(word) for word in ("fail", "cut", "flaky", "hang")] == [6, 6, 3, 1]
 
     # The document: each failed prompt says so, nothing is left streaming, the next reply is whole.
     prompts = {e["id"]: e for e in entries(room, "prompt")}
@@ -96,7 +100,26 @@ async def test_model_endpoint_faults_fail_their_turn_clearly_and_the_next_prompt
         # Once, on the turn (its error line): the turn's end does not say it again.
         assert sum(body.startswith(start) for body in everything) == 1, (start, everything)
         assert exported.count(start) == 1, (start, exported)
+
+    # A reply cut mid-stream is asked for again: people see one reply, the last attempt's; the
+    # JSONL keeps what each attempt streamed, the abandoned ones marked as retried.
+    def replies_of(word):
+        return [(e["state"], e["body"]) for e in replies if e["prompt_id"] == ids[word]]
+
+    def attempts(word):
+        messages = [r["payload"] for r in records(room) if r["kind"] == "assistant.message"]
+        return [
+            (m.get("retried", False), m.get("partial", False), m["text"])
+            for m in messages
+            if m["prompt_id"] == ids[word]
+        ]
+
     replies = entries(room, "assistant")
+    cut = "A reply that never"  # what three chunks of six characters hold
+    assert replies_of("flaky") == [("done", "Whole at last.")]
+    assert attempts("flaky") == [(True, True, cut)] * 2 + [(False, False, "Whole at last.")]
+    assert replies_of("cut") == [("partial", cut)]
+    assert attempts("cut") == [(True, True, cut)] * 5 + [(False, True, cut)]
     assert all(r["state"] != "streaming" for r in replies)
     assert replies[-1]["body"] == "Fine after fine." and replies[-1]["state"] == "done"
     assert room.document.meta.get("state") == "idle"

@@ -25,6 +25,7 @@ from ..events import (
     AgentStatus,
     AssistantMessage,
     MessageDelta,
+    ReplyRetried,
     Strict,
     SubagentEnded,
     ToolCompleted,
@@ -93,6 +94,8 @@ class RoomAgentHost:
                 self.turns.end(event.error)
             case MessageDelta():
                 self.streams.delta(turn.prompt.id, event)
+            case ReplyRetried():
+                self.streams.close_all(retried=True)
             case AssistantMessage():
                 self.streams.finish(turn.prompt.id, event)
             case _ if type(event) in RECORDED_EVENTS:

@@ -314,6 +314,9 @@ class RoomDocument:
         self._open_rows[p.entry_id] = p.prompt_id
 
     def _on_assistant_message(self, record: Record, p: ev.AssistantMessage) -> None:
+        if p.retried:  # an attempt the model call made again: its next attempt is the reply
+            self._drop_entry(p.entry_id)
+            return
         entry = self._entries.get(p.entry_id)
         if entry is None:
             entry = self._add_entry(
@@ -567,6 +570,17 @@ class RoomDocument:
             entry["reverted_by"] = record.actor
 
     # -- helpers ---------------------------------------------------------------------------------
+
+    def _drop_entry(self, entry_id: str) -> None:
+        """Take an entry out of the window; it is one of the newest, so it is looked for from
+        the end (`_order` is the transcript array's order)."""
+        for index in range(len(self._order) - 1, -1, -1):
+            if self._order[index].entry_id == entry_id:
+                del self._order[index]
+                del self.transcript[index]
+                break
+        self._entries.pop(entry_id, None)
+        self._open_rows.pop(entry_id, None)
 
     def _error_said(self, prompt_id: str, text: str) -> bool:
         """Whether an error line of the turn says `text`: its entries are the newest, so this

@@ -3,7 +3,9 @@
 Deltas go to the live document only (an append to the entry's body, never a rewrite); one
 `assistant.started` record fixes where the entry stands in the transcript, and the complete
 `assistant.message` record closes it. A turn that ends early keeps what streamed, marked partial,
-because deltas are never on disk.
+because deltas are never on disk. A model call that fails mid-reply and is made again (the
+runtime retries it) leaves an abandoned attempt: recorded as such (`retried`), so the transcript
+keeps every attempt while people see one reply, the next attempt's.
 """
 
 from __future__ import annotations
@@ -45,9 +47,10 @@ class Streams:
         self.recorder.commit("assistant.message", None, stamped)
         self._open.pop(message.entry_id, None)
 
-    def close_all(self) -> None:
+    def close_all(self, *, retried: bool = False) -> None:
         """Keep what streamed of unfinished messages, marked partial (each forgotten once
-        recorded, so a full disk halfway through leaves the rest for the next try)."""
+        recorded, so a full disk halfway through leaves the rest for the next try); `retried`:
+        the model call is made again, so they are abandoned attempts (recorded, not shown)."""
         for started in list(self._open.values()):
             self.recorder.commit(
                 "assistant.message",
@@ -57,6 +60,7 @@ class Streams:
                     prompt_id=started.prompt_id,
                     kind=started.kind,
                     partial=True,
+                    retried=retried,
                     text=self.document.streamed_text(started.entry_id),
                 ),
             )

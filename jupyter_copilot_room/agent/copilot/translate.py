@@ -17,6 +17,7 @@ from ...events import (
     AgentEvent,
     AssistantMessage,
     MessageDelta,
+    ReplyRetried,
     SubagentEnded,
     SubagentStarted,
     ToolCompleted,
@@ -128,6 +129,8 @@ class EventTranslator:
                         error=data.error if name == "subagent.failed" else None,
                     )
                 ]
+            case "assistant.turn_retry":  # the model call failed and is made again
+                return [ReplyRetried()]
             case "session.error":
                 self._error = model_failure(data.message)
                 return [AgentError(message=self._error)]
