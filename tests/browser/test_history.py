@@ -73,7 +73,7 @@ def shown(page) -> list[str]:
     """The transcript's turns as shown, top to bottom: "Q7", "A7", ..."""
     texts = page.locator(
         ".jp-CopilotRoom-prompt .jp-CopilotRoom-promptText, .jp-CopilotRoom-reply p"
-    ).all_inner_texts()
+    ).all_text_contents()  # (innerText is empty for entries the browser skips offscreen)
     return [re.sub(r"^(Q|A)\w+ (\d+)\.?$", r"\1\2", text.strip()) for text in texts]
 
 

@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply
 
-from .panel import replies, send, show_room
+from .panel import fits_at_every_look, replies, send, set_sidebar_width, show_room
 
 # Markdown that is easy to cut wrongly: a fence with blank lines inside, a loose list, a table,
 # headings, a quote.
@@ -49,7 +49,7 @@ LOOK = """reply => {
     const root = reply.querySelector('.jp-CopilotRoom-markdown');
     const top = root.getBoundingClientRect().top;
     const blocks = root.querySelectorAll(
-        '.jp-RenderedMarkdown > *, li, td, th, pre, code, blockquote');
+        '.jp-RenderedMarkdown > *, table, li, td, th, pre, code, blockquote');
     return [...blocks].map(el => [el.tagName, el.textContent.trim().slice(0, 60),
         Math.round(el.getBoundingClientRect().top - top),
         Math.round(el.getBoundingClientRect().height)]);
@@ -115,3 +115,40 @@ def test_replies_with_the_same_heading_take_no_names_in_the_page(open_lab, model
     )
     expect(named).to_have_count(0)
     expect(headings).to_have_text(["Summary", "Summary"])  # no "¶" link
+
+
+# Wider than the panel however its words break: 24 columns, each a cell's padding wide at least.
+WIDE_TABLE = "\n".join(
+    [
+        "Each file and what the loader found in it:",
+        "",
+        "| " + " | ".join(f"c{n}" for n in range(1, 25)) + " |",
+        "|" + "---|" * 24,
+        "| " + " | ".join(str(n) for n in range(1, 25)) + " |",
+    ]
+)
+
+
+def test_a_wide_table_scrolls_sideways_in_its_reply_and_its_last_column_is_reachable(
+    open_lab, model, screenshot
+):
+    model.script = lambda request: Reply(WIDE_TABLE)
+    page = show_room(open_lab("bob"))
+    send(page, "Which columns does each file have?")
+    reply = replies(page).first
+    expect(reply).to_have_attribute("data-state", "done", timeout=30_000)
+    last = reply.locator("th").last
+    expect(last).to_have_text("c24")
+    # Nothing of the reply sticks out of it, at either width, in either theme.
+    problems = fits_at_every_look(page, screenshot, "wide-table-", ".jp-CopilotRoom-reply")
+    assert not problems, problems
+    # The last column is there to scroll to, inside the reply.
+    set_sidebar_width(page, 250)
+    last.scroll_into_view_if_needed()
+    box, cell = reply.bounding_box(), last.bounding_box()
+    assert box["x"] <= cell["x"] and cell["x"] + cell["width"] <= box["x"] + box["width"] + 1
+    assert last.evaluate(
+        """cell => { const r = cell.getBoundingClientRect();
+                    return cell.contains(document.elementFromPoint(r.x + r.width / 2,
+                                                                   r.y + r.height / 2)); }"""
+    ), "the last column is hidden"

@@ -152,6 +152,7 @@ function render(block: IBlock, text: string, chosen: Set<string>): void {
     .then(() => {
       reloadChosenImages(renderer.node, chosen);
       addCodeCopyButtons(renderer.node);
+      scrollTablesSideways(renderer.node);
     })
     .finally(() => {
       block.rendering = false;
@@ -162,6 +163,26 @@ function render(block: IBlock, text: string, chosen: Set<string>): void {
       }
     });
 }
+
+/** Put each table of `node` in a box of its own that scrolls sideways: a table wider than the
+ * panel would otherwise be cut off at the entry's edge (entries contain their paint, see
+ * style/base.css). The box takes the keyboard focus, so keys scroll it too. */
+function scrollTablesSideways(node: HTMLElement): void {
+  for (const table of Array.from(node.querySelectorAll('table'))) {
+    if (table.parentElement?.classList.contains(TABLE_BOX)) {
+      continue;
+    }
+    const box = document.createElement('div');
+    box.className = TABLE_BOX;
+    box.tabIndex = 0;
+    box.setAttribute('role', 'group');
+    box.setAttribute('aria-label', 'Table, scrolls sideways');
+    table.before(box);
+    box.appendChild(table);
+  }
+}
+
+const TABLE_BOX = 'jp-CopilotRoom-tableBox';
 
 function drop(blocks: IBlock[]): void {
   for (const { renderer } of blocks) {
