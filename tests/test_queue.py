@@ -1,4 +1,4 @@
-"""The prompt queue: FIFO, one in flight, terminal states are final."""
+"""The prompt queue: FIFO, one in flight, a finished prompt is returned once and forgotten."""
 
 import pytest
 from hypothesis import strategies as st
@@ -68,19 +68,42 @@ def test_input_required_and_back():
 
 
 @pytest.mark.parametrize("final", sorted(TERMINAL))
-def test_terminal_states_accept_nothing_further(final):
+def test_a_finished_prompt_is_returned_once_then_forgotten(final):
     queue = queue_with("bob")
     queue.start_next(1)
-    queue.finish("p0", final, 2)
+    finished = queue.finish("p0", final, 2)
+    assert (finished.id, finished.state, finished.finished_at) == ("p0", final, 2)
     for attempt in (
+        lambda: queue.get("p0"),
         lambda: queue.finish("p0", TaskState.COMPLETED, 3),
         lambda: queue.need_input("p0"),
         lambda: queue.resume("p0"),
         lambda: queue.withdraw("p0", "bob", may_withdraw_any=True, now=3),
     ):
-        with pytest.raises(Conflict):
+        with pytest.raises(NotFound):
             attempt()
-    assert queue.get("p0").state is final
+
+
+def test_the_queue_holds_only_open_prompts_after_many_finished_turns():
+    """A room kept for months holds what is open, not every prompt's text ever submitted."""
+    queue = PromptQueue()
+    outcomes = [TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED]
+    for n in range(300):
+        queue.submit(f"p{n}", "bob", "text " * 100, None, now=float(n))
+        if n % 4 == 3:
+            withdrawn = queue.withdraw(f"p{n}", "bob", may_withdraw_any=False, now=n + 0.5)
+            assert withdrawn.state is TaskState.CANCELED
+            continue
+        queue.start_next(n + 0.1)
+        queue.finish(f"p{n}", outcomes[n % 3], n + 0.2)
+    queue.submit("running", "bob", "x", None, now=400)
+    queue.submit("waiting", "bob", "x", None, now=401)
+    queue.start_next(402)
+    assert [p.id for p in queue.open()] == ["running", "waiting"]
+    assert queue._prompts.keys() == {"running", "waiting"}
+    for n in range(300):
+        with pytest.raises(NotFound):
+            queue.get(f"p{n}")
 
 
 def test_unknown_and_duplicate_prompts():
@@ -129,6 +152,10 @@ class QueueMachine(RuleBasedStateMachine):
     @rule(data=st.data(), by=st.sampled_from(["alice", "bob", "carol"]), host=st.booleans())
     def withdraw(self, data, by, host):
         prompt_id = data.draw(st.sampled_from(self.submitted))
+        if prompt_id in self.final:
+            with pytest.raises(NotFound):  # forgotten: the room asks the transcript
+                self.queue.withdraw(prompt_id, by, may_withdraw_any=host, now=self.tick())
+            return
         prompt = self.queue.get(prompt_id)
         try:
             self.queue.withdraw(prompt_id, by, may_withdraw_any=host, now=self.tick())
@@ -144,7 +171,7 @@ class QueueMachine(RuleBasedStateMachine):
     def finish_running(self, outcome):
         running = self.queue.in_flight
         if running is not None:
-            self.queue.finish(running.id, outcome, self.tick())
+            assert self.queue.finish(running.id, outcome, self.tick()).state is outcome
             self.final[running.id] = outcome
 
     @rule()
@@ -157,9 +184,12 @@ class QueueMachine(RuleBasedStateMachine):
         else:
             self.queue.resume(running.id)
 
+    def unfinished(self):
+        return [p for p in self.submitted if p not in self.final]
+
     @invariant()
     def at_most_one_in_flight(self):
-        ids = [p for p in self.submitted if self.queue.get(p).state in IN_FLIGHT]
+        ids = [p for p in self.unfinished() if self.queue.get(p).state in IN_FLIGHT]
         assert len(ids) <= 1
 
     @invariant()
@@ -168,16 +198,17 @@ class QueueMachine(RuleBasedStateMachine):
         assert [order[p] for p in self.started] == sorted(order[p] for p in self.started)
 
     @invariant()
-    def finished_prompts_stay_finished(self):
-        for prompt_id, state in self.final.items():
-            assert self.queue.get(prompt_id).state is state
+    def finished_prompts_are_forgotten(self):
+        for prompt_id in self.final:
+            with pytest.raises(NotFound):
+                self.queue.get(prompt_id)
 
     @invariant()
     def open_prompts_are_exactly_the_unfinished_ones(self):
         open_ids = [p.id for p in self.queue.open()]
-        unfinished = [p for p in self.submitted if self.queue.get(p).state not in TERMINAL]
-        assert sorted(open_ids) == sorted(unfinished)
+        assert sorted(open_ids) == sorted(self.unfinished())
         assert len(open_ids) == len(set(open_ids))
+        assert all(self.queue.get(p).state not in TERMINAL for p in open_ids)
 
 
 TestQueueMachine = QueueMachine.TestCase

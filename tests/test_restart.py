@@ -8,10 +8,11 @@ import pytest
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.agent.base import AgentSettings
-from jupyter_copilot_room.errors import Unavailable
+from jupyter_copilot_room.errors import NotFound, RoomError, Unavailable
 from jupyter_copilot_room.events import PromptFinished
 from jupyter_copilot_room.protocol import PromptBody
 from jupyter_copilot_room.room.room import Room
+from jupyter_copilot_room.room.snapshot import discard
 from jupyter_copilot_room.room.transcript import records_with_id
 from jupyter_copilot_room.settings import RoomSettings, SettingsPatch, SettingsStore
 
@@ -30,6 +31,14 @@ def make_room(state_dir, agent=True):
         settings=SettingsStore(state_dir / "settings.json", RoomSettings()),
         agent=ScriptedAgent(AgentSettings(state_dir, state_dir)) if agent else None,
     )
+
+
+def holds(queue, prompt_id):
+    try:
+        queue.get(prompt_id)
+    except NotFound:
+        return False
+    return True
 
 
 def records(state_dir):
@@ -64,6 +73,47 @@ async def test_restart_rebuilds_an_identical_document_with_the_pending_queue(tmp
     assert [item["id"] for item in after["queue"]] == [waiting[0], waiting[2]]
     assert all(item["state"] == "submitted" for item in after["queue"])
     await again.stop()
+
+
+async def test_a_start_from_the_snapshot_and_a_full_replay_rebuild_the_same_queue(tmp_path, caplog):
+    """Both hold the open prompts alone: a finished prompt (completed, failed, withdrawn) is
+    forgotten either way, and a withdrawal of it is refused alike, from its records."""
+    room = make_room(tmp_path)
+    await room.ensure_started()
+    done = [room.submit(BOB, PromptBody(text=f"say {n}"))[0] for n in range(3)]
+    failed, _ = room.submit(BOB, PromptBody(text="fail"))
+    await eventually(lambda: len(room.agent.turns) == 4 and room.queue.in_flight is None)
+    held, _ = room.submit(ALICE, PromptBody(text="wait"))
+    await eventually(lambda: room.document.meta.get("state") == "running")
+    waiting = [room.submit(BOB, PromptBody(text=f"say later {n}"))[0] for n in range(3)]
+    await room.withdraw(BOB, waiting[1])
+    await room.stop()  # the held turn fails
+    ids = [*done, failed, held, *waiting]
+
+    async def restarted(from_snapshot):
+        assert (tmp_path / "snapshot.json").exists() or not from_snapshot
+        again = make_room(tmp_path, agent=False)
+        await again.ensure_started()
+        try:
+            known = [p for p in ids if holds(again.queue, p)]
+            refusals = []
+            for prompt_id in (*done, failed, held, waiting[1]):
+                for person in (ALICE, BOB):
+                    with pytest.raises(RoomError) as refused:
+                        await again.withdraw(person, prompt_id)
+                    refusals.append((refused.value.status, refused.value.code))
+            return list(again.queue.open()), known, refusals
+        finally:
+            await again.stop()
+
+    from_snapshot = await restarted(from_snapshot=True)
+    assert "Discarding the room snapshot" not in caplog.text, "started from it"
+    discard(tmp_path)
+    replayed = await restarted(from_snapshot=False)
+    assert replayed == from_snapshot
+    open_prompts, known, refusals = replayed
+    assert [p.id for p in open_prompts] == known == [waiting[0], waiting[2]]
+    assert set(refusals) == {(409, "not_pending"), (403, "not_your_prompt")}
 
 
 async def test_pending_prompts_run_after_the_restart(tmp_path):

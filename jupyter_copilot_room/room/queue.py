@@ -2,8 +2,10 @@
 
 A pure state machine (no I/O, no clock: times are passed in). States follow the A2A task model.
 The whole behaviour is the `TRANSITIONS` table below; every other method reads or guards it.
-The room replays the transcript through the same methods on start, so a restart rebuilds the
-queue exactly.
+It holds the open prompts alone: one that reaches a final state is returned by the call that
+ended it and forgotten, so a room kept for months does not hold every prompt's text, and a full
+replay of the transcript rebuilds the same queue as a start from a snapshot (which brings back
+only the open ones). What a finished prompt was is in the transcript (`Room.withdraw` reads it).
 """
 
 from __future__ import annotations
@@ -68,9 +70,24 @@ class QueuedPrompt:
     attachments: tuple[Attachment, ...] = ()  # images and repository files, read at the start
 
 
+def check_withdraw_prompt(prompt: QueuedPrompt, by: str, *, may_withdraw_any: bool) -> None:
+    """Raise unless `by` may withdraw `prompt` as it is: the queue's rule, also for a finished
+    prompt the room read back from the transcript."""
+    if prompt.author != by and not may_withdraw_any:
+        raise NotAllowed(
+            "Only its author or a host can withdraw this prompt.", code="not_your_prompt"
+        )
+    if prompt.state is not S.SUBMITTED:
+        raise Conflict(
+            f"This prompt is {prompt.state.value}; only waiting prompts can be withdrawn "
+            "(a host can abort the running one).",
+            code="not_pending",
+        )
+
+
 class PromptQueue:
     def __init__(self) -> None:
-        self._prompts: dict[str, QueuedPrompt] = {}
+        self._prompts: dict[str, QueuedPrompt] = {}  # the open ones
         # Indexes over _prompts, kept by _move: the waiting ids in order (a dict as ordered set)
         # and the one in flight, so long transcripts replay in linear time.
         self._waiting: dict[str, None] = {}
@@ -79,6 +96,7 @@ class PromptQueue:
     # -- reading ---------------------------------------------------------------------------------
 
     def get(self, prompt_id: str) -> QueuedPrompt:
+        """An open prompt; NotFound for one that finished (or never was)."""
         try:
             return self._prompts[prompt_id]
         except KeyError:
@@ -117,6 +135,8 @@ class PromptQueue:
         chips: Sequence[Chip] = (),
         attachments: Sequence[Attachment] = (),
     ) -> QueuedPrompt:
+        """Queue a prompt. Only open prompts' ids are checked for duplicates (finished ones are
+        forgotten), which is enough: ids are made by the server (uuid4), never by a client."""
         if prompt_id in self._prompts:
             raise Conflict(f"A prompt with id {prompt_id!r} exists already.", code="duplicate_id")
         prompt = QueuedPrompt(
@@ -136,21 +156,13 @@ class PromptQueue:
     def check_withdraw(self, prompt_id: str, by: str, *, may_withdraw_any: bool) -> QueuedPrompt:
         """The prompt `by` may withdraw now; raises (changing nothing) when they may not."""
         prompt = self.get(prompt_id)
-        if prompt.author != by and not may_withdraw_any:
-            raise NotAllowed(
-                "Only its author or a host can withdraw this prompt.", code="not_your_prompt"
-            )
-        if prompt.state is not S.SUBMITTED:
-            raise Conflict(
-                f"This prompt is {prompt.state.value}; only waiting prompts can be withdrawn "
-                "(a host can abort the running one).",
-                code="not_pending",
-            )
+        check_withdraw_prompt(prompt, by, may_withdraw_any=may_withdraw_any)
         return prompt
 
     def withdraw(
         self, prompt_id: str, by: str, *, may_withdraw_any: bool, now: float
     ) -> QueuedPrompt:
+        """Withdraw a waiting prompt: returned canceled, and forgotten."""
         prompt = self.check_withdraw(prompt_id, by, may_withdraw_any=may_withdraw_any)
         return self._move(prompt, E.WITHDRAW, finished_at=now)
 
@@ -172,6 +184,7 @@ class PromptQueue:
         return self._move(self.get(prompt_id), E.RESUME)
 
     def finish(self, prompt_id: str, outcome: TaskState, now: float) -> QueuedPrompt:
+        """End the prompt in flight: returned in its final state, and forgotten."""
         if outcome not in OUTCOME_EVENTS:
             raise ValueError(f"{outcome} is not a final state")
         return self._move(self.get(prompt_id), OUTCOME_EVENTS[outcome], finished_at=now)
@@ -184,7 +197,10 @@ class PromptQueue:
                 code="invalid_transition",
             )
         moved = replace(prompt, state=new_state, **times)
-        self._prompts[prompt.id] = moved
+        if new_state in TERMINAL:
+            del self._prompts[prompt.id]
+        else:
+            self._prompts[prompt.id] = moved
         self._waiting.pop(prompt.id, None)
         if new_state in IN_FLIGHT:
             self._running = prompt.id

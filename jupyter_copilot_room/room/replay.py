@@ -45,7 +45,7 @@ from ..events import (
 from ..settings import SettingsStore
 from .document import RoomDocument
 from .people import People
-from .queue import PromptQueue, TaskState
+from .queue import PromptQueue, QueuedPrompt, TaskState
 from .snapshot import LiveRecords
 from .streams import Streams
 
@@ -99,11 +99,12 @@ async def replay(
     return replayed
 
 
-def replay_prompt(record: Record, p: Strict, queue: PromptQueue) -> bool:
-    """Move the queue as a prompt's record says; False for a record about anything else."""
+def replay_prompt(record: Record, p: Strict, queue: PromptQueue) -> QueuedPrompt | None:
+    """Move the queue as a prompt's record says and return the prompt as moved (also one that
+    finished, which the queue forgets); None for a record about anything else."""
     match record.kind, p:
         case "prompt.submitted", PromptSubmitted():
-            queue.submit(
+            return queue.submit(
                 p.id,
                 record.actor or "",
                 p.text,
@@ -113,16 +114,15 @@ def replay_prompt(record: Record, p: Strict, queue: PromptQueue) -> bool:
                 p.attachments or (),
             )
         case "prompt.withdrawn", PromptRef():
-            queue.withdraw(p.id, record.actor or "", may_withdraw_any=True, now=record.ts)
+            return queue.withdraw(p.id, record.actor or "", may_withdraw_any=True, now=record.ts)
         case "prompt.started", PromptRef():
             started = queue.start_next(record.ts)
             if started is None or started.id != p.id:
                 raise RuntimeError(f"transcript out of order at seq {record.seq}")
+            return started
         case "prompt.finished", PromptFinished():
-            queue.finish(p.id, TaskState(p.state), record.ts)
-        case _:
-            return False
-    return True
+            return queue.finish(p.id, TaskState(p.state), record.ts)
+    return None
 
 
 def _replay_one(
@@ -134,7 +134,7 @@ def _replay_one(
     settings: SettingsStore,
     replayed: Replayed,
 ) -> None:
-    if replay_prompt(record, p, queue):
+    if replay_prompt(record, p, queue) is not None:
         return
     match record.kind, p:
         case "assistant.started", AssistantStarted():

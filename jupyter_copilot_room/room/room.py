@@ -66,7 +66,7 @@ from .desk import RequestDesk
 from .document import DEFAULT_WINDOW, RoomDocument
 from .history import History
 from .people import People
-from .queue import PromptQueue, TaskState
+from .queue import PromptQueue, QueuedPrompt, TaskState, check_withdraw_prompt
 from .recorder import Recorder
 from .replay import Replayed, replay, replay_prompt
 from .signin import SignIn
@@ -732,15 +732,16 @@ class Room:
         )
 
     async def _refuse_as_before(self, prompt_id: str, by: str, may_withdraw_any: bool) -> None:
-        """A start from a snapshot brings back only the open prompts: a finished one is refused
-        as the queue refused it before the restart (403 or 409, not 404), from its records
-        replayed into a queue of its own. Returns if the transcript has no such prompt."""
+        """The queue forgets finished prompts: one is refused as the queue would refuse it
+        (403 not_your_prompt or 409 not_pending, not 404), in the state its records replayed
+        into a queue of its own leave it. Returns if the transcript has no such prompt."""
         past = PromptQueue()
+        last: QueuedPrompt | None = None
         for record, payload in await self.transcript.records_with_id(prompt_id):
             with contextlib.suppress(RoomError, RuntimeError):  # the room's replay logged it
-                replay_prompt(record, payload, past)
-        with contextlib.suppress(NotFound):
-            past.check_withdraw(prompt_id, by, may_withdraw_any=may_withdraw_any)
+                last = replay_prompt(record, payload, past) or last
+        if last is not None:
+            check_withdraw_prompt(last, by, may_withdraw_any=may_withdraw_any)
 
     def start_agent(self, identity: Identity) -> None:
         """A host's retry of an agent that could not start (no server restart needed)."""
