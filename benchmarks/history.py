@@ -14,6 +14,7 @@ page's latency; and the late join of the 100,000-entry room, served by a real se
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import statistics
 import sys
@@ -143,8 +144,6 @@ LAYOUTS = ("maps", "plain values", "JSON strings")
 def layout_growth(layout: str, plain_path: str) -> int:
     """RSS growth (after gc + trim) of building only a Doc of the window's entries in `layout`,
     from the room's plain state in `plain_path`; run in a fresh process per layout."""
-    import json
-
     from pycrdt import Array, Doc, Map, Text
 
     entries = json.loads(Path(plain_path).read_text())["transcript"]
@@ -166,7 +165,6 @@ def layout_growth(layout: str, plain_path: str) -> int:
 
 def layouts_memory(room, work: Path) -> dict[str, int]:
     """`layout_growth` of each of `LAYOUTS` for the room's window, each in its own process."""
-    import json
     import subprocess
 
     plain_path = work / "window.json"
