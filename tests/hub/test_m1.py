@@ -57,6 +57,17 @@ def open_websocket(page, path: str = "copilot-room/ws", wait: float = 10_000) ->
     )
 
 
+def poll(read, until, seconds: float):
+    """`read()` again every 0.1 s until `until` holds for what it gave or `seconds` passed; the
+    last value read."""
+    deadline = time.monotonic() + seconds
+    value = read()
+    while not until(value) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        value = read()
+    return value
+
+
 def agent_state(hub) -> str:
     code, room = hub.room("alice", "GET", "room")
     assert code == 200, (code, room)
@@ -230,9 +241,7 @@ def test_alice_aborts_a_running_turn(hub, people, model, timings):
         "alice aborted the running turn", timeout=30_000
     )
     expect(reply).not_to_have_attribute("data-state", "streaming", timeout=30_000)
-    deadline = time.monotonic() + 30
-    while agent_state(hub) != "idle" and time.monotonic() < deadline:
-        time.sleep(0.1)
+    poll(lambda: agent_state(hub), lambda state: state == "idle", 30)
     timings["abort_to_idle"] = round(time.monotonic() - began, 2)
     assert agent_state(hub) == "idle"
     assert len(reply.text_content() or "") < len("slow words " * 400)
@@ -356,11 +365,10 @@ def test_a_removed_and_revoked_visitor_is_shut_out(hub, people, model, timings):
     # Removing carol from the room holds, her hub group notwithstanding.
     alice.get_by_role("button", name="Remove carol from the room").click()
     alice.locator(".jp-Dialog").get_by_role("button", name="Remove").click()  # it asks first
-    deadline = time.monotonic() + 10  # the click's request may still be on its way
-    while True:
-        code, listed = hub.room("alice", "GET", "participants")
-        role = {p["username"]: p["role"] for p in listed["participants"]}["carol"]
-        if role == "refused" or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
-    assert role == "refused"
+
+    def carols_role() -> str:
+        _, listed = hub.room("alice", "GET", "participants")
+        return {p["username"]: p["role"] for p in listed["participants"]}["carol"]
+
+    # The click's request may still be on its way.
+    assert poll(carols_role, lambda role: role == "refused", 10) == "refused"
