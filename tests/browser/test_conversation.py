@@ -118,7 +118,10 @@ def test_the_transcript_reads_like_a_conversation_and_copies(lab, model, open_la
     alice.locator(".jp-CopilotRoom-question").get_by_role("button", name="a", exact=True).click()
     expect(replies(alice)).to_have_count(3, timeout=30_000)
     expect(alice.locator(".jp-CopilotRoom-tool")).to_have_count(1)
-    log = alice.locator('[role="log"]').inner_text()
+    # textContent, not innerText: innerText is empty for entries scrolled off screen (the panel
+    # skips laying those out), so a row shown there would pass unseen; the first reply is read.
+    log = alice.locator('[role="log"]').text_content() or ""
+    assert "Running it." in log
     assert "shellId" not in log and "ask_user" not in log and "User selected" not in log
     problems = problems_at_every_look(
         alice,
