@@ -217,21 +217,53 @@ async def test_an_abort_while_the_disk_is_full_is_refused_with_507_and_works_onc
     assert records(room.transcript.path)
 
 
-async def leave_on_the_last_page(transcript: Path, most: int, api) -> None:
-    """Chat until fewer than `most` bytes are left on the transcript's last 4 KiB page: a full
-    tmpfs still takes a record that fits there."""
+async def test_an_abort_after_the_turn_ended_unrecorded_is_refused_and_the_turn_ends_once(
+    api, room, agent, small_disk
+):
+    """The agent finished the turn while the disk was full: its end waits for space, the turn
+    still shows as running. An abort then, whose record would fit on the transcript's last page,
+    is refused like every other command: the turn already ended, and it is recorded once, as it
+    ended (completed), not as "completed" after an "aborted" line."""
+    prompt_id = (await api("bob", "POST", "prompts", body={"text": "wait"})).json["id"]
+    await eventually(lambda: len(agent.turns) == 1, what="the agent to have the turn")
+    # The reply (recorded at the turn's end) is larger than the page's room; an abort is not.
+    await agent.host.publish(MessageDelta(entry_id=f"msg-{prompt_id}", text="z" * 9000))
+    await leave_on_the_last_page(room.transcript.path, 400, api, least=250)
+    filler = fill(small_disk)
+    before = room.transcript.path.read_bytes()
+
+    agent.release.set()  # the agent ends the turn; the room cannot record that
+    await eventually(lambda: room.storage.full, what="the turn's end to be refused")
+    assert room.queue.in_flight is not None, "the turn's end waits to be recorded"
+    r = await api("alice", "POST", "abort")
+    assert (r.code, r.json["error"]) == (507, "insufficient_storage"), r
+    assert room.transcript.path.read_bytes() == before, "nothing recorded"
+
+    filler.unlink()
+    await eventually(lambda: prompt_id in finished(room), timeout=5, what="the turn's end")
+    ends = [r for r in records(room.transcript.path) if r["kind"] == "prompt.finished"]
+    assert [e["payload"] for e in ends] == [{"id": prompt_id, "state": "completed"}]
+    assert '"kind":"abort"' not in room.transcript.read_text(), "no refused abort was recorded"
+    [prompt] = entries(room, "prompt")
+    assert prompt["state"] == "completed"
+
+
+async def leave_on_the_last_page(transcript: Path, most: int, api, least: int = 0) -> None:
+    """Chat until at least `least` and fewer than `most` bytes are left on the transcript's last
+    4 KiB page: a full tmpfs still takes a record that fits there."""
 
     async def say(length: int) -> int:
         size = transcript.stat().st_size
         assert (await api("alice", "POST", "messages", body={"text": "x" * length})).code == 201
         return transcript.stat().st_size - size - length  # the record's other bytes
 
-    overhead = await say(1)
-    for _ in range(3):
+    overhead = await say(1)  # the first call may record more than its message
+    aim = (least + most) // 2  # seq and ts vary by a few bytes
+    for _ in range(4):
         left = -transcript.stat().st_size % 4096
-        if left < most:
+        if least <= left < most:
             return
-        await say(max(1, left - overhead - most // 2))  # seq and ts vary by a few bytes
+        overhead = await say(max(1, (left - overhead - aim) % 4096))  # or onto the next page
     raise AssertionError("could not fill the transcript's last page")
 
 

@@ -24,7 +24,7 @@ class Recorder:
         transcript: Transcript,
         document: RoomDocument,
         clock: Callable[[], float],
-        storage: StorageWatch | None = None,
+        storage: StorageWatch,
     ):
         self.transcript = transcript
         self.document = document
@@ -39,11 +39,9 @@ class Recorder:
         try:
             record = self.transcript.append(kind, actor, payload, self.clock())
         except InsufficientStorage:
-            if self.storage is not None:
-                self.storage.ran_out()
+            self.storage.ran_out()
             raise
-        if self.storage is not None:
-            self.storage.wrote()
+        self.storage.wrote()
         self.document.apply(record, payload)
         for listener in self._listeners:
             listener(record)

@@ -291,10 +291,13 @@ class Turns:
         turn = self.running
         if turn is None:
             raise Conflict("No turn is running.", code="nothing_running")
+        storage = self.recorder.storage
+        if self._unrecorded is not None or (turn.stop is not None and storage.full):
+            # The turn ended, or is being stopped, and its end waits for space: refused like any
+            # command, even when an abort's record would fit on the transcript's last page (the
+            # end, recorded later, would follow an "aborted" line; a turn ends once).
+            raise no_space(storage.path)
         if turn.stop is not None:
-            storage = self.recorder.storage
-            if storage is not None and storage.full:  # the stop waits for space to end the turn
-                raise no_space(storage.path)
             raise Conflict("This turn is already being stopped.", code="already_aborting")
         self.recorder.commit("abort", by, PromptRef(id=turn.prompt.id))
         turn.stop = Stop(TaskState.CANCELED, f"{by} aborted this turn.", announced=True)
