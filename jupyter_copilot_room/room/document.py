@@ -12,8 +12,9 @@ state.
 The document holds a window of recent entries (`window`, each entry's `seq` names the record that
 created it): once an entry is added past the window, the oldest finished ones are evicted, handed
 to `on_evict` as plain data (the room archives them in `history.jsonl`). Evicted items stay in a
-pycrdt Array as tombstones that every append walks, so after `window` evictions the document is
-rebuilt compactly (`compact`) into a new `Doc`, which `on_compacted` hands to the sync layer.
+pycrdt Array as tombstones that every append walks, as do dropped entries (an attempt the model
+call made again), so after `window` of them the document is rebuilt compactly (`compact`) into a
+new `Doc`, which `on_compacted` hands to the sync layer.
 
 Building a `Doc` of a whole window takes a fifth of a second on a busy core, so neither a restart
 (`load`) nor a compaction while serving builds it on the event loop: the new `Doc` is built in a
@@ -88,7 +89,7 @@ class RoomDocument:
         # Rows still open (a tool or sub-agent running, a reply streaming): entry id -> prompt id.
         self._open_rows: dict[str, str] = {}
         self._running: set[str] = set()  # prompts started and not finished
-        self.evicted = 0  # entries evicted since the document was last built
+        self.tombstones = 0  # entries taken out of `transcript` since the document was built
         self._compacting: asyncio.Task[None] | None = None
         self._adopt(_make({name: [] if name in _ARRAYS else {} for name in ROOTS}))
 
@@ -153,7 +154,7 @@ class RoomDocument:
         self._entries = built.entries
         self._open_rows = built.open_rows
         self._running = built.running
-        self.evicted = 0
+        self.tombstones = 0
 
     # -- the window -------------------------------------------------------------------------------
 
@@ -174,7 +175,7 @@ class RoomDocument:
             del self.transcript[0]
             if self._entries.get(slot.entry_id) is slot.entry:
                 del self._entries[slot.entry_id]
-            self.evicted += 1
+            self.tombstones += 1
             if self.on_evict is not None:
                 self.on_evict(plain)
 
@@ -227,7 +228,7 @@ class RoomDocument:
         with self.ydoc.transaction():
             HANDLERS[record.kind](self, record, payload)
             self._evict()
-        if self.evicted >= self.window and self._compacting is None:
+        if self.tombstones >= self.window and self._compacting is None:
             try:
                 loop = asyncio.get_running_loop()
             except RuntimeError:  # no loop (a script, a unit test): compact here
@@ -573,11 +574,13 @@ class RoomDocument:
 
     def _drop_entry(self, entry_id: str) -> None:
         """Take an entry out of the window; it is one of the newest, so it is looked for from
-        the end (`_order` is the transcript array's order)."""
+        the end (`_order` is the transcript array's order). Its tombstone counts toward the next
+        compaction as an eviction's does."""
         for index in range(len(self._order) - 1, -1, -1):
             if self._order[index].entry_id == entry_id:
                 del self._order[index]
                 del self.transcript[index]
+                self.tombstones += 1
                 break
         self._entries.pop(entry_id, None)
         self._open_rows.pop(entry_id, None)
