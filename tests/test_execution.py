@@ -14,6 +14,7 @@ import nbformat
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+from jupyter_copilot_room.notebooks.execution import FOLLOW
 
 from .harness import config
 from .harness.helpers import eventually, finished, pending_tasks_of_the_room, ready
@@ -136,6 +137,16 @@ def on_disk(root, path=PATH):
         return None
 
 
+async def agents_cell_runs(room):
+    """Until the agent's cell has been sent and the kernel has had a moment to start it. The
+    room's own word, not the server's `execution_state`: jupyter_server's activity subscriber
+    can miss a new kernel's messages for tens of seconds under load (seen in CI)."""
+    await eventually(
+        lambda: room.document.meta.get("kernel_state") == "busy", timeout=30, what="the cell"
+    )
+    await asyncio.sleep(0.5)
+
+
 CODE = (
     "import time\nfor i in range(4):\n    print('tick', i, flush=True)\n    time.sleep(0.4)\n6 * 7"
 )
@@ -240,24 +251,22 @@ async def test_a_hosts_abort_interrupts_a_long_cell_within_two_seconds(
 ):
     notebook = write_notebook(jp_root_dir / PATH, ["import time\ntime.sleep(60)"])
     await ready(api, room)
-    kernel_id = await open_session(jp_fetch)
-    kernel = jp_serverapp.kernel_manager.get_kernel(kernel_id)
+    person = await person_kernel(jp_serverapp, await open_session(jp_fetch))
 
     model.script = runs_first_cell(notebook)
     prompt = (await api("bob", "POST", "prompts", body={"text": "sleep"})).json
     await answer(api, room, "execute")
-    await eventually(lambda: kernel.execution_state == "busy", timeout=30, what="the cell")
-    await asyncio.sleep(0.5)
+    await agents_cell_runs(room)
     aborted = time.monotonic()
     await api("alice", "POST", "abort")
-    await eventually(
-        lambda: kernel.execution_state == "idle", timeout=2, what="the kernel to be interrupted"
-    )
+    # The kernel is free for people again: their request no longer waits behind the cell.
+    await person.execute_interactive("1", timeout=10)
     took = time.monotonic() - aborted
     await eventually(lambda: prompt["id"] in finished(room), timeout=10)
     assert took < 2, took
     # The interrupted cell's last messages are read after the turn ended: idle follows shortly.
     await eventually(lambda: room.document.meta.get("kernel_state") == "idle", timeout=3)
+    person.stop_channels()
 
 
 async def test_a_stop_during_a_run_leaves_no_task_of_the_room_pending(
@@ -267,14 +276,35 @@ async def test_a_stop_during_a_run_leaves_no_task_of_the_room_pending(
     following kernels, and must not start following its kernel again (a task nobody awaits)."""
     notebook = write_notebook(jp_root_dir / PATH, ["import time\ntime.sleep(60)"])
     await ready(api, room)
-    kernel = jp_serverapp.kernel_manager.get_kernel(await open_session(jp_fetch))
+    await open_session(jp_fetch)
     model.script = runs_first_cell(notebook)
     await api("bob", "POST", "prompts", body={"text": "sleep"})
     await answer(api, room, "execute")
-    await eventually(lambda: kernel.execution_state == "busy", timeout=30, what="the cell")
+    await agents_cell_runs(room)
     await room.stop()  # as the server's stop does
     await asyncio.sleep(0.1)  # what the stop cancelled has ended by now
     assert pending_tasks_of_the_room() == []
+
+
+async def test_a_kernel_the_server_has_not_heard_from_shows_idle_after_the_agents_run(
+    api, room, model, jp_fetch, jp_root_dir, jp_serverapp
+):
+    """jupyter_server's activity subscriber sometimes misses a new kernel's messages for tens
+    of seconds (CI): its `execution_state` stays "starting" though the kernel ran the cell."""
+    notebook = write_notebook(jp_root_dir / PATH, ["6 * 7"])
+    await ready(api, room)
+    kernel_id = await open_session(jp_fetch)
+    kernels = jp_serverapp.kernel_manager
+    kernels.stop_watching_activity(kernel_id)  # what a subscriber that hears nothing leaves
+    kernels.get_kernel(kernel_id).execution_state = "starting"
+    model.script = runs_first_cell(notebook)
+    prompt = (await api("bob", "POST", "prompts", body={"text": "run it"})).json
+    await answer(api, room, "execute")
+    await eventually(lambda: prompt["id"] in finished(room), timeout=30)
+    assert "42" in model.requests[-1].tool_results[0]
+    assert room.document.meta.get("kernel_state") == "idle"
+    await asyncio.sleep(3 * FOLLOW)  # the room keeps following that kernel
+    assert room.document.meta.get("kernel_state") == "idle"
 
 
 async def test_the_model_gets_errors_by_their_last_frames_and_big_outputs_cut(

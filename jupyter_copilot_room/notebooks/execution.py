@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 POLL = 0.2
 #: Seconds between looks at the kernel's state once the agent has used it.
 FOLLOW = 0.5
+#: The server's view of a kernel right after the room's run ended in it: not news (`_connected`).
+LAGGING = ("busy", "starting")
 #: Characters of each cell's code an approval card shows.
 MAX_CARD_SOURCE = 4000
 
@@ -261,6 +263,9 @@ class Executions:
             self._following = asyncio.ensure_future(self._track(path, kernel_id, shown))
 
     async def _track(self, path: str, kernel_id: str, shown: str) -> None:
+        """The server's view of the kernel (`execution_state`, from jupyter_server's own iopub
+        subscriber), except "starting": that subscriber can miss a new kernel's messages for
+        tens of seconds under load (seen in CI) while the kernel has answered the room."""
         kernels = self._settings()["kernel_manager"]
         while True:
             await asyncio.sleep(FOLLOW)
@@ -270,7 +275,7 @@ class Executions:
                 self.on_kernel(path, "shut down")
                 return
             state = km.execution_state
-            if state != shown:
+            if state != shown and state != "starting":
                 self.on_kernel(path, state)
                 shown = state
 
@@ -351,9 +356,10 @@ class Executions:
                 if km is None:
                     self.on_kernel(path, "shut down")
                 else:
-                    # Our client saw the kernel go idle; the server's own view of it catches up
-                    # a moment later, so "busy" here is that lag, not a new run.
-                    state = "idle" if km.execution_state == "busy" else km.execution_state
+                    # Our client saw the kernel go idle. The server's own view of it catches up
+                    # a moment later ("busy" here is that lag, not a new run), or has not heard
+                    # from the kernel at all yet ("starting", see `_track`).
+                    state = "idle" if km.execution_state in LAGGING else km.execution_state
                     self.on_kernel(path, state)
                     self._follow(path, kernel_id, state)
 
