@@ -13,6 +13,7 @@ import pytest
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
 from jupyter_copilot_room.agent.copilot.access import TOKEN_VARIABLES
+from jupyter_copilot_room.agent.copilot.agent import SIGNED_IN_SESSION
 
 from .harness import github
 from .harness.github import TOKEN, FakeGitHub
@@ -137,6 +138,11 @@ async def test_an_enterprise_sign_in_asks_a_host_before_the_token_is_kept_in_pla
     records = [json.loads(line) for line in transcript.splitlines()]
     signed_in = [(r["actor"], r["payload"]) for r in records if r["kind"] == "copilot.signed_in"]
     assert signed_in == [("alice", {"login": "octo-host"})]
+    # The runtime has nothing of the demo's session (nobody prompted it) to resume under the
+    # login: the room says what that means, not that something failed.
+    [*_, ready_now] = [r["payload"] for r in records if r["kind"] == "agent.ready"]
+    assert ready_now == {"label": "Copilot", "detail": SIGNED_IN_SESSION}, ready_now
+    assert "could not be resumed" not in transcript
     assert "alice allowed the runtime to keep the Copilot login in plain text" in caplog.text
     for secret in (TOKEN, SECRET_CODE, state):
         assert secret not in transcript and secret not in caplog.text

@@ -43,6 +43,21 @@ from .translate import EventTranslator, event_name, model_silent
 
 QUOTA_TIMEOUT = 10.0  # seconds; the runtime answers from the login it already read
 
+#: What the agent's ready line says when the room's session could not be resumed: in general,
+#: and after a sign-in or sign-out (the session belonged to the other model access).
+SESSION_LOST = (
+    "The previous Copilot session could not be resumed, so the agent starts without its earlier "
+    "context."
+)
+SIGNED_IN_SESSION = (
+    "A new Copilot session for the signed-in account: the conversation so far stays in the "
+    "room's transcript, and the agent starts afresh, without it as context."
+)
+SIGNED_OUT_SESSION = (
+    "A new session for the demo model: the conversation so far stays in the room's transcript, "
+    "and the agent starts afresh, without it as context."
+)
+
 SYSTEM_NOTE = """\
 You are working in a shared room: several people in one Jupyter server steer you together, one
 prompt at a time, and all of them see your replies and tool calls as they happen. Each person's
@@ -78,6 +93,7 @@ class CopilotAgent(Agent):
         self._model = ""  # the model a host chose for the next turns ("": the configured one)
         self._session_model = ""  # the model the session asks now
         self._ready_detail = ""  # what the last ready status said
+        self._new_access = ""  # why a session left unresumed after a sign-in or -out is new
         self._model_calls = 0  # model calls started and not finished in this turn
         self._silence: asyncio.TimerHandle | None = None  # fails a turn whose model went quiet
 
@@ -152,9 +168,11 @@ class CopilotAgent(Agent):
             )
         if self.settings.catalog is not None:
             self.settings.catalog.refresh()
-        note = await self.connection.open_session(
+        lost = await self.connection.open_session(
             self._session_config(), self._events.put_nowait, self.log
         )
+        note = (self._new_access or SESSION_LOST) if lost else ""
+        self._new_access = ""
         self._ready_detail = " ".join([*self._access.notes, note]).strip()
         await self._status("ready", self._ready_detail)
 
@@ -199,7 +217,7 @@ class CopilotAgent(Agent):
         return LoginFlow(self.connection.session, self.settings.github_host)
 
     async def use_login(self) -> None:
-        await self._choose_access_again("Starting with the Copilot login…")
+        await self._choose_access_again("Starting with the Copilot login…", SIGNED_IN_SESSION)
 
     async def sign_out(self) -> bool:
         if self.connection is None or login_token() is not None:
@@ -208,7 +226,9 @@ class CopilotAgent(Agent):
         if not status.isAuthenticated:
             return False
         await self.connection.client.rpc.account.logout(AccountLogoutRequest())
-        await self._choose_access_again("Signed out of Copilot; starting the demo model…")
+        await self._choose_access_again(
+            "Signed out of Copilot; starting the demo model…", SIGNED_OUT_SESSION
+        )
         return True
 
     async def seat_quota(self) -> SeatQuota | None:
@@ -235,12 +255,15 @@ class CopilotAgent(Agent):
             resets_at=premium.reset_date,
         )
 
-    async def _choose_access_again(self, detail: str) -> None:
-        """Model access is chosen once per start; a sign-in or sign-out chooses it again."""
+    async def _choose_access_again(self, detail: str, new_session: str) -> None:
+        """Model access is chosen once per start; a sign-in or sign-out chooses it again. The
+        room's session was opened for the other access: if the runtime cannot resume it under
+        this one, `new_session` says what that means."""
         async with self._lock:
             if self._access is not None:
                 await self._access.close()
                 self._access = None
+            self._new_access = new_session
         await self._bring_up(detail)
 
     async def stop(self) -> None:

@@ -47,25 +47,22 @@ class Connection:
 
     async def open_session(
         self, config: dict[str, Any], on_event: Callable[[Any], None], log: logging.Logger
-    ) -> str:
+    ) -> bool:
         """Resume the room's session by id; a new one only when there is none to resume.
-        Returns a note for people when the earlier context was lost."""
+        True when there was one and it could not be resumed: the earlier context is lost."""
         session_id = (read_json(self.session_file) or {}).get("session_id")
-        note = ""
+        lost = False
         if session_id:
             try:
                 self.session = await self.client.resume_session(session_id, **config)
             except Exception as err:
                 log.warning("Could not resume Copilot session %s: %s", session_id, err)
-                note = (
-                    "The previous Copilot session could not be resumed, so the agent "
-                    "starts without its earlier context."
-                )
+                lost = True
         if self.session is None:
             self.session = await self.client.create_session(**config)
             write_json_atomically(self.session_file, {"session_id": self.session.session_id})
         self.session.on(on_event)
-        return note
+        return lost
 
     async def alive(self, timeout: float) -> bool:
         """Whether the runtime answers a ping within `timeout` s: a dead one does not, and
