@@ -22,7 +22,7 @@ from nbformat import v4
 
 from . import events as ev
 from .events import Record
-from .room.document import AGENT_AUTHOR
+from .room.document import AGENT_AUTHOR, end_line
 
 Format = Literal["ipynb", "md", "jsonl"]
 FORMATS: tuple[Format, ...] = ("ipynb", "md", "jsonl")
@@ -78,7 +78,7 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
     prompts: dict[str, tuple[Record, ev.PromptSubmitted]] = {}
     commands: dict[str, Block] = {}
     requests: dict[str, tuple[ev.RequestOpened, Block]] = {}
-    errors: set[tuple[str | None, str]] = set()  # (prompt, message) the agent reported
+    errors: dict[str, set[str]] = {}  # what the agent reported on each running turn
     out: list[Block] = []
 
     def who(username: str | None) -> str:
@@ -135,9 +135,11 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
                 block.text = f"*{_settled(opened, p, who(record.actor))}*"
             case ev.AgentError():
                 note(record, f"Error: {p.message}")
-                errors.add((p.prompt_id, p.message))
-            case ev.PromptFinished() if p.reason and (p.id, p.reason) not in errors:
-                note(record, p.reason)  # unless the agent's error said it, as the room shows it
+                if p.prompt_id is not None:
+                    errors.setdefault(p.prompt_id, set()).add(p.message)
+            case ev.PromptFinished():
+                if (line := end_line(p, errors.pop(p.id, set()))) is not None:
+                    note(record, line)
     return out
 
 

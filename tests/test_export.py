@@ -5,6 +5,15 @@ import nbformat
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+from jupyter_copilot_room.events import (
+    AgentError,
+    PromptFinished,
+    PromptRef,
+    PromptSubmitted,
+    Record,
+)
+from jupyter_copilot_room.export import blocks
+from jupyter_copilot_room.room.document import RoomDocument
 
 from .harness import people
 from .harness.helpers import eventually, finished, ready
@@ -98,3 +107,44 @@ async def test_exports_are_attachments_for_members_and_hosts_only(export):
     assert bad.code == 400 and b"invalid_format" in bad.body
     paged = await export("alice", "ipynb", limit="10")
     assert paged.code == 400 and b"whole transcript" in paged.body, "not a page of JSONL"
+
+
+ENDS = [  # how a turn ended, and the error the agent reported on it (if any)
+    (PromptFinished(id="p", state="completed"), None),
+    (PromptFinished(id="p", state="canceled"), None),  # a host's abort: its own line says so
+    (PromptFinished(id="p", state="failed", reason="The turn took too long."), None),
+    (
+        PromptFinished(id="p", state="failed", reason="The endpoint said 500."),
+        "The endpoint said 500.",
+    ),
+    (PromptFinished(id="p", state="failed", reason="The server stopped."), "Something else."),
+    (PromptFinished(id="p", state="failed"), None),
+]
+
+
+@pytest.mark.parametrize(("end", "error"), ENDS)
+def test_a_turns_end_says_in_an_export_what_it_says_in_the_room(end, error):
+    """The line a turn's end adds (none when completed, none for an abort, which said so, and
+    never a reason the agent's error line said already) is the same in both."""
+    records = [
+        ("prompt.submitted", PromptSubmitted(id="p", text="hi"), "bob"),
+        ("prompt.started", PromptRef(id="p"), "bob"),
+        *([("agent.error", AgentError(prompt_id="p", message=error), None)] if error else []),
+        ("prompt.finished", end, None),
+    ]
+    made = [
+        (
+            Record(
+                seq=n, ts=float(n), kind=kind, actor=actor, payload=p.model_dump(exclude_none=True)
+            ),
+            p,
+        )
+        for n, (kind, p, actor) in enumerate(records, start=1)
+    ]
+    document = RoomDocument()
+    for record, payload in made:
+        document.apply(record, payload)
+    last = len(made)
+    in_room = [e["body"] for e in document.transcript.to_py() if e["id"] == f"r{last}"]
+    in_export = [b.text.strip("*") for b in blocks(made) if b.meta["ts"] == float(last)]
+    assert in_export == in_room

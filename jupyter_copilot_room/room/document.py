@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, NamedTuple
 
 from pycrdt import Array, Doc, Map, Text
@@ -293,11 +293,8 @@ class RoomDocument:
         if (entry := self._entries.get(p.id)) is not None:
             entry["state"] = p.state
         self._close_rows(p.id)
-        # A host's abort said so in its own line (`abort`); its end carries no reason then. Nor
-        # is a reason said again that the agent reported on the turn (its error line).
-        shown = p.state != "completed" and (p.reason or p.state != "canceled")
-        if shown and not (p.reason and self._error_said(p.id, p.reason)):
-            self._system(record, p.reason or f"The turn was {p.state}.")
+        if (line := end_line(p, self._errors_said(p.id))) is not None:
+            self._system(record, line)
         if self.meta.get("turn_prompt") == p.id:
             self.meta["turn_owner"] = None
             self.meta["turn_prompt"] = None
@@ -585,17 +582,16 @@ class RoomDocument:
         self._entries.pop(entry_id, None)
         self._open_rows.pop(entry_id, None)
 
-    def _error_said(self, prompt_id: str, text: str) -> bool:
-        """Whether an error line of the turn says `text`: its entries are the newest, so this
-        looks back no further than the turn's prompt."""
+    def _errors_said(self, prompt_id: str) -> set[str]:
+        """What the turn's error lines say: its entries are the newest, so this looks back no
+        further than the turn's prompt."""
+        said = set()
         for slot in reversed(self._order):
             if slot.entry_id == prompt_id:
-                return False
-            if slot.turn != prompt_id or slot.entry.get("kind") != "error":
-                continue
-            if str(slot.entry["body"]) == text:
-                return True
-        return False
+                break
+            if slot.turn == prompt_id and slot.entry.get("kind") == "error":
+                said.add(str(slot.entry["body"]))
+        return said
 
     def _close_rows(self, prompt_id: str) -> None:
         """A turn's end closes what it left open: the runtime reports no end for a tool or a
@@ -654,6 +650,17 @@ class RoomDocument:
         if prompt_id in self._queue_items:
             del self.queue[list(self._queue_items).index(prompt_id)]
             del self._queue_items[prompt_id]
+
+
+def end_line(finished: ev.PromptFinished, reported: Collection[str]) -> str | None:
+    """The line a turn's end adds, in the room and in its exports: none for a completed turn,
+    nor for a host's abort (its own `abort` line said so), nor for a reason the agent reported
+    on the turn (`reported`: its error lines say it)."""
+    if finished.state == "completed" or finished.reason in reported:
+        return None
+    if finished.reason:
+        return finished.reason
+    return None if finished.state == "canceled" else f"The turn was {finished.state}."
 
 
 def _plain(doc: Doc) -> dict[str, Any]:
