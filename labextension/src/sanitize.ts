@@ -242,11 +242,19 @@ export function imageSource(src: string | null, base: string): ImageSource {
  * resolve against (the live document's), to tell same-origin images from remote ones.
  */
 export function cleanAgentHtml(html: string, base: string = document.baseURI): string {
-  const inert = new DOMParser().parseFromString('<!DOCTYPE html><body></body>', 'text/html');
-  const root = inert.createElement('div');
+  const root = inertDocument().createElement('div');
   root.innerHTML = html;
   cleanChildren(root, base);
   return root.innerHTML;
+}
+
+/** One inert document for every call: making one per call was half of this cleaning's time
+ * while a reply streams (its open block is cleaned again each frame). Nothing is added to it. */
+let inert: Document | null = null;
+
+function inertDocument(): Document {
+  inert ??= new DOMParser().parseFromString('<!DOCTYPE html><body></body>', 'text/html');
+  return inert;
 }
 
 function cleanChildren(parent: Element, base: string): void {

@@ -83,8 +83,8 @@ function isLastReply(model: IRoomModel, reply: IAssistantEntry): boolean {
  * (../../sanitize.ts), so a remote image shows as a placeholder; clicking one loads it here.
  *
  * A streaming reply is rendered block by block (../../blocks.ts), each block by a renderer of its
- * own: a finished block is rendered once and kept, only the open one again as the text grows, so
- * a long reply costs the same per frame as a short one. */
+ * own: a finished block is rendered once and kept, only the open one again as the text grows (at
+ * most every RENDER_MS), so a long reply costs the same per frame as a short one. */
 export function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX.Element {
   const { text, rendermime } = props;
   const host = useRef<HTMLDivElement>(null);
@@ -106,7 +106,7 @@ export function Markdown(props: { text: string; rendermime: IRenderMimeRegistry 
       if (!shown) {
         const renderer = rendermime.createRenderer('text/markdown');
         node.appendChild(renderer.node);
-        shown = blocks.current[n] = { text: null, renderer, rendering: false };
+        shown = blocks.current[n] = newBlock(renderer);
       }
       render(shown, block, chosen.current);
     });
@@ -127,41 +127,63 @@ export function Markdown(props: { text: string; rendermime: IRenderMimeRegistry 
 
 type Renderer = ReturnType<IRenderMimeRegistry['createRenderer']>;
 
-/** A block's renderer, the text it shows (or is rendering) and whether a render is on its way. */
+/** A block's renderer, the text it shows (or is rendering), the text it is to show next, and
+ * when its last render began. */
 interface IBlock {
-  text: string | null;
   renderer: Renderer;
-  rendering: boolean;
+  shown: string | null;
+  next: string | null;
+  busy: boolean;
+  began: number;
+}
+
+/** A block renders at most this often: a streaming reply's open block was rendered (parsed,
+ * highlighted, sanitized, laid out, painted) every frame, which five pages on two cores could not
+ * keep up with (benchmarks/README.md, panel_frames.py). The latest text always renders, at most
+ * this much later. */
+const RENDER_MS = 50;
+
+function newBlock(renderer: Renderer): IBlock {
+  return { renderer, shown: null, next: null, busy: false, began: -Infinity };
 }
 
 /** Show `text` in `block`: one render at a time (two at once would interleave their work on the
- * same node), the latest text once the one on its way is done. Trailing blank lines render as
- * nothing, so a block that only gained them is not rendered again. */
+ * same node), the latest text once the one on its way is done and RENDER_MS have passed since
+ * it began. Trailing blank lines render as nothing, so a block that only gained them is not
+ * rendered again. */
 function render(block: IBlock, text: string, chosen: Set<string>): void {
-  if (block.text !== null && block.text.trimEnd() === text.trimEnd()) {
+  if ((block.next ?? block.shown)?.trimEnd() === text.trimEnd()) {
     return;
   }
-  block.text = text;
-  if (block.rendering) {
+  block.next = text;
+  if (!block.busy) {
+    block.busy = true;
+    renderNext(block, chosen);
+  }
+}
+
+function renderNext(block: IBlock, chosen: Set<string>): void {
+  const { renderer, next } = block;
+  if (next === null || renderer.isDisposed) {
+    block.busy = false;
     return;
   }
-  block.rendering = true;
-  const { renderer } = block;
+  const wait = block.began + RENDER_MS - performance.now();
+  if (wait > 0) {
+    window.setTimeout(() => renderNext(block, chosen), wait);
+    return;
+  }
+  block.shown = next;
+  block.next = null;
+  block.began = performance.now();
   void renderer
-    .renderModel(new MimeModel({ data: { 'text/markdown': text }, trusted: false }))
+    .renderModel(new MimeModel({ data: { 'text/markdown': next }, trusted: false }))
     .then(() => {
       reloadChosenImages(renderer.node, chosen);
       addCodeCopyButtons(renderer.node);
       scrollTablesSideways(renderer.node);
     })
-    .finally(() => {
-      block.rendering = false;
-      if (block.text !== text && block.text !== null) {
-        const latest = block.text;
-        block.text = text;
-        render(block, latest, chosen);
-      }
-    });
+    .finally(() => renderNext(block, chosen));
 }
 
 /** Put each table of `node` in a box of its own that scrolls sideways: a table wider than the
