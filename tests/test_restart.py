@@ -1,6 +1,7 @@
 """What survives a stop or a crash: the document is rebuilt from `transcript.jsonl`."""
 
 import asyncio
+import gc
 import json
 
 import pytest
@@ -9,8 +10,9 @@ from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.agent.base import AgentSettings
 from jupyter_copilot_room.errors import NotFound, RoomError, Unavailable
-from jupyter_copilot_room.events import PromptFinished
-from jupyter_copilot_room.protocol import PromptBody
+from jupyter_copilot_room.events import PromptFinished, Record
+from jupyter_copilot_room.protocol import ChatBody, PromptBody
+from jupyter_copilot_room.room.document import RoomDocument
 from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.room.snapshot import discard
 from jupyter_copilot_room.room.transcript import records_with_id
@@ -155,7 +157,12 @@ async def test_crash_mid_turn_marks_the_turn_failed_and_never_reruns_it(tmp_path
     await again.stop()
 
 
-async def test_torn_last_line_is_reported_skipped_and_nothing_before_it_is_lost(tmp_path, caplog):
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 18])
+async def test_torn_last_line_is_reported_skipped_and_nothing_before_it_is_lost(
+    tmp_path, caplog, monkeypatch, chunk
+):
+    """Whichever chunk of the file a line starts or ends in."""
+    monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", chunk)
     room = make_room(tmp_path, agent=False)
     await room.ensure_started()
     ids = [room.submit(BOB, PromptBody(text=f"say {n}"))[0] for n in range(3)]
@@ -176,6 +183,67 @@ async def test_torn_last_line_is_reported_skipped_and_nothing_before_it_is_lost(
     raw = (tmp_path / "transcript.jsonl").read_bytes()
     assert b'"kind": "prompt.subm\n' in raw, "the torn bytes stay, as evidence"
     await third.stop()
+
+
+def said(room, count):
+    """`count` chat messages from bob: a transcript of that many records and more."""
+    for n in range(count):
+        room.say(BOB, ChatBody(text=f"message {n}"))
+
+
+def live_records():
+    return sum(isinstance(o, Record) for o in gc.get_objects())
+
+
+async def test_a_full_rebuild_holds_a_chunk_of_the_transcript_at_a_time(tmp_path, monkeypatch):
+    """Holding every record at once made Python's full collections, which walk every object,
+    stall the server's loop (1.3 s for 100,000 entries); and while the replay runs those of the
+    objects made before it are left out of them, then put back."""
+    room = make_room(tmp_path, agent=False)
+    await room.ensure_started()
+    said(room, 600)
+    await room.stop()
+    discard(tmp_path)  # no snapshot: the whole transcript is replayed
+    monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", 4096, raising=False)
+    seen = []
+    apply = RoomDocument.apply
+
+    def counting(self, record, payload):
+        if record.seq == 500:
+            seen.append((live_records(), gc.get_freeze_count() > 0))
+        apply(self, record, payload)
+
+    monkeypatch.setattr(RoomDocument, "apply", counting)
+    again = make_room(tmp_path, agent=False)
+    await again.ensure_started()
+    try:
+        [(held, frozen)] = seen
+        assert held < 100, f"{held} records held at once"
+        assert frozen and gc.get_freeze_count() == 0
+        assert str(again.document.transcript[-1]["body"]) == "message 599"
+    finally:
+        await again.stop()
+
+
+async def test_a_record_refused_midway_refuses_every_start_alike(tmp_path, monkeypatch, caplog):
+    """Records replay as they are read, so the room is half rebuilt when the chain refuses one:
+    a second start says the same (the line changed), and never replays into that state."""
+    room = make_room(tmp_path, agent=False)
+    await room.ensure_started()
+    said(room, 300)
+    await room.stop()
+    discard(tmp_path)
+    path = tmp_path / "transcript.jsonl"
+    path.write_bytes(path.read_bytes().replace(b"message 200", b"message 2OO"))
+    monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", 4096, raising=False)
+    again = make_room(tmp_path, agent=False)
+    with pytest.raises(Unavailable, match="not written by the room") as first:
+        await again.ensure_started()
+    with pytest.raises(Unavailable) as second:
+        await again.ensure_started()
+    assert str(second.value) == str(first.value)
+    assert first.value.code == "transcript_tampered"
+    assert "cannot be replayed" not in caplog.text
 
 
 @pytest.mark.parametrize("chunk", [7, 64, 1 << 22])

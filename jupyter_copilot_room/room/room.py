@@ -68,7 +68,7 @@ from .history import History
 from .people import People
 from .queue import PromptQueue, QueuedPrompt, TaskState, check_withdraw_prompt
 from .recorder import Recorder
-from .replay import Replayed, replay, replay_prompt
+from .replay import Replayed, heap_frozen, replay, replay_prompt
 from .signin import SignIn
 from .snapshot import LiveRecords, Snapshot, Snapshots
 from .storage import StorageWatch
@@ -182,18 +182,28 @@ class Room:
             lambda: self.queue.in_flight is None,
         )
         self._started = False
+        self._refused: Exception | None = None  # why the replay failed
         self._start_lock = asyncio.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
     async def ensure_started(self) -> None:
         async with self._start_lock:
+            if self._refused is not None:
+                raise self._refused.with_traceback(None)
             if not self._started:
                 await self._start()
                 self._started = True
 
     async def _start(self) -> None:
-        replayed = await self._replay()
+        try:
+            replayed = await self._replay()
+        except Exception as err:
+            # Records replay as they are read, so a failure midway (a record the chain refuses,
+            # `transcript_tampered`) leaves the room half rebuilt: every later start is refused
+            # with the same error until the server restarts, never replayed into that state.
+            self._refused = err
+            raise
         self.turns.last_ready = replayed.last_ready
         self.people.save_decisions()
         self.settings.save()
@@ -244,17 +254,21 @@ class Room:
             settings=self.settings,
             live=self.live,
         )
-        resumed = await self._resume_snapshot()
-        if resumed is None:
-            self.history.open(keep=0)
-            records = await self.transcript.load()
-            replayed = await run(records, document=self.document)
-        else:
-            snap, prefix = resumed
-            replayed = await run(snap.live_records(), document=None)
-            records = await self.transcript.load(resume=snap.position, prefix=prefix)
-            replayed = await run(records, document=self.document, replayed=replayed)
-        self.snapshots.changed = len(records)
+        with heap_frozen():
+            resumed = await self._resume_snapshot()
+            if resumed is None:
+                self.history.open(keep=0)
+                replayed, chunks = Replayed(), self.transcript.load()
+            else:
+                snap, prefix = resumed
+                replayed = await run(snap.live_records(), document=None)
+                chunks = self.transcript.load(resume=snap.position, prefix=prefix)
+            count = 0
+            async with contextlib.aclosing(chunks):
+                async for records in chunks:  # a chunk at a time, never the whole transcript
+                    await run(records, document=self.document, replayed=replayed)
+                    count += len(records)
+        self.snapshots.changed = count
         return replayed
 
     async def _resume_snapshot(self) -> tuple[Snapshot, Any] | None:

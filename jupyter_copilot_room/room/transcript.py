@@ -24,7 +24,7 @@ import hashlib
 import json
 import logging
 import os
-import time
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -38,8 +38,8 @@ from .storage import no_space
 
 log = logging.getLogger(__name__)
 
-#: Seconds of parsing between yields to the event loop while loading.
-SLICE = 0.02
+#: Bytes read and parsed at a time while loading (about 400 records of the room's usual size).
+LOAD_CHUNK = 1 << 18
 #: Bytes read at a time when looking for the records of one id.
 CHUNK = 1 << 22
 
@@ -96,17 +96,6 @@ def records_with_id(path: Path, size: int, item_id: str) -> list[tuple[Record, S
     return found
 
 
-def _read_from(path: Path, offset: int, hasher: Any) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            f.seek(offset)
-            raw = f.read()
-    except FileNotFoundError:
-        raw = b""
-    hasher.update(raw)
-    return raw
-
-
 class Transcript:
     def __init__(self, path: Path):
         self.path = path
@@ -120,29 +109,61 @@ class Transcript:
 
     async def load(
         self, resume: Position | None = None, prefix: Any = None
-    ) -> list[tuple[Record, Strict]]:
-        """Read every valid record (after `resume`, whose prefix hashes to `prefix`, a sha256
-        object) with its parsed payload; bad lines are logged and skipped, never fatal. The file
-        is read and hashed in a thread; parsing yields to the loop every `SLICE` seconds."""
-        records: list[tuple[Record, Strict]] = []
+    ) -> AsyncGenerator[list[tuple[Record, Strict]], None]:
+        """Every valid record (after `resume`, whose prefix hashes to `prefix`, a sha256 object)
+        with its parsed payload, a chunk at a time: each chunk is read, hashed, parsed and its
+        chain checked in a worker thread, and the next is read only once the caller has taken
+        this one, so a long transcript is never held whole (a full rebuild holding every record
+        as objects at once stalled the loop in Python's full garbage collections). Bad lines are
+        logged and skipped, never fatal. The file is opened for appending once all is read."""
         start = 0
+        self._line, self._chain, self._next_seq = 0, None, 1  # a load starts afresh
         if resume is not None:
             start, self._line = resume.offset, resume.line
             self._chain, self._next_seq = resume.chain, resume.seq + 1
         self._hash = prefix.copy() if prefix is not None else hashlib.sha256()
-        raw = await asyncio.to_thread(_read_from, self.path, start, self._hash)
-        lines = raw.split(b"\n")
-        self._line += len(lines) - 1
-        base = self._line - len(lines) + 1
-        deadline = time.monotonic() + SLICE
-        for index, line in enumerate(lines):
-            if time.monotonic() > deadline:
-                await asyncio.sleep(0)
-                deadline = time.monotonic() + SLICE
+        self._size = start
+        try:
+            f = open(self.path, "rb")  # noqa: SIM115 (closed below, across awaits)
+        except FileNotFoundError:
+            f = None
+        rest = b""  # the bytes after the last newline read so far
+        try:
+            if f is not None:
+                f.seek(start)
+                while True:
+                    records, rest, done = await asyncio.to_thread(self._read_chunk, f, rest)
+                    if records:
+                        yield records
+                    if done:
+                        break
+        finally:
+            if f is not None:
+                f.close()
+        self._open(terminate_torn_line=bool(rest))
+
+    def _read_chunk(
+        self, f: BinaryIO, rest: bytes
+    ) -> tuple[list[tuple[Record, Strict]], bytes, bool]:
+        """(records, the bytes after the last newline, whether the file ended) of the next
+        `LOAD_CHUNK` bytes after `rest`; at the end, `rest` is a torn last line. In a thread."""
+        block = f.read(LOAD_CHUNK)
+        self._hash.update(block)
+        self._size += len(block)
+        torn = not block
+        if torn:
+            lines = [rest]
+        else:
+            data = rest + block
+            whole = data.rfind(b"\n") + 1
+            lines, rest = data[:whole].split(b"\n")[:-1], data[whole:]
+        records: list[tuple[Record, Strict]] = []
+        for line in lines:
+            number = self._line + 1
+            if not torn:
+                self._line = number  # a torn line is counted once `_open` ends it
             if not line.strip():
                 continue
-            number = base + index + 1
-            torn = index == len(lines) - 1  # the file did not end with a newline: a torn write
             try:
                 record = Record.model_validate_json(line)
                 payload = record.parsed()
@@ -151,12 +172,9 @@ class Transcript:
                 log.warning("%s:%d: skipping %s: %s", self.path, number, what, err)
                 continue
             self._check_link(record, number)
+            self._next_seq = record.seq + 1
             records.append((record, payload))
-        if records:
-            self._next_seq = records[-1][0].seq + 1
-        self._size = start + len(raw)
-        self._open(terminate_torn_line=bool(raw) and not raw.endswith(b"\n"))
-        return records
+        return records, rest, torn
 
     def position(self) -> Position:
         """Where the transcript stands now (after its last record)."""
