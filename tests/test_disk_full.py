@@ -248,6 +248,30 @@ async def test_an_abort_after_the_turn_ended_unrecorded_is_refused_and_the_turn_
     assert prompt["state"] == "completed"
 
 
+async def test_a_write_that_finds_space_again_is_shown_before_what_the_room_then_records(
+    api, room, agent, small_disk
+):
+    """A successful write is one way the room learns that space returned: the turn's end it
+    held back is recorded then, after that write, and the document shows the two in the
+    transcript's order, as a replay of it would."""
+    room.storage.interval = 60  # only a write notices the space in this test
+    assert (await api("alice", "GET", "room")).code == 200  # alice has been seen
+    prompt_id = (await api("bob", "POST", "prompts", body={"text": "wait"})).json["id"]
+    await eventually(lambda: len(agent.turns) == 1, what="the agent to have the turn")
+    await agent.host.publish(MessageDelta(entry_id=f"msg-{prompt_id}", text="z" * 9000))
+    filler = fill(small_disk)
+    await agent.host.publish(ToolStarted(call_id="t1", tool="bash", summary="x" * 9000))
+    await eventually(lambda: room.document.meta.get("state") == "aborting", what="the stop")
+    # Refused twice: the tool call, then the turn's end (the reply that streamed).
+    await eventually(lambda: room.storage.refusals == 2, what="the turn's end to be refused")
+
+    filler.unlink()
+    assert (await api("alice", "POST", "messages", body={"text": "space?"})).code == 201
+    assert prompt_id in finished(room), "the chat's write let the turn's end be recorded"
+    seqs = [e["seq"] for e in room.document.transcript.to_py()]
+    assert seqs == sorted(seqs), [(e["kind"], e["seq"]) for e in room.document.transcript.to_py()]
+
+
 async def leave_on_the_last_page(transcript: Path, most: int, api, least: int = 0) -> None:
     """Chat until at least `least` and fewer than `most` bytes are left on the transcript's last
     4 KiB page: a full tmpfs still takes a record that fits there."""

@@ -4,7 +4,8 @@ The order is the room's durability promise: the document (what people see) never
 `transcript.jsonl` (what survives a restart). Listeners hear every committed record, after the
 document shows it; the room uses that to keep `meta.state` current, and its metrics and Jupyter
 Events. A record the full disk refused (`InsufficientStorage`) is reported to the storage watch,
-which notices when space returns.
+which notices when space returns; so does a record written, once everyone has it, since what the
+room then records (a turn's end it held back) comes after it.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ class Recorder:
         except InsufficientStorage:
             self.storage.ran_out()
             raise
-        self.storage.wrote()
         self.document.apply(record, payload)
         for listener in self._listeners:
             listener(record)
+        # Last: what the room records once it learns space returned follows this record.
+        self.storage.wrote()
         return record
