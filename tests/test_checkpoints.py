@@ -5,16 +5,19 @@ The real Copilot runtime runs a real shell command (the scripted model asks for 
 git repository; an open notebook is a second client on jupyter-collaboration's live document."""
 
 import asyncio
+import contextlib
 import json
+import os
 import subprocess
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
 from pycrdt import create_awareness_message
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
-from jupyter_copilot_room.room.checkpoints import REF
+from jupyter_copilot_room.room.checkpoints import REF, Checkpoints
 
 from .harness import config
 from .harness.helpers import eventually, ready
@@ -287,3 +290,33 @@ async def test_an_open_notebook_is_checkpointed_and_reverted_through_its_live_do
     assert git(root, "rev-parse", REF).strip() == second["commit"]
     assert json.loads((root / "live.ipynb").read_bytes()) == json.loads(saved)
     person.close()
+
+
+def processes(keep):
+    """Running (not zombie) processes whose /proc stat fields `keep(comm, fields)` accepts."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            comm, rest = stat.read_text().rsplit(")", 1)
+            fields = rest.split()  # state, ppid, pgrp, ...
+            if fields[0] != "Z" and keep(comm.split("(", 1)[1], fields):
+                found.append(int(stat.parent.name))
+    return found
+
+
+def git_children():
+    return processes(lambda comm, f: comm == "git" and int(f[1]) == os.getpid())
+
+
+async def test_a_git_run_cancelled_mid_way_is_killed_and_reaped(tmp_path):
+    """The server stops during a turn's snapshot: no git process is left to outlive the loop."""
+    (tmp_path / "work").mkdir()
+    checkpoints = Checkpoints(tmp_path / "work", tmp_path / "state")
+    nap = asyncio.create_task(checkpoints._git("-c", "alias.nap=!sleep 30", "nap"))
+    await eventually(lambda: git_children(), timeout=10, what="git to run")
+    [git_pid] = git_children()
+    nap.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(nap, timeout=10)
+    assert git_children() == []
+    assert processes(lambda comm, f: int(f[2]) == git_pid) == [], "nor its child, the sleep"

@@ -34,6 +34,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +86,35 @@ class Author:
         return f"{safe}@users.noreply.copilot-room"
 
 
+async def _run(*args, stdin: bytes | None = None, **options) -> tuple[int, bytes, bytes]:
+    """Run git to its end: exit status, output, errors. Cancelled (the server stops mid-turn),
+    whether while starting or running, its process group is killed (git's own children too: a
+    clean filter such as git-lfs holds the pipes open) and reaped before the cancellation goes
+    on: a git process left running outlives the event loop ("Event loop is closed")."""
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *args,
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            **options,
+        )
+    )
+    proc = None
+    try:
+        proc = await asyncio.shield(spawn)
+        out, err = await proc.communicate(stdin)
+    except asyncio.CancelledError:
+        proc = proc or await spawn
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        raise
+    assert proc.returncode is not None
+    return proc.returncode, out, err
+
+
 class Checkpoints:
     def __init__(self, root: Path, state_dir: Path, live: LiveNotebooks | None = None):
         self.root = root.resolve()
@@ -106,7 +136,7 @@ class Checkpoints:
     ) -> str:
         base = self._env if self._env is not None else await self._setup()
         full = {**base, "GIT_INDEX_FILE": str(index or self.index), **(env or {})}
-        proc = await asyncio.create_subprocess_exec(
+        status, out, err = await _run(
             "git",
             "-c",
             f"core.excludesFile={self.dir / 'exclude'}",
@@ -115,12 +145,9 @@ class Checkpoints:
             *args,
             cwd=self.work_tree,
             env=full,
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stdin=stdin,
         )
-        out, err = await proc.communicate(stdin)
-        if proc.returncode != 0:
+        if status != 0:
             raise GitFailed(err.decode(errors="replace").strip() or f"git {args[0]} failed")
         return out.decode(errors="surrogateescape")
 
@@ -135,25 +162,15 @@ class Checkpoints:
             "GIT_CONFIG_NOSYSTEM": "1",
             "LC_ALL": "C",
         }
-        proc = await asyncio.create_subprocess_exec(
-            "git",
-            "rev-parse",
-            "--show-toplevel",
-            cwd=self.root,
-            env=env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-        out, _ = await proc.communicate()
-        if proc.returncode == 0:
+        status, out, _ = await _run("git", "rev-parse", "--show-toplevel", cwd=self.root, env=env)
+        if status == 0:
             self.work_tree = Path(out.decode().strip())
         else:  # not a repository: a git directory of our own, the folder its work tree
             self.work_tree = self.root
             git_dir = self.dir / "git"
             env |= {"GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(self.root)}
             if not git_dir.exists():
-                init = await asyncio.create_subprocess_exec("git", "init", "-q", env=env)
-                await init.wait()
+                await _run("git", "init", "-q", env=env)
         with contextlib.suppress(ValueError):  # the state directory, if inside the folder
             excludes.append("/" + self.dir.parent.resolve().relative_to(self.work_tree).as_posix())
         (self.dir / "exclude").write_text("\n".join(excludes) + "\n")
