@@ -83,33 +83,55 @@ function isLastReply(model: IRoomModel, reply: IAssistantEntry): boolean {
  * (../../sanitize.ts), so a remote image shows as a placeholder; clicking one loads it here.
  *
  * A streaming reply is rendered block by block (../../blocks.ts), each block by a renderer of its
- * own: a finished block is rendered once and kept, only the open one again as the text grows (at
- * most every RENDER_MS), so a long reply costs the same per frame as a short one. */
+ * own: a finished block is rendered once and kept, only the open one again as the text grows, so
+ * a long reply costs the same per frame as a short one. The text is shown at most every
+ * RENDER_MS: a delta may finish a block and open another, and any change is a frame of style,
+ * layout and paint of the whole page (benchmarks/README.md, panel_frames.py). */
 export function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX.Element {
   const { text, rendermime } = props;
   const host = useRef<HTMLDivElement>(null);
   const blocks = useRef<IBlock[]>([]);
   // The remote images this person chose to load: loaded again when a block re-renders.
   const chosen = useRef(new Set<string>());
-  useEffect(() => () => drop(blocks.current.splice(0)), [rendermime]);
+  // The latest text; when it was last shown; the timer that will show it.
+  const latest = useRef(text);
+  latest.current = text;
+  const pace = useRef({ shown: -Infinity, timer: 0 });
+  useEffect(
+    () => () => {
+      window.clearTimeout(pace.current.timer);
+      pace.current.timer = 0;
+      drop(blocks.current.splice(0));
+    },
+    [rendermime]
+  );
   useEffect(() => {
     const node = host.current;
-    if (!node) {
+    if (!node || pace.current.timer) {
       return;
     }
-    const { finished, open } = splitBlocks(text);
-    const wanted = [...finished, open];
-    // Fewer blocks than before: a link reference definition arrived, which joins them all.
-    drop(blocks.current.splice(wanted.length));
-    wanted.forEach((block, n) => {
-      let shown = blocks.current[n];
-      if (!shown) {
-        const renderer = rendermime.createRenderer('text/markdown');
-        node.appendChild(renderer.node);
-        shown = blocks.current[n] = newBlock(renderer);
-      }
-      render(shown, block, chosen.current);
-    });
+    const show = () => {
+      pace.current = { shown: performance.now(), timer: 0 };
+      const { finished, open } = splitBlocks(latest.current);
+      const wanted = [...finished, open];
+      // Fewer blocks than before: a link reference definition arrived, which joins them all.
+      drop(blocks.current.splice(wanted.length));
+      wanted.forEach((block, n) => {
+        let shown = blocks.current[n];
+        if (!shown) {
+          const renderer = rendermime.createRenderer('text/markdown');
+          node.appendChild(renderer.node);
+          shown = blocks.current[n] = { text: null, renderer, rendering: false };
+        }
+        render(shown, block, chosen.current);
+      });
+    };
+    const wait = pace.current.shown + RENDER_MS - performance.now();
+    if (wait > 0) {
+      pace.current.timer = window.setTimeout(show, wait);
+    } else {
+      show();
+    }
   }, [text, rendermime]);
   const onClick = (event: React.MouseEvent<HTMLDivElement>) => {
     const target = event.target instanceof Element ? event.target : null;
@@ -127,63 +149,44 @@ export function Markdown(props: { text: string; rendermime: IRenderMimeRegistry 
 
 type Renderer = ReturnType<IRenderMimeRegistry['createRenderer']>;
 
-/** A block's renderer, the text it shows (or is rendering), the text it is to show next, and
- * when its last render began. */
-interface IBlock {
-  renderer: Renderer;
-  shown: string | null;
-  next: string | null;
-  busy: boolean;
-  began: number;
-}
-
-/** A block renders at most this often: a streaming reply's open block was rendered (parsed,
- * highlighted, sanitized, laid out, painted) every frame, which five pages on two cores could not
- * keep up with (benchmarks/README.md, panel_frames.py). The latest text always renders, at most
- * this much later. */
+/** Reply text is shown at most this often; the latest text always shows, at most this late. */
 const RENDER_MS = 50;
 
-function newBlock(renderer: Renderer): IBlock {
-  return { renderer, shown: null, next: null, busy: false, began: -Infinity };
+/** A block's renderer, the text it shows (or is rendering) and whether a render is on its way. */
+interface IBlock {
+  text: string | null;
+  renderer: Renderer;
+  rendering: boolean;
 }
 
 /** Show `text` in `block`: one render at a time (two at once would interleave their work on the
- * same node), the latest text once the one on its way is done and RENDER_MS have passed since
- * it began. Trailing blank lines render as nothing, so a block that only gained them is not
- * rendered again. */
+ * same node), the latest text once the one on its way is done. Trailing blank lines render as
+ * nothing, so a block that only gained them is not rendered again. */
 function render(block: IBlock, text: string, chosen: Set<string>): void {
-  if ((block.next ?? block.shown)?.trimEnd() === text.trimEnd()) {
+  if (block.text !== null && block.text.trimEnd() === text.trimEnd()) {
     return;
   }
-  block.next = text;
-  if (!block.busy) {
-    block.busy = true;
-    renderNext(block, chosen);
-  }
-}
-
-function renderNext(block: IBlock, chosen: Set<string>): void {
-  const { renderer, next } = block;
-  if (next === null || renderer.isDisposed) {
-    block.busy = false;
+  block.text = text;
+  if (block.rendering) {
     return;
   }
-  const wait = block.began + RENDER_MS - performance.now();
-  if (wait > 0) {
-    window.setTimeout(() => renderNext(block, chosen), wait);
-    return;
-  }
-  block.shown = next;
-  block.next = null;
-  block.began = performance.now();
+  block.rendering = true;
+  const { renderer } = block;
   void renderer
-    .renderModel(new MimeModel({ data: { 'text/markdown': next }, trusted: false }))
+    .renderModel(new MimeModel({ data: { 'text/markdown': text }, trusted: false }))
     .then(() => {
       reloadChosenImages(renderer.node, chosen);
       addCodeCopyButtons(renderer.node);
       scrollTablesSideways(renderer.node);
     })
-    .finally(() => renderNext(block, chosen));
+    .finally(() => {
+      block.rendering = false;
+      if (block.text !== text && block.text !== null) {
+        const latest = block.text;
+        block.text = text;
+        render(block, latest, chosen);
+      }
+    });
 }
 
 /** Put each table of `node` in a box of its own that scrolls sideways: a table wider than the
