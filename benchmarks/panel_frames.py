@@ -11,7 +11,8 @@ use it) show the room; each records, while the reply streams, the time between a
 (requestAnimationFrame) and Chrome's long tasks (PerformanceObserver 'longtask'). Run once with 1
 page and once with 5 (the machine's cores are shared by the lab, the runtime and every page: the
 5-page figures include that contention). Prints p95 and longest frame and the longest task per
-page, with the targets beside them. Not part of the test suite; see benchmarks/README.md.
+page, with the targets beside them, and the CPU time the pages' renderers and the GPU process
+took while the reply streamed. Not part of the test suite; see benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -90,7 +91,11 @@ RECORDER = """() => {
     requestAnimationFrame(tick);
 }"""
 
-RESULT = """() => {
+RESULT = """async () => {
+    // The reply's last text renders up to 50 ms after it ends (reply.tsx, RENDER_MS) and the
+    // transcript follows it a frame later: read the page once both are done.
+    await new Promise(done => setTimeout(done, 200));
+    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
     const rec = window.__frames;
     const tasks = rec.tasks.filter(([t]) => t >= rec.start && t <= rec.end).map(([, d]) => d);
     const replies = document.querySelectorAll('.jp-CopilotRoom-reply');
@@ -206,14 +211,34 @@ def run(
     time.sleep(1)
     for page in pages[:pages_wanted]:
         page.evaluate("() => { window.__frames.sent = performance.now(); }")
+    # CPU time of every renderer and of the GPU process (software compositing): what the pages
+    # cost, steadier than frame times, which depend on what else had a core at that moment.
+    before = cpu_seconds(browser)
     if trace is not None:
         browser.start_tracing(page=pages[0], categories=TRACE_CATEGORIES)
     send(pages[0], f"Explain the data pipeline ({pages_wanted} pages).")
     for page in pages[:pages_wanted]:
         page.wait_for_function("() => window.__frames.end !== null", timeout=180_000)
+    after = cpu_seconds(browser)
     if trace is not None:
         trace.write_bytes(browser.stop_tracing())
-    return [page.evaluate(RESULT) for page in pages[:pages_wanted]]
+    results = [page.evaluate(RESULT) for page in pages[:pages_wanted]]
+    results[0]["cpu"] = {kind: after[kind] - before.get(kind, 0.0) for kind in after}
+    return results
+
+
+def cpu_seconds(browser) -> dict[str, float]:
+    """CPU seconds so far of the browser's renderer processes together, and of its GPU process."""
+    session = browser.new_browser_cdp_session()
+    try:
+        processes = session.send("SystemInfo.getProcessInfo")["processInfo"]
+    finally:
+        session.detach()
+    totals: dict[str, float] = {}
+    for process in processes:
+        if process["type"] in ("renderer", "GPU"):
+            totals[process["type"]] = totals.get(process["type"], 0.0) + process["cpuTime"]
+    return totals
 
 
 def measure(
@@ -282,11 +307,17 @@ def report(rows: list[tuple[str, int, list[dict]]]) -> None:
                 f"{percentile(r['idle'], 0.95):>9.1f}{r['renderers']:>7}"
                 f"{'yes' if r['follows'] else 'NO':>8}"
             )
+        cpu = results[0]["cpu"]
+        print(
+            f"{'':<8}{count:>6}  CPU while it streamed: renderers {cpu.get('renderer', 0):.1f} s, "
+            f"GPU process {cpu.get('GPU', 0):.1f} s"
+        )
     print(
         "\n'idle p95': the same page's frames in the second before the prompt, for scale. "
         "'blocks': the Markdown renderers of the finished reply (1: all re-rendered each frame).\n"
         "'follows': the page, never scrolled, ended at the latest output without 'New activity "
-        "below'."
+        "below'.\n'CPU': the CPU time of all the pages' renderer processes together and of the GPU "
+        "process (software compositing), from the prompt to the last page's end."
     )
 
 
