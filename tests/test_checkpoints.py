@@ -308,15 +308,27 @@ def git_children():
     return processes(lambda comm, f: comm == "git" and int(f[1]) == os.getpid())
 
 
+def command_line(pid):
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    return []
+
+
 async def test_a_git_run_cancelled_mid_way_is_killed_and_reaped(tmp_path):
     """The server stops during a turn's snapshot: no git process is left to outlive the loop."""
     (tmp_path / "work").mkdir()
     checkpoints = Checkpoints(tmp_path / "work", tmp_path / "state")
     nap = asyncio.create_task(checkpoints._git("-c", "alias.nap=!sleep 30", "nap"))
-    await eventually(lambda: git_children(), timeout=10, what="git to run")
-    [git_pid] = git_children()
+
+    def napping():  # our git (not one another test left), once it runs its alias's sleep
+        ours = [pid for pid in git_children() if b"alias.nap=!sleep 30" in command_line(pid)]
+        sleeps = processes(lambda comm, f: comm == "sleep" and ours and int(f[2]) == ours[0])
+        return ours[0] if sleeps else None
+
+    await eventually(napping, timeout=10, what="git to run its alias")
+    git_pid = napping()
     nap.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(nap, timeout=10)
-    assert git_children() == []
+    assert git_pid not in git_children()
     assert processes(lambda comm, f: int(f[2]) == git_pid) == [], "nor its child, the sleep"
