@@ -13,7 +13,8 @@ import pytest
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
 from jupyter_copilot_room.agent.copilot.access import TOKEN_VARIABLES
-from jupyter_copilot_room.agent.copilot.agent import SIGNED_IN_SESSION
+from jupyter_copilot_room.agent.copilot.agent import SIGNED_IN_SESSION, SIGNED_OUT_SESSION
+from jupyter_copilot_room.agent.demo import DEMO_NOTE
 
 from .harness import github
 from .harness.github import TOKEN, FakeGitHub
@@ -147,6 +148,47 @@ async def test_an_enterprise_sign_in_asks_a_host_before_the_token_is_kept_in_pla
     for secret in (TOKEN, SECRET_CODE, state):
         assert secret not in transcript and secret not in caplog.text
         assert secret not in room.document.ydoc.get_update().decode("latin-1")
+
+
+async def test_an_enterprise_login_kept_in_plain_text_is_signed_out_and_can_sign_in_again(
+    api, room, state_dir
+):
+    await ready(api, room)
+    await sign_in_with_consent(api, room)
+    config = state_dir / "copilot" / "config.json"
+    assert TOKEN in config.read_text()
+    assert (await api("bob", "POST", "signout")).code == 403
+
+    r = await api("alice", "POST", "signout")
+    assert r.code == 200 and r.json == {"signed_out": True}, r
+    await eventually(lambda: room.document.meta.get("agent") == "demo model")
+    assert room.document.meta.get("copilot_seat") is None
+    assert TOKEN not in "".join(p.read_text(errors="ignore") for p in files(state_dir / "copilot"))
+    records = [
+        json.loads(line) for line in (state_dir / "transcript.jsonl").read_text().splitlines()
+    ]
+    assert [r["actor"] for r in records if r["kind"] == "copilot.signed_out"] == ["alice"]
+    [*_, ready_now] = [r["payload"] for r in records if r["kind"] == "agent.ready"]
+    assert ready_now == {"label": "demo model", "detail": f"{DEMO_NOTE} {SIGNED_OUT_SESSION}"}
+    assert (await api("alice", "GET", "signin")).json == {"state": "idle", "offered": True}
+
+    await sign_in_with_consent(api, room)  # the runtime asks again: nothing of the login is left
+    assert TOKEN in config.read_text()
+
+
+async def sign_in_with_consent(api, room):
+    """A host signs in at the fake enterprise host and allows the token to be kept in plain text."""
+    shown = (await api("alice", "POST", "signin")).json
+    assert shown["state"] == "waiting", shown
+    state = parse_qs(urlparse(shown["url"]).query)["state"][0]
+    landed = f"{shown['callback']}?code={SECRET_CODE}&state={state}"
+    r = await api("alice", "POST", "signin", "return", body={"url": landed})
+    assert r.json["state"] == "consent", r.json
+    r = await api("alice", "POST", "signin", "allow")
+    assert r.code == 200 and r.json["state"] == "idle", r
+    await eventually(lambda: room.document.meta.get("copilot_seat") == "octo-host")
+    meta = room.document.meta
+    await eventually(lambda: (meta.get("agent"), meta.get("state")) == ("Copilot", "idle"))
 
 
 async def test_a_sign_in_left_open_is_cancelled_and_the_card_says_so(api, room):

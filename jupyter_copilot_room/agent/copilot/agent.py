@@ -10,7 +10,9 @@ runtime itself waits on a silent model endpoint forever.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
+from collections.abc import Callable
 from typing import Any
 
 from copilot.generated.rpc import (
@@ -18,10 +20,12 @@ from copilot.generated.rpc import (
     AccountLogoutRequest,
     PermissionDecisionApproveOnce,
     PermissionDecisionReject,
+    UserAuthInfo,
 )
 from copilot.session import Attachment, BlobAttachment, FileAttachment
 from copilot.tools import Tool, ToolInvocation, ToolResult
 
+from ...errors import Conflict
 from ...events import AgentError, AgentStatus
 from ...notebooks import TOOL_NAMES, TOOLS, NotebookToolError, Provenance
 from ...notebooks.outputs import MAX_IMAGES, Image
@@ -35,10 +39,11 @@ from ..base import (
     Turn,
 )
 from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
+from . import plaintext
 from .access import ModelAccess, choose_model_access, login_token
 from .connection import Connection
 from .describe import describe_permission
-from .signin import LoginFlow
+from .signin import LoginFlow, reason
 from .translate import EventTranslator, event_name, model_silent
 
 QUOTA_TIMEOUT = 10.0  # seconds; the runtime answers from the login it already read
@@ -220,14 +225,30 @@ class CopilotAgent(Agent):
         await self._choose_access_again("Starting with the Copilot login…", SIGNED_IN_SESSION)
 
     async def sign_out(self) -> bool:
+        """A login kept in plain text (no keychain) is removed from the runtime's file while the
+        runtime is stopped; a keychain's is the runtime's own to remove."""
         if self.connection is None or login_token() is not None:
             return False  # a token from the environment is not the runtime's to forget
         status = await self.connection.client.get_auth_status()
         if not status.isAuthenticated:
             return False
-        await self.connection.client.rpc.account.logout(AccountLogoutRequest())
+        host, login, base = status.host or "", status.login or "", self.connection.base
+        forget = None
+        if plaintext.holds(base, host, login):
+            forget = functools.partial(plaintext.forget, base, host, login)
+        else:
+            user = UserAuthInfo(host=host, login=login)
+            try:
+                await self.connection.client.rpc.account.logout(AccountLogoutRequest(user))
+            except Exception as err:
+                raise Conflict(
+                    f"The Copilot runtime could not sign out ({reason(err)}). Remove the login "
+                    "on the server itself (from its keychain, or with /logout in the `copilot` "
+                    "CLI), then restart Jupyter.",
+                    code="signout_failed",
+                ) from None
         await self._choose_access_again(
-            "Signed out of Copilot; starting the demo model…", SIGNED_OUT_SESSION
+            "Signed out of Copilot; starting the demo model…", SIGNED_OUT_SESSION, forget
         )
         return True
 
@@ -255,15 +276,20 @@ class CopilotAgent(Agent):
             resets_at=premium.reset_date,
         )
 
-    async def _choose_access_again(self, detail: str, new_session: str) -> None:
+    async def _choose_access_again(
+        self, detail: str, new_session: str, forget: Callable[[], None] | None = None
+    ) -> None:
         """Model access is chosen once per start; a sign-in or sign-out chooses it again. The
         room's session was opened for the other access: if the runtime cannot resume it under
-        this one, `new_session` says what that means."""
+        this one, `new_session` says what that means. `forget` runs with the runtime stopped."""
         async with self._lock:
             if self._access is not None:
                 await self._access.close()
                 self._access = None
             self._new_access = new_session
+            if forget is not None:
+                await self._disconnect()
+                forget()
         await self._bring_up(detail)
 
     async def stop(self) -> None:

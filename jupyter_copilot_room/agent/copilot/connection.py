@@ -23,7 +23,7 @@ class Connection:
     def __init__(self, settings: AgentSettings, runtime_path: str | None, token: str | None):
         self.settings = settings
         self.session_file = settings.state_dir / "copilot-session.json"
-        base = settings.state_dir / "copilot"
+        self.base = base = settings.state_dir / "copilot"  # the runtime's own state
         base.mkdir(exist_ok=True)
         self.client = CopilotClient(
             connection=RuntimeConnection.for_stdio(path=runtime_path) if runtime_path else None,
