@@ -91,7 +91,8 @@ class ScriptedAgent(Agent):
         self.model = model
 
     async def abort(self) -> None:
-        if self.ignore_abort or self._playing is None:
+        # A finished turn has nothing to end: the real adapter publishes no second TurnEnded.
+        if self.ignore_abort or self._playing is None or self._playing.done():
             return
         self._playing.cancel()
         await self.host.publish(TurnEnded())
