@@ -1,11 +1,14 @@
 /**
  * What a screen reader says about the agent's replies: each paragraph once it is finished (the
  * next one began, or the reply ended), never each streamed delta, and no reply that had ended
- * before the reader saw it (a reload does not read the room's history aloud).
+ * before the reader saw it (a reload does not read the room's history aloud). Paragraphs are
+ * spoken a batch at a time, at the reply's own pace (pace.ts): a reply may finish a paragraph
+ * every delta, and each change of the live region is a frame of the whole page.
  */
 import { IDisposable } from '@lumino/disposable';
 
 import { IEntrySource, IRoomModel } from './model';
+import { Pace, replyPace } from './pace';
 
 /** The paragraphs of `body` ready to be spoken after offset `from`: those followed by a blank
  * line, and all the rest once the reply is `finished`. `upTo` is where the next call starts. */
@@ -28,10 +31,12 @@ export function finishedParagraphs(
 }
 
 export class Announcer implements IDisposable {
-  /** `speak` is called with each finished paragraph of a reply that streams from now on. */
+  /** `speak` is called with the finished paragraphs of a reply that streams from now on, in
+   * order, each once, those that finished since the last call together, at `pace`. */
   constructor(
     private readonly _model: IRoomModel,
-    private readonly _speak: (text: string) => void
+    private readonly _speak: (paragraphs: string[]) => void,
+    private readonly _pace: Pace = replyPace
   ) {
     _model.entriesChanged.connect(this._onEntries, this);
     this._onEntries();
@@ -48,6 +53,7 @@ export class Announcer implements IDisposable {
     this._disposed = true;
     this._model.entriesChanged.disconnect(this._onEntries, this);
     this._stop?.();
+    this._cancel?.();
   }
 
   /** Listen to the newest reply still streaming (the room streams one at a time). */
@@ -79,10 +85,18 @@ export class Announcer implements IDisposable {
       entry.state !== 'streaming'
     );
     this._spoken.set(source.id, upTo);
-    parts.forEach(part => this._speak(part));
+    this._waiting.push(...parts);
+    if (parts.length > 0 && !this._cancel) {
+      this._cancel = this._pace.run(() => {
+        this._cancel = null;
+        this._speak(this._waiting.splice(0));
+      });
+    }
   }
 
   private _spoken = new Map<string, number>();
+  private _waiting: string[] = [];
+  private _cancel: (() => void) | null = null;
   private _watched: IEntrySource | null = null;
   private _stop: (() => void) | null = null;
   private _disposed = false;

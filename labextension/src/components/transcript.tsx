@@ -25,7 +25,8 @@ const WINDOW = 200;
 const SLACK = 24;
 /** A scroll this soon after the reader wheeled, touched or pressed a key is theirs. */
 const READER_MS = 1000;
-/** How many announcements the live region keeps (a screen reader speaks each once). */
+/** How many paragraphs the live region keeps beyond its latest batch (a screen reader speaks
+ * each added one once). */
 const SPOKEN = 3;
 
 export function Transcript(props: {
@@ -241,22 +242,38 @@ function below(record: MutationRecord, scroller: HTMLElement): boolean {
   });
 }
 
-/** The polite live region the announcer speaks through (visually hidden). */
+/** The polite live region the announcer speaks through (visually hidden): a paragraph each,
+ * added a batch at a time at the reply's pace (../pace.ts). Added by hand, not by a React
+ * render of its own later, so the region changes in the pace's tick beside the reply's text. */
 function Spoken(props: { model: IRoomModel }): JSX.Element {
   const { model } = props;
-  const [said, setSaid] = useState<{ n: number; text: string }[]>([]);
+  const region = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    let n = 0;
-    const announcer = new Announcer(model, text =>
-      setSaid(before => [...before, { n: n++, text }].slice(-SPOKEN))
-    );
+    const announcer = new Announcer(model, paragraphs => {
+      const node = region.current;
+      if (!node) {
+        return;
+      }
+      node.append(
+        ...paragraphs.map(text => {
+          const said = document.createElement('p');
+          said.textContent = text;
+          return said;
+        })
+      );
+      // Removals are not spoken: keep the latest batch and a few paragraphs before it.
+      while (node.childElementCount > SPOKEN + paragraphs.length) {
+        node.firstElementChild?.remove();
+      }
+    });
     return () => announcer.dispose();
   }, [model]);
   return (
-    <div className="jp-CopilotRoom-spoken" aria-live="polite" aria-relevant="additions">
-      {said.map(({ n, text }) => (
-        <p key={n}>{text}</p>
-      ))}
-    </div>
+    <div
+      className="jp-CopilotRoom-spoken"
+      ref={region}
+      aria-live="polite"
+      aria-relevant="additions"
+    />
   );
 }

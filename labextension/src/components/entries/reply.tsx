@@ -7,6 +7,7 @@ import React, { useEffect, useRef } from 'react';
 import { splitBlocks } from '../../blocks';
 import { IAssistantEntry } from '../../entries';
 import { IEntrySource, IRoomModel } from '../../model';
+import { replyPace } from '../../pace';
 import { loadRemoteImage, reloadChosenImages, REMOTE_IMAGE_CLASS } from '../../sanitize';
 import { useEntry } from '../hooks';
 import { QuoteButton } from '../quote';
@@ -84,34 +85,34 @@ function isLastReply(model: IRoomModel, reply: IAssistantEntry): boolean {
  *
  * A streaming reply is rendered block by block (../../blocks.ts), each block by a renderer of its
  * own: a finished block is rendered once and kept, only the open one again as the text grows, so
- * a long reply costs the same per frame as a short one. The text is shown at most every
- * RENDER_MS: a delta may finish a block and open another, and any change is a frame of style,
- * layout and paint of the whole page (benchmarks/README.md, panel_frames.py). */
+ * a long reply costs the same per frame as a short one. The text is shown at the page's pace
+ * (../../pace.ts, at most every 50 ms): a delta may finish a block and open another, and any
+ * change is a frame of style, layout and paint of the whole page (benchmarks/README.md). */
 export function Markdown(props: { text: string; rendermime: IRenderMimeRegistry }): JSX.Element {
   const { text, rendermime } = props;
   const host = useRef<HTMLDivElement>(null);
   const blocks = useRef<IBlock[]>([]);
   // The remote images this person chose to load: loaded again when a block re-renders.
   const chosen = useRef(new Set<string>());
-  // The latest text; when it was last shown; the timer that will show it.
+  // The latest text; what cancels its showing while that waits for the page's pace.
   const latest = useRef(text);
   latest.current = text;
-  const pace = useRef({ shown: -Infinity, timer: 0 });
+  const waiting = useRef<(() => void) | null>(null);
   useEffect(
     () => () => {
-      window.clearTimeout(pace.current.timer);
-      pace.current.timer = 0;
+      waiting.current?.();
+      waiting.current = null;
       drop(blocks.current.splice(0));
     },
     [rendermime]
   );
   useEffect(() => {
     const node = host.current;
-    if (!node || pace.current.timer) {
+    if (!node || waiting.current) {
       return;
     }
     const show = () => {
-      pace.current = { shown: performance.now(), timer: 0 };
+      waiting.current = null;
       const { finished, open } = splitBlocks(latest.current);
       const wanted = [...finished, open];
       // Fewer blocks than before: a link reference definition arrived, which joins them all.
@@ -126,11 +127,12 @@ export function Markdown(props: { text: string; rendermime: IRenderMimeRegistry 
         render(shown, block, chosen.current);
       });
     };
-    const wait = pace.current.shown + RENDER_MS - performance.now();
-    if (wait > 0) {
-      pace.current.timer = window.setTimeout(show, wait);
-    } else {
+    // A new entry shows at once (the transcript's entries, as it opens, all in the same frame);
+    // its later text at the page's pace.
+    if (blocks.current.length === 0) {
       show();
+    } else {
+      waiting.current = replyPace.run(show);
     }
   }, [text, rendermime]);
   const onClick = (event: React.MouseEvent<HTMLDivElement>) => {
@@ -148,9 +150,6 @@ export function Markdown(props: { text: string; rendermime: IRenderMimeRegistry 
 }
 
 type Renderer = ReturnType<IRenderMimeRegistry['createRenderer']>;
-
-/** Reply text is shown at most this often; the latest text always shows, at most this late. */
-const RENDER_MS = 50;
 
 /** A block's renderer, the text it shows (or is rendering) and whether a render is on its way. */
 interface IBlock {
