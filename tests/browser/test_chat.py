@@ -62,7 +62,9 @@ def test_bob_chats_and_alice_quotes_him_into_her_prompt(lab, model, open_lab, sc
     assert any("pandas" in request.prompt for request in model.requests), "sent when quoted"
 
     reply.get_by_role("button", name="Quote into prompt").click()
-    expect(box).to_have_value(f"> Copilot said:\n>\n> {reply.locator('p').first.inner_text()}\n\n")
+    # textContent: innerText is empty for an entry scrolled off screen (not laid out).
+    said = reply.locator("p").first.text_content()
+    expect(box).to_have_value(f"> Copilot said:\n>\n> {said}\n\n")
     problems = problems_at_every_look(
         alice,
         screenshot,

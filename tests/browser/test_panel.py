@@ -146,8 +146,11 @@ def test_reload_mid_stream_resumes_the_live_transcript(lab, model, open_lab):
     reply = replies(bob).first
     expect(reply).to_have_attribute("data-state", "streaming", timeout=15_000)
     expect(reply).to_have_attribute("data-state", "done", timeout=30_000)
-    text = reply.locator(".jp-CopilotRoom-markdown").inner_text().strip()
-    assert re.fullmatch(r"(slow words ?){80}", text)
+    # The text's textContent (innerText is empty for an entry scrolled off screen, not laid
+    # out), awaited: a reply's last text shows up to 50 ms after it ended.
+    expect(reply.locator(".jp-CopilotRoom-markdown")).to_have_text(
+        re.compile(r"^\s*(slow words ?){80}\s*$")
+    )
 
 
 def write(path, text):
