@@ -159,6 +159,7 @@ async def test_an_enterprise_login_kept_in_plain_text_is_signed_out_and_can_sign
     assert TOKEN in config.read_text()
     assert (await api("bob", "POST", "signout")).code == 403
 
+    # At once: the agent is still starting with the login, and the sign-out waits for it.
     r = await api("alice", "POST", "signout")
     assert r.code == 200 and r.json == {"signed_out": True}, r
     await eventually(lambda: room.document.meta.get("agent") == "demo model")
@@ -187,8 +188,6 @@ async def sign_in_with_consent(api, room):
     r = await api("alice", "POST", "signin", "allow")
     assert r.code == 200 and r.json["state"] == "idle", r
     await eventually(lambda: room.document.meta.get("copilot_seat") == "octo-host")
-    meta = room.document.meta
-    await eventually(lambda: (meta.get("agent"), meta.get("state")) == ("Copilot", "idle"))
 
 
 async def test_a_sign_in_left_open_is_cancelled_and_the_card_says_so(api, room):

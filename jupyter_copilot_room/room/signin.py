@@ -168,6 +168,8 @@ class SignIn:
         await self.agent.use_login()
 
     async def sign_out(self, username: str) -> bool:
+        if self.restart is not None:  # the agent is starting with a login just made: that one
+            await self.restart
         if self.agent is None or not await self.agent.sign_out():
             return False
         self.commit("copilot.signed_out", username, CopilotSeat())
