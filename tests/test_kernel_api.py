@@ -188,6 +188,11 @@ def plain(tmp_path_factory, model):  # noqa: F811
         server.stop(grace=15)
 
 
+#: The kernel's connection to the room (`cr.connect()` returns the same one each time), so each
+#: test that uses `room` in the module's shared kernel stands on its own.
+CONNECT = "import jupyter_copilot_room as cr\nroom = cr.connect()\n"
+
+
 def records(server: JupyterServer) -> list[dict]:
     code, text = server.api(people.HOST, "GET", "transcript")
     assert code == 200
@@ -216,7 +221,8 @@ def test_ask_returns_at_once_and_streams_the_reply_as_events(plain, model):  # n
     server, kernel = plain
     model.script = lambda request: Reply(ANSWER, chunk_size=8, delay=0.05)
     out = kernel.printed(
-        "turn = room.ask('Which city is wettest?')\nprint(turn.id, turn.position, turn.done)"
+        CONNECT
+        + "turn = room.ask('Which city is wettest?')\nprint(turn.id, turn.position, turn.done)"
     )
     prompt_id, position, done = out.split()
     assert (position, done) == ("0", "False")
@@ -293,7 +299,7 @@ def test_the_kernel_answers_a_card_aborts_a_turn_and_reads_the_transcript_as_a_f
 
     model.script = script
     out = kernel.printed(
-        "import asyncio\n"
+        CONNECT + "import asyncio\n"
         "turn = room.ask('run the command')\n"
         "while not room.status()['approvals']:\n"
         "    await asyncio.sleep(0.1)\n"
