@@ -26,11 +26,15 @@ def new_page(browser, user: str, viewport=(1280, 800)):
 
 
 def wait_for_lab(page, timeout: float = 60_000) -> None:
-    """JupyterLab's shell is shown, the app restored its layout and the splash screen is gone."""
+    """JupyterLab's shell is shown, the app restored its layout, the splash screen is gone and the
+    main area has its first tab: the launcher JupyterLab opens into an empty main area after the
+    restore (or the document the address names) takes the keyboard focus as it appears, which
+    under load came after a test had already put the focus in the room (CI)."""
     page.wait_for_selector(SHELL, state="visible", timeout=timeout)
     page.wait_for_function("() => window.jupyterapp !== undefined", timeout=timeout)
     page.evaluate("() => window.jupyterapp.restored")
     page.wait_for_selector(SPLASH, state="detached", timeout=timeout)
+    page.wait_for_selector(f"{SHELL} .lm-TabBar-tab", timeout=timeout)
 
 
 def artifact_name(node) -> str:
