@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from ..harness.pages import page_api
+from ..harness.pages import page_api, wait_for_lab
 from .panel import (
     PROMPT,
     axe_violations,
@@ -33,6 +33,7 @@ def open_room(open_lab, user, **kwargs):
 def reopen(page):
     """Reload the page and open the room again, as a person coming back would."""
     page.reload()
+    wait_for_lab(page)  # its restored layout would otherwise hide the room opened before it
     page.wait_for_function(
         "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('copilot-room:open')"
     )

@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply
 
+from ..harness.pages import wait_for_lab
 from .panel import fits_at_every_look, replies, send, set_sidebar_width, show_room
 
 # Markdown that is easy to cut wrongly: a fence with blank lines inside, a loose list, a table,
@@ -76,6 +77,7 @@ def test_a_streamed_reply_renders_each_finished_block_once_and_ends_as_the_repla
     streamed = reply.evaluate(LOOK)
 
     page.reload()
+    wait_for_lab(page)  # its restored layout would otherwise hide the room opened before it
     page.wait_for_function(
         "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('copilot-room:open')"
     )
