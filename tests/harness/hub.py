@@ -98,6 +98,7 @@ c.Spawner.environment = {{
     "PYTHONPATH": {pythonpath!r},
     {model_key_env!r}: {model_key!r},
     "JUPYTER_COPILOT_ROOM_RUNTIME_DIR": {runtime_dir!r},
+    "COPILOT_PKG_CACHE_HOME": {pkg_cache!r},
     "JUPYTER_PLATFORM_DIRS": "1",
     "JUPYTER_CONFIG_DIR": per_user("config"),
     "JUPYTER_DATA_DIR": per_user("data"),
@@ -206,6 +207,7 @@ class Hub(ServerProcess):
                 model_key_env=config.MODEL_KEY_ENV,
                 model_key=config.MODEL_KEY,
                 runtime_dir=os.environ["JUPYTER_COPILOT_ROOM_RUNTIME_DIR"],
+                pkg_cache=os.environ["COPILOT_PKG_CACHE_HOME"],
                 user_settings=json.dumps(config.USER_SETTINGS),
             )
         )

@@ -26,6 +26,10 @@ os.environ.setdefault(
     "JUPYTER_COPILOT_ROOM_RUNTIME_DIR",
     str(Path.home() / ".cache" / "jupyter-copilot-room" / "runtime"),
 )
+# The runtime unpacks itself (about 235 MB) under $HOME/.cache/copilot/pkg on its first start, or
+# under $COPILOT_PKG_CACHE_HOME/pkg: once in the real home's cache, not once per test's HOME (that
+# was 27 GB a run and filled the disk).
+os.environ.setdefault("COPILOT_PKG_CACHE_HOME", str(Path.home() / ".cache" / "copilot"))
 
 
 @pytest.hookimpl(wrapper=True)
