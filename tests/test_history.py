@@ -349,7 +349,8 @@ async def test_a_snapshot_older_than_the_transcript_replays_the_tail(tmp_path):
     snapshot_seq = json.loads((tmp_path / "a" / "snapshot.json").read_text())["position"]["seq"]
     await run_turns(room, 5)
     room.submit(ALICE, PromptBody(text="wait"))  # killed during a turn
-    await eventually(lambda: room.document.meta.get("state") == "running")
+    # Once its reply streams the turn's checkpoint is written: git holds no index.lock to copy.
+    await eventually(lambda: room.streams.streaming, what="the reply to stream")
     shutil.copytree(tmp_path / "a", tmp_path / "crashed")  # as the disk was at the kill
     await room.stop()
     shutil.copytree(tmp_path / "crashed", tmp_path / "full")
