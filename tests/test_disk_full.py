@@ -8,17 +8,22 @@ where mounting is not permitted the tests are skipped, saying so."""
 import contextlib
 import errno
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from jupyter_copilot_room.errors import InsufficientStorage
 from jupyter_copilot_room.events import MessageDelta, ToolStarted
+from jupyter_copilot_room.room.room import INTERRUPTED
+from jupyter_copilot_room.room.snapshot import discard
 from jupyter_copilot_room.room.turns import DISK_FULL
 
 from .harness.helpers import entries, eventually, finished
 from .harness.people import authorization
 from .harness.server import request
+from .test_restart import make_room
 
 
 def mount_tmpfs(path: Path, size: str) -> None:
@@ -270,6 +275,67 @@ async def test_a_write_that_finds_space_again_is_shown_before_what_the_room_then
     assert prompt_id in finished(room), "the chat's write let the turn's end be recorded"
     seqs = [e["seq"] for e in room.document.transcript.to_py()]
     assert seqs == sorted(seqs), [(e["kind"], e["seq"]) for e in room.document.transcript.to_py()]
+
+
+@pytest.mark.parametrize(
+    ("script", "least", "most", "settles"),
+    [  # bytes left on the transcript's last page, what the start records to settle the turn
+        ("wait", 0, 100, ["assistant.message", "prompt.finished"]),  # room for no record
+        # room for the request's (about 235 B), not the turn's end
+        ("shell deploy", 250, 340, ["request.settled", "prompt.finished"]),
+    ],
+)
+async def test_a_start_the_full_disk_refuses_is_tried_again_without_a_second_replay(
+    api, room, agent, small_disk, script, least, most, settles
+):
+    """A crash mid-turn, then a start on a full disk: the replay writes nothing, but the end of
+    the turn the crash cut cannot be recorded (507). The next start tries again without
+    replaying the transcript into the rebuilt room a second time, nor settling twice what the
+    first settled; once there is space it records the turn's end, and the room is what a replay
+    of its transcript rebuilds."""
+    assert (await api("alice", "GET", "room")).code == 200  # alice has been seen
+    requests = settles.count("request.settled")
+    held = (await api("bob", "POST", "prompts", body={"text": script})).json["id"]
+    await eventually(
+        lambda: len(agent.turns) == 1 and len(room.document.approvals) == requests,
+        what="the agent to have the turn",
+    )
+    queued = (await api("bob", "POST", "prompts", body={"text": "say later"})).json["id"]
+    await leave_on_the_last_page(room.transcript.path, most, api, least=least)
+    crashed = small_disk / "crashed"
+    crashed.mkdir()
+    transcript = crashed / "transcript.jsonl"
+    shutil.copyfile(room.transcript.path, transcript)  # the disk as a kill -9 left it
+    filler = fill(small_disk)
+    crash = len(records(transcript))
+
+    again = make_room(crashed, agent=False)
+    for _ in range(2):
+        with pytest.raises(InsufficientStorage):
+            await again.ensure_started()
+        seqs = [e["seq"] for e in again.document.transcript.to_py()]
+        assert seqs == sorted(set(seqs)), "each entry once"
+        assert [p.id for p in again.queue.open()] == [held, queued]
+        settled = [r["kind"] for r in records(transcript)[crash:]]
+        assert settled == ["request.settled"] * requests, "what fit, once"
+
+    filler.unlink()
+    await again.ensure_started()
+    try:
+        assert [r["kind"] for r in records(transcript)[crash:]] == settles
+        ends = [r["payload"] for r in records(transcript) if r["kind"] == "prompt.finished"]
+        assert ends == [{"id": held, "state": "failed", "reason": INTERRUPTED}]
+        assert [p.id for p in again.queue.open()] == [queued]
+        started = again.document.transcript.to_py(), again.document.queue.to_py()
+    finally:
+        await again.stop()
+    discard(crashed)  # the whole transcript is replayed
+    replayed = make_room(crashed, agent=False)
+    await replayed.ensure_started()
+    try:
+        assert (replayed.document.transcript.to_py(), replayed.document.queue.to_py()) == started
+    finally:
+        await replayed.stop()
 
 
 async def leave_on_the_last_page(transcript: Path, most: int, api, least: int = 0) -> None:

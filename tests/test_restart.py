@@ -246,6 +246,36 @@ async def test_a_record_refused_midway_refuses_every_start_alike(tmp_path, monke
     assert "cannot be replayed" not in caplog.text
 
 
+async def test_a_start_cancelled_midway_through_the_replay_refuses_every_later_start(
+    tmp_path, monkeypatch
+):
+    """The server stopping while a room replays: the room is half rebuilt, so a later start
+    refuses (503, saying to restart the server) instead of replaying into it again."""
+    room = make_room(tmp_path, agent=False)
+    await room.ensure_started()
+    said(room, 300)
+    await room.stop()
+    discard(tmp_path)  # the whole transcript is replayed, a chunk at a time
+    monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", 4096, raising=False)
+    before = (tmp_path / "transcript.jsonl").read_bytes()
+    again = make_room(tmp_path, agent=False)
+    starting = asyncio.create_task(again.ensure_started())
+    while not len(again.document.transcript):
+        await asyncio.sleep(0.001)
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    rebuilt = again.document.transcript.to_py()
+    assert str(rebuilt[-1]["body"]) != "message 299", "cancelled midway"
+    for _ in range(2):
+        with pytest.raises(Unavailable, match="restart the server") as refused:
+            await again.ensure_started()
+        assert refused.value.code == "start_interrupted"
+    assert again.document.transcript.to_py() == rebuilt, "not replayed again"
+    await again.stop()
+    assert (tmp_path / "transcript.jsonl").read_bytes() == before, "nothing recorded"
+
+
 @pytest.mark.parametrize("chunk", [7, 64, 1 << 22])
 async def test_the_records_of_one_prompt_are_found_across_chunks(tmp_path, monkeypatch, chunk):
     """How a room started from a snapshot reads a finished prompt back: every record whose

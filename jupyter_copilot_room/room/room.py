@@ -38,6 +38,7 @@ from ..errors import (
     RoomError,
     TooLarge,
     TooMany,
+    Unavailable,
 )
 from ..events import (
     AdmissionChoice,
@@ -182,28 +183,49 @@ class Room:
             lambda: self.queue.in_flight is None,
         )
         self._started = False
-        self._refused: Exception | None = None  # why the replay failed
+        self._replayed: Replayed | None = None  # what the replay left, once it has run
+        self._refused: Exception | None = None  # why every start is refused: see ensure_started
         self._start_lock = asyncio.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
     async def ensure_started(self) -> None:
+        """Start the room, once: replay the transcript into the room's state, then settle what
+        it left open and start serving.
+
+        The replay rebuilds the state in place, so it runs at most once per Room: one that fails
+        or is cancelled midway leaves the room half rebuilt, and every later start is refused
+        with the same error until the server restarts. What follows the replay records (a full
+        disk refuses that): a start that fails or is cancelled there is tried again by the next,
+        without a second replay, each of its steps being safe to repeat."""
         async with self._start_lock:
             if self._refused is not None:
                 raise self._refused.with_traceback(None)
-            if not self._started:
-                await self._start()
-                self._started = True
+            if self._started:
+                return
+            if self._replayed is None:
+                self._replayed = await self._replay_once()
+            await self._start(self._replayed)
+            self._started = True
 
-    async def _start(self) -> None:
+    async def _replay_once(self) -> Replayed:
         try:
-            replayed = await self._replay()
+            return await self._replay()
         except Exception as err:
-            # Records replay as they are read, so a failure midway (a record the chain refuses,
-            # `transcript_tampered`) leaves the room half rebuilt: every later start is refused
-            # with the same error until the server restarts, never replayed into that state.
-            self._refused = err
+            self._refused = err  # e.g. a record the chain refuses: `transcript_tampered`
             raise
+        except BaseException:  # cancelled (the server stopping)
+            self._refused = Unavailable(
+                f"The room {self.name!r} was interrupted while it rebuilt itself from its "
+                "transcript, so it is only half rebuilt: restart the server to start it.",
+                code="start_interrupted",
+            )
+            raise
+
+    async def _start(self, replayed: Replayed) -> None:
+        """Settle the replayed room, then serve it. Until the services start, each step is safe
+        to repeat (the caches and the meta are written again, a settled request is forgotten,
+        an interrupted prompt finished leaves the queue); nothing after them can fail."""
         self.turns.last_ready = replayed.last_ready
         self.people.save_decisions()
         self.settings.save()
@@ -213,13 +235,13 @@ class Room:
         self.document.set_meta(turn_owner=None, turn_prompt=None, kernel_state=None)
         if self.budgets.per_person or self.budgets.room:
             self.document.set_meta(budgets=self.budgets.model_dump())  # the caps, for the panel
-        self.turns.settle_interrupted(list(replayed.open_requests), INTERRUPTED)
-        await self.sync.start()
-        self.snapshots.start()
-        self.turns.start()
+        self.turns.settle_interrupted(replayed.open_requests, INTERRUPTED)
         self.model = replayed.model
         if self.agent is not None and self.model:
             await self.agent.use_model(self.model)  # the host's choice outlives the server
+        await self.sync.start()
+        self.snapshots.start()
+        self.turns.start()
         # The runtime takes a second or two to start: the room serves meanwhile, and the
         # agent's status says when it can take the first turn.
         # main's panel shows a ready agent at once, as in 0.1; the others wake at their first prompt
@@ -227,6 +249,7 @@ class Room:
 
     async def stop(self) -> None:
         if not self._started:
+            await self.storage.stop()  # a start the full disk refused left it watching for space
             return
         await self.turns.stop()
         if self.turns.notebooks is not None:

@@ -29,6 +29,7 @@ from ..events import (
     AgentStatus,
     PromptFinished,
     PromptRef,
+    RequestOpened,
     RequestSettled,
     SystemNote,
     TurnCheckpointed,
@@ -433,12 +434,15 @@ class Turns:
             self._close(*self._unrecorded)
         self.wake()
 
-    def settle_interrupted(self, open_requests: list[str], reason: str) -> None:
-        """After a restart: close, truthfully, whatever was in flight when the server stopped."""
-        for request_id in open_requests:
+    def settle_interrupted(self, open_requests: dict[str, RequestOpened], reason: str) -> None:
+        """After a restart: close, truthfully, whatever was in flight when the server stopped
+        (each request forgotten once recorded, so a full disk halfway through leaves the rest
+        for the start's next try)."""
+        for request_id in list(open_requests):
             self.recorder.commit(
                 "request.settled", None, RequestSettled(id=request_id, outcome="aborted")
             )
+            del open_requests[request_id]
         self.streams.close_all()
         if (prompt := self.queue.in_flight) is not None:
             self._finish(prompt, TaskState.FAILED, reason)
