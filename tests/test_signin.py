@@ -206,5 +206,16 @@ async def test_a_sign_in_left_open_is_cancelled_and_the_card_says_so(api, room):
     assert again.json["state"] == "waiting" and again.json["url"] != shown["url"], again
 
 
+async def test_a_sign_in_open_when_the_server_stops_ends_with_it(api, room):
+    """Its wait on the runtime ends before the runtime does: nothing of it is left pending for
+    the runtime's reader thread to fail after the server's loop has closed."""
+    await ready(api, room)
+    assert (await api("alice", "POST", "signin")).json["state"] == "waiting"
+    attempt = room.signin.attempt
+    await room.stop()
+    assert attempt.task is not None and attempt.task.done()
+    assert room.signin.describe()["error"] == "The server stopped during the sign-in.", attempt
+
+
 def files(folder):
     return [p for p in folder.rglob("*") if p.is_file()]

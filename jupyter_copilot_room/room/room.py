@@ -254,6 +254,7 @@ class Room:
         await self.turns.stop()
         if self.turns.notebooks is not None:
             await self.turns.notebooks.stop()
+        await self.signin.stop()
         if self.agent is not None:
             await self.agent.stop()
         self.turns.leave_slots()

@@ -133,6 +133,18 @@ class SignIn:
             log.info("Copilot room: %s cancelled signing in", username)
         return self.describe()
 
+    async def stop(self) -> None:
+        """The server stops: an open flow ends before the runtime does, so no wait on the
+        runtime is left for its reader thread to fail once the loop has closed."""
+        tasks = [self.restart] if self.restart is not None else []
+        if self.attempt is not None:
+            if self.attempt.task is not None:
+                tasks.append(self.attempt.task)
+            self.attempt.end("The server stopped during the sign-in.")
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     def _expire(self, attempt: Attempt) -> None:
         if self.attempt is not attempt or attempt.state == "failed":
             return
