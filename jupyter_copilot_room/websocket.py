@@ -44,7 +44,10 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
     @ws_authenticated
     @authorized
     async def get(self, *args, **kwargs):
-        await self.room.ensure_started()
+        try:
+            await self.room.ensure_started()
+        except RoomError as err:  # a refused start (full disk, changed transcript): its status
+            raise web.HTTPError(err.status, err.message) from None
         role = self.room.check_in(self.identity)
         if role not in ADMITTED:
             raise web.HTTPError(403, "You are not admitted to this room.")

@@ -3,8 +3,10 @@
 import asyncio
 import gc
 import json
+from pathlib import Path
 
 import pytest
+from tornado.httpclient import HTTPClientError
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
@@ -18,9 +20,11 @@ from jupyter_copilot_room.room.snapshot import discard
 from jupyter_copilot_room.room.transcript import records_with_id
 from jupyter_copilot_room.settings import RoomSettings, SettingsPatch, SettingsStore
 
+from .harness import people
 from .harness.helpers import eventually, replies
 from .scripted_agent import ScriptedAgent
 
+DATA = Path(__file__).parent / "data"
 ALICE = Identity("alice", "Alice", verified=True)
 BOB = Identity("bob", "Bob", verified=True)
 
@@ -223,6 +227,26 @@ async def test_a_full_rebuild_holds_a_chunk_of_the_transcript_at_a_time(tmp_path
         assert str(again.document.transcript[-1]["body"]) == "message 599"
     finally:
         await again.stop()
+
+
+@pytest.fixture
+def tampered(state_dir):
+    """A state dir, written before the server starts, whose transcript ends with a record the
+    room did not write (its chain does not follow from the records before it)."""
+    state_dir.mkdir()
+    lines = (DATA / "transcript-0.1.jsonl").read_bytes().splitlines(keepends=True)
+    forged = {**json.loads(lines[-1]), "seq": len(lines) + 1, "chain": "0" * 64}
+    (state_dir / "transcript.jsonl").write_bytes(
+        b"".join(lines) + json.dumps(forged).encode() + b"\n"
+    )
+
+
+async def test_a_refused_room_answers_why_over_rest_and_websocket_alike(tampered, api, jp_ws_fetch):
+    r = await api("alice", "GET", "room")
+    assert r.code == 503 and r.json["error"] == "transcript_tampered", r
+    with pytest.raises(HTTPClientError) as refused:
+        await jp_ws_fetch("copilot-room", "ws", headers=people.authorization("alice"))
+    assert refused.value.code == 503, refused.value  # not 500 with a traceback in the log
 
 
 async def test_a_record_refused_midway_refuses_every_start_alike(tmp_path, monkeypatch, caplog):
