@@ -300,10 +300,9 @@ async def test_a_start_cancelled_midway_through_the_replay_refuses_every_later_s
     assert (tmp_path / "transcript.jsonl").read_bytes() == before, "nothing recorded"
 
 
-@pytest.mark.parametrize("chunk", [7, 64, 1 << 22])
-async def test_the_records_of_one_prompt_are_found_across_chunks(tmp_path, monkeypatch, chunk):
+async def test_the_records_of_one_prompt_are_found_in_the_transcript(tmp_path):
     """How a room started from a snapshot reads a finished prompt back: every record whose
-    payload id is the prompt's, whichever chunk its line starts in; a torn line is no record."""
+    payload id is the prompt's, not a prompt whose text names it; a torn line is no record."""
     room = make_room(tmp_path)
     await room.ensure_started()
     first, _ = room.submit(BOB, PromptBody(text="say one"))
@@ -313,10 +312,16 @@ async def test_the_records_of_one_prompt_are_found_across_chunks(tmp_path, monke
     await room.stop()
     with open(tmp_path / "transcript.jsonl", "ab") as f:
         f.write(f'{{"seq": 99, "kind": "prompt.withdrawn", "payload": {{"id": "{first}"'.encode())
-    monkeypatch.setattr("jupyter_copilot_room.room.transcript.CHUNK", chunk)
-    found = records_with_id(tmp_path / "transcript.jsonl", 1 << 30, first)
+    path = tmp_path / "transcript.jsonl"
+    found = records_with_id(path, 1 << 30, first)
     assert [r.kind for r, _ in found] == ["prompt.submitted", "prompt.started", "prompt.finished"]
-    assert records_with_id(tmp_path / "transcript.jsonl", 1 << 30, "nope") == []
+    assert records_with_id(path, 1 << 30, "nope") == []
+    # Only the first `size` bytes count (what the room has written, not a line being appended).
+    submitted_end = path.read_bytes().index(b"\n", path.read_bytes().index(first.encode())) + 1
+    assert [r.kind for r, _ in records_with_id(path, submitted_end, first)] == ["prompt.submitted"]
+    empty = tmp_path / "empty.jsonl"
+    empty.touch()
+    assert records_with_id(empty, 1 << 30, first) == []
 
 
 async def test_transcript_is_append_only(tmp_path):
