@@ -16,7 +16,7 @@ from ...statefiles import write_json_atomically
 CONFIG = "config.json"  # the runtime's own file in its base directory (JSON after `//` lines)
 
 
-def read_config(path: Path) -> dict:
+def _read_config(path: Path) -> dict:
     """The file's object without its leading comment lines; {} when there is no file."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -27,13 +27,13 @@ def read_config(path: Path) -> dict:
 
 def holds(base: Path, host: str, login: str) -> bool:
     """Whether the runtime keeps this login's token in plain text."""
-    return any(_of(key, host, login) for key in read_config(base / CONFIG).get("authTokens", {}))
+    return any(_of(key, host, login) for key in _read_config(base / CONFIG).get("authTokens", {}))
 
 
 def forget(base: Path, host: str, login: str) -> None:
     """Remove the login's tokens and its entries; the rest of the file stays as it was."""
     path = base / CONFIG
-    config = read_config(path)
+    config = _read_config(path)
     tokens = config.get("authTokens", {})
     config["authTokens"] = {k: v for k, v in tokens.items() if not _of(k, host, login)}
     users = config.get("loggedInUsers", [])
