@@ -381,8 +381,13 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         )
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
-        await self.room.ensure_started()  # the transcript says whether the room was claimed
-        await self.rooms.start()  # the others replay now, so the list shows what waits there
+        """Start every room (main's refusal, e.g. a full disk, stops none of the others) and
+        print main's claim link once main has started: now, or on the request that starts it."""
+        self.room.when_started(self._announce_claim_if_unclaimed)
+        await self.rooms.start()  # every room replays now, so the list shows what waits there
+
+    def _announce_claim_if_unclaimed(self) -> None:
+        """Main's transcript says whether someone claimed it (main has started)."""
         if self.room.claim is not None and self.room.claim.secret:
             self._announce_claim(self.room.claim.secret)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .access.identity import Identity
 from .access.roles import ADMITTED, Action, Role, can
-from .errors import Conflict, InvalidRequest, NotAllowed, NotFound
+from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, RoomError
 from .events import RoomCreated
 from .room.room import MAIN, Room
 from .statefiles import prepare_state_dir, read_json, write_json_atomically
@@ -218,8 +218,24 @@ class Rooms:
 
     async def start(self) -> None:
         """Every room replays its transcript at server start (so the list shows what waits in
-        it); their agents start as each room's lifecycle says."""
-        await asyncio.gather(*(room.ensure_started() for _, room in self))
+        it); their agents start as each room's lifecycle says. A room whose start is refused (a
+        full disk, a changed transcript) is logged, one line saying why and what to do, and
+        answers its requests with that refusal; the others start all the same."""
+        rooms = list(self)
+        results = await asyncio.gather(
+            *(room.ensure_started() for _, room in rooms), return_exceptions=True
+        )
+        for (name, room), result in zip(rooms, results, strict=True):
+            if isinstance(result, RoomError):
+                then = (
+                    "Restart the server once that is done."
+                    if room.start_refused
+                    else "The room starts at its first request after that."
+                )
+                log.error("The room %r could not start: %s %s", name, result.message, then)
+        for result in results:
+            if isinstance(result, BaseException) and not isinstance(result, RoomError):
+                raise result  # a bug, not a refusal: jupyter_server logs it with its traceback
 
     async def stop(self) -> None:
         await asyncio.gather(*(room.stop() for _, room in self))

@@ -10,6 +10,7 @@ import errno
 import json
 import shutil
 import subprocess
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -189,7 +190,8 @@ async def test_an_abort_while_the_disk_is_full_is_refused_with_507_and_works_onc
 ):
     prompt_id = (await api("bob", "POST", "prompts", body={"text": "wait"})).json["id"]
     await eventually(lambda: len(agent.turns) == 1, what="the agent to have the turn")
-    await leave_on_the_last_page(room.transcript.path, 100, api)  # less than any record needs
+    # Less than any record needs:
+    await leave_on_the_last_page(room.transcript.path, 100, chat_through(api))
     filler = fill(small_disk)
     before = room.transcript.path.read_bytes()
 
@@ -233,7 +235,7 @@ async def test_an_abort_after_the_turn_ended_unrecorded_is_refused_and_the_turn_
     await eventually(lambda: len(agent.turns) == 1, what="the agent to have the turn")
     # The reply (recorded at the turn's end) is larger than the page's room; an abort is not.
     await agent.host.publish(MessageDelta(entry_id=f"msg-{prompt_id}", text="z" * 9000))
-    await leave_on_the_last_page(room.transcript.path, 400, api, least=250)
+    await leave_on_the_last_page(room.transcript.path, 400, chat_through(api), least=250)
     filler = fill(small_disk)
     before = room.transcript.path.read_bytes()
 
@@ -301,7 +303,7 @@ async def test_a_start_the_full_disk_refuses_is_tried_again_without_a_second_rep
         what="the agent to have the turn",
     )
     queued = (await api("bob", "POST", "prompts", body={"text": "say later"})).json["id"]
-    await leave_on_the_last_page(room.transcript.path, most, api, least=least)
+    await leave_on_the_last_page(room.transcript.path, most, chat_through(api), least=least)
     crashed = small_disk / "crashed"
     crashed.mkdir()
     transcript = crashed / "transcript.jsonl"
@@ -338,13 +340,25 @@ async def test_a_start_the_full_disk_refuses_is_tried_again_without_a_second_rep
         await replayed.stop()
 
 
-async def leave_on_the_last_page(transcript: Path, most: int, api, least: int = 0) -> None:
-    """Chat until at least `least` and fewer than `most` bytes are left on the transcript's last
-    4 KiB page: a full tmpfs still takes a record that fits there."""
+def chat_through(api) -> Callable[[str], Awaitable[None]]:
+    """alice's chat message, said through the room's REST API."""
+
+    async def say(text: str) -> None:
+        assert (await api("alice", "POST", "messages", body={"text": text})).code == 201
+
+    return say
+
+
+async def leave_on_the_last_page(
+    transcript: Path, most: int, chat: Callable[[str], Awaitable[None]], least: int = 0
+) -> None:
+    """Chat (`await chat(text)`, recorded in `transcript`) until at least `least` and fewer than
+    `most` bytes are left on the transcript's last 4 KiB page: a full tmpfs still takes a record
+    that fits there."""
 
     async def say(length: int) -> int:
         size = transcript.stat().st_size
-        assert (await api("alice", "POST", "messages", body={"text": "x" * length})).code == 201
+        await chat("x" * length)
         return transcript.stat().st_size - size - length  # the record's other bytes
 
     overhead = await say(1)  # the first call may record more than its message

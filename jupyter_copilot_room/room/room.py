@@ -186,6 +186,7 @@ class Room:
         self._replayed: Replayed | None = None  # what the replay left, once it has run
         self._refused: Exception | None = None  # why every start is refused: see ensure_started
         self._start_lock = asyncio.Lock()
+        self._on_started: list[Callable[[], None]] = []
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -207,6 +208,24 @@ class Room:
                 self._replayed = await self._replay_once()
             await self._start(self._replayed)
             self._started = True
+            started, self._on_started = self._on_started, []
+            for callback in started:
+                callback()
+
+    @property
+    def start_refused(self) -> bool:
+        """Whether every start is refused until the server restarts (see `ensure_started`); a
+        start refused otherwise (a full disk) is tried again by the next request."""
+        return self._refused is not None
+
+    def when_started(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once the room has started: at once if it has, else when a start
+        succeeds, also a request's after the server's start was refused (the host claim is
+        printed then, not before)."""
+        if self._started:
+            callback()
+        else:
+            self._on_started.append(callback)
 
     async def _replay_once(self) -> Replayed:
         try:
