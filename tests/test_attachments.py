@@ -18,7 +18,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply
 from jupyter_copilot_room.protocol import PromptBody
 
 from .harness.helpers import entries, eventually, finished, ready
-from .test_restart import ALICE, BOB, make_room
+from .test_restart import ALICE, BOB
 
 
 @pytest.fixture
@@ -190,7 +190,7 @@ async def test_a_repository_file_reaches_the_model(api, room, model, jp_root_dir
     ]
 
 
-async def test_a_queued_prompts_images_survive_a_restart(tmp_path):
+async def test_a_queued_prompts_images_survive_a_restart(make_room, tmp_path):
     png = image("PNG")
     room = make_room(tmp_path / "state")
     await room.ensure_started()
@@ -209,7 +209,6 @@ async def test_a_queued_prompts_images_survive_a_restart(tmp_path):
     assert [(i.mime, base64.b64decode(i.data), i.name) for i in turn.images] == [
         ("image/png", png, "shot.png")
     ]
-    await again.stop()
 
 
 def test_redacted_events_keep_what_an_attachment_is_but_not_its_name_or_path():

@@ -5,12 +5,9 @@ import json
 
 import pytest
 
-from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.agent.scripted_model import Reply
 from jupyter_copilot_room.protocol import ChatBody
-from jupyter_copilot_room.room.room import Room
-from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
 from .harness.helpers import entries, eventually, finished, ready
 
@@ -68,17 +65,9 @@ async def test_a_message_is_checked_like_a_prompt(api):
     assert (await api("bob", "POST", "messages", body={"text": "x" * 10})).code == 201
 
 
-async def test_chat_is_replayed_after_a_restart(tmp_path):
+async def test_chat_is_replayed_after_a_restart(make_room, tmp_path):
     bob = Identity("bob", "Bob", verified=True)
-
-    def make_room():
-        return Room(
-            state_dir=tmp_path,
-            book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
-            settings=SettingsStore(tmp_path / "settings.json", RoomSettings()),
-        )
-
-    room = make_room()
+    room = make_room(tmp_path, agent=None)
     await room.ensure_started()
     message_id = room.say(bob, ChatBody(text="see you after the restart"))
     await room.stop()
@@ -87,7 +76,7 @@ async def test_chat_is_replayed_after_a_restart(tmp_path):
     for from_snapshot in (True, False):
         if not from_snapshot:
             (tmp_path / "snapshot.json").unlink()
-        again = make_room()
+        again = make_room(tmp_path, agent=None)
         await again.ensure_started()
         [chat] = [e for e in again.document.transcript.to_py() if e["kind"] == "chat"]
         assert (chat["id"], chat["author"], chat["body"]) == (

@@ -19,7 +19,7 @@ from jupyter_copilot_room.protocol import PromptBody
 from .harness import config
 from .harness.helpers import entries, eventually, finished, ready
 from .test_notebooks import join_notebook, write_notebook
-from .test_restart import ALICE, BOB, make_room
+from .test_restart import ALICE, BOB
 
 
 @pytest.fixture
@@ -183,7 +183,7 @@ async def test_bad_chips_are_a_clear_400(api, room, jp_root_dir, state_dir):
     assert not (state_dir / "attachments").exists(), "no refused image is stored"
 
 
-async def test_a_queued_prompts_chips_survive_a_restart(tmp_path):
+async def test_a_queued_prompts_chips_survive_a_restart(make_room, tmp_path):
     root = tmp_path / "root"
     root.mkdir()
     write_notebook(root / "n.ipynb", ["a = 1"])
@@ -191,8 +191,8 @@ async def test_a_queued_prompts_chips_survive_a_restart(tmp_path):
     editor = NotebookEditor(lambda: {"contents_manager": contents})
     chip = {"kind": "output", "path": "n.ipynb", "cell_ids": ["c1"], "text": "KeyError: 'x'"}
 
-    def room_with_files(agent=True):
-        room = make_room(tmp_path / "state", agent=agent)
+    def room_with_files():
+        room = make_room(tmp_path / "state")
         room.turns.notebooks = editor
         return room
 
@@ -210,4 +210,3 @@ async def test_a_queued_prompts_chips_survive_a_restart(tmp_path):
     assert "KeyError: 'x'" in again.agent.turns[0].text
     [entry] = [e for e in entries(again, "prompt") if e["id"] == queued]
     assert entry["chips"] == [{**{k: v for k, v in chip.items() if k != "text"}, "chars": 13}]
-    await again.stop()

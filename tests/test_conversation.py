@@ -4,16 +4,11 @@ people, and a stopped turn closes every row it left open, with one line saying w
 The REAL Copilot runtime through the REAL SDK, against the tests' scripted model.
 """
 
-import shutil
-
 import pytest
 
-from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
-from jupyter_copilot_room.room.room import Room
-from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
-from .harness.helpers import entries, eventually, ready
+from .harness.helpers import entries, eventually, ready, transcript_copy
 
 
 @pytest.fixture
@@ -89,19 +84,8 @@ async def test_a_question_is_one_question_entry_not_a_tool_row_too(api, room, mo
     assert entries(room, "tool") == [], "the runtime's ask_user call is the question, not a tool"
 
 
-def replayed_transcript(state_dir, into):
-    """The document a restarted room rebuilds from a copy of `state_dir`'s transcript."""
-    into.mkdir()
-    shutil.copy(state_dir / "transcript.jsonl", into / "transcript.jsonl")
-    return Room(
-        state_dir=into,
-        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
-        settings=SettingsStore(into / "settings.json", RoomSettings()),
-    )
-
-
 async def test_an_abort_closes_the_running_tool_and_says_so_once(
-    api, room, model, state_dir, tmp_path
+    api, room, model, make_room, tmp_path
 ):
     model.script = run("sleep 20; echo never")
     await ready(api, room)
@@ -110,13 +94,10 @@ async def test_an_abort_closes_the_running_tool_and_says_so_once(
     await eventually(lambda: entries(room, "tool"), timeout=30, what="the command to start")
 
     # A crash now, with the command running: the restarted room closes its row too.
-    crashed = replayed_transcript(state_dir, tmp_path / "crashed")
+    crashed = make_room(transcript_copy(room.transcript.path, tmp_path / "crashed"), agent=None)
     await crashed.ensure_started()
-    try:
-        [tool] = [e for e in crashed.document.transcript.to_py() if e["kind"] == "tool"]
-        assert tool["state"] == "stopped"
-    finally:
-        await crashed.stop()
+    [tool] = [e for e in crashed.document.transcript.to_py() if e["kind"] == "tool"]
+    assert tool["state"] == "stopped"
 
     assert (await api("alice", "POST", "abort")).code == 200
     await eventually(lambda: idle(room), timeout=10)
@@ -127,9 +108,6 @@ async def test_an_abort_closes_the_running_tool_and_says_so_once(
 
     # After a restart the room shows the same.
     before = room.document.snapshot("transcript")["transcript"]
-    again = replayed_transcript(state_dir, tmp_path / "restarted")
+    again = make_room(transcript_copy(room.transcript.path, tmp_path / "restarted"), agent=None)
     await again.ensure_started()
-    try:
-        assert again.document.snapshot("transcript")["transcript"] == before
-    finally:
-        await again.stop()
+    assert again.document.snapshot("transcript")["transcript"] == before

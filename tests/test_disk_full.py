@@ -8,7 +8,6 @@ where mounting is not permitted the tests are skipped, saying so."""
 import contextlib
 import errno
 import json
-import shutil
 import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -21,10 +20,9 @@ from jupyter_copilot_room.room.room import INTERRUPTED
 from jupyter_copilot_room.room.snapshot import discard
 from jupyter_copilot_room.room.turns import DISK_FULL
 
-from .harness.helpers import entries, eventually, finished
+from .harness.helpers import entries, eventually, finished, transcript_copy
 from .harness.people import authorization
 from .harness.server import request
-from .test_restart import make_room
 
 
 def mount_tmpfs(path: Path, size: str) -> None:
@@ -288,7 +286,7 @@ async def test_a_write_that_finds_space_again_is_shown_before_what_the_room_then
     ],
 )
 async def test_a_start_the_full_disk_refuses_is_tried_again_without_a_second_replay(
-    api, room, agent, small_disk, script, least, most, settles
+    api, room, agent, make_room, small_disk, script, least, most, settles
 ):
     """A crash mid-turn, then a start on a full disk: the replay writes nothing, but the end of
     the turn the crash cut cannot be recorded (507). The next start tries again without
@@ -304,14 +302,12 @@ async def test_a_start_the_full_disk_refuses_is_tried_again_without_a_second_rep
     )
     queued = (await api("bob", "POST", "prompts", body={"text": "say later"})).json["id"]
     await leave_on_the_last_page(room.transcript.path, most, chat_through(api), least=least)
-    crashed = small_disk / "crashed"
-    crashed.mkdir()
+    crashed = transcript_copy(room.transcript.path, small_disk / "crashed")  # at a kill -9
     transcript = crashed / "transcript.jsonl"
-    shutil.copyfile(room.transcript.path, transcript)  # the disk as a kill -9 left it
     filler = fill(small_disk)
     crash = len(records(transcript))
 
-    again = make_room(crashed, agent=False)
+    again = make_room(crashed, agent=None)
     for _ in range(2):
         with pytest.raises(InsufficientStorage):
             await again.ensure_started()
@@ -323,21 +319,16 @@ async def test_a_start_the_full_disk_refuses_is_tried_again_without_a_second_rep
 
     filler.unlink()
     await again.ensure_started()
-    try:
-        assert [r["kind"] for r in records(transcript)[crash:]] == settles
-        ends = [r["payload"] for r in records(transcript) if r["kind"] == "prompt.finished"]
-        assert ends == [{"id": held, "state": "failed", "reason": INTERRUPTED}]
-        assert [p.id for p in again.queue.open()] == [queued]
-        started = again.document.transcript.to_py(), again.document.queue.to_py()
-    finally:
-        await again.stop()
+    assert [r["kind"] for r in records(transcript)[crash:]] == settles
+    ends = [r["payload"] for r in records(transcript) if r["kind"] == "prompt.finished"]
+    assert ends == [{"id": held, "state": "failed", "reason": INTERRUPTED}]
+    assert [p.id for p in again.queue.open()] == [queued]
+    started = again.document.transcript.to_py(), again.document.queue.to_py()
+    await again.stop()
     discard(crashed)  # the whole transcript is replayed
-    replayed = make_room(crashed, agent=False)
+    replayed = make_room(crashed, agent=None)
     await replayed.ensure_started()
-    try:
-        assert (replayed.document.transcript.to_py(), replayed.document.queue.to_py()) == started
-    finally:
-        await replayed.stop()
+    assert (replayed.document.transcript.to_py(), replayed.document.queue.to_py()) == started
 
 
 def chat_through(api) -> Callable[[str], Awaitable[None]]:

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.agent.base import AgentSettings
 from jupyter_copilot_room.errors import Unavailable
 from jupyter_copilot_room.events import (
     AssistantMessage,
@@ -29,13 +28,11 @@ from jupyter_copilot_room.events import (
 )
 from jupyter_copilot_room.protocol import PromptBody
 from jupyter_copilot_room.room.document import RoomDocument
-from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.settings import RoomSettings, SettingsPatch, SettingsStore
 
 from .harness import people
 from .harness.helpers import eventually, ready
 from .harness.pytest_plugin import Response
-from .scripted_agent import ScriptedAgent
 
 ALICE = Identity("alice", "Alice", verified=True)
 BOB = Identity("bob", "Bob", verified=True)
@@ -262,18 +259,6 @@ async def test_a_compaction_while_serving_lets_the_loop_run_and_misses_nothing()
 # -- the room: archive, routes, snapshots -------------------------------------------------------
 
 
-def make_room(state_dir, window=10, agent=True, **kwargs):
-    state_dir.mkdir(exist_ok=True)
-    return Room(
-        state_dir=state_dir,
-        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
-        settings=SettingsStore(state_dir / "settings.json", RoomSettings()),
-        agent=ScriptedAgent(AgentSettings(state_dir, state_dir)) if agent else None,
-        document_window=window,
-        **kwargs,
-    )
-
-
 async def run_turns(room, count, who=BOB):
     for start in range(0, count, 4):  # a person may have 5 prompts waiting
         for n in range(start, min(count, start + 4)):
@@ -297,31 +282,44 @@ def state(room):
     }
 
 
-async def started(state_dir, **kwargs):
-    """A restarted room; its clock stands still, so two restarts record the same."""
-    room = make_room(state_dir, agent=False, clock=lambda: 2e9, **kwargs)
-    await room.ensure_started()
-    return room
+@pytest.fixture
+def started(make_room):
+    """`await started(state_dir, window=10)`: a restarted room; its clock stands still, so two
+    restarts record the same."""
+
+    async def start(state_dir, window=10):
+        room = make_room(state_dir, agent=None, clock=lambda: 2e9, document_window=window)
+        await room.ensure_started()
+        return room
+
+    return start
 
 
-async def busy_room(state_dir):
-    """A room with decisions, settings, finished turns and prompts still queued at its stop."""
-    room = make_room(state_dir)
-    await room.ensure_started()
-    for name in ("dave", "erin"):
-        room.check_in(Identity(name, name.title(), verified=True))
-    room.admit(ALICE, "dave", "member")
-    room.remove(ALICE, "erin")
-    room.patch_settings(ALICE, SettingsPatch(permission_timeout=42))
-    await run_turns(room, 12)
-    room.submit(ALICE, PromptBody(text="wait"))
-    # The turn's checkpoint reads the worktree before the agent gets the prompt: wait for its reply.
-    await eventually(lambda: room.streams.streaming, what="the reply to stream")
-    room.submit(BOB, PromptBody(text="say later"))
-    return room
+@pytest.fixture
+def busy_room(make_room):
+    """`await busy_room(state_dir)`: a room with decisions, settings, finished turns and prompts
+    still queued at its stop."""
+
+    async def make(state_dir):
+        room = make_room(state_dir, document_window=10)
+        await room.ensure_started()
+        for name in ("dave", "erin"):
+            room.check_in(Identity(name, name.title(), verified=True))
+        room.admit(ALICE, "dave", "member")
+        room.remove(ALICE, "erin")
+        room.patch_settings(ALICE, SettingsPatch(permission_timeout=42))
+        await run_turns(room, 12)
+        room.submit(ALICE, PromptBody(text="wait"))
+        # The turn's checkpoint reads the worktree before the agent gets the prompt: wait for its
+        # reply.
+        await eventually(lambda: room.streams.streaming, what="the reply to stream")
+        room.submit(BOB, PromptBody(text="say later"))
+        return room
+
+    return make
 
 
-async def test_restart_from_a_snapshot_equals_a_full_rebuild(tmp_path):
+async def test_restart_from_a_snapshot_equals_a_full_rebuild(busy_room, started, tmp_path):
     room = await busy_room(tmp_path / "a")
     await room.stop()
     assert (tmp_path / "a" / "snapshot.json").exists()
@@ -329,17 +327,13 @@ async def test_restart_from_a_snapshot_equals_a_full_rebuild(tmp_path):
     for name in ("snapshot.json", "snapshot.ydoc"):
         (tmp_path / "b" / name).unlink()
     fast, full = await started(tmp_path / "a"), await started(tmp_path / "b")
-    try:
-        assert len(fast.document.transcript) <= 12
-        assert state(fast) == state(full)
-        assert [item[1:] for item in state(fast)["queue"]] == [("bob", "submitted")]
-        assert fast.role_of("dave").value == "member" and fast.role_of("erin").value == "refused"
-    finally:
-        await fast.stop()
-        await full.stop()
+    assert len(fast.document.transcript) <= 12
+    assert state(fast) == state(full)
+    assert [item[1:] for item in state(fast)["queue"]] == [("bob", "submitted")]
+    assert fast.role_of("dave").value == "member" and fast.role_of("erin").value == "refused"
 
 
-async def test_a_snapshot_older_than_the_transcript_replays_the_tail(tmp_path):
+async def test_a_snapshot_older_than_the_transcript_replays_the_tail(busy_room, started, tmp_path):
     """kill -9: the last snapshot was written before the last records."""
     room = await busy_room(tmp_path / "a")
     assert not await room.snapshots.write()  # not while a reply streams: deltas are no records
@@ -357,16 +351,14 @@ async def test_a_snapshot_older_than_the_transcript_replays_the_tail(tmp_path):
     for name in ("snapshot.json", "snapshot.ydoc"):
         (tmp_path / "full" / name).unlink()
     fast, full = await started(tmp_path / "crashed"), await started(tmp_path / "full")
-    try:
-        assert fast.transcript.position().seq > snapshot_seq + 10
-        assert state(fast) == state(full)
-    finally:
-        await fast.stop()
-        await full.stop()
+    assert fast.transcript.position().seq > snapshot_seq + 10
+    assert state(fast) == state(full)
 
 
 @pytest.mark.parametrize("spoil", ["window", "ydoc", "archive"])
-async def test_a_snapshot_that_does_not_match_is_discarded_and_rebuilt(tmp_path, caplog, spoil):
+async def test_a_snapshot_that_does_not_match_is_discarded_and_rebuilt(
+    busy_room, started, tmp_path, caplog, spoil
+):
     room = await busy_room(tmp_path / "a")
     await room.stop()
     shutil.copytree(tmp_path / "a", tmp_path / "b")
@@ -382,21 +374,19 @@ async def test_a_snapshot_that_does_not_match_is_discarded_and_rebuilt(tmp_path,
     with caplog.at_level(logging.WARNING):
         again = await started(tmp_path / "a", window=window)
     full = await started(tmp_path / "b", window=window)
-    try:
-        assert "Discarding the room snapshot" in caplog.text
-        assert state(again) == state(full)
-    finally:
-        await again.stop()
-        await full.stop()
+    assert "Discarding the room snapshot" in caplog.text
+    assert state(again) == state(full)
 
 
-async def test_an_edited_byte_before_the_snapshot_is_refused_as_today(tmp_path, caplog):
+async def test_an_edited_byte_before_the_snapshot_is_refused_as_today(
+    make_room, busy_room, tmp_path, caplog
+):
     room = await busy_room(tmp_path)
     await room.stop()
     path = tmp_path / "transcript.jsonl"
     raw = path.read_bytes()
     path.write_bytes(raw.replace(b"reply 3", b"reply 8", 1))
-    again = make_room(tmp_path, agent=False)
+    again = make_room(tmp_path, agent=None, document_window=10)
     with caplog.at_level(logging.WARNING), pytest.raises(Unavailable, match="not written by"):
         await again.ensure_started()
     assert "changed since it was written" in caplog.text

@@ -11,10 +11,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pycrdt import Awareness, Doc, create_awareness_message
 
-from jupyter_copilot_room.access.admissions import AdmissionBook
-from jupyter_copilot_room.room.room import Room
-from jupyter_copilot_room.settings import RoomSettings, SettingsStore
-
 from .harness import people
 from .harness.helpers import eventually, finished
 
@@ -90,23 +86,18 @@ async def every_text_field(api, room, prompt, target, feedback, answer):
     assert finished(room)[normal.json["id"]]["state"] == "completed"
 
 
-async def test_the_room_after_hostile_input_replays_to_the_same_document(api, room, tmp_path):
+async def test_the_room_after_hostile_input_replays_to_the_same_document(
+    api, room, make_room, tmp_path
+):
     texts = ["say a\ud800b", "say \x00\x1b[31m", "say 😀\u202e", "say fine"]
     codes = [(await api("bob", "POST", "prompts", body={"text": t})).code for t in texts]
     assert codes == [400, 202, 202, 202]
     await eventually(lambda: idle(room) and len(finished(room)) == 3, timeout=10)
     shutil.copy(room.transcript.path, tmp_path / "transcript.jsonl")
-    again = Room(
-        state_dir=tmp_path,
-        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
-        settings=SettingsStore(tmp_path / "settings.json", RoomSettings()),
-    )
+    again = make_room(tmp_path, agent=None)
     await again.ensure_started()
-    try:
-        for root in ("transcript", "queue", "approvals"):
-            assert again.document.snapshot(root) == room.document.snapshot(root)
-    finally:
-        await again.stop()
+    for root in ("transcript", "queue", "approvals"):
+        assert again.document.snapshot(root) == room.document.snapshot(root)
 
 
 @pytest.mark.parametrize(("method", "path"), BODY_ROUTES)

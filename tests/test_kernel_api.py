@@ -18,11 +18,8 @@ import pytest
 from jupyter_client import BlockingKernelClient
 from jupyter_server.auth.identity import IdentityProvider
 
-from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from jupyter_copilot_room.kernel.discovery import ServerNotFound, discover
-from jupyter_copilot_room.room.room import Room
-from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
 from .harness import config, people
 from .harness.browser_fixtures import model  # noqa: F401 (the scripted model, in a thread)
@@ -89,7 +86,9 @@ def test_discovery_takes_the_server_whose_root_holds_the_kernel_and_refuses_a_ti
     assert discover(url="http://127.0.0.1:9/base", token="given").url == "http://127.0.0.1:9/base/"
 
 
-async def test_a_prompt_may_say_it_came_from_a_kernel_and_nothing_else(api, room, tmp_path):
+async def test_a_prompt_may_say_it_came_from_a_kernel_and_nothing_else(
+    api, room, make_room, tmp_path
+):
     await ready(api, room)
     refused = await api(people.MEMBER, "POST", "prompts", body={"text": "hi", "origin": "alice"})
     assert refused.code == 400 and refused.json["error"] == "invalid_body", refused
@@ -113,16 +112,9 @@ async def test_a_prompt_may_say_it_came_from_a_kernel_and_nothing_else(api, room
     # A restart replays the origin from the transcript.
     (tmp_path / "replay").mkdir()
     (tmp_path / "replay" / "transcript.jsonl").write_text("\n".join(lines) + "\n")
-    replayed = Room(
-        state_dir=tmp_path / "replay",
-        book=AdmissionBook(hosts=frozenset({people.HOST})),
-        settings=SettingsStore(tmp_path / "replay" / "settings.json", RoomSettings()),
-    )
+    replayed = make_room(tmp_path / "replay", agent=None)
     await replayed.ensure_started()
-    try:
-        assert prompt_entry(replayed.document)["origin"] == "kernel"
-    finally:
-        await replayed.stop()
+    assert prompt_entry(replayed.document)["origin"] == "kernel"
 
 
 class Kernel:

@@ -12,22 +12,13 @@ from jupyter_copilot_room.access.identity import HostClaim, Identity
 from jupyter_copilot_room.events import Record, SettingsChanged
 from jupyter_copilot_room.protocol import PromptBody
 from jupyter_copilot_room.room.room import Room
-from jupyter_copilot_room.settings import RoomSettings, SettingsPatch, SettingsStore
+from jupyter_copilot_room.settings import SettingsPatch
 
 ALICE = Identity(username="alice", display_name="Alice Liddell", verified=True)
 GUEST = Identity(
     username="6e623df3a1b24c6d", display_name="Anonymous Callirrhoe", verified=False, color="#a0f"
 )
 CLAIMER = Identity(username="f00dcafe", display_name="Anonymous Io", verified=False)
-
-
-def make_room(state_dir, claim=None) -> Room:
-    return Room(
-        state_dir=state_dir,
-        book=AdmissionBook(hosts=frozenset({"alice"})),
-        settings=SettingsStore(state_dir / "settings.json", RoomSettings()),
-        claim=claim,
-    )
 
 
 def spoken(entry: dict, participants: dict) -> str:
@@ -51,22 +42,20 @@ def lines(room: Room) -> list[str]:
     ]
 
 
-async def test_system_lines_name_people_by_the_names_the_document_knows(tmp_path):
-    room = make_room(tmp_path)
+async def test_system_lines_name_people_by_the_names_the_document_knows(make_room, tmp_path):
+    room = make_room(tmp_path, agent=None)
     await room.ensure_started()
-    try:
-        room.check_in(ALICE)
-        room.check_in(GUEST)
-        room.admit(ALICE, GUEST.username, "member")
-        prompt_id, _ = room.submit(GUEST, PromptBody(text="wait"))  # queued: no agent
-        await room.withdraw(ALICE, prompt_id)
-        room.set_role(ALICE, GUEST.username, "viewer")
-        room.patch_settings(ALICE, SettingsPatch(question_timeout=42))
-        room.remove(ALICE, GUEST.username)
-        said = lines(room)
-        texts = [e["body"] for e in room.document.snapshot("transcript")["transcript"]]
-    finally:
-        await room.stop()
+    room.check_in(ALICE)
+    room.check_in(GUEST)
+    room.admit(ALICE, GUEST.username, "member")
+    prompt_id, _ = room.submit(GUEST, PromptBody(text="wait"))  # queued: no agent
+    await room.withdraw(ALICE, prompt_id)
+    room.set_role(ALICE, GUEST.username, "viewer")
+    room.patch_settings(ALICE, SettingsPatch(question_timeout=42))
+    room.remove(ALICE, GUEST.username)
+    said = lines(room)
+    texts = [e["body"] for e in room.document.snapshot("transcript")["transcript"]]
+    await room.stop()
     assert said == [
         "Alice Liddell admitted Anonymous Callirrhoe as a member.",
         "Alice Liddell withdrew Anonymous Callirrhoe's prompt.",
@@ -80,34 +69,23 @@ async def test_system_lines_name_people_by_the_names_the_document_knows(tmp_path
     assert '"actor":"alice"' in records and f'"username":"{GUEST.username}"' in records
 
     # After a restart the document still names them, the guest who left included.
-    again = make_room(tmp_path)
+    again = make_room(tmp_path, agent=None)
     await again.ensure_started()
-    try:
-        assert lines(again) == said
-        guest = again.document.snapshot("participants")["participants"][GUEST.username]
-        assert guest["display_name"] == "Anonymous Callirrhoe"
-        assert guest["color"] == "#a0f"
-        assert guest["online"] is False
-        assert guest["role"] == "refused"
-    finally:
-        await again.stop()
+    assert lines(again) == said
+    guest = again.document.snapshot("participants")["participants"][GUEST.username]
+    assert guest["display_name"] == "Anonymous Callirrhoe"
+    assert guest["color"] == "#a0f"
+    assert guest["online"] is False
+    assert guest["role"] == "refused"
 
 
-async def test_a_claim_names_the_new_host_and_braces_in_settings_stay_braces(tmp_path):
+async def test_a_claim_names_the_new_host_and_braces_in_settings_stay_braces(make_room, tmp_path):
     claim = HostClaim()
-    room = Room(
-        state_dir=tmp_path,
-        book=AdmissionBook(),
-        settings=SettingsStore(tmp_path / "settings.json", RoomSettings()),
-        claim=claim,
-    )
+    room = make_room(tmp_path, agent=None, book=AdmissionBook(), claim=claim)
     await room.ensure_started()
-    try:
-        room.claim_host(CLAIMER, claim.secret or "")
-        room.document.apply(*_settings_record(room, "{0} {x}"))
-        said = lines(room)
-    finally:
-        await room.stop()
+    room.claim_host(CLAIMER, claim.secret or "")
+    room.document.apply(*_settings_record(room, "{0} {x}"))
+    said = lines(room)
     assert said[0] == "Anonymous Io claimed the room as its host."
     assert said[1] == "Anonymous Io changed the room settings: note = {0} {x}."
 

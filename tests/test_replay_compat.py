@@ -17,25 +17,15 @@ import json
 import shutil
 from pathlib import Path
 
-from jupyter_copilot_room.access.admissions import AdmissionBook
-from jupyter_copilot_room.room.room import Room
-from jupyter_copilot_room.settings import RoomSettings, SettingsStore
-
 DATA = Path(__file__).parent / "data"
 
 
-async def test_a_0_1_transcript_replays_to_the_same_document(tmp_path):
+async def test_a_0_1_transcript_replays_to_the_same_document(make_room, tmp_path):
     shutil.copy(DATA / "transcript-0.1.jsonl", tmp_path / "transcript.jsonl")
-    room = Room(
-        state_dir=tmp_path,
-        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
-        settings=SettingsStore(tmp_path / "settings.json", RoomSettings()),
-    )
+    room = make_room(tmp_path, agent=None)
     await room.ensure_started()
-    try:
-        replayed = room.document.snapshot()
-    finally:
-        await room.stop()
+    replayed = room.document.snapshot()
+    await room.stop()
     assert replayed == json.loads((DATA / "transcript-0.1.document.json").read_text())
     # Replaying a finished transcript adds nothing to it.
     assert (tmp_path / "transcript.jsonl").read_bytes() == (

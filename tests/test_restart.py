@@ -8,35 +8,21 @@ from pathlib import Path
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.agent.base import AgentSettings
 from jupyter_copilot_room.errors import NotFound, RoomError, Unavailable
 from jupyter_copilot_room.events import PromptFinished, Record
 from jupyter_copilot_room.protocol import ChatBody, PromptBody
 from jupyter_copilot_room.room.document import RoomDocument
-from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.room.snapshot import discard
 from jupyter_copilot_room.room.transcript import records_with_id
-from jupyter_copilot_room.settings import RoomSettings, SettingsPatch, SettingsStore
+from jupyter_copilot_room.settings import SettingsPatch
 
 from .harness import people
-from .harness.helpers import eventually, replies
-from .scripted_agent import ScriptedAgent
+from .harness.helpers import eventually, replies, transcript_copy
 
 DATA = Path(__file__).parent / "data"
 ALICE = Identity("alice", "Alice", verified=True)
 BOB = Identity("bob", "Bob", verified=True)
-
-
-def make_room(state_dir, agent=True):
-    state_dir.mkdir(exist_ok=True)
-    return Room(
-        state_dir=state_dir,
-        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
-        settings=SettingsStore(state_dir / "settings.json", RoomSettings()),
-        agent=ScriptedAgent(AgentSettings(state_dir, state_dir)) if agent else None,
-    )
 
 
 def holds(queue, prompt_id):
@@ -52,7 +38,7 @@ def records(state_dir):
     return [json.loads(line) for line in lines if line.strip()]
 
 
-async def test_restart_rebuilds_an_identical_document_with_the_pending_queue(tmp_path):
+async def test_restart_rebuilds_an_identical_document_with_the_pending_queue(make_room, tmp_path):
     room = make_room(tmp_path)
     await room.ensure_started()
     room.submit(BOB, PromptBody(text="say one two three"))
@@ -69,7 +55,7 @@ async def test_restart_rebuilds_an_identical_document_with_the_pending_queue(tmp
     await room.stop()  # the held turn is ended truthfully, as failed, before the server goes
     before = room.document.snapshot()
 
-    again = make_room(tmp_path, agent=False)  # no agent yet: the queue must stay as it was
+    again = make_room(tmp_path, agent=None)  # no agent yet: the queue must stay as it was
     await again.ensure_started()
     after = again.document.snapshot()
     for snapshot in (before, after):  # the agent's own status is not part of the record
@@ -78,10 +64,11 @@ async def test_restart_rebuilds_an_identical_document_with_the_pending_queue(tmp
     assert after == before
     assert [item["id"] for item in after["queue"]] == [waiting[0], waiting[2]]
     assert all(item["state"] == "submitted" for item in after["queue"])
-    await again.stop()
 
 
-async def test_a_start_from_the_snapshot_and_a_full_replay_rebuild_the_same_queue(tmp_path, caplog):
+async def test_a_start_from_the_snapshot_and_a_full_replay_rebuild_the_same_queue(
+    make_room, tmp_path, caplog
+):
     """Both hold the open prompts alone: a finished prompt (completed, failed, withdrawn) is
     forgotten either way, and a withdrawal of it is refused alike, from its records."""
     room = make_room(tmp_path)
@@ -98,7 +85,7 @@ async def test_a_start_from_the_snapshot_and_a_full_replay_rebuild_the_same_queu
 
     async def restarted(from_snapshot):
         assert (tmp_path / "snapshot.json").exists() or not from_snapshot
-        again = make_room(tmp_path, agent=False)
+        again = make_room(tmp_path, agent=None)
         await again.ensure_started()
         try:
             known = [p for p in ids if holds(again.queue, p)]
@@ -122,7 +109,7 @@ async def test_a_start_from_the_snapshot_and_a_full_replay_rebuild_the_same_queu
     assert set(refusals) == {(409, "not_pending"), (403, "not_your_prompt")}
 
 
-async def test_pending_prompts_run_after_the_restart(tmp_path):
+async def test_pending_prompts_run_after_the_restart(make_room, tmp_path):
     room = make_room(tmp_path)
     await room.ensure_started()
     room.submit(ALICE, PromptBody(text="wait"))
@@ -136,57 +123,54 @@ async def test_pending_prompts_run_after_the_restart(tmp_path):
     assert again.agent.turns[0].prompt_id == queued
     await eventually(lambda: again.document.meta.get("state") == "idle")
     assert str(again.document.transcript[-1]["body"]) == "after restart"
-    await again.stop()
 
 
-async def test_crash_mid_turn_marks_the_turn_failed_and_never_reruns_it(tmp_path):
-    room = make_room(tmp_path)
+async def test_crash_mid_turn_marks_the_turn_failed_and_never_reruns_it(make_room, tmp_path):
+    room = make_room(tmp_path / "room")
     await room.ensure_started()
     room.submit(BOB, PromptBody(text="shell deploy"))
     await eventually(lambda: len(room.document.approvals) == 1)
     # A crash: the process dies without stop(); only what reached the disk remains.
-    room.transcript.close()
+    crashed = transcript_copy(room.transcript.path, tmp_path / "crashed")
 
-    again = make_room(tmp_path)
+    again = make_room(crashed)
     await again.ensure_started()
-    after_crash = [r["kind"] for r in records(tmp_path)][-2:]
+    after_crash = [r["kind"] for r in records(crashed)][-2:]
     assert after_crash == ["request.settled", "prompt.finished"]
-    finished = [r for r in records(tmp_path) if r["kind"] == "prompt.finished"]
+    finished = [r for r in records(crashed) if r["kind"] == "prompt.finished"]
     assert finished[-1]["payload"]["state"] == "failed"
     assert "restarted" in finished[-1]["payload"]["reason"]
     assert again.document.approvals.to_py() == {}
     assert again.document.queue.to_py() == []
     await asyncio.sleep(0.05)
     assert again.agent.turns == [], "an interrupted prompt is never silently re-run"
-    await again.stop()
 
 
 @pytest.mark.parametrize("chunk", [7, 64, 1 << 18])
 async def test_torn_last_line_is_reported_skipped_and_nothing_before_it_is_lost(
-    tmp_path, caplog, monkeypatch, chunk
+    make_room, tmp_path, caplog, monkeypatch, chunk
 ):
     """Whichever chunk of the file a line starts or ends in."""
     monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", chunk)
-    room = make_room(tmp_path, agent=False)
+    room = make_room(tmp_path / "room", agent=None)
     await room.ensure_started()
     ids = [room.submit(BOB, PromptBody(text=f"say {n}"))[0] for n in range(3)]
-    room.transcript.close()
-    with open(tmp_path / "transcript.jsonl", "ab") as f:
+    crashed = transcript_copy(room.transcript.path, tmp_path / "crashed")
+    with open(crashed / "transcript.jsonl", "ab") as f:
         f.write(b'{"seq": 99, "ts": 1.0, "kind": "prompt.subm')  # the crash came mid-write
 
-    again = make_room(tmp_path, agent=False)
+    again = make_room(crashed, agent=None)
     await again.ensure_started()
     assert [item["id"] for item in again.document.queue.to_py()] == ids
     assert "torn last line" in caplog.text
     fourth, _ = again.submit(BOB, PromptBody(text="say after the tear"))
     await again.stop()
 
-    third = make_room(tmp_path, agent=False)
+    third = make_room(crashed, agent=None)
     await third.ensure_started()
     assert [item["id"] for item in third.document.queue.to_py()] == [*ids, fourth]
-    raw = (tmp_path / "transcript.jsonl").read_bytes()
+    raw = (crashed / "transcript.jsonl").read_bytes()
     assert b'"kind": "prompt.subm\n' in raw, "the torn bytes stay, as evidence"
-    await third.stop()
 
 
 def said(room, count):
@@ -199,11 +183,13 @@ def live_records():
     return sum(isinstance(o, Record) for o in gc.get_objects())
 
 
-async def test_a_full_rebuild_holds_a_chunk_of_the_transcript_at_a_time(tmp_path, monkeypatch):
+async def test_a_full_rebuild_holds_a_chunk_of_the_transcript_at_a_time(
+    make_room, tmp_path, monkeypatch
+):
     """Holding every record at once made Python's full collections, which walk every object,
     stall the server's loop (1.3 s for 100,000 entries); and while the replay runs those of the
     objects made before it are left out of them, then put back."""
-    room = make_room(tmp_path, agent=False)
+    room = make_room(tmp_path, agent=None)
     await room.ensure_started()
     said(room, 600)
     await room.stop()
@@ -218,15 +204,12 @@ async def test_a_full_rebuild_holds_a_chunk_of_the_transcript_at_a_time(tmp_path
         apply(self, record, payload)
 
     monkeypatch.setattr(RoomDocument, "apply", counting)
-    again = make_room(tmp_path, agent=False)
+    again = make_room(tmp_path, agent=None)
     await again.ensure_started()
-    try:
-        [(held, frozen)] = seen
-        assert held < 100, f"{held} records held at once"
-        assert frozen and gc.get_freeze_count() == 0
-        assert str(again.document.transcript[-1]["body"]) == "message 599"
-    finally:
-        await again.stop()
+    [(held, frozen)] = seen
+    assert held < 100, f"{held} records held at once"
+    assert frozen and gc.get_freeze_count() == 0
+    assert str(again.document.transcript[-1]["body"]) == "message 599"
 
 
 @pytest.fixture
@@ -249,10 +232,12 @@ async def test_a_refused_room_answers_why_over_rest_and_websocket_alike(tampered
     assert refused.value.code == 503, refused.value  # not 500 with a traceback in the log
 
 
-async def test_a_record_refused_midway_refuses_every_start_alike(tmp_path, monkeypatch, caplog):
+async def test_a_record_refused_midway_refuses_every_start_alike(
+    make_room, tmp_path, monkeypatch, caplog
+):
     """Records replay as they are read, so the room is half rebuilt when the chain refuses one:
     a second start says the same (the line changed), and never replays into that state."""
-    room = make_room(tmp_path, agent=False)
+    room = make_room(tmp_path, agent=None)
     await room.ensure_started()
     said(room, 300)
     await room.stop()
@@ -260,7 +245,7 @@ async def test_a_record_refused_midway_refuses_every_start_alike(tmp_path, monke
     path = tmp_path / "transcript.jsonl"
     path.write_bytes(path.read_bytes().replace(b"message 200", b"message 2OO"))
     monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", 4096, raising=False)
-    again = make_room(tmp_path, agent=False)
+    again = make_room(tmp_path, agent=None)
     with pytest.raises(Unavailable, match="not written by the room") as first:
         await again.ensure_started()
     with pytest.raises(Unavailable) as second:
@@ -271,18 +256,18 @@ async def test_a_record_refused_midway_refuses_every_start_alike(tmp_path, monke
 
 
 async def test_a_start_cancelled_midway_through_the_replay_refuses_every_later_start(
-    tmp_path, monkeypatch
+    make_room, tmp_path, monkeypatch
 ):
     """The server stopping while a room replays: the room is half rebuilt, so a later start
     refuses (503, saying to restart the server) instead of replaying into it again."""
-    room = make_room(tmp_path, agent=False)
+    room = make_room(tmp_path, agent=None)
     await room.ensure_started()
     said(room, 300)
     await room.stop()
     discard(tmp_path)  # the whole transcript is replayed, a chunk at a time
     monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", 4096, raising=False)
     before = (tmp_path / "transcript.jsonl").read_bytes()
-    again = make_room(tmp_path, agent=False)
+    again = make_room(tmp_path, agent=None)
     starting = asyncio.create_task(again.ensure_started())
     while not len(again.document.transcript):
         await asyncio.sleep(0.001)
@@ -300,7 +285,7 @@ async def test_a_start_cancelled_midway_through_the_replay_refuses_every_later_s
     assert (tmp_path / "transcript.jsonl").read_bytes() == before, "nothing recorded"
 
 
-async def test_the_records_of_one_prompt_are_found_in_the_transcript(tmp_path):
+async def test_the_records_of_one_prompt_are_found_in_the_transcript(make_room, tmp_path):
     """How a room started from a snapshot reads a finished prompt back: every record whose
     payload id is the prompt's, not a prompt whose text names it; a torn line is no record."""
     room = make_room(tmp_path)
@@ -324,7 +309,7 @@ async def test_the_records_of_one_prompt_are_found_in_the_transcript(tmp_path):
     assert records_with_id(empty, 1 << 30, first) == []
 
 
-async def test_transcript_is_append_only(tmp_path):
+async def test_transcript_is_append_only(make_room, tmp_path):
     room = make_room(tmp_path)
     await room.ensure_started()
     room.submit(BOB, PromptBody(text="say hello"))
@@ -338,7 +323,7 @@ async def test_transcript_is_append_only(tmp_path):
     assert seqs == list(range(1, len(seqs) + 1))
 
 
-async def test_agent_that_ignores_abort_degrades_the_room_until_restarted(tmp_path):
+async def test_agent_that_ignores_abort_degrades_the_room_until_restarted(make_room, tmp_path):
     room = make_room(tmp_path)
     await room.ensure_started()
     await eventually(lambda: room.document.meta.get("state") == "idle")
@@ -352,10 +337,9 @@ async def test_agent_that_ignores_abort_degrades_the_room_until_restarted(tmp_pa
     assert room.agent.restarts == 1, "no second turn may overlap a runaway one"
     finished = [r["payload"] for r in records(tmp_path) if r["kind"] == "prompt.finished"]
     assert finished[0]["state"] == "canceled" and "did not stop" in finished[0]["reason"]
-    await room.stop()
 
 
-async def test_overdue_turn_is_aborted_and_failed(tmp_path):
+async def test_overdue_turn_is_aborted_and_failed(make_room, tmp_path):
     room = make_room(tmp_path)
     await room.ensure_started()
     room.patch_settings(ALICE, SettingsPatch(turn_timeout=0.2))
@@ -364,11 +348,10 @@ async def test_overdue_turn_is_aborted_and_failed(tmp_path):
     await eventually(lambda: len(room.agent.turns) == 2, what="the queue to move on")
     finished = [r["payload"] for r in records(tmp_path) if r["kind"] == "prompt.finished"]
     assert finished[0]["state"] == "failed" and "longer than" in finished[0]["reason"]
-    await room.stop()
 
 
 @pytest.mark.parametrize("text", ["fail"])
-async def test_failed_turn_is_recorded_and_the_queue_goes_on(tmp_path, text):
+async def test_failed_turn_is_recorded_and_the_queue_goes_on(make_room, tmp_path, text):
     room = make_room(tmp_path)
     await room.ensure_started()
     room.submit(BOB, PromptBody(text=text))
@@ -376,28 +359,29 @@ async def test_failed_turn_is_recorded_and_the_queue_goes_on(tmp_path, text):
     await eventually(lambda: len(room.agent.turns) == 2)
     finished = [r["payload"] for r in records(tmp_path) if r["kind"] == "prompt.finished"]
     assert finished[0]["state"] == "failed" and finished[0]["reason"] == "scripted failure"
-    await room.stop()
 
 
-async def test_a_record_that_contradicts_the_others_is_skipped_not_fatal(tmp_path, caplog):
-    room = make_room(tmp_path, agent=False)
+async def test_a_record_that_contradicts_the_others_is_skipped_not_fatal(
+    make_room, tmp_path, caplog
+):
+    room = make_room(tmp_path / "room", agent=None)
     await room.ensure_started()
     kept, _ = room.submit(BOB, PromptBody(text="say kept"))
     # A record the room itself wrote (its link in the chain holds) that contradicts the others:
-    # finishing an unknown prompt.
+    # finishing an unknown prompt. Then the crash.
     room.transcript.append("prompt.finished", None, PromptFinished(id="nope", state="completed"), 2)
-    room.transcript.close()
 
-    again = make_room(tmp_path, agent=False)
+    again = make_room(transcript_copy(room.transcript.path, tmp_path / "crashed"), agent=None)
     await again.ensure_started()
     assert [item["id"] for item in again.document.queue.to_py()] == [kept]
     assert "(prompt.finished) cannot be replayed" in caplog.text
-    await again.stop()
 
 
-async def test_hosts_decisions_and_settings_come_back_from_the_transcript_alone(tmp_path):
+async def test_hosts_decisions_and_settings_come_back_from_the_transcript_alone(
+    make_room, tmp_path
+):
     """The transcript is their source: forged or lost side files change nothing."""
-    room = make_room(tmp_path, agent=False)
+    room = make_room(tmp_path, agent=None)
     await room.ensure_started()
     for name in ("bob", "dave", "erin"):
         room.check_in(Identity(name, name.title(), verified=True))
@@ -410,19 +394,16 @@ async def test_hosts_decisions_and_settings_come_back_from_the_transcript_alone(
     (tmp_path / "admissions.json").write_text(json.dumps(forged))
     (tmp_path / "settings.json").write_text(json.dumps({"permission_timeout": 999}))
 
-    again = make_room(tmp_path, agent=False)
+    again = make_room(tmp_path, agent=None)
     await again.ensure_started()
-    try:
-        roles = {name: again.role_of(name).value for name in ("bob", "dave", "erin")}
-        assert roles == {"bob": "viewer", "dave": "member", "erin": "refused"}
-        assert again.settings.current.permission_timeout == 42
-        assert json.loads((tmp_path / "admissions.json").read_text())["claimed_hosts"] == []
-    finally:
-        await again.stop()
+    roles = {name: again.role_of(name).value for name in ("bob", "dave", "erin")}
+    assert roles == {"bob": "viewer", "dave": "member", "erin": "refused"}
+    assert again.settings.current.permission_timeout == 42
+    assert json.loads((tmp_path / "admissions.json").read_text())["claimed_hosts"] == []
 
 
-async def test_a_transcript_changed_behind_the_rooms_back_is_refused(tmp_path):
-    room = make_room(tmp_path, agent=False)
+async def test_a_transcript_changed_behind_the_rooms_back_is_refused(make_room, tmp_path):
+    room = make_room(tmp_path, agent=None)
     await room.ensure_started()
     room.submit(BOB, PromptBody(text="say one"))
     await room.stop()
@@ -433,7 +414,7 @@ async def test_a_transcript_changed_behind_the_rooms_back_is_refused(tmp_path):
     )
     path.write_text(path.read_text() + forged + "\n")
 
-    again = make_room(tmp_path, agent=False)
+    again = make_room(tmp_path, agent=None)
     with pytest.raises(Unavailable, match="not written by the room"):
         await again.ensure_started()
     assert again.role_of("bob").value == "member"

@@ -269,30 +269,27 @@ def connected(room_app, name: str) -> list[str]:
     return sorted(room_app.rooms.get(name).sync.connected())
 
 
-async def test_a_rooms_agent_reads_and_writes_only_inside_its_folder(tmp_path):
+async def test_a_rooms_agent_reads_and_writes_only_inside_its_folder(make_room, tmp_path):
     """A room on `proj/` refuses, without asking anyone, the agent's reads and writes that lead
     out of `proj/` (into the room beside it, or anywhere else); inside it people decide."""
     from jupyter_copilot_room.protocol import PromptBody
 
-    from .test_state_dir import BOB, writing_room
+    from .test_state_dir import BOB, TouchesTheRoomsState
 
     folder, state = tmp_path / "proj", tmp_path / "state"
     (tmp_path / "other").mkdir()
     (folder / "sub").mkdir(parents=True)
-    state.mkdir()
     (folder / "away").symlink_to(tmp_path / "other")
-    room = writing_room(folder, state, name="proj")  # not main: confined to its folder
+    # Not main: confined to its folder.
+    room = make_room(state, TouchesTheRoomsState, repository=folder, name="proj")
     await room.ensure_started()
-    try:
-        asks = ["write ../other/notes.md", f"write {tmp_path}/other/x.py", "write away/y.md"]
-        for text in asks:
-            room.submit(BOB, PromptBody(text=text))
-        await eventually(lambda: len(room.agent.answers) == len(asks), timeout=5)
-        for answer in room.agent.answers:
-            assert not answer.approved and "outside this room's folder" in answer.text, answer
-        cards = [e for e in room.document.transcript.to_py() if e["kind"] == "permission"]
-        assert [c["state"] for c in cards] == ["rejected"] * len(asks), "recorded, never asked"
-        room.submit(BOB, PromptBody(text="write sub/../notes.md"))  # inside: people decide
-        await eventually(lambda: len(room.document.approvals) == 1)
-    finally:
-        await room.stop()
+    asks = ["write ../other/notes.md", f"write {tmp_path}/other/x.py", "write away/y.md"]
+    for text in asks:
+        room.submit(BOB, PromptBody(text=text))
+    await eventually(lambda: len(room.agent.answers) == len(asks), timeout=5)
+    for answer in room.agent.answers:
+        assert not answer.approved and "outside this room's folder" in answer.text, answer
+    cards = [e for e in room.document.transcript.to_py() if e["kind"] == "permission"]
+    assert [c["state"] for c in cards] == ["rejected"] * len(asks), "recorded, never asked"
+    room.submit(BOB, PromptBody(text="write sub/../notes.md"))  # inside: people decide
+    await eventually(lambda: len(room.document.approvals) == 1)

@@ -3,13 +3,10 @@
 import shutil
 from pathlib import Path
 
-from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.agent.base import AgentSettings, PermissionAsk
+from jupyter_copilot_room.agent.base import PermissionAsk
 from jupyter_copilot_room.events import TurnEnded
 from jupyter_copilot_room.protocol import PromptBody
-from jupyter_copilot_room.room.room import Room
-from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
 from .harness.helpers import eventually
 from .scripted_agent import ScriptedAgent
@@ -49,37 +46,21 @@ class TouchesTheRoomsState(ScriptedAgent):
         await super()._play(turn)
 
 
-def writing_room(repository: Path, state: Path, **room) -> Room:
-    """A room in `repository` (alice hosts, bob is a member) whose agent asks to write files."""
-    return Room(
-        state_dir=state,
-        repository=repository,
-        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
-        settings=SettingsStore(state / "settings.json", RoomSettings()),
-        agent=TouchesTheRoomsState(AgentSettings(repository, state)),
-        **room,
-    )
-
-
-async def test_the_agent_may_never_read_or_change_the_rooms_state(tmp_path):
+async def test_the_agent_may_never_read_or_change_the_rooms_state(make_room, tmp_path):
     state = tmp_path / "state"
-    state.mkdir()
-    room = writing_room(tmp_path, state)
+    room = make_room(state, TouchesTheRoomsState, repository=tmp_path)
     await room.ensure_started()
-    try:
-        asks = [
-            "write state/admissions.json",
-            f"write {state}/transcript.jsonl",
-            f"shell cp evil.json {state}/admissions.json",
-        ]
-        for text in asks:
-            room.submit(BOB, PromptBody(text=text))
-        await eventually(lambda: len(room.agent.answers) == len(asks), timeout=5)
-        for answer in room.agent.answers:
-            assert not answer.approved and "room's own state" in answer.text
-        cards = [e for e in room.document.transcript.to_py() if e["kind"] == "permission"]
-        assert [c["state"] for c in cards] == ["rejected"] * len(asks), "recorded, never asked"
-        room.submit(BOB, PromptBody(text="write notes.md"))
-        await eventually(lambda: len(room.document.approvals) == 1)
-    finally:
-        await room.stop()
+    asks = [
+        "write state/admissions.json",
+        f"write {state}/transcript.jsonl",
+        f"shell cp evil.json {state}/admissions.json",
+    ]
+    for text in asks:
+        room.submit(BOB, PromptBody(text=text))
+    await eventually(lambda: len(room.agent.answers) == len(asks), timeout=5)
+    for answer in room.agent.answers:
+        assert not answer.approved and "room's own state" in answer.text
+    cards = [e for e in room.document.transcript.to_py() if e["kind"] == "permission"]
+    assert [c["state"] for c in cards] == ["rejected"] * len(asks), "recorded, never asked"
+    room.submit(BOB, PromptBody(text="write notes.md"))
+    await eventually(lambda: len(room.document.approvals) == 1)

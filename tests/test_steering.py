@@ -3,16 +3,11 @@ immediate mode), and the model reads it before the turn ends."""
 
 import pytest
 
-from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.agent.base import AgentSettings
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from jupyter_copilot_room.protocol import PromptBody, SteerBody
-from jupyter_copilot_room.room.room import Room
-from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
 from .harness.helpers import entries, eventually, finished, ready
-from .scripted_agent import ScriptedAgent
 
 STEER = "use python instead"
 
@@ -70,17 +65,7 @@ async def test_steering_reaches_the_model_before_the_turn_ends(api, room, model)
     assert (r.code, r.json["error"]) == (409, "not_running")
 
 
-def make_room(state_dir):
-    state_dir.mkdir(exist_ok=True)
-    return Room(
-        state_dir=state_dir,
-        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
-        settings=SettingsStore(state_dir / "settings.json", RoomSettings()),
-        agent=ScriptedAgent(AgentSettings(state_dir, state_dir)),
-    )
-
-
-async def test_a_hosts_steering_is_recorded_attributed_and_replayed(tmp_path):
+async def test_a_hosts_steering_is_recorded_attributed_and_replayed(make_room, tmp_path):
     room = make_room(tmp_path)
     await room.ensure_started()
     bob = Identity("bob", "Bob", verified=True)
@@ -98,4 +83,3 @@ async def test_a_hosts_steering_is_recorded_attributed_and_replayed(tmp_path):
     await again.ensure_started()
     assert entries(again, "steering") == before
     assert before[0]["author"] == "alice" and before[0]["prompt_id"] == prompt_id
-    await again.stop()

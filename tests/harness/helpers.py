@@ -3,6 +3,7 @@
 import asyncio
 import inspect
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -54,6 +55,15 @@ def finished(room):
     lines = room.transcript.read_text().split("\n")
     records = [json.loads(line) for line in lines if line.strip()]
     return {r["payload"]["id"]: r["payload"] for r in records if r["kind"] == "prompt.finished"}
+
+
+def transcript_copy(transcript: Path, into: Path) -> Path:
+    """`into`, a new state dir holding `transcript` as it is on disk now: what a room restarted
+    now replays, also after a crash (a record counts once it is on disk). The room that wrote it
+    goes on, to be stopped at the test's end (one whose transcript a test closed cannot stop)."""
+    into.mkdir()
+    shutil.copy(transcript, into / "transcript.jsonl")
+    return into
 
 
 def no_script(request):

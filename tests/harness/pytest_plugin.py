@@ -1,9 +1,10 @@
 """The fixtures of the room's tests (registered by `pytest_plugins` in `tests/conftest.py`).
 
 In process, with pytest-jupyter: the room on a `jp_serverapp` with the test people and the
-scripted agent, its REST API and live document as any person. With the real Copilot runtime: the
-scripted model in the test's event loop and the config that makes it the agent's provider. Real
-server processes: `servers`.
+scripted agent, its REST API and live document as any person; rooms of a test's own
+(`make_room`), stopped at its end. With the real Copilot runtime: the scripted model in the
+test's event loop and the config that makes it the agent's provider. Real server processes:
+`servers`.
 """
 
 import json
@@ -13,8 +14,13 @@ from pathlib import Path
 import pytest
 from tornado.httpclient import HTTPClientError
 
+from jupyter_copilot_room.access.admissions import AdmissionBook
+from jupyter_copilot_room.agent.base import AgentSettings
 from jupyter_copilot_room.agent.scripted_model import ScriptedModelServer
+from jupyter_copilot_room.room.room import Room
+from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
+from ..scripted_agent import ScriptedAgent
 from . import config, people
 from .clients import YClient
 from .helpers import no_script
@@ -73,6 +79,36 @@ def room(room_app):
 @pytest.fixture
 def agent(room):
     return room.agent
+
+
+@pytest.fixture
+def make_room(jp_asyncio_loop):
+    """`make_room(state_dir, agent=ScriptedAgent, book=..., **room)`: a `Room` of the test's own
+    (by default alice hosts, bob is a member; `agent=None`: none), stopped at the test's end, also
+    when the test failed. A room left running leaves its tasks and its checkpoints' git processes
+    to an event loop the test has closed ("Task was destroyed but it is pending!", "Event loop is
+    closed" when git's transport is collected)."""
+    made: list[Room] = []
+
+    def make(state_dir, agent=ScriptedAgent, *, book=None, **room):
+        state_dir.mkdir(parents=True, exist_ok=True)
+        if book is None:
+            book = AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"}))
+        repository = room.get("repository", state_dir)
+        made.append(
+            Room(
+                state_dir=state_dir,
+                book=book,
+                settings=SettingsStore(state_dir / "settings.json", RoomSettings()),
+                agent=agent(AgentSettings(repository, state_dir)) if agent else None,
+                **room,
+            )
+        )
+        return made[-1]
+
+    yield make
+    for each in reversed(made):
+        jp_asyncio_loop.run_until_complete(each.stop())
 
 
 class Response:
