@@ -18,7 +18,7 @@ from jupyter_copilot_room.room.transcript import records_with_id
 from jupyter_copilot_room.settings import SettingsPatch
 
 from .harness import people
-from .harness.helpers import eventually, replies, transcript_copy
+from .harness.helpers import eventually, pending_tasks_of_the_room, replies, transcript_copy
 
 DATA = Path(__file__).parent / "data"
 ALICE = Identity("alice", "Alice", verified=True)
@@ -321,6 +321,22 @@ async def test_transcript_is_append_only(make_room, tmp_path):
     assert (tmp_path / "transcript.jsonl").read_bytes().startswith(first)
     seqs = [r["seq"] for r in records(tmp_path)]
     assert seqs == list(range(1, len(seqs) + 1))
+
+
+async def test_a_turn_that_ends_while_the_room_stops_leaves_no_task_pending(make_room, tmp_path):
+    """The agent ends its turn while the stop cancels the room's tasks: the checkpoint that end
+    starts is cancelled with them. It was left running git after the stop, and the test's loop
+    closed under it ("Task was destroyed but it is pending!", then "Event loop is closed" when
+    git's transport was collected)."""
+    room = make_room(tmp_path)
+    await room.ensure_started()
+    room.submit(BOB, PromptBody(text="wait"))
+    await eventually(lambda: room.streams.streaming, what="the reply to stream")
+    room.agent.release.set()  # the turn ends at the stop's first wait
+    await room.stop()
+    ended = [r["payload"]["state"] for r in records(tmp_path) if r["kind"] == "prompt.finished"]
+    assert ended == ["completed"], "the agent ended it, not the stop"
+    assert pending_tasks_of_the_room() == []
 
 
 async def test_agent_that_ignores_abort_degrades_the_room_until_restarted(make_room, tmp_path):

@@ -146,8 +146,10 @@ class Turns:
     async def stop(self) -> None:
         """Stop starting turns; a turn cut by the server's stop is recorded as failed."""
         self._stop_idle_timer()
-        for task in [self._runner, *self._tasks]:
-            if task is not None:
+        # Until none is left: one may start while the stop waits (the agent ends its turn: the
+        # turn's checkpoint), and would run git after the stop, with nobody to await it.
+        while pending := [t for t in (self._runner, *self._tasks) if t and not t.done()]:
+            for task in pending:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
