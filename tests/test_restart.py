@@ -2,7 +2,9 @@
 
 import asyncio
 import gc
+import glob
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -418,6 +420,12 @@ async def test_hosts_decisions_and_settings_come_back_from_the_transcript_alone(
     assert json.loads((tmp_path / "admissions.json").read_text())["claimed_hosts"] == []
 
 
+def open_files(folder):
+    """The files under `folder` this process holds open."""
+    paths = (os.path.realpath(fd) for fd in glob.glob("/proc/self/fd/*"))
+    return [p for p in paths if p.startswith(f"{os.path.realpath(folder)}/")]
+
+
 async def test_a_transcript_changed_behind_the_rooms_back_is_refused(make_room, tmp_path):
     room = make_room(tmp_path, agent=None)
     await room.ensure_started()
@@ -434,3 +442,5 @@ async def test_a_transcript_changed_behind_the_rooms_back_is_refused(make_room, 
     with pytest.raises(Unavailable, match="not written by the room"):
         await again.ensure_started()
     assert again.role_of("bob").value == "member"
+    await again.stop()  # the server's stop: the refused room's files are closed too
+    assert open_files(tmp_path) == []

@@ -269,6 +269,8 @@ class Room:
     async def stop(self) -> None:
         if not self._started:
             await self.storage.stop()  # a start the full disk refused left it watching for space
+            self.transcript.close()  # a refused start may have opened them
+            self.history.close()
             return
         await self.turns.stop()
         if self.turns.notebooks is not None:
