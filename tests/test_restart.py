@@ -5,7 +5,6 @@ import gc
 import glob
 import json
 import os
-from pathlib import Path
 
 import pytest
 from tornado.httpclient import HTTPClientError
@@ -20,9 +19,14 @@ from jupyter_copilot_room.room.transcript import records_with_id
 from jupyter_copilot_room.settings import SettingsPatch
 
 from .harness import people
-from .harness.helpers import eventually, pending_tasks_of_the_room, replies, transcript_copy
+from .harness.helpers import (
+    eventually,
+    forged_transcript,
+    pending_tasks_of_the_room,
+    replies,
+    transcript_copy,
+)
 
-DATA = Path(__file__).parent / "data"
 ALICE = Identity("alice", "Alice", verified=True)
 BOB = Identity("bob", "Bob", verified=True)
 
@@ -216,14 +220,8 @@ async def test_a_full_rebuild_holds_a_chunk_of_the_transcript_at_a_time(
 
 @pytest.fixture
 def tampered(state_dir):
-    """A state dir, written before the server starts, whose transcript ends with a record the
-    room did not write (its chain does not follow from the records before it)."""
-    state_dir.mkdir()
-    lines = (DATA / "transcript-0.1.jsonl").read_bytes().splitlines(keepends=True)
-    forged = {**json.loads(lines[-1]), "seq": len(lines) + 1, "chain": "0" * 64}
-    (state_dir / "transcript.jsonl").write_bytes(
-        b"".join(lines) + json.dumps(forged).encode() + b"\n"
-    )
+    """A state dir, written before the server starts, whose transcript the room refuses."""
+    forged_transcript(state_dir)
 
 
 async def test_a_refused_room_answers_why_over_rest_and_websocket_alike(tampered, api, jp_ws_fetch):

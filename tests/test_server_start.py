@@ -23,11 +23,10 @@ from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
 from .harness import config
-from .harness.helpers import eventually
+from .harness.helpers import eventually, forged_transcript
 from .scripted_agent import ScriptedAgent
 from .test_disk_full import fill, leave_on_the_last_page, mount_tmpfs
 
-DATA = Path(__file__).parent / "data"
 ALICE = Identity("alice", "Alice", verified=True)
 BOB = Identity("bob", "Bob", verified=True)
 
@@ -61,11 +60,7 @@ async def crashed_mid_turn(state_dir: Path, scratch: Path) -> None:
 async def other_room_tampered(state_dir: Path, scratch: Path) -> None:
     """The room `other`'s transcript holds a record the room did not write (503, until a
     restart)."""
-    lines = (DATA / "transcript-0.1.jsonl").read_bytes().splitlines(keepends=True)
-    forged = {**json.loads(lines[-1]), "seq": len(lines) + 1, "chain": "0" * 64}
-    other = state_dir / "rooms" / "other"
-    other.mkdir(parents=True)
-    (other / "transcript.jsonl").write_bytes(b"".join(lines) + json.dumps(forged).encode() + b"\n")
+    forged_transcript(state_dir / "rooms" / "other")
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ from jupyter_copilot_room.agent.scripted_model import Reply
 
 from .people import HOST
 
+DATA = Path(__file__).parent.parent / "data"
+
 READY = 60  # seconds the first runtime start may take on a cold machine
 
 
@@ -64,6 +66,17 @@ def transcript_copy(transcript: Path, into: Path) -> Path:
     into.mkdir()
     shutil.copy(transcript, into / "transcript.jsonl")
     return into
+
+
+def forged_transcript(state_dir: Path) -> None:
+    """A transcript in `state_dir` (made if need be) ending with a record the room did not
+    write: its chain does not follow from the records before it (`transcript_tampered`)."""
+    lines = (DATA / "transcript-0.1.jsonl").read_bytes().splitlines(keepends=True)
+    forged = {**json.loads(lines[-1]), "seq": len(lines) + 1, "chain": "0" * 64}
+    state_dir.mkdir(parents=True, exist_ok=True)
+    (state_dir / "transcript.jsonl").write_bytes(
+        b"".join(lines) + json.dumps(forged).encode() + b"\n"
+    )
 
 
 def no_script(request):
