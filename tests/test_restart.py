@@ -285,6 +285,31 @@ async def test_a_start_cancelled_midway_through_the_replay_refuses_every_later_s
     assert (tmp_path / "transcript.jsonl").read_bytes() == before, "nothing recorded"
 
 
+async def test_a_room_stopped_while_a_request_starts_it_never_serves_after_the_stop(
+    make_room, tmp_path, monkeypatch
+):
+    """The server stops during a room's long replay (a request began it): when the replay ends
+    the start stops too, leaving nothing of the room running, and later starts are refused."""
+    room = make_room(tmp_path)
+    await room.ensure_started()
+    said(room, 300)
+    await room.stop()
+    discard(tmp_path)
+    monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", 4096, raising=False)
+    again = make_room(tmp_path)
+    starting = asyncio.create_task(again.ensure_started())
+    while not len(again.document.transcript):
+        await asyncio.sleep(0.001)
+    await again.stop()
+    with pytest.raises(Unavailable, match="The server is stopping") as refused:
+        await starting
+    assert refused.value.code == "server_stopping"
+    assert pending_tasks_of_the_room() == []
+    assert open_files(tmp_path) == []
+    with pytest.raises(Unavailable, match="The server is stopping"):
+        await again.ensure_started()
+
+
 async def test_the_records_of_one_prompt_are_found_in_the_transcript(make_room, tmp_path):
     """How a room started from a snapshot reads a finished prompt back: every record whose
     payload id is the prompt's, not a prompt whose text names it; a torn line is no record."""

@@ -183,6 +183,7 @@ class Room:
             lambda: self.queue.in_flight is None,
         )
         self._started = False
+        self._stopping = False
         self._replayed: Replayed | None = None  # what the replay left, once it has run
         self._refused: Exception | None = None  # why every start is refused: see ensure_started
         self._start_lock = asyncio.Lock()
@@ -199,6 +200,8 @@ class Room:
         with the same error until the server restarts. What follows the replay records (a full
         disk refuses that): a start that fails or is cancelled there is tried again by the next,
         without a second replay, each of its steps being safe to repeat."""
+        if self._stopping:
+            raise self._stopped()
         async with self._start_lock:
             if self._refused is not None:
                 raise self._refused.with_traceback(None)
@@ -206,8 +209,12 @@ class Room:
                 return
             if self._replayed is None:
                 self._replayed = await self._replay_once()
-            await self._start(self._replayed)
-            self._started = True
+            if not self._stopping:
+                await self._start(self._replayed)
+                self._started = True
+            if self._stopping:  # the server stopped meanwhile: nothing of the room runs on
+                await self.stop()
+                raise self._stopped()
             started, self._on_started = self._on_started, []
             for callback in started:
                 callback()
@@ -266,7 +273,16 @@ class Room:
         # main's panel shows a ready agent at once, as in 0.1; the others wake at their first prompt
         self.turns.bring_up(at_once=self.name == MAIN)
 
+    def _stopped(self) -> Unavailable:
+        return Unavailable(
+            f"The server is stopping, so the room {self.name!r} does not start.",
+            code="server_stopping",
+        )
+
     async def stop(self) -> None:
+        """Stop serving. A start under way (a request's, during a long replay) sees this when
+        its replay ends and stops too, and every later start is refused: the server stops."""
+        self._stopping = True
         if not self._started:
             await self.storage.stop()  # a start the full disk refused left it watching for space
             self.transcript.close()  # a refused start may have opened them
