@@ -10,10 +10,12 @@ on that idle thread forever (`worker_threads.py`).
 
 import asyncio
 import json
+import os
 import signal
 import time
 
 import nbformat
+import psutil
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 from tornado.websocket import websocket_connect
 
@@ -130,3 +132,50 @@ async def test_shutdown_completes_within_5_s_every_time(servers, model, tmp_path
     assert sum("server stopped" in (f.get("reason") or "") for f in failed) >= STOPS, (
         "each stop recorded the turn it cut as failed"
     )
+
+
+def runtime_of(server):
+    """The Copilot runtime process the server started."""
+    found = [
+        p
+        for p in psutil.Process(server.process.pid).children(recursive=True)
+        if "--stdio" in p.cmdline()
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+async def test_a_ctrl_c_in_the_servers_terminal_leaves_the_agent_running(servers, model):
+    """A Ctrl-C goes to the terminal's whole foreground process group; jupyter_server asks
+    whether to stop and, unanswered, goes on. Its agent must go on too: the runtime is not in
+    that group, so the same runtime answers the next prompt."""
+    model.script = lambda request: Reply("Still here.")
+    server = servers(
+        room=config.copilot_agent(model.base_url), env={config.MODEL_KEY_ENV: config.MODEL_KEY}
+    )
+    terminal, server.stdin = os.openpty()  # on a terminal, jupyter_server asks on a Ctrl-C
+    try:
+        await server.start_async()
+
+        async def idle():
+            return (await server.room())["agent"].get("state") == "idle"
+
+        await eventually(idle, timeout=READY, what="the agent to start")
+        runtime = runtime_of(server)
+        os.killpg(os.getpgid(server.process.pid), signal.SIGINT)  # what the terminal sends
+        await asyncio.sleep(7)  # jupyter_server waits 5 s for an answer, then resumes
+        assert server.process.poll() is None, server.tail()
+        assert runtime.is_running() and runtime.status() != psutil.STATUS_ZOMBIE, server.tail()
+        bob = await server.watch("bob")
+        await server.call("bob", "POST", "prompts", {"text": "are you there?"})
+        await eventually(
+            lambda: any("Still here." in str(r.get("body")) for r in bob.replies()),
+            timeout=30,
+            what="the reply",
+        )
+        bob.close()
+        assert runtime_of(server).pid == runtime.pid, "the same runtime answered"
+        assert "stopped answering" not in server.log.read_text(errors="replace")
+    finally:
+        os.close(terminal)
+        os.close(server.stdin)

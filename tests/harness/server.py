@@ -58,6 +58,7 @@ class ServerProcess:
         self.strict_stop = strict_stop
         self.process: subprocess.Popen | None = None
         self.launched_at: float | None = None
+        self.stdin: int = subprocess.DEVNULL  # a terminal's fd: the server asks on a Ctrl-C
         folder.mkdir(parents=True, exist_ok=True)
 
     def spawn(self, argv: list[str], env: dict[str, str], cwd: Path = REPO) -> None:
@@ -67,7 +68,7 @@ class ServerProcess:
                 argv,
                 cwd=cwd,
                 env=env,
-                stdin=subprocess.DEVNULL,
+                stdin=self.stdin,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group, with what it starts

@@ -3,6 +3,11 @@
 The session id is kept in `state_dir/copilot-session.json`, so a restarted server (or runtime)
 resumes the same conversation; the runtime does not keep a session's configuration, so every
 resume passes it again. The runtime's own state lives in `state_dir/copilot/`.
+
+The runtime runs in a session of its own (`setsid`, where there is one): a Ctrl-C in the
+server's terminal goes to the terminal's process group, and killed the runtime along with
+asking whether to stop the server. The server stops its runtime itself; a server killed
+outright closes the runtime's stdin, on which it exits (measured: 0.2 s).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import shutil
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +25,15 @@ from ...statefiles import read_json, write_json_atomically
 from ..base import AgentSettings
 
 
+def in_own_session(runtime_path: str) -> RuntimeConnection:
+    """The runtime, started by `setsid` (which execs it: the process is the runtime's)."""
+    setsid = shutil.which("setsid")
+    if setsid is None:
+        return RuntimeConnection.for_stdio(path=runtime_path)
+    node = ["node"] if runtime_path.endswith(".js") else []  # as the SDK runs a script
+    return RuntimeConnection.for_stdio(path=setsid, args=[*node, runtime_path])
+
+
 class Connection:
     def __init__(self, settings: AgentSettings, runtime_path: str | None, token: str | None):
         self.settings = settings
@@ -26,7 +41,7 @@ class Connection:
         self.base = base = settings.state_dir / "copilot"  # the runtime's own state
         base.mkdir(exist_ok=True)
         self.client = CopilotClient(
-            connection=RuntimeConnection.for_stdio(path=runtime_path) if runtime_path else None,
+            connection=in_own_session(runtime_path) if runtime_path else None,
             working_directory=str(settings.repository),
             base_directory=str(base),
             github_token=token,
