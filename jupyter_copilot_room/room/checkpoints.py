@@ -90,19 +90,24 @@ async def _run(*args, stdin: bytes | None = None, **options) -> tuple[int, bytes
     """Run git to its end: exit status, output, errors. Cancelled (the server stops mid-turn),
     its process group is killed (git's own children too: a clean filter such as git-lfs holds
     the pipes open) and reaped before the cancellation goes on: a git process left running
-    outlives the event loop ("Event loop is closed"). A cancellation while asyncio is still
-    starting it is asyncio's: it kills git and waits for it."""
-    proc = await asyncio.create_subprocess_exec(
-        *args,
-        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-        **options,
+    outlives the event loop ("Event loop is closed"). The spawn is shielded: cancelled while
+    asyncio still started git, asyncio killed git alone and waited for its pipes, which git's
+    children held for as long as they ran."""
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *args,
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            **options,
+        )
     )
     try:
+        proc = await asyncio.shield(spawn)
         out, err = await proc.communicate(stdin)
     except asyncio.CancelledError:
+        proc = await spawn
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         await proc.wait()
