@@ -15,34 +15,23 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.agent.base import AgentSettings
 from jupyter_copilot_room.protocol import ChatBody, PromptBody
-from jupyter_copilot_room.room.room import Room
-from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
 from .harness import config
 from .harness.helpers import eventually, forged_transcript
-from .scripted_agent import ScriptedAgent
 from .test_disk_full import fill, leave_on_the_last_page, mount_tmpfs
 
 ALICE = Identity("alice", "Alice", verified=True)
 BOB = Identity("bob", "Bob", verified=True)
 
 
-async def crashed_mid_turn(state_dir: Path, scratch: Path) -> None:
+async def crashed_mid_turn(state_dir: Path, scratch: Path, make_room) -> None:
     """main's transcript as a kill -9 mid-turn left it, with less than 100 bytes left on its
     last page, on a disk of its own: once that is full, main's start cannot record the end of
     the turn the crash cut (507) until there is space again."""
     mount_tmpfs(state_dir, "1m")
-    scratch.mkdir()
-    room = Room(
-        state_dir=scratch,
-        book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
-        settings=SettingsStore(scratch / "settings.json", RoomSettings()),
-        agent=ScriptedAgent(AgentSettings(scratch, scratch)),
-    )
+    room = make_room(scratch)
     await room.ensure_started()
     try:
         room.submit(BOB, PromptBody(text="wait"))
@@ -57,14 +46,14 @@ async def crashed_mid_turn(state_dir: Path, scratch: Path) -> None:
         await room.stop()  # records the turn's end in the scratch copy only
 
 
-async def other_room_tampered(state_dir: Path, scratch: Path) -> None:
+async def other_room_tampered(state_dir: Path, scratch: Path, make_room) -> None:
     """The room `other`'s transcript holds a record the room did not write (503, until a
     restart)."""
     forged_transcript(state_dir / "rooms" / "other")
 
 
 @pytest.fixture
-def left_behind(request, state_dir, jp_root_dir, tmp_path, jp_asyncio_loop):
+def left_behind(request, state_dir, jp_root_dir, tmp_path, jp_asyncio_loop, make_room):
     """What the last run left: a room `other` (its folder, the registry), then what the test's
     parameter writes."""
     state_dir.mkdir(parents=True)
@@ -72,7 +61,7 @@ def left_behind(request, state_dir, jp_root_dir, tmp_path, jp_asyncio_loop):
     request.addfinalizer(
         lambda: subprocess.run(["umount", "-l", str(state_dir)], check=False, capture_output=True)
     )
-    jp_asyncio_loop.run_until_complete(request.param(state_dir, tmp_path / "scratch"))
+    jp_asyncio_loop.run_until_complete(request.param(state_dir, tmp_path / "scratch", make_room))
     (jp_root_dir / "other").mkdir()
     (state_dir / "rooms.json").write_text(
         json.dumps({"rooms": [{"name": "other", "repository": "other"}]})

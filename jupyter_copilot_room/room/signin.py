@@ -136,13 +136,12 @@ class SignIn:
     async def stop(self) -> None:
         """The server stops: an open flow ends before the runtime does, so no wait on the
         runtime is left for its reader thread to fail once the loop has closed."""
-        tasks = [self.restart] if self.restart is not None else []
-        if self.attempt is not None:
-            if self.attempt.task is not None:
-                tasks.append(self.attempt.task)
-            self.attempt.end("The server stopped during the sign-in.")
-        for task in tasks:
-            task.cancel()
+        attempt = self.attempt
+        if attempt is not None:
+            attempt.end("The server stopped during the sign-in.")  # cancels its task
+        if self.restart is not None:
+            self.restart.cancel()
+        tasks = [t for t in (self.restart, attempt.task if attempt else None) if t is not None]
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def _expire(self, attempt: Attempt) -> None:
