@@ -26,7 +26,7 @@ from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.agent.base import Agent, AgentSettings, Turn
 from jupyter_copilot_room.events import AgentStatus, TurnEnded
-from jupyter_copilot_room.protocol import PromptBody
+from jupyter_copilot_room.request_bodies import PromptBody
 from jupyter_copilot_room.room.checkpoints import Checkpoints
 from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.settings import RoomSettings, SettingsStore

@@ -195,7 +195,7 @@ class Chip(Strict):
     bytes: int | None = None  # set by the room with `id`
 
 
-#: What a prompt may carry besides its text (`Attachment`, `room/attachments.py`).
+#: What a prompt may carry besides its text (`Attachment`, `attachments.py`).
 MAX_IMAGES = 4
 MAX_ATTACHMENTS = 8
 MAX_FILE_BYTES = 1024 * 1024

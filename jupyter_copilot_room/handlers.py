@@ -25,7 +25,7 @@ from . import export
 from .access.hub_grants import hub_grant
 from .access.identity import SERVER_OWNER, Identity
 from .errors import InvalidRequest, RoomError
-from .protocol import (
+from .request_bodies import (
     AdmissionBody,
     ApprovalBody,
     ChatBody,

@@ -15,7 +15,7 @@ from PIL import Image
 
 from jupyter_copilot_room import eventlog
 from jupyter_copilot_room.agent.scripted_model import Reply
-from jupyter_copilot_room.protocol import PromptBody
+from jupyter_copilot_room.request_bodies import PromptBody
 
 from .harness.helpers import entries, eventually, finished, ready
 from .test_restart import ALICE, BOB

@@ -7,7 +7,7 @@ import pytest
 
 from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.agent.scripted_model import Reply
-from jupyter_copilot_room.protocol import ChatBody
+from jupyter_copilot_room.request_bodies import ChatBody
 
 from .harness.helpers import entries, eventually, finished, ready
 

@@ -14,7 +14,7 @@ from jupyter_server.services.contents.filemanager import FileContentsManager
 
 from jupyter_copilot_room.agent.scripted_model import Reply
 from jupyter_copilot_room.notebooks import NotebookEditor
-from jupyter_copilot_room.protocol import PromptBody
+from jupyter_copilot_room.request_bodies import PromptBody
 
 from .harness import config
 from .harness.helpers import entries, eventually, finished, ready

@@ -26,7 +26,7 @@ from jupyter_copilot_room.events import (
     ToolCompleted,
     ToolStarted,
 )
-from jupyter_copilot_room.protocol import PromptBody
+from jupyter_copilot_room.request_bodies import PromptBody
 from jupyter_copilot_room.room.document import RoomDocument
 from jupyter_copilot_room.settings import RoomSettings, SettingsPatch, SettingsStore
 

@@ -10,7 +10,7 @@ import re
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import HostClaim, Identity
 from jupyter_copilot_room.events import Record, SettingsChanged
-from jupyter_copilot_room.protocol import PromptBody
+from jupyter_copilot_room.request_bodies import PromptBody
 from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.settings import SettingsPatch
 

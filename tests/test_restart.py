@@ -12,7 +12,7 @@ from tornado.httpclient import HTTPClientError
 from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.errors import NotFound, RoomError, Unavailable
 from jupyter_copilot_room.events import PromptFinished, Record
-from jupyter_copilot_room.protocol import ChatBody, PromptBody
+from jupyter_copilot_room.request_bodies import ChatBody, PromptBody
 from jupyter_copilot_room.room.document import RoomDocument
 from jupyter_copilot_room.room.snapshot import discard
 from jupyter_copilot_room.room.transcript import records_with_id

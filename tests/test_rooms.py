@@ -272,7 +272,7 @@ def connected(room_app, name: str) -> list[str]:
 async def test_a_rooms_agent_reads_and_writes_only_inside_its_folder(make_room, tmp_path):
     """A room on `proj/` refuses, without asking anyone, the agent's reads and writes that lead
     out of `proj/` (into the room beside it, or anywhere else); inside it people decide."""
-    from jupyter_copilot_room.protocol import PromptBody
+    from jupyter_copilot_room.request_bodies import PromptBody
 
     from .test_state_dir import BOB, TouchesTheRoomsState
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.protocol import ChatBody, PromptBody
+from jupyter_copilot_room.request_bodies import ChatBody, PromptBody
 
 from .harness import config
 from .harness.helpers import eventually, forged_transcript

@@ -6,7 +6,7 @@ from pathlib import Path
 from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.agent.base import PermissionAsk
 from jupyter_copilot_room.events import TurnEnded
-from jupyter_copilot_room.protocol import PromptBody
+from jupyter_copilot_room.request_bodies import PromptBody
 
 from .harness.helpers import eventually
 from .scripted_agent import ScriptedAgent

@@ -5,7 +5,7 @@ import pytest
 
 from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
-from jupyter_copilot_room.protocol import PromptBody, SteerBody
+from jupyter_copilot_room.request_bodies import PromptBody, SteerBody
 
 from .harness.helpers import entries, eventually, finished, ready
 

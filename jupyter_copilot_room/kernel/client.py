@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .discovery import ServerInfo, discover
-from .live import LiveDocument
+from .live_document import LiveDocument
 from .records import Records
 from .summaries import attach_summaries
 from .turn import Turn

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .live import LiveDocument, plain
+from .live_document import LiveDocument, plain
 
 if TYPE_CHECKING:
     from .client import Room

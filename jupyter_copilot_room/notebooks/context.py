@@ -7,7 +7,7 @@ what it names when the turn starts (`expand`): from the live shared document whe
 file is open, else from disk, so the model sees what the chip says now. Something named that no
 longer exists (a deleted cell, a removed file) is said to the model and returned as `missing`, for
 the room to show; it is never silently dropped. An output's image is stored like an uploaded image
-(`store_images`, `room/attachments.py`) and goes to the model as an image attachment
+(`store_images`, `attachments.py`) and goes to the model as an image attachment
 (`agent.base.Image`).
 """
 
@@ -27,7 +27,7 @@ from .edits import source_of
 from .tools import NotebookToolError
 
 if TYPE_CHECKING:
-    from ..room.attachments import AttachmentStore
+    from ..attachments import AttachmentStore
 
 #: What the model is given of one cell's source, one output's text, one file.
 MAX_SOURCE = 20_000

@@ -27,7 +27,7 @@ import nbformat
 
 from .edits import Delete, Edit, Insert, Move, Replace, source_of
 from .execution import CellSink, Executions, Ran, card_code
-from .live import LiveNotebooks
+from .open_notebooks import LiveNotebooks
 from .presence import Presence
 from .tools import METADATA_KEY, NotebookToolError, Provenance, validated
 

@@ -32,8 +32,8 @@ from ..events import (
     TurnEnded,
 )
 from ..settings import SettingsStore
-from .desk import RequestDesk
 from .document import RoomDocument
+from .open_requests import OpenRequests
 from .recorder import Recorder
 from .streams import Streams
 from .turns import RunningTurn, Turns
@@ -56,7 +56,7 @@ class RoomAgentHost:
     def __init__(
         self,
         turns: Turns,
-        desk: RequestDesk,
+        desk: OpenRequests,
         streams: Streams,
         recorder: Recorder,
         document: RoomDocument,

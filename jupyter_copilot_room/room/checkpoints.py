@@ -15,7 +15,7 @@ now (`git apply --cached -R --3way` on a temporary index): if a later turn or a 
 the same lines it conflicts and nothing changes; else the files that differ are written back
 (`checkout-index` from the temporary index, deletions unlinked) and recorded as a new checkpoint.
 
-A notebook open in JupyterLab is read from its live document (`notebooks/live.py`), as Jupyter
+A notebook open in JupyterLab is read from its live document (`notebooks/open_notebooks.py`), as Jupyter
 would save it, when that differs from its file (unsaved edits; autosave off), and a revert puts
 it back through the live document, so everyone in it sees the change and the collaboration layer
 saves it. The open notebooks are checked, without yielding, to be still as the revert read them
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Conflict, InvalidRequest, NotFound
-from ..notebooks.live import LiveNotebook, LiveNotebooks, same_notebook
+from ..notebooks.open_notebooks import LiveNotebook, LiveNotebooks, same_notebook
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .pages import SeqIndex
+from .seq_index import SeqIndex
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Each command arrives with the caller's `Identity` (from `current_user`), is checked against the
 role table by `People`, and is handed to the part that owns that state: `People` (who is here),
-`Turns` (the queue and the running turn), `RequestDesk` (permission requests and questions).
+`Turns` (the queue and the running turn), `OpenRequests` (permission requests and questions).
 Every fact is recorded in the transcript before the document shows it (`Recorder`). The agent
 never sees this class: it is given a `RoomAgentHost`.
 """
@@ -29,6 +29,7 @@ from ..access.admissions import AdmissionBook
 from ..access.identity import HostClaim, Identity
 from ..access.roles import ADMITTED, Action, Role, can
 from ..agent.base import Agent
+from ..attachments import AttachmentStore, Upload
 from ..catalog import Catalog
 from ..errors import (
     Conflict,
@@ -55,22 +56,21 @@ from ..events import (
     TurnReverted,
 )
 from ..notebooks import NotebookEditor, context
-from ..protocol import ChatBody, ModelBody, PromptBody, SteerBody
+from ..request_bodies import ChatBody, ModelBody, PromptBody, SteerBody
 from ..settings import SettingsStore
 from . import budgets, snapshot
 from .agent_host import RoomAgentHost
 from .agent_slots import AgentSlots
-from .attachments import AttachmentStore, Upload
 from .budgets import Budgets
 from .checkpoints import Author, Checkpoints
-from .desk import RequestDesk
+from .copilot_signin import SignIn
 from .document import DEFAULT_WINDOW, RoomDocument
 from .history import History
+from .open_requests import OpenRequests
 from .people import People
 from .queue import PromptQueue, QueuedPrompt, TaskState, check_withdraw_prompt
 from .recorder import Recorder
 from .replay import Replayed, heap_frozen, replay, replay_prompt
-from .signin import SignIn
 from .snapshot import LiveRecords, Snapshot, Snapshots
 from .storage import StorageWatch
 from .streams import Streams
@@ -141,7 +141,7 @@ class Room:
         self.checkpoints = Checkpoints(
             repository or Path.cwd(), state_dir, notebooks.live if notebooks else None
         )
-        self.desk = RequestDesk(self.recorder, clock)
+        self.desk = OpenRequests(self.recorder, clock)
         self.streams = Streams(self.recorder, self.document)
         self.turns = Turns(
             queue=self.queue,
@@ -597,7 +597,7 @@ class Room:
         return prompt_id, position
 
     async def upload(self, identity: Identity, data: bytes, declared: str) -> Upload:
-        """An image for a prompt, checked whole and stored once (`room/attachments.py`)."""
+        """An image for a prompt, checked whole and stored once (`attachments.py`)."""
         self.people.require(identity, Action.SUBMIT)
         return await asyncio.to_thread(self.attachments.add, data, declared)
 

@@ -34,7 +34,7 @@ from pydantic import ValidationError
 
 from ..errors import Unavailable
 from ..events import RECORD_PAYLOADS, Record, Strict
-from .pages import SeqIndex
+from .seq_index import SeqIndex
 from .storage import no_space
 
 log = logging.getLogger(__name__)

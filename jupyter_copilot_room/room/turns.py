@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..agent.base import Agent, AgentHost, Turn
+from ..attachments import AttachmentStore
 from ..catalog import Catalog
 from ..errors import Conflict, InsufficientStorage
 from ..events import (
@@ -37,10 +38,9 @@ from ..events import (
 from ..notebooks import NotebookEditor, context
 from ..settings import SettingsStore
 from .agent_slots import AgentSlots, Order
-from .attachments import AttachmentStore
 from .checkpoints import Author, Checkpoints
-from .desk import RequestDesk
 from .document import RoomDocument
+from .open_requests import OpenRequests
 from .queue import PromptQueue, QueuedPrompt, TaskState
 from .recorder import Recorder
 from .storage import no_space
@@ -91,7 +91,7 @@ class Turns:
         queue: PromptQueue,
         recorder: Recorder,
         document: RoomDocument,
-        desk: RequestDesk,
+        desk: OpenRequests,
         streams: Streams,
         settings: SettingsStore,
         agent: Agent | None,

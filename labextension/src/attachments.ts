@@ -3,7 +3,7 @@
  * prompt box is checked here first (type, size, how many: the room's own limits, so the reader
  * learns at once), uploaded (`POST attachments` -> id) and shown as a thumbnail until the prompt
  * is sent; the prompt names it by id, a repository file by path. The room checks everything again
- * (`jupyter_copilot_room/room/attachments.py`). Everyone admitted sees a prompt's images as
+ * (`jupyter_copilot_room/attachments.py`). Everyone admitted sees a prompt's images as
  * thumbnails in the transcript.
  */
 

@@ -40,10 +40,10 @@ from ..base import (
 )
 from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
 from . import plaintext
-from .access import ModelAccess, choose_model_access, login_token
 from .connection import Connection
 from .describe import describe_permission
-from .signin import LoginFlow, reason
+from .login_flow import LoginFlow, reason
+from .model_access import ModelAccess, choose_model_access, login_token
 from .translate import EventTranslator, event_name, model_silent
 
 QUOTA_TIMEOUT = 10.0  # seconds; the runtime answers from the login it already read

@@ -1,5 +1,5 @@
 """The login the runtime keeps in plain text on a server with no keychain, after a host allowed it
-(`signin.py`): in `state_dir/copilot/config.json`, which the runtime reads when it starts.
+(`login_flow.py`): in `state_dir/copilot/config.json`, which the runtime reads when it starts.
 
 Its logout request (1.0.102) cannot remove that login: it asks the keychain, which is not there
 ('Keychain error: No default store'). So a sign-out removes the login from the file itself, while

@@ -1,6 +1,6 @@
 """A host signs the room's runtime in to GitHub Copilot from the panel (demo mode only).
 
-The flow is the runtime's own (see `agent/copilot/signin.py`); the room only runs it, one at a
+The flow is the runtime's own (see `agent/copilot/login_flow.py`); the room only runs it, one at a
 time. Its address is for hosts: it lives here, served by `GET signin` to hosts, never in the
 shared document, the transcript or the log. What the room records is who signed it in and as
 whom (`copilot.signed_in`), then the agent starts afresh with the login. On a server with no

@@ -22,15 +22,14 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from PIL import Image as PILImage
 from PIL import UnidentifiedImageError
 
-from ..agent.base import File, Image
-from ..errors import InsufficientStorage, InvalidRequest, NotFound, RoomError, TooLarge
-from ..events import IMAGE_TYPES, MAX_FILE_BYTES, MAX_IMAGE_BYTES, MAX_IMAGES, Attachment
-from ..notebooks import NotebookEditor
-from ..notebooks.tools import NotebookToolError
+from .agent.base import File, Image
+from .errors import InsufficientStorage, InvalidRequest, NotFound, RoomError, TooLarge
+from .events import IMAGE_TYPES, MAX_FILE_BYTES, MAX_IMAGE_BYTES, MAX_IMAGES, Attachment
 
 #: At most this many pixels (25 megapixels: a 5K screenshot), so decoding one costs ~100 MB.
 MAX_PIXELS = 25_000_000
@@ -38,6 +37,16 @@ MAX_PIXELS = 25_000_000
 #: Pillow's format name -> the type the image must be declared as.
 _FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 _ID = re.compile(r"^[0-9a-f]{64}$")
+
+
+class RoomFolder(Protocol):
+    """The room's folder as the attachments see it (the notebook editor is one): its root, and
+    a path inside it resolved, links followed, raising when it leads out. A protocol, so the
+    store stays below both the room and the notebook tools."""
+
+    def root(self) -> Path: ...
+
+    def resolve(self, path: str) -> str: ...
 
 
 class UnsupportedType(RoomError):
@@ -167,7 +176,7 @@ class AttachmentStore:
     def resolve(
         self,
         refs: Sequence[tuple[str | None, str | None, str | None]],
-        editor: NotebookEditor | None,
+        editor: RoomFolder | None,
     ) -> list[Attachment]:
         """A prompt's attachments (`(id, path, name)` each: an upload or a repository file) as its
         record holds them; a clear 4xx for one that is missing, too many images, or a file that
@@ -194,7 +203,7 @@ class AttachmentStore:
         return attached
 
     def for_turn(
-        self, attached: Sequence[Attachment], editor: NotebookEditor | None
+        self, attached: Sequence[Attachment], editor: RoomFolder | None
     ) -> tuple[list[Image], list[File], list[str]]:
         """What the model is given when the turn starts: the images' bytes, the files' absolute
         paths, and a sentence for each that no longer exists (said, never dropped silently)."""
@@ -219,7 +228,7 @@ class AttachmentStore:
         return images, files, missing
 
 
-def _inside(path: str, editor: NotebookEditor | None) -> Path:
+def _inside(path: str, editor: RoomFolder | None) -> Path:
     """The repository file `path` names, links followed; 400 when it leads outside."""
     where = f"The attached file {path[:200]!r}"
     if editor is None:
@@ -234,7 +243,7 @@ def _inside(path: str, editor: NotebookEditor | None) -> Path:
         )
     try:
         real = editor.root() / editor.resolve(path)
-    except NotebookToolError:
+    except Exception:  # the folder's own refusal (a link or '..' out of it)
         raise InvalidRequest(
             f"{where} leads outside the repository (a link or '..'); attach files inside it.",
             code="outside_repository",
@@ -244,7 +253,7 @@ def _inside(path: str, editor: NotebookEditor | None) -> Path:
     return real
 
 
-def _file(path: str, name: str | None, editor: NotebookEditor | None) -> Attachment:
+def _file(path: str, name: str | None, editor: RoomFolder | None) -> Attachment:
     real = _inside(path, editor)
     size = real.stat().st_size
     if size > MAX_FILE_BYTES:

@@ -1,7 +1,7 @@
-"""The desk where the agent's permission requests and questions wait for a person.
+"""The requests open now: where the agent's permission requests and questions wait for a person.
 
 Each request belongs to the running prompt and so to its author: the author and the hosts may
-answer (the ledger in `requests.py` decides). The desk owns what the ledger cannot: the agent's
+answer (the ledger in `requests.py` decides). This module owns what the ledger cannot: the agent's
 future waiting on each answer and each request's own timer. Deadlines and timers run on one clock,
 the event loop's monotonic one, so "no answer before the deadline means no" holds whatever the
 wall clock does; the wall-clock deadline in the document only drives the people's countdown.
@@ -21,7 +21,7 @@ from .recorder import Recorder
 from .requests import Outcome, Request, RequestLedger, complete
 
 
-class RequestDesk:
+class OpenRequests:
     def __init__(self, recorder: Recorder, wall_clock: Callable[[], float]):
         self.recorder = recorder
         self.wall_clock = wall_clock
