@@ -15,11 +15,11 @@ now (`git apply --cached -R --3way` on a temporary index): if a later turn or a 
 the same lines it conflicts and nothing changes; else the files that differ are written back
 (`checkout-index` from the temporary index, deletions unlinked) and recorded as a new checkpoint.
 
-A notebook open in JupyterLab is read from its live document (`notebooks/open_notebooks.py`), as Jupyter
-would save it, when that differs from its file (unsaved edits; autosave off), and a revert puts
-it back through the live document, so everyone in it sees the change and the collaboration layer
-saves it. The open notebooks are checked, without yielding, to be still as the revert read them
-right before it writes anything; if someone typed meanwhile, the revert starts again.
+A notebook open in JupyterLab is read from its live document (`notebooks/open_notebooks.py`), as
+Jupyter would save it, when that differs from its file (unsaved edits; autosave off), and a revert
+puts it back through the live document, so everyone in it sees the change and the collaboration
+layer saves it. The open notebooks are checked, without yielding, to be still as the revert read
+them right before it writes anything; if someone typed meanwhile, the revert starts again.
 
 A turn's start snapshot runs beside `Agent.send` (`turn_started` starts it, `started` waits for
 it): the agent changes nothing before a permission request is answered, and the room answers

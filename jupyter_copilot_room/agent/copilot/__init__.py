@@ -1,9 +1,9 @@
 """The Copilot adapter: one runtime, one session, behind the room's agent seam.
 
 This package is the only code that imports the Copilot SDK (`github-copilot-sdk`). It is split by
-concern: `connection.py` starts, resumes and probes the runtime, `model_access.py` chooses how
-the model is reached (a provider, a Copilot login, or the demo model), `translate.py` turns runtime events
-into the room's events and sums usage, `describe.py` turns permission requests into what a
+concern: `connection.py` starts, resumes and probes the runtime, `model_access.py` chooses how the
+model is reached (a provider, a Copilot login, or the demo model), `translate.py` turns runtime
+events into the room's events and sums usage, `describe.py` turns permission requests into what a
 person must see to decide, and `agent.py` ties them to the room's `Agent` seam.
 """
 
