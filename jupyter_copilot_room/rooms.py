@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .access.identity import Identity
-from .access.roles import ADMITTED, Action, Role, can
+from .access.roles import ADMITTED
 from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, RoomError
 from .events import RoomCreated
 from .room.room import MAIN, Room
@@ -210,7 +210,7 @@ class Rooms:
             "state": room.turns.state(),
             "people": _online(room) if admitted else [],
             "role": role.value,
-            "waiting_on_you": _waiting_on(room, identity.username, role) if admitted else 0,
+            "waiting_on_you": room.waiting_on(identity.username, role) if admitted else 0,
             "created_by": record.created_by,
         }
 
@@ -252,19 +252,3 @@ def _online(room: Room) -> list[dict]:
         }
         for username in sorted(room.sync.connected())
     ]
-
-
-def _waiting_on(room: Room, username: str, role: Role) -> int:
-    """Open cards the person may answer there, and people at the door if they admit people."""
-    cards = 0
-    for card in (room.document.approvals.to_py() or {}).values():
-        if card.get("state") != "pending" or username in (card.get("approvers") or []):
-            continue
-        if can(role, Action.ANSWER_ANY) or (
-            card.get("author") == username and can(role, Action.ANSWER_OWN)
-        ):
-            cards += 1
-    if can(role, Action.MANAGE_PEOPLE):
-        participants = room.document.participants.to_py() or {}
-        cards += sum(1 for p in participants.values() if p.get("role") == Role.PENDING.value)
-    return cards

@@ -12,6 +12,7 @@ from jupyter_copilot_room.access.approval_policy import (
     describe_policy,
     parse_policy,
 )
+from jupyter_copilot_room.access.roles import Role
 from jupyter_copilot_room.errors import Conflict
 from jupyter_copilot_room.room.requests import (
     Outcome,
@@ -134,10 +135,10 @@ def test_two_approvers_are_two_different_people():
     ledger.add_approval("r", "bob")
     assert still_may(ledger.get("r")) == "a host"
     with pytest.raises(Conflict, match="bob has already approved this"):
-        ledger.check_permission_answer("r", "bob", is_host=False, now=1)
+        ledger.check_permission_answer("r", "bob", role=Role.MEMBER, now=1)
     # ... though the same person may still reject it, which ends it
-    ledger.check_permission_answer("r", "bob", is_host=False, now=1, approve=False)
-    request = ledger.check_permission_answer("r", "alice", is_host=True, now=1)
+    ledger.check_permission_answer("r", "bob", role=Role.MEMBER, now=1, approve=False)
+    request = ledger.check_permission_answer("r", "alice", role=Role.HOST, now=1)
     assert complete(request, "alice")
 
 
@@ -147,7 +148,7 @@ def test_a_host_who_is_the_author_still_needs_another_host():
     ledger.add_approval("r", "alice")
     assert still_may(ledger.get("r")) == "a host"
     with pytest.raises(Conflict):
-        ledger.check_permission_answer("r", "alice", is_host=True, now=1)
+        ledger.check_permission_answer("r", "alice", role=Role.HOST, now=1)
     assert complete(ledger.get("r"), "zoe")
 
 

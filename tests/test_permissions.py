@@ -4,6 +4,7 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from jupyter_copilot_room.access.roles import Role
 from jupyter_copilot_room.errors import Conflict, InvalidRequest, NotAllowed, NotFound
 from jupyter_copilot_room.room.requests import Outcome, Request, RequestLedger
 
@@ -11,14 +12,18 @@ PEOPLE = ["alice", "bob", "carol"]
 HOSTS = {"alice"}
 
 
+def role_of(username):
+    return Role.HOST if username in HOSTS else Role.MEMBER
+
+
 def answer(ledger, request_id, by, *, approve, now):
     """Answer as the room's desk does: check first (raising changes nothing), then settle."""
-    ledger.check_permission_answer(request_id, by, is_host=by in HOSTS, now=now)
+    ledger.check_permission_answer(request_id, by, role=role_of(by), now=now)
     return ledger.settle(request_id, Outcome.APPROVED if approve else Outcome.REJECTED, by)
 
 
 def reply(ledger, request_id, by, text, *, now):
-    ledger.check_question_answer(request_id, by, is_host=by in HOSTS, answer=text, now=now)
+    ledger.check_question_answer(request_id, by, role=role_of(by), answer=text, now=now)
     return ledger.settle(request_id, Outcome.ANSWERED, by, text)
 
 

@@ -81,10 +81,24 @@ async def test_rules_approve_reject_or_want_two_people(api, room, model, jp_root
     [(request_id, card)] = room.document.approvals.to_py().items()
     assert (card["approvers_needed"], card["rule"]) == (2, "shell: `rm *` -> two")
 
+    assert card["answerers"] == {
+        "users": ["bob"],
+        "roles": ["host"],
+        "needed": 2,
+        "approved": [],
+    }
     r = await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
     assert r.code == 200, r
-    assert room.document.approvals.to_py()[request_id]["approvers"] == ["bob"]
+    card = room.document.approvals.to_py()[request_id]
+    assert card["approvers"] == ["bob"]
+    assert (card["answerers"]["needed"], card["answerers"]["approved"]) == (1, ["bob"])
     assert (jp_root_dir / "x").exists()  # one approval is not enough
+    # The card no longer waits on its author, only on a host: the switcher says the same.
+    waiting = {}
+    for user in ("alice", "bob"):
+        [main] = [r for r in (await api(user, "GET", "rooms")).json["rooms"] if r["name"] == "main"]
+        waiting[user] = main["waiting_on_you"]
+    assert waiting == {"alice": 1, "bob": 0}
 
     r = await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
     assert r.code == 409, r

@@ -1,7 +1,9 @@
 """The role table (README.md, "Roles and admission"), in one place.
 
-Handlers ask `can(role, action)` and `GET room` hands the caller's list of actions to the panel, so
-no client re-implements these rules.
+Every action a person may be given is listed here; what a role grants is the table below, and
+what the room's settings and state add or take away (a viewer's chat, an author's revert, a host
+claim) is `access/rules.py`, which `GET room`'s `me.can` comes from, so no client re-implements
+these rules.
 """
 
 from enum import StrEnum
@@ -32,6 +34,9 @@ class Action(StrEnum):
     STEER_ANY = "steer_any"  # ... into anyone's running turn
     CHOOSE_MODEL = "choose_model"  # switch the model that answers the next turns
     SIGN_IN = "sign_in"  # sign the room's runtime in to (or out of) GitHub Copilot
+    REVERT_ANY = "revert_any"  # revert any turn's checkpoint
+    REVERT_OWN = "revert_own"  # ... one's own turns, while `authors_can_revert` is on
+    CLAIM_HOST = "claim_host"  # the room has no host yet: claim it with the server's secret
 
 
 _VIEWER = {Action.WATCH}
@@ -42,6 +47,7 @@ _MEMBER = _VIEWER | {
     Action.READ_TRANSCRIPT,
     Action.CHAT,
     Action.STEER_OWN,
+    Action.REVERT_OWN,
 }
 _HOST = _MEMBER | {
     Action.WITHDRAW_ANY,
@@ -53,6 +59,7 @@ _HOST = _MEMBER | {
     Action.STEER_ANY,
     Action.CHOOSE_MODEL,
     Action.SIGN_IN,
+    Action.REVERT_ANY,
 }
 
 ROLE_ACTIONS: dict[Role, frozenset[Action]] = {

@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 from pycrdt import Array, Doc, Map, Text
 
 from .. import events as ev
+from ..access import rules
 from ..access.approval_policy import describe_policy
 from ..events import Record
 from . import budgets
@@ -449,6 +450,7 @@ class RoomDocument:
             "allow_freeform": p.allow_freeform,
             "state": "pending",
             "answered_by": None,
+            "answerers": rules.request_answerers(p.author, p.approvers_needed),
         }
         if p.approvers_needed > 1:  # the policy wants two approvers: the card counts them
             fields |= {"approvers_needed": p.approvers_needed, "approvers": []}
@@ -475,6 +477,9 @@ class RoomDocument:
             return  # evicted (see _on_tool_completed)
         entry["state"] = p.outcome
         entry["answered_by"] = record.actor
+        entry["answerers"] = rules.request_answerers(
+            entry.get("prompt_author") or "", approvals=p.approvers or (), open_=False
+        )
         if p.feedback is not None:
             entry["feedback"] = p.feedback
         if p.answer is not None:
@@ -486,10 +491,12 @@ class RoomDocument:
 
     def _on_request_approval(self, record: Record, p: ev.RequestApproval) -> None:
         """One of two approvals: the card shows who approved and still waits."""
-        if p.id in self.approvals:
-            self.approvals[p.id]["approvers"] = p.approvers
-        if (entry := self._entries.get(p.id)) is not None:
-            entry["approvers"] = p.approvers
+        for card in (self.approvals.get(p.id), self._entries.get(p.id)):
+            if card is not None:
+                card["approvers"] = p.approvers
+                needed = int(card.get("approvers_needed") or 1)
+                author = card.get("author") or card.get("prompt_author") or ""
+                card["answerers"] = rules.request_answerers(author, needed, p.approvers)
 
     def _on_abort(self, record: Record, p: ev.PromptRef) -> None:
         self._said(record, "{0} aborted the running turn.", record.actor)

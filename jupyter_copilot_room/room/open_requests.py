@@ -13,6 +13,7 @@ import asyncio
 import uuid
 from collections.abc import Callable
 
+from ..access.roles import Role
 from ..agent.base import Answer, PermissionAsk
 from ..errors import InsufficientStorage
 from ..events import RequestApproval, RequestOpened, RequestSettled
@@ -71,11 +72,11 @@ class OpenRequests:
         return Answer(approve, why)
 
     def answer_permission(
-        self, request_id: str, by: str, *, is_host: bool, approve: bool, feedback: str | None
+        self, request_id: str, by: str, *, role: Role, approve: bool, feedback: str | None
     ) -> None:
         self._expire_due()
         request = self.ledger.check_permission_answer(
-            request_id, by, is_host=is_host, now=self.now(), approve=approve
+            request_id, by, role=role, now=self.now(), approve=approve
         )
         if approve and not complete(request, by):
             approvers = [*request.approvals, by]
@@ -93,10 +94,10 @@ class OpenRequests:
         outcome = Outcome.APPROVED if approve else Outcome.REJECTED
         self._settle(request, outcome, said, by=by, feedback=feedback, approvers=approvers)
 
-    def answer_question(self, request_id: str, by: str, *, is_host: bool, answer: str) -> None:
+    def answer_question(self, request_id: str, by: str, *, role: Role, answer: str) -> None:
         self._expire_due()
         request = self.ledger.check_question_answer(
-            request_id, by, is_host=is_host, answer=answer, now=self.now()
+            request_id, by, role=role, answer=answer, now=self.now()
         )
         self._settle(request, Outcome.ANSWERED, answer, by=by, answer=answer)
 

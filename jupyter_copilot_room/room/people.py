@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from ..access import rules
 from ..access.admissions import AdmissionBook, Decision, save_decisions
 from ..access.identity import HostClaim, Identity
-from ..access.roles import Action, Role, actions_of, can
+from ..access.roles import Action, Role, can
 from ..errors import Conflict, NotAllowed, NotFound
 from ..events import (
     AdmissionChoice,
@@ -98,6 +99,7 @@ class People:
             person.username,
             display_name=person.display_name,
             role=role.value,
+            answerers=rules.admission_answerers() if role is Role.PENDING else None,
             verified=person.verified,
             avatar_url=person.avatar_url,
             color=person.color,
@@ -114,8 +116,8 @@ class People:
             self.show(self.known[username])
 
     @staticmethod
-    def me(identity: Identity, role: Role) -> dict:
-        """`GET room`'s `me`: who the caller is and what they may do."""
+    def me(identity: Identity, role: Role, terms: rules.Terms) -> dict:
+        """`GET room`'s `me`: who the caller is and what they may do on the room's terms."""
         return {
             "username": identity.username,
             "display_name": identity.display_name,
@@ -123,7 +125,7 @@ class People:
             "verified": identity.verified,
             "avatar_url": identity.avatar_url,
             "color": identity.color,
-            "can": actions_of(role),
+            "can": rules.listed(role, terms),
         }
 
     def listing(self) -> list[dict]:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from ..access import rules
+from ..access.roles import Role
 from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound
 
 
@@ -83,10 +85,10 @@ class RequestLedger:
         return request
 
     def check_permission_answer(
-        self, request_id: str, by: str, *, is_host: bool, now: float, approve: bool = True
+        self, request_id: str, by: str, *, role: Role, now: float, approve: bool = True
     ) -> Request:
         """The request `by` may answer now; raises (changing nothing) when they may not."""
-        request = self._answerable(request_id, by, is_host=is_host, now=now, question=False)
+        request = self._answerable(request_id, by, role=role, now=now, question=False)
         if approve and by in request.approvals:
             raise Conflict(
                 f"{by} has already approved this; it needs one more approval from someone "
@@ -105,9 +107,9 @@ class RequestLedger:
         return approved
 
     def check_question_answer(
-        self, request_id: str, by: str, *, is_host: bool, answer: str, now: float
+        self, request_id: str, by: str, *, role: Role, answer: str, now: float
     ) -> Request:
-        request = self._answerable(request_id, by, is_host=is_host, now=now, question=True)
+        request = self._answerable(request_id, by, role=role, now=now, question=True)
         if request.choices and not request.allow_freeform and answer not in request.choices:
             raise InvalidRequest(
                 f"Answer with one of: {', '.join(request.choices)}.", code="invalid_choice"
@@ -135,13 +137,13 @@ class RequestLedger:
         return settled
 
     def _answerable(
-        self, request_id: str, by: str, *, is_host: bool, now: float, question: bool
+        self, request_id: str, by: str, *, role: Role, now: float, question: bool
     ) -> Request:
         request = self.get(request_id)
         if request.is_question != question:
             noun = "a question" if request.is_question else "a permission request"
             raise NotFound(f"{request_id!r} is {noun}.", code="request_not_found")
-        if by != request.author and not is_host:
+        if not rules.may_answer(rules.request_answerers(request.author), by, role):
             raise NotAllowed(
                 f"Only {request.author} (who asked for this turn) or a host can answer.",
                 code="not_your_request",

@@ -25,6 +25,7 @@ from pycrdt import Doc
 from pydantic import BaseModel
 
 from .. import export
+from ..access import rules
 from ..access.admissions import AdmissionBook
 from ..access.identity import HostClaim, Identity
 from ..access.roles import ADMITTED, Action, Role, can
@@ -426,18 +427,25 @@ class Room:
     def role_of(self, username: str) -> Role:
         return self.people.role_of(username)
 
+    def terms(self) -> rules.Terms:
+        """What of the room's settings and state the rules of `access/rules.py` depend on."""
+        settings = self.settings.current
+        return rules.Terms(
+            viewers_can_chat=settings.viewers_can_chat,
+            authors_can_revert=settings.authors_can_revert,
+            claimable=self.claim is not None and self.claim.secret is not None,
+        )
+
+    def waiting_on(self, username: str, role: Role) -> int:
+        """How many cards wait on `username` here: requests they may answer and have not
+        approved, and people at the door if they admit people (each card's `answerers`)."""
+        cards = [*(self.document.approvals.to_py() or {}).values(), *self.people.listing()]
+        return rules.waiting_on(cards, username, role)
+
     def describe(self, identity: Identity) -> dict:
         """`GET room`: who I am and what I may do; the room's state only for those admitted."""
         role = self.people.check_in(identity)
-        me = self.people.me(identity, role)
-        if self.claim is not None and self.claim.secret is not None:
-            me["can"].append("claim_host")  # no host yet: whoever started the server may claim
-        if Action.CHAT.value not in me["can"] and self._may_chat(role):
-            me["can"].append(Action.CHAT.value)  # a viewer, while hosts let viewers chat
-        if self._may_revert(role, identity.username, None):
-            me["can"].append("revert_any")  # every turn's checkpoint
-        elif self._may_revert(role, identity.username, identity.username):
-            me["can"].append("revert_own")  # one's own turns, while hosts allow it
+        me = self.people.me(identity, role, self.terms())
         if role not in ADMITTED:
             return {"me": me}
         state = self.document.snapshot("meta", "queue", "approvals")
@@ -609,7 +617,7 @@ class Room:
     def say(self, identity: Identity, body: ChatBody) -> str:
         """A chat message to the room: recorded, shown in the transcript, never sent to the
         agent. Viewers may chat only while `viewers_can_chat` is on."""
-        if not self._may_chat(self.people.check_in(identity)):
+        if not rules.may(self.people.check_in(identity), Action.CHAT, self.terms()):
             self.people.require(identity, Action.CHAT)  # refuses with the role's own words
         self._check_text(body.text, "message")
         message_id = uuid.uuid4().hex
@@ -617,11 +625,6 @@ class Room:
             "chat.message", identity.username, ChatMessage(id=message_id, text=body.text)
         )
         return message_id
-
-    def _may_chat(self, role: Role) -> bool:
-        return can(role, Action.CHAT) or (
-            role is Role.VIEWER and self.settings.current.viewers_can_chat
-        )
 
     # -- checkpoints -----------------------------------------------------------------------------
 
@@ -637,7 +640,7 @@ class Room:
         as a new checkpoint; a host, or the turn's author while `authors_can_revert` is on."""
         role = self.people.require(identity, Action.READ_TRANSCRIPT)
         prompt_id, author = await self.checkpoints.find(commit)
-        if not self._may_revert(role, identity.username, author):
+        if not rules.may_revert(role, identity.username, author, self.terms()):
             raise NotAllowed(
                 "Only a host can revert a turn"
                 + (
@@ -662,13 +665,6 @@ class Room:
         )
         return {"commit": made.commit, "files": list(made.files)}
 
-    def _may_revert(self, role: Role, username: str, author: str | None) -> bool:
-        return can(role, Action.ANSWER_ANY) or (
-            can(role, Action.SUBMIT)
-            and username == author
-            and self.settings.current.authors_can_revert
-        )
-
     async def steer(self, identity: Identity, prompt_id: str, body: SteerBody) -> str:
         """A steering message into the running turn, from its author or a host: recorded,
         then said to the agent at once (its open approval cards stay open)."""
@@ -681,7 +677,7 @@ class Room:
             )
         if turn.stop is not None:
             raise Conflict("This turn is being stopped.", code="already_aborting")
-        if turn.prompt.author != identity.username and not can(role, Action.STEER_ANY):
+        if not rules.may_steer(role, identity.username, turn.prompt.author):
             raise NotAllowed(
                 "Only the prompt's author or a host can steer its turn.", code="not_your_turn"
             )
@@ -834,13 +830,11 @@ class Room:
         self.desk.answer_permission(
             request_id,
             identity.username,
-            is_host=can(role, Action.ANSWER_ANY),
+            role=role,
             approve=approve,
             feedback=feedback,
         )
 
     def answer_question(self, identity: Identity, request_id: str, answer: str) -> None:
         role = self.people.require(identity, Action.ANSWER_OWN)
-        self.desk.answer_question(
-            request_id, identity.username, is_host=can(role, Action.ANSWER_ANY), answer=answer
-        )
+        self.desk.answer_question(request_id, identity.username, role=role, answer=answer)

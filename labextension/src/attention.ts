@@ -1,6 +1,8 @@
 /**
- * What waits on the reader, so it reaches them with the panel open or closed: a card for their
- * own prompt that they may answer, and, for those who admit people, each person at the door.
+ * What waits on the reader, so it reaches them with the panel open or closed: each card whose
+ * `answerers` (the server's decision) wait on them, the agent's requests and questions and, for
+ * those who admit people, each person at the door. The room switcher counts the same
+ * (`GET rooms`' `waiting_on_you`, from the same field).
  * The sidebar tab carries the count (index.ts), each new need is notified once, and the panel
  * brings it into view. Derived from the live document only: nothing is recorded for it.
  */
@@ -8,7 +10,7 @@ import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { IRoomModel } from './model';
-import { isAtTheDoor, mayAdmit, mayAnswer } from './policy';
+import { waitsOn } from './policy';
 import { IApproval, IMe, IParticipant } from './types';
 
 export interface INeed {
@@ -21,9 +23,9 @@ export interface INeed {
   readonly text: string;
 }
 
-/** A card for `me`'s own prompt that `me` may answer, still waiting. */
+/** A card still waiting on `me`. */
 export function needsReader(me: IMe | null, card: IApproval): boolean {
-  return card.state === 'pending' && card.author === me?.username && mayAnswer(me, card);
+  return card.state === 'pending' && waitsOn(me, card.answerers);
 }
 
 /** The needs of `me`, cards first (they run out of time), in the room's order. */
@@ -47,16 +49,14 @@ export function needsOf(
           ? `Copilot asks you: ${card.summary}`
           : `Copilot waits for your approval: ${card.summary}`
     }));
-  const arrivals = mayAdmit(me)
-    ? participants
-        .filter(person => isAtTheDoor(person.role))
-        .map(person => ({
-          key: `door:${person.username}`,
-          kind: 'arrival' as const,
-          id: person.username,
-          text: `${person.display_name || person.username} asks to join the Copilot room.`
-        }))
-    : [];
+  const arrivals = participants
+    .filter(person => waitsOn(me, person.answerers))
+    .map(person => ({
+      key: `door:${person.username}`,
+      kind: 'arrival' as const,
+      id: person.username,
+      text: `${person.display_name || person.username} asks to join the Copilot room.`
+    }));
   return [...cards, ...arrivals];
 }
 

@@ -7,6 +7,7 @@
 import {
   Action,
   AgentState,
+  IAnswerers,
   IApproval,
   IMe,
   IParticipant,
@@ -56,21 +57,30 @@ export function mayAbort(me: IMe | null, item?: IQueueItem): boolean {
   return can(me, 'abort') && (item === undefined || isRunning(item));
 }
 
-/** A permission request or question is answered by its prompt's author, or by hosts. */
-export function mayAnswer(me: IMe | null, card: IApproval): boolean {
-  return can(me, 'answer_any') || (can(me, 'answer_own') && me?.username === card.author);
+/** May `me` answer a card (a request, a question, an execute or admission card) at all? The
+ * card names who may (its `answerers`, decided by the server); a user it names answers only
+ * while their role still answers their own cards. */
+export function mayAnswer(me: IMe | null, answerers: IAnswerers | null | undefined): boolean {
+  if (!me || !answerers) {
+    return false;
+  }
+  return (
+    answerers.roles.includes(me.role) ||
+    (answerers.users.includes(me.username) && can(me, 'answer_own'))
+  );
 }
 
-/** Approve a permission request: whoever may answer it, unless they already approved one that
- * needs two approvers (the server refuses a second approval by the same person). */
-export function mayApprove(me: IMe | null, card: IApproval): boolean {
-  return mayAnswer(me, card) && !(card.approvers ?? []).includes(me?.username ?? '');
+/** Does the card wait on `me`: they may answer it and have not approved it yet (a card that
+ * needs two approvers takes one approval per person; a rejection stays open to them). */
+export function waitsOn(me: IMe | null, answerers: IAnswerers | null | undefined): boolean {
+  return mayAnswer(me, answerers) && !(answerers?.approved ?? []).includes(me?.username ?? '');
 }
 
-/** Who may still give the missing approval of a request that needs two: only the author and
- * hosts answer, so once the author approved, any host; otherwise the author or another host. */
+/** Who may still give the missing approval of a card that needs two, in words: the users it
+ * names who have not approved, and its roles. */
 export function stillMayApprove(card: IApproval): string {
-  return (card.approvers ?? []).includes(card.author) ? 'a host' : 'the author or another host';
+  const { users, approved } = card.answerers;
+  return users.every(user => approved.includes(user)) ? 'a host' : 'the author or another host';
 }
 
 /** Steer the running turn of `item`: its author, or anyone who may steer any turn (hosts). */
@@ -93,10 +103,6 @@ export function maySignIn(me: IMe | null): boolean {
 /** Retry starting an agent that could not start (hosts). */
 export function mayStartAgent(me: IMe | null): boolean {
   return can(me, 'start_agent');
-}
-
-export function mayAdmit(me: IMe | null): boolean {
-  return can(me, 'manage_people');
 }
 
 /** Hosts re-role and remove people; a host's own role is fixed by configuration. */

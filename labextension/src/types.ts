@@ -58,6 +58,8 @@ export interface IParticipant {
   verified: boolean;
   color?: string | null;
   avatar_url?: string | null;
+  /** Set while they wait at the door: who may admit them (an admission card). */
+  answerers?: IAnswerers | null;
 }
 
 /** A skill (`/name`) or a custom agent (`@name`) a prompt is addressed to. */
@@ -84,6 +86,16 @@ export interface IQueueItem {
 export type RequestOutcome =
   'pending' | 'approved' | 'rejected' | 'answered' | 'timed_out' | 'aborted';
 
+/** Who may answer a card, as the server decides it (`access/rules.py`): the users it names and
+ * anyone whose role it names; those in `approved` approved already (a card that needs two then
+ * waits only on the others), `needed` approvals are still missing. A settled card names nobody. */
+export interface IAnswerers {
+  users: string[];
+  roles: Role[];
+  needed: number;
+  approved: string[];
+}
+
 /** A card in `approvals`: a permission request, or a question (kind `question`). */
 export interface IApproval {
   id: string;
@@ -103,6 +115,7 @@ export interface IApproval {
   approvers?: string[];
   /** The approval policy rule that decided how this is answered. */
   rule?: string | null;
+  answerers: IAnswerers;
 }
 
 /** What the agent is doing (`meta.state`). */

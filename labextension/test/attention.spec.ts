@@ -3,7 +3,7 @@ import * as Y from 'yjs';
 
 import { Attention, INeed, needsOf } from '../src/attention';
 import { RoomModel } from '../src/model';
-import { addCard, addPerson, me, roomDoc } from './roomdoc';
+import { addCard, addPerson, answerers, me, roomDoc } from './roomdoc';
 
 function room(): { doc: Y.Doc; model: RoomModel } {
   const doc = roomDoc();
@@ -13,7 +13,7 @@ function room(): { doc: Y.Doc; model: RoomModel } {
 }
 
 describe('what waits on the reader', () => {
-  it('is the reader’s own pending cards, soonest first, and people at the door for hosts', () => {
+  it('is every pending card that waits on the reader, soonest first, then the door', () => {
     const { doc, model } = room();
     addCard(doc, 'late', { author: 'bob', deadline: 300 });
     addCard(doc, 'soon', { author: 'bob', kind: 'question', summary: 'Which?', deadline: 100 });
@@ -25,19 +25,26 @@ describe('what waits on the reader', () => {
     expect(bob.map(n => n.key)).toEqual(['soon', 'late']);
     expect(bob[0].text).toBe('Copilot asks you: Which?');
 
-    // A host may answer any card, but only their own prompt's cards wait on them; arrivals do.
+    // A host answers any card, so every pending card waits on them, as the switcher counts.
     const alice = needsOf(me('alice', 'host'), model.approvals, model.participants);
-    expect(alice).toEqual([
-      {
-        key: 'door:dave',
-        kind: 'arrival',
-        id: 'dave',
-        text: 'Dave asks to join the Copilot room.'
-      }
-    ]);
+    expect(alice.map(n => n.key)).toEqual(['soon', 'late', 'carols', 'door:dave']);
+    expect(alice[3]).toEqual({
+      key: 'door:dave',
+      kind: 'arrival',
+      id: 'dave',
+      text: 'Dave asks to join the Copilot room.'
+    });
     // A viewer cannot answer even a card of their own prompt; nobody outside sees anything.
     expect(needsOf(me('carol', 'viewer'), model.approvals, model.participants)).toEqual([]);
     expect(needsOf(null, model.approvals, model.participants)).toEqual([]);
+  });
+
+  it('stops waiting on whoever approved a card that needs two approvers', () => {
+    const { doc, model } = room();
+    addCard(doc, 'two', { author: 'bob', answerers: answerers(['bob'], ['host'], ['bob']) });
+    expect(needsOf(me('bob', 'member'), model.approvals, model.participants)).toEqual([]);
+    const alice = needsOf(me('alice', 'host'), model.approvals, model.participants);
+    expect(alice.map(n => n.key)).toEqual(['two']);
   });
 
   it('notifies each need once, only while the panel is out of sight, and again if it returns', () => {

@@ -6,9 +6,7 @@ import {
   isAdmitted,
   kindOfSigil,
   mayAbort,
-  mayAdmit,
   mayAnswer,
-  mayApprove,
   mayChangeRole,
   mayChooseModel,
   mayRevert,
@@ -23,13 +21,14 @@ import {
   requestTitle,
   roomStatusLabel,
   stillMayApprove,
+  waitsOn,
   turnStateLabel,
   sigil,
   targetLabel,
   whyNoPrompt
 } from '../src/policy';
 import { IApproval, IParticipant, IQueueItem } from '../src/types';
-import { me } from './roomdoc';
+import { answerers, me } from './roomdoc';
 
 const alice = me('alice', 'host');
 const bob = me('bob', 'member');
@@ -53,7 +52,8 @@ function card(author: string): IApproval {
     choices: [],
     allow_freeform: true,
     state: 'pending',
-    answered_by: null
+    answered_by: null,
+    answerers: answerers([author])
   };
 }
 
@@ -101,7 +101,7 @@ describe('who may do what', () => {
   });
 
   it("lets the prompt's author and hosts answer its card, not other members", () => {
-    expect([alice, bob, erin, carol].map(who => mayAnswer(who, card('bob')))).toEqual([
+    expect([alice, bob, erin, carol].map(who => mayAnswer(who, card('bob').answerers))).toEqual([
       true,
       true,
       false,
@@ -110,18 +110,25 @@ describe('who may do what', () => {
   });
 
   it('needs two different people for a card that wants two approvers', () => {
-    const two = { ...card('bob'), approvers_needed: 2, approvers: ['bob'] };
-    expect([alice, bob, erin].map(who => mayApprove(who, two))).toEqual([true, false, false]);
-    expect(mayAnswer(bob, two)).toBe(true); // may still reject
+    const two = { ...card('bob'), answerers: answerers(['bob'], ['host'], ['bob']) };
+    expect([alice, bob, erin].map(who => waitsOn(who, two.answerers))).toEqual([
+      true,
+      false,
+      false
+    ]);
+    expect(mayAnswer(bob, two.answerers)).toBe(true); // may still reject
     expect(stillMayApprove(two)).toBe('a host');
-    const byHost = { ...two, approvers: ['alice'] };
-    expect([alice, bob].map(who => mayApprove(who, byHost))).toEqual([false, true]);
+    const byHost = { ...two, answerers: answerers(['bob'], ['host'], ['alice']) };
+    expect([alice, bob].map(who => waitsOn(who, byHost.answerers))).toEqual([false, true]);
     expect(stillMayApprove(byHost)).toBe('the author or another host');
   });
 
+  it('lets nobody answer a card that names nobody (settled)', () => {
+    const settled = { ...card('bob'), answerers: answerers([], []) };
+    expect([alice, bob].map(who => mayAnswer(who, settled.answerers))).toEqual([false, false]);
+  });
+
   it('lets hosts manage people but never change a host', () => {
-    expect(mayAdmit(alice)).toBe(true);
-    expect(mayAdmit(bob)).toBe(false);
     expect(mayEditSettings(alice)).toBe(true);
     expect(mayEditSettings(bob)).toBe(false);
     expect(mayChangeRole(alice, person('bob', 'member'))).toBe(true);

@@ -4,7 +4,7 @@
  */
 import * as Y from 'yjs';
 
-import { IMe } from '../src/types';
+import { IAnswerers, IMe } from '../src/types';
 
 export function roomDoc(): Y.Doc {
   return new Y.Doc();
@@ -22,6 +22,16 @@ export function addEntry(
   return entry;
 }
 
+/** A card's `answerers` as the server's rules write them (`access/rules.py`). */
+export function answerers(
+  users: string[],
+  roles: IMe['role'][] = ['host'],
+  approved: string[] = [],
+  needed = 1
+): IAnswerers {
+  return { users, roles, approved, needed };
+}
+
 export function addPerson(doc: Y.Doc, username: string, fields: Record<string, unknown>): void {
   doc.getMap('participants').set(
     username,
@@ -33,6 +43,8 @@ export function addPerson(doc: Y.Doc, username: string, fields: Record<string, u
         online: true,
         avatar_url: null,
         color: null,
+        // as the server writes it: a person at the door waits on the hosts
+        answerers: fields.role === 'pending' ? answerers([], ['host']) : null,
         ...fields
       })
     )
@@ -69,6 +81,7 @@ export function addCard(doc: Y.Doc, id: string, fields: Record<string, unknown>)
         allow_freeform: true,
         state: 'pending',
         answered_by: null,
+        answerers: answerers([(fields.author as string | undefined) ?? 'bob']),
         ...fields
       })
     )

@@ -9,7 +9,7 @@ import React from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
-import { isAtTheDoor, mayAdmit } from '../policy';
+import { mayAnswer } from '../policy';
 import { Refusal, useAction } from './action';
 import { AdmissionCard } from './cards/admission';
 import { ApprovalCard } from './cards/approval';
@@ -19,7 +19,7 @@ export function Cards(props: { model: IRoomModel; client: IRoomClient }): JSX.El
   const { model, client } = props;
   const action = useAction();
   const cards = model.approvals;
-  const waiting = mayAdmit(model.me) ? model.participants.filter(p => isAtTheDoor(p.role)) : [];
+  const waiting = model.participants.filter(person => mayAnswer(model.me, person.answerers));
   if (cards.length === 0 && waiting.length === 0 && !action.refusal) {
     return null;
   }

@@ -5,7 +5,7 @@ import { IRoomClient } from '../../api';
 import { needsReader } from '../../attention';
 import { IRoomModel } from '../../model';
 import { nameOf } from '../../names';
-import { mayAnswer, mayApprove, requestTitle, stillMayApprove } from '../../policy';
+import { mayAnswer, requestTitle, stillMayApprove, waitsOn } from '../../policy';
 import { IApproval } from '../../types';
 import { IAction } from '../action';
 import { RuleText } from '../entries/request';
@@ -60,9 +60,9 @@ export function ApprovalCard(props: {
           <pre className="jp-CopilotRoom-result">{card.details.diff}</pre>
         </details>
       )}
-      {mayAnswer(model.me, card) && (
+      {mayAnswer(model.me, card.answerers) && (
         <div className="jp-CopilotRoom-cardActions">
-          {mayApprove(model.me, card) && (
+          {waitsOn(model.me, card.answerers) && (
             <button
               className="jp-mod-styled jp-mod-accept"
               disabled={action.busy}

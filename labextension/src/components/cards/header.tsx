@@ -28,7 +28,7 @@ export function CardHeader(props: {
         <span>for </span>
         <PersonName username={card.author} person={model.person(card.author)} />
       </div>
-      {!mayAnswer(model.me, card) && (
+      {!mayAnswer(model.me, card.answerers) && (
         <div className="jp-CopilotRoom-waitingOn">
           You cannot answer this: waiting on <Name username={card.author} model={model} /> or a
           host.

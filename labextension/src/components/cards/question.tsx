@@ -29,7 +29,7 @@ export function QuestionCard(props: {
     >
       <CardHeader title="Copilot asks" card={card} model={model} />
       <div className="jp-CopilotRoom-cardSummary">{card.summary}</div>
-      {mayAnswer(model.me, card) && (
+      {mayAnswer(model.me, card.answerers) && (
         <div className="jp-CopilotRoom-cardActions">
           {card.choices.map(choice => (
             <button

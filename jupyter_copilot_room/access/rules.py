@@ -1,0 +1,115 @@
+"""What a person may do in a room, decided in one place, on the server.
+
+The role table (`roles.py`) says what each role grants. This module adds what the room's settings
+and state decide: a viewer's chat, an author's revert, the host claim while the room has no host,
+and who a card waits on. Its answers are shipped as data, `GET room`'s `me.can` and each card's
+`answerers` in the document (the document is shared, so a card names users and roles, never
+"you"), and the panel, the widget and the kernel read them instead of re-deriving the rules. A
+change of who may answer a card is a change here and in this module's tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .roles import ROLE_ACTIONS, Action, Role
+
+#: The roles that answer any card (`answer_any`) and that admit people (`manage_people`).
+ANSWERING_ROLES = tuple(role.value for role in Role if Action.ANSWER_ANY in ROLE_ACTIONS[role])
+ADMITTING_ROLES = tuple(role.value for role in Role if Action.MANAGE_PEOPLE in ROLE_ACTIONS[role])
+
+
+@dataclass(frozen=True)
+class Terms:
+    """What of the room's settings and state the rules depend on."""
+
+    viewers_can_chat: bool = False
+    authors_can_revert: bool = False
+    claimable: bool = False  # no host yet: whoever started the server may claim the room
+
+
+def actions(role: Role, terms: Terms) -> frozenset[Action]:
+    """Everything `role` may do in a room on these terms."""
+    granted = set(ROLE_ACTIONS[role])
+    if role is Role.VIEWER and terms.viewers_can_chat:
+        granted.add(Action.CHAT)
+    if not terms.authors_can_revert:
+        granted.discard(Action.REVERT_OWN)
+    if terms.claimable:
+        granted.add(Action.CLAIM_HOST)
+    return frozenset(granted)
+
+
+def listed(role: Role, terms: Terms) -> list[str]:
+    """`me.can`: the actions in the role table's order."""
+    granted = actions(role, terms)
+    return [action.value for action in Action if action in granted]
+
+
+def may(role: Role, action: Action, terms: Terms) -> bool:
+    return action in actions(role, terms)
+
+
+def _own_or_any(
+    role: Role, terms: Terms, own: Action, any_: Action, username: str, author: str | None
+) -> bool:
+    granted = actions(role, terms)
+    return any_ in granted or (own in granted and author is not None and username == author)
+
+
+def may_revert(role: Role, username: str, author: str | None, terms: Terms) -> bool:
+    """A turn's checkpoint: hosts any, its author while `authors_can_revert` is on."""
+    return _own_or_any(role, terms, Action.REVERT_OWN, Action.REVERT_ANY, username, author)
+
+
+def may_withdraw(role: Role, username: str, author: str) -> bool:
+    return _own_or_any(role, Terms(), Action.WITHDRAW_OWN, Action.WITHDRAW_ANY, username, author)
+
+
+def may_steer(role: Role, username: str, author: str) -> bool:
+    return _own_or_any(role, Terms(), Action.STEER_OWN, Action.STEER_ANY, username, author)
+
+
+# -- who may answer a card ------------------------------------------------------------------------
+
+
+def request_answerers(
+    author: str, approvers_needed: int = 1, approvals: Sequence[str] = (), *, open_: bool = True
+) -> dict[str, Any]:
+    """A permission request's, question's or execute card's `answerers`: its prompt's author and
+    the roles that answer any card; `approved` those who approved already (a card that needs two
+    approvers then waits only on the others) and `needed` the approvals still missing. A settled
+    card waits on nobody."""
+    if not open_:
+        return {"users": [], "roles": [], "needed": 0, "approved": list(approvals)}
+    return {
+        "users": [author],
+        "roles": list(ANSWERING_ROLES),
+        "needed": max(0, approvers_needed - len(set(approvals))),
+        "approved": list(approvals),
+    }
+
+
+def admission_answerers() -> dict[str, Any]:
+    """A person at the door (an admission card): the roles that admit people."""
+    return {"users": [], "roles": list(ADMITTING_ROLES), "needed": 1, "approved": []}
+
+
+def may_answer(answerers: Mapping[str, Any], username: str, role: Role) -> bool:
+    """Whether `username` (with `role` now) may answer the card at all: a role it names, or a
+    user it names who may still answer their own cards (a member, not one demoted since)."""
+    if role.value in answerers.get("roles", ()):
+        return True
+    return username in answerers.get("users", ()) and Action.ANSWER_OWN in ROLE_ACTIONS[role]
+
+
+def waits_on(answerers: Mapping[str, Any], username: str, role: Role) -> bool:
+    """Whether the card waits on `username`: they may answer it and have not approved it yet."""
+    return may_answer(answerers, username, role) and username not in answerers.get("approved", ())
+
+
+def waiting_on(cards: Iterable[Mapping[str, Any]], username: str, role: Role) -> int:
+    """How many of the document's cards (each a Map with `answerers`) wait on `username`."""
+    return sum(1 for card in cards if waits_on(card.get("answerers") or {}, username, role))

@@ -1,0 +1,127 @@
+"""Who may do what, decided once (`access/rules.py`): the cards in the document name who may
+answer them, and the ledger that checks an answer agrees with what the cards say."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from jupyter_copilot_room.access import rules
+from jupyter_copilot_room.access.roles import Action, Role
+from jupyter_copilot_room.errors import Conflict, NotAllowed
+from jupyter_copilot_room.events import Record, RequestApproval, RequestOpened, RequestSettled
+from jupyter_copilot_room.room.document import RoomDocument
+from jupyter_copilot_room.room.requests import Request, RequestLedger
+
+PEOPLE = ["alice", "bob", "carol"]
+ROLES = [Role.HOST, Role.MEMBER, Role.VIEWER, Role.PENDING]
+
+
+def apply(document, seq, kind, payload, actor=None):
+    document.apply(Record(seq=seq, ts=float(seq), kind=kind, actor=actor, payload={}), payload)
+
+
+def opened(request_id, kind, needed=1):
+    return RequestOpened(
+        id=request_id,
+        kind=kind,
+        prompt_id="p1",
+        author="bob",
+        summary=f"{kind} card",
+        deadline=100.0,
+        approvers_needed=needed,
+    )
+
+
+def test_every_card_in_the_document_carries_answerers():
+    document = RoomDocument()
+    for n, kind in enumerate(("shell", "question", "execute", "write"), start=1):
+        apply(document, n, "request.opened", opened(f"r{n}", kind))
+    document.put_participant("dave", role="pending", answerers=rules.admission_answerers())
+
+    cards = document.approvals.to_py()
+    assert len(cards) == 4
+    for card in cards.values():
+        assert card["answerers"] == {
+            "users": ["bob"],
+            "roles": ["host"],
+            "needed": 1,
+            "approved": [],
+        }
+    entries = [e for e in document.transcript.to_py() if e["kind"] in ("permission", "question")]
+    assert [e["answerers"]["users"] for e in entries] == [["bob"]] * 4
+    door = document.participants.to_py()["dave"]["answerers"]
+    assert (door["users"], door["roles"]) == ([], ["host"])
+
+
+def test_a_two_approver_card_stops_waiting_on_whoever_approved():
+    document = RoomDocument()
+    apply(document, 1, "request.opened", opened("r1", "shell", needed=2))
+    apply(document, 2, "request.approval", RequestApproval(id="r1", approvers=["bob"]), "bob")
+
+    card = document.approvals.to_py()["r1"]
+    assert card["answerers"]["needed"] == 1
+    assert not rules.waits_on(card["answerers"], "bob", Role.MEMBER)
+    assert rules.may_answer(card["answerers"], "bob", Role.MEMBER)  # a rejection still counts
+    assert rules.waits_on(card["answerers"], "alice", Role.HOST)
+    assert rules.waiting_on([card], "bob", Role.MEMBER) == 0
+    assert rules.waiting_on([card], "alice", Role.HOST) == 1
+
+    apply(document, 3, "request.settled", RequestSettled(id="r1", outcome="approved"), "alice")
+    [entry] = [e for e in document.transcript.to_py() if e["id"] == "r1"]
+    assert not rules.may_answer(entry["answerers"], "alice", Role.HOST)
+    assert "r1" not in document.approvals.to_py()
+
+
+@given(
+    by=st.sampled_from(PEOPLE),
+    role=st.sampled_from(ROLES),
+    needed=st.sampled_from([1, 2]),
+    approved_first=st.booleans(),
+)
+def test_the_ledger_refuses_exactly_whom_the_card_does_not_name(by, role, needed, approved_first):
+    """One rule: an answer the ledger takes is one the card's `answerers` allow, and the card
+    waits on someone exactly when the ledger would take their approval."""
+    ledger = RequestLedger()
+    request = Request("r1", "shell", "p1", "bob", "make", 0.0, 100.0, approvers_needed=needed)
+    ledger.open(request)
+    approvals: list[str] = []
+    if approved_first and needed == 2:
+        ledger.add_approval("r1", "bob")
+        approvals = ["bob"]
+    answerers = rules.request_answerers("bob", needed, approvals)
+
+    def taken(approve):
+        try:
+            ledger.check_permission_answer("r1", by, role=role, now=1.0, approve=approve)
+        except (NotAllowed, Conflict):
+            return False
+        return True
+
+    assert taken(approve=False) == rules.may_answer(answerers, by, role)
+    assert taken(approve=True) == rules.waits_on(answerers, by, role)
+
+
+@pytest.mark.parametrize(
+    ("role", "terms", "expected"),
+    [
+        (Role.VIEWER, rules.Terms(), set()),
+        (Role.VIEWER, rules.Terms(viewers_can_chat=True), {Action.CHAT}),
+        (Role.MEMBER, rules.Terms(), {Action.CHAT}),
+        (Role.MEMBER, rules.Terms(authors_can_revert=True), {Action.CHAT, Action.REVERT_OWN}),
+        (Role.PENDING, rules.Terms(claimable=True), {Action.CLAIM_HOST}),
+    ],
+)
+def test_settings_and_state_add_what_the_role_table_leaves_to_them(role, terms, expected):
+    conditional = {Action.CHAT, Action.REVERT_OWN, Action.CLAIM_HOST}
+    granted = rules.actions(role, terms)
+    assert granted & conditional == expected
+    assert rules.listed(role, terms) == [a.value for a in Action if a in granted]
+
+
+def test_a_host_reverts_any_turn_and_an_author_only_their_own_when_allowed():
+    allowed = rules.Terms(authors_can_revert=True)
+    assert rules.may_revert(Role.HOST, "alice", "bob", rules.Terms())
+    assert not rules.may_revert(Role.MEMBER, "bob", "bob", rules.Terms())
+    assert rules.may_revert(Role.MEMBER, "bob", "bob", allowed)
+    assert not rules.may_revert(Role.MEMBER, "bob", "carol", allowed)
+    assert not rules.may_revert(Role.VIEWER, "bob", "bob", allowed)
