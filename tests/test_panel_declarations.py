@@ -1,0 +1,70 @@
+"""The panel's TypeScript declarations are generated from the Python ones (`panel_declarations`):
+the shipped file is what the generator writes now, so a setting, an action or a limit changed in
+Python without regenerating fails here, and the panel never types one of them by hand."""
+
+import pytest
+from pydantic import create_model
+from pydantic.fields import FieldInfo
+
+from jupyter_copilot_room import panel_declarations, typescript
+from jupyter_copilot_room.access.roles import Action
+from jupyter_copilot_room.settings import RoomSettings
+
+
+def test_the_shipped_panel_declarations_are_the_ones_the_python_declarations_make():
+    """`python -m jupyter_copilot_room.panel_declarations` after changing a setting, an action
+    or a limit in events.py."""
+    shipped = panel_declarations.OUTPUT.read_text()
+    assert shipped == panel_declarations.declarations(), (
+        f"run python -m {panel_declarations.MODULE}"
+    )
+
+
+def test_every_setting_is_declared_with_its_help_bounds_and_default_in_order():
+    declared = [
+        panel_declarations.setting_declaration(name, field)
+        for name, field in RoomSettings.model_fields.items()
+    ]
+    assert [entry["name"] for entry in declared] == list(RoomSettings.model_fields)
+    by_name = {entry["name"]: entry for entry in declared}
+    assert by_name["execution_timeout"] == {
+        "name": "execution_timeout",
+        "kind": "number",
+        "description": RoomSettings.model_fields["execution_timeout"].description,
+        "default": 300.0,
+        "gt": 0,
+        "le": 86_400,
+    }
+    assert by_name["max_waiting_prompts"]["kind"] == "integer"
+    assert by_name["authors_can_revert"]["kind"] == "boolean"
+    assert by_name["admission"]["choices"] == ["ask-host", "viewer", "member", "refuse"]
+    assert by_name["approval_policy"]["default"]["shell"] == {"default": "ask", "rules": []}
+    assert all(entry["description"] for entry in declared), "every setting needs help text"
+
+
+def test_every_action_of_the_role_table_is_in_the_panels_action_type():
+    text = panel_declarations.declarations()
+    union = text.split("export type Action =", 1)[1].split(";", 1)[0]
+    assert [member.strip(" |'\n") for member in union.split("\n") if member.strip()] == [
+        action.value for action in Action
+    ]
+
+
+def test_a_setting_the_panel_has_no_editor_for_fails_the_generation():
+    Odd = create_model("Odd", colour=(str, FieldInfo(default="red", description="A colour.")))
+    with pytest.raises(TypeError, match="colour: no panel kind for <class 'str'>"):
+        panel_declarations.setting_declaration("colour", Odd.model_fields["colour"])
+
+
+def test_strings_take_the_quotes_prettier_gives_them():
+    assert typescript.string("plain") == "'plain'"
+    assert typescript.string("a host's") == '"a host\'s"'
+    assert typescript.string("'ask' or \"two\"") == "'\\'ask\\' or \"two\"'"
+    assert typescript.string("'a' 'b' \"c\"") == "\"'a' 'b' \\\"c\\\"\""
+
+
+def test_a_list_that_does_not_fit_the_line_is_broken_one_item_a_line():
+    assert typescript.const("X", ["a"], "Short.") == "/** Short. */\nexport const X = ['a'];"
+    broken = typescript.const("LONG_NAME", ["x" * 40, "y" * 40], "Long.")
+    x, y = "x" * 40, "y" * 40
+    assert broken.splitlines()[1:] == ["export const LONG_NAME = [", f"  '{x}',", f"  '{y}'", "];"]
