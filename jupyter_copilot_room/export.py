@@ -21,8 +21,8 @@ import nbformat
 from nbformat import v4
 
 from . import events as ev
-from .events import Record
-from .room.document import AGENT_AUTHOR, end_line
+from .events import AGENT_AUTHOR, Record
+from .room.document_handlers.turns import end_line
 
 Format = Literal["ipynb", "md", "jsonl"]
 FORMATS: tuple[Format, ...] = ("ipynb", "md", "jsonl")

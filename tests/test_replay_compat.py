@@ -9,8 +9,9 @@ same document from the transcript alone, with intended changes: a system or admi
 people holds a template (`{0} admitted {1} ...`) and the usernames it names (`people`), so the
 panel shows display names (issue 11), each entry carries the `seq` of the record that created it
 (the cursor of history paging, issue 12), and a turn that failed with the agent's error ("rate
-limited") shows it once, as its error line, not again as a line of its end (issue 12); the
-expected document says so.
+limited") shows it once, as its error line, not again as a line of its end (issue 12), and each
+card says who may answer it, nobody once it is settled (`answerers`, issue 26); the expected
+document says so.
 """
 
 import json

@@ -95,15 +95,17 @@ class People:
 
     def show(self, person: Identity) -> Role:
         role = self.role_of(person.username)
+        at_the_door = role is Role.PENDING  # an admission card: who may admit them
         self.document.put_participant(
             person.username,
+            () if at_the_door else ("answerers",),
             display_name=person.display_name,
             role=role.value,
-            answerers=rules.admission_answerers() if role is Role.PENDING else None,
             verified=person.verified,
             avatar_url=person.avatar_url,
             color=person.color,
             online=person.username in self.online(),
+            **({"answerers": rules.admission_answerers()} if at_the_door else {}),
         )
         return role
 

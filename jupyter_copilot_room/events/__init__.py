@@ -1,0 +1,138 @@
+"""Every fact the room records, and every event an agent reports, declared once.
+
+A record in `transcript.jsonl` is a `kind` plus a payload; `RECORD_PAYLOADS` names the one class
+for each kind. An agent reports its progress with the same classes where the fact is recorded as
+it happened (a tool call, a sub-agent, usage, an error, the final message): the room only stamps
+the turn it belongs to (`prompt_id`, and `author` for usage) before recording it, so no field can
+be lost between the agent and the file. Events that are not recorded as such (streamed deltas,
+the end of a turn, the agent's status) are declared here too, beside them.
+
+By concern: `base.py` (strict models, text), `agent_events.py` (what an agent reports),
+`prompt_records.py` (a prompt, its context and attachments), `room_records.py` (the room's own
+facts), `records.py` (each kind's payload class, and `Record`). Adding a record kind is a class
+and a `RECORD_PAYLOADS` entry here, and its handler in `room/document_handlers/`.
+"""
+
+from .agent_events import (
+    AgentError,
+    AgentEvent,
+    AgentStatus,
+    AssistantMessage,
+    MessageDelta,
+    ReplyRetried,
+    SubagentEnded,
+    SubagentStarted,
+    ToolCompleted,
+    ToolStarted,
+    TurnEnded,
+    TurnUsage,
+)
+from .base import (
+    AdmissionChoice,
+    MessageKind,
+    ParticipantRole,
+    Strict,
+    Text,
+)
+from .prompt_records import (
+    IMAGE_TYPES,
+    MAX_ATTACHMENTS,
+    MAX_CHIP_CELLS,
+    MAX_CHIP_TEXT,
+    MAX_CHIPS,
+    MAX_FILE_BYTES,
+    MAX_IMAGE_BYTES,
+    MAX_IMAGES,
+    AgentReady,
+    AssistantStarted,
+    Attachment,
+    Chip,
+    Origin,
+    PromptFinished,
+    PromptRef,
+    PromptSubmitted,
+    Target,
+)
+from .records import (
+    AGENT_AUTHOR,
+    RECORD_PAYLOADS,
+    RECORDED_EVENTS,
+    Record,
+)
+from .room_records import (
+    AdmissionDecided,
+    BudgetLift,
+    ChatMessage,
+    CopilotSeat,
+    ModelChanged,
+    PersonRef,
+    PersonSeen,
+    RequestApproval,
+    RequestOpened,
+    RequestSettled,
+    RoleChanged,
+    RoomCreated,
+    SettingsChanged,
+    Steering,
+    SystemNote,
+    TurnCheckpointed,
+    TurnReverted,
+)
+
+__all__ = [
+    "AGENT_AUTHOR",
+    "IMAGE_TYPES",
+    "MAX_ATTACHMENTS",
+    "MAX_CHIPS",
+    "MAX_CHIP_CELLS",
+    "MAX_CHIP_TEXT",
+    "MAX_FILE_BYTES",
+    "MAX_IMAGES",
+    "MAX_IMAGE_BYTES",
+    "RECORDED_EVENTS",
+    "RECORD_PAYLOADS",
+    "AdmissionChoice",
+    "AdmissionDecided",
+    "AgentError",
+    "AgentEvent",
+    "AgentReady",
+    "AgentStatus",
+    "AssistantMessage",
+    "AssistantStarted",
+    "Attachment",
+    "BudgetLift",
+    "ChatMessage",
+    "Chip",
+    "CopilotSeat",
+    "MessageDelta",
+    "MessageKind",
+    "ModelChanged",
+    "Origin",
+    "ParticipantRole",
+    "PersonRef",
+    "PersonSeen",
+    "PromptFinished",
+    "PromptRef",
+    "PromptSubmitted",
+    "Record",
+    "ReplyRetried",
+    "RequestApproval",
+    "RequestOpened",
+    "RequestSettled",
+    "RoleChanged",
+    "RoomCreated",
+    "SettingsChanged",
+    "Steering",
+    "Strict",
+    "SubagentEnded",
+    "SubagentStarted",
+    "SystemNote",
+    "Target",
+    "Text",
+    "ToolCompleted",
+    "ToolStarted",
+    "TurnCheckpointed",
+    "TurnEnded",
+    "TurnReverted",
+    "TurnUsage",
+]
