@@ -10,7 +10,7 @@ from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Dict, Float, Integer, List, TraitError, Type, Unicode, default, validate
 from traitlets.config import Configurable
 
-from . import handlers, metrics
+from . import metrics
 from .access.admissions import AdmissionBook
 from .access.approval_policy import parse_policy
 from .access.claim_notice import announcement, claim_page_path, claim_urls, write_claim_page
@@ -19,7 +19,8 @@ from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
 from .agent.base import Agent, AgentSettings
 from .catalog import Catalog
 from .eventlog import EventEmitter
-from .handlers import HubGrants, RoomContext
+from .handlers.base import HubGrants, RoomContext
+from .handlers.routes import routes
 from .notebooks import NotebookEditor
 from .room.agent_slots import AgentSlots
 from .room.budgets import Budgets
@@ -29,12 +30,7 @@ from .room.sync import CLIENT_BUFFER_BYTES
 from .rooms import MAIN, Rooms
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
-from .websocket import RoomWebSocketHandler
 from .worker_threads import release_at_exit
-
-_USERNAME = r"(?P<username>[^/]+)"
-_ID = r"(?P<item_id>[A-Za-z0-9_-]+)"
-_ROOM = r"(?P<room_name>[^/]+)"  # any segment: a name that is no room is a clear 404
 
 #: The room settings' starting values (`c.CopilotRoom.admission`, ...), from their declaration.
 RoomSettingsConfig = type("RoomSettingsConfig", (Configurable,), settings_traits())
@@ -331,54 +327,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         context = RoomContext(
             self.rooms, self.users_verified, grants, self.websocket_recheck_interval
         )
-        kwargs = {"context": context}
-        api = "copilot-room/api"
-        per_room = [
-            ("room", handlers.RoomStateHandler),
-            ("prompts", handlers.PromptsHandler),
-            (f"prompts/{_ID}", handlers.PromptHandler),
-            ("attachments", handlers.AttachmentsHandler),
-            (f"attachments/{_ID}", handlers.AttachmentHandler),
-            (f"prompts/{_ID}/steer", handlers.SteerHandler),
-            ("model", handlers.ModelHandler),
-            ("messages", handlers.MessagesHandler),
-            (f"checkpoints/{_ID}/diff", handlers.CheckpointDiffHandler),
-            (f"checkpoints/{_ID}/revert", handlers.CheckpointRevertHandler),
-            (f"approvals/{_ID}", handlers.ApprovalHandler),
-            (f"questions/{_ID}", handlers.QuestionHandler),
-            ("abort", handlers.AbortHandler),
-            ("agent/start", handlers.AgentStartHandler),
-            ("participants", handlers.ParticipantsHandler),
-            (f"participants/{_USERNAME}", handlers.ParticipantHandler),
-            (f"admissions/{_USERNAME}", handlers.AdmissionHandler),
-            ("budgets", handlers.BudgetsHandler),
-            (f"budgets/{_USERNAME}/lift", handlers.BudgetLiftHandler),
-            ("settings", handlers.SettingsHandler),
-            ("transcript", handlers.TranscriptHandler),
-            ("history", handlers.HistoryHandler),
-            ("catalog", handlers.CatalogHandler),
-        ]
-        # Server-level: the rooms, main's Copilot sign-in and the host claim.
-        server_level = [
-            (f"{api}/rooms", handlers.RoomsHandler),
-            (f"{api}/signin", handlers.SignInHandler),
-            (f"{api}/signin/return", handlers.SignInReturnHandler),
-            (f"{api}/signin/allow", handlers.SignInAllowHandler),
-            (f"{api}/signin/cancel", handlers.SignInCancelHandler),
-            (f"{api}/signout", handlers.SignOutHandler),
-            (f"{api}/claim", handlers.ClaimAPIHandler),
-            ("copilot-room/claim", handlers.ClaimHandler),
-        ]
-        self.handlers.extend(
-            (route, handler, kwargs)
-            for route, handler in [
-                *server_level,
-                *((f"{api}/{path}", handler) for path, handler in per_room),  # main's
-                *((f"{api}/rooms/{_ROOM}/{path}", handler) for path, handler in per_room),
-                ("copilot-room/ws", RoomWebSocketHandler),
-                (f"copilot-room/ws/{_ROOM}", RoomWebSocketHandler),
-            ]
-        )
+        self.handlers.extend(routes(context))
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
         """Start every room (main's refusal, e.g. a full disk, stops none of the others) and

@@ -22,7 +22,7 @@ from tornado.websocket import WebSocketHandler
 
 from .access.roles import ADMITTED
 from .errors import RoomError
-from .handlers import RoomMixin
+from .handlers.base import RoomMixin
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,158 @@
+"""What every REST handler of the room shares, in one place: the room a route names,
+who the caller is, how a body is parsed, and how a `RoomError` leaves as
+`{"error": code, "message": text}` with its HTTP status. Every handler is guarded by
+jupyter_server's `@authorized` on the resource `copilot-room` (so a deployment's Authorizer can
+restrict the room as a whole), then by the room's own role table; the acting user is always
+`current_user`, never a field of the body.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from http.client import responses
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from pydantic import BaseModel, ValidationError
+from tornado import web
+
+from ..access.hub_grants import hub_grant
+from ..access.identity import SERVER_OWNER, Identity
+from ..errors import InvalidRequest, RoomError
+from ..room.room import Room
+from ..rooms import Rooms
+
+AUTH_RESOURCE = "copilot-room"
+Body = TypeVar("Body", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class HubGrants:
+    """Which hub groups grant which role here, and this server as JupyterHub names it."""
+
+    member_groups: tuple[str, ...] = ()
+    viewer_groups: tuple[str, ...] = ()
+    server: str = ""
+
+
+@dataclass(frozen=True)
+class RoomContext:
+    """What every handler is given: the rooms, whether users are verified, the hub's grants."""
+
+    rooms: Rooms
+    users_verified: bool
+    grants: HubGrants
+    recheck_interval: float  # seconds between re-checks of an open websocket's user
+
+    @property
+    def room(self) -> Room:
+        """The `main` room: the routes without a room's name are its."""
+        return self.rooms.main
+
+
+if TYPE_CHECKING:
+    _Handler = JupyterHandler
+else:
+    _Handler = object
+
+
+class RoomMixin(_Handler):
+    """What every room handler shares: the room, the caller's identity, the error format."""
+
+    auth_resource = AUTH_RESOURCE
+
+    def initialize(self, context: RoomContext) -> None:
+        self.context = context
+        self.room = context.room
+
+    def choose_room(self) -> None:
+        """The room a `rooms/<name>/...` route names (tornado hands the name to the method as a
+        keyword, so it is taken out here and the methods keep their arguments); 404
+        `room_not_found` for a name that is no room. Left to `@web.authenticated` when nobody
+        signed in, so the list of rooms is never told to strangers."""
+        name = self.path_kwargs.pop("room_name", None)
+        if name is not None and self.current_user is not None:
+            self.room = self.context.rooms.get(name)
+
+    @property
+    def identity(self) -> Identity:
+        """The caller, re-read on every request: a hub's change of groups applies at once."""
+        if self.acts_as_server_owner:
+            return SERVER_OWNER
+        return self.identity_of(self.current_user)
+
+    @property
+    def acts_as_server_owner(self) -> bool:
+        """The server's token without a login cookie, under an anonymous provider (see
+        `SERVER_OWNER`); a browser always carries its login cookie, with or without the token."""
+        return (
+            not self.context.users_verified
+            and self.token_authenticated
+            and not self.get_cookie(self.cookie_name)
+        )
+
+    def identity_of(self, user: Any) -> Identity:
+        grants = self.context.grants
+        hub_role = hub_grant(user, grants.member_groups, grants.viewer_groups, grants.server)
+        return Identity.from_user(user, verified=self.context.users_verified, hub_role=hub_role)
+
+
+class RoomAPIHandler(RoomMixin, APIHandler):
+    async def prepare(self, **kwargs: Any) -> None:
+        await super().prepare(**kwargs)
+        self.choose_room()
+        await self.room.ensure_started()
+
+    def parse(self, model: type[Body]) -> Body:
+        """The request body as `model`; malformed JSON and unknown fields are a clear 400."""
+        raw = self.request.body.strip() or b"{}"
+        try:
+            data = json.loads(raw)
+        except RecursionError:
+            raise InvalidRequest(
+                "The request body is nested too deeply.", code="malformed_json"
+            ) from None
+        except ValueError as err:  # bad JSON, bad UTF-8, or an integer of thousands of digits
+            raise InvalidRequest(
+                f"The request body is not valid JSON: {err}.", code="malformed_json"
+            ) from None
+        try:
+            return model.model_validate(data)
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "body"
+            raise InvalidRequest(f"{where}: {first['msg']}.", code="invalid_body") from None
+
+    def reply(self, data: object, status: int = 200) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(data))
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        error = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(error, RoomError):
+            status_code, code, message = error.status, error.code, error.message
+        elif isinstance(error, web.HTTPError):
+            code = responses.get(status_code, "error").lower().replace(" ", "_")
+            message = error.log_message or responses.get(status_code, "Error")
+            if error.args:
+                message = message % error.args
+        else:
+            code, message = "internal_error", "The room hit an unexpected error; see the log."
+        self.set_status(status_code)
+        self.set_header("Content-Type", "application/json")
+        details = getattr(error, "details", {})  # e.g. a budget's cap and when it resets
+        self.finish(json.dumps({"error": code, "message": message, **details}))
+
+    def log_exception(self, typ, value, tb) -> None:
+        if isinstance(value, RoomError):
+            self.log.info(
+                "copilot-room: %s %s -> %d %s",
+                self.request.method,
+                self.request.path,
+                value.status,
+                value.code,
+            )
+        else:
+            super().log_exception(typ, value, tb)

@@ -1,0 +1,96 @@
+"""Who is in the room and with which role: the participants everyone admitted sees and a host
+changes or removes, the admissions a host decides at the door, and the one-time host claim of a
+server nobody is configured to host (the link printed at start, or the door's form in a tab
+already open). A refused claim link is a page a person reads in the browser, so it is HTML.
+"""
+
+from __future__ import annotations
+
+import html
+
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import JupyterHandler
+from tornado import web
+
+from ..errors import RoomError
+from ..request_bodies import AdmissionBody, ClaimBody, RoleBody
+from .base import RoomAPIHandler, RoomMixin
+
+CLAIMED_COOKIE = "copilot-room-claimed"
+
+
+class ParticipantsHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        self.reply({"participants": self.room.list_people(self.identity)})
+
+
+class ParticipantHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def put(self, username: str) -> None:
+        body = self.parse(RoleBody)
+        role = self.room.set_role(self.identity, username, body.role)
+        self.reply({"username": username, "role": role.value})
+
+    @web.authenticated
+    @authorized
+    def delete(self, username: str) -> None:
+        self.room.remove(self.identity, username)
+        self.set_status(204)
+        self.finish()
+
+
+class AdmissionHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def post(self, username: str) -> None:
+        body = self.parse(AdmissionBody)
+        role = self.room.admit(self.identity, username, body.decision)
+        self.reply({"username": username, "role": role.value})
+
+
+class ClaimAPIHandler(RoomAPIHandler):
+    """`POST claim {secret}`: the door's "I started this server", in the tab already open."""
+
+    @web.authenticated
+    @authorized
+    def post(self) -> None:
+        body = self.parse(ClaimBody)
+        self.room.claim_host(self.identity, body.secret)
+        self.reply(self.room.describe(self.identity))
+
+
+class ClaimHandler(RoomMixin, JupyterHandler):
+    """The one-time host-claim link printed at start when nobody is configured as host."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        await self.room.ensure_started()
+        try:
+            self.room.claim_host(self.identity, self.get_argument("secret", ""))
+        except RoomError as err:
+            self.set_status(err.status)
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(_refused_claim_page(err.message, self.base_url))
+            return
+        # For the panel about to open: say "You are the host" once (it reads and clears this).
+        self.set_cookie(CLAIMED_COOKIE, "1", path=self.base_url, max_age=300, samesite="Strict")
+        self.redirect(self.base_url)
+
+
+def _refused_claim_page(message: str, lab_url: str) -> str:
+    """What a used or wrong claim link says: why, and what to do next."""
+    return (
+        "<!doctype html><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width'>"
+        "<title>Copilot room: not claimed</title>"
+        "<body style='font-family: system-ui, sans-serif; max-width: 40em; margin: 3em auto;"
+        " padding: 0 1em; line-height: 1.5'>"
+        "<h1>You did not become the room's host</h1>"
+        f"<p>{html.escape(message, quote=False)}</p>"
+        f"<p><a href='{html.escape(lab_url)}'>Open JupyterLab</a> and the Copilot room panel: "
+        "it shows whether you are waiting to be let in.</p></body>"
+    )

@@ -1,0 +1,44 @@
+"""The rooms as resources: `GET rooms` lists them and `POST rooms` creates one (the
+server's registry, `rooms.py`, decides who may), `GET room` is one room's whole state as the
+caller may see it, with what the caller may do there (`me.can`), so the panel never re-derives
+the role table.
+"""
+
+from __future__ import annotations
+
+from jupyter_server.auth.decorator import authorized
+from tornado import web
+
+from ..request_bodies import RoomBody
+from .base import RoomAPIHandler
+
+
+class RoomStateHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        self.reply(self.room.describe(self.identity))
+
+
+class RoomsHandler(RoomAPIHandler):
+    """`GET rooms`: every room, main first, with its state, who is in it and what waits on the
+    caller there, and whether the caller may create one; `POST rooms {name, repository}`: a new
+    room (hosts and `room_creators`)."""
+
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        rooms = self.context.rooms
+        self.reply(
+            {
+                "rooms": rooms.describe(self.identity),
+                "can_create": rooms.may_create(self.identity),
+            }
+        )
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        body = self.parse(RoomBody)
+        await self.context.rooms.create(self.identity, body.name, body.repository)
+        self.reply(self.context.rooms.entry(body.name, self.identity), status=201)

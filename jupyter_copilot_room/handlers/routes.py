@@ -1,0 +1,84 @@
+"""The room's route table: every URL the extension serves and the handler behind it. Each
+per-room command is served twice, as `copilot-room/api/<command>` (main's) and
+`copilot-room/api/rooms/<name>/<command>`, from one list, so a command added for one room exists
+for every room; the rooms, main's Copilot sign-in and the host claim are the server's, served
+once. `app.py` builds the handlers' shared `RoomContext` from its configuration and hands it here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..websocket import RoomWebSocketHandler
+from . import (
+    agent,
+    budgets,
+    checkpoints,
+    people,
+    prompts,
+    requests,
+    rooms,
+    settings,
+    signin,
+    transcript,
+)
+from .base import RoomContext
+
+_USERNAME = r"(?P<username>[^/]+)"
+_ID = r"(?P<item_id>[A-Za-z0-9_-]+)"
+_ROOM = r"(?P<room_name>[^/]+)"  # any segment: a name that is no room is a clear 404
+API = "copilot-room/api"
+
+#: The commands of one room, relative to its prefix.
+PER_ROOM = [
+    ("room", rooms.RoomStateHandler),
+    ("prompts", prompts.PromptsHandler),
+    (f"prompts/{_ID}", prompts.PromptHandler),
+    ("attachments", prompts.AttachmentsHandler),
+    (f"attachments/{_ID}", prompts.AttachmentHandler),
+    (f"prompts/{_ID}/steer", prompts.SteerHandler),
+    ("model", agent.ModelHandler),
+    ("messages", prompts.MessagesHandler),
+    (f"checkpoints/{_ID}/diff", checkpoints.CheckpointDiffHandler),
+    (f"checkpoints/{_ID}/revert", checkpoints.CheckpointRevertHandler),
+    (f"approvals/{_ID}", requests.ApprovalHandler),
+    (f"questions/{_ID}", requests.QuestionHandler),
+    ("abort", agent.AbortHandler),
+    ("agent/start", agent.AgentStartHandler),
+    ("participants", people.ParticipantsHandler),
+    (f"participants/{_USERNAME}", people.ParticipantHandler),
+    (f"admissions/{_USERNAME}", people.AdmissionHandler),
+    ("budgets", budgets.BudgetsHandler),
+    (f"budgets/{_USERNAME}/lift", budgets.BudgetLiftHandler),
+    ("settings", settings.SettingsHandler),
+    ("transcript", transcript.TranscriptHandler),
+    ("history", transcript.HistoryHandler),
+    ("catalog", agent.CatalogHandler),
+]
+
+#: Server-level: the rooms, main's Copilot sign-in and the host claim.
+SERVER_LEVEL = [
+    (f"{API}/rooms", rooms.RoomsHandler),
+    (f"{API}/signin", signin.SignInHandler),
+    (f"{API}/signin/return", signin.SignInReturnHandler),
+    (f"{API}/signin/allow", signin.SignInAllowHandler),
+    (f"{API}/signin/cancel", signin.SignInCancelHandler),
+    (f"{API}/signout", signin.SignOutHandler),
+    (f"{API}/claim", people.ClaimAPIHandler),
+    ("copilot-room/claim", people.ClaimHandler),
+]
+
+
+def routes(context: RoomContext) -> list[tuple[str, type, dict[str, Any]]]:
+    """Every `(route, handler, kwargs)` of the extension, each handler given `context`."""
+    kwargs = {"context": context}
+    return [
+        (route, handler, kwargs)
+        for route, handler in [
+            *SERVER_LEVEL,
+            *((f"{API}/{path}", handler) for path, handler in PER_ROOM),  # main's
+            *((f"{API}/rooms/{_ROOM}/{path}", handler) for path, handler in PER_ROOM),
+            ("copilot-room/ws", RoomWebSocketHandler),
+            (f"copilot-room/ws/{_ROOM}", RoomWebSocketHandler),
+        ]
+    ]

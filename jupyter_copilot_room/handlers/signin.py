@@ -1,0 +1,64 @@
+"""Signing the server in to Copilot from the panel (demo mode, hosts only): each step of
+the runtime's own login flow as a command, and the sign-out that forgets its login. These are
+server-level routes for main's runtime only: another room's runtime keeps its own state, so it
+does not see main's login, and no room's name appears in these routes.
+"""
+
+from __future__ import annotations
+
+from jupyter_server.auth.decorator import authorized
+from tornado import web
+
+from ..request_bodies import SignInReturnBody
+from .base import RoomAPIHandler
+
+
+class SignInHandler(RoomAPIHandler):
+    """Hosts only, in demo mode: `GET signin` the flow in hand (its address is never in the
+    shared document), `POST signin` begins the runtime's own login flow."""
+
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        self.reply(self.room.describe_signin(self.identity))
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        self.reply(await self.room.begin_signin(self.identity))
+
+
+class SignInReturnHandler(RoomAPIHandler):
+    """`POST signin/return {url}`: the address a host's browser landed on after GitHub."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        body = self.parse(SignInReturnBody)
+        self.reply(await self.room.deliver_signin(self.identity, body.url))
+
+
+class SignInAllowHandler(RoomAPIHandler):
+    """`POST signin/allow`: a host lets the runtime keep the login in plain text (no keychain)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        self.reply(await self.room.allow_signin(self.identity))
+
+
+class SignInCancelHandler(RoomAPIHandler):
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        self.reply(await self.room.cancel_signin(self.identity))
+
+
+class SignOutHandler(RoomAPIHandler):
+    """`POST signout`: forget the runtime's login; the agent starts afresh (demo mode)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        await self.room.sign_out(self.identity)
+        self.reply({"signed_out": True})
