@@ -7,10 +7,11 @@
  * thumbnails in the transcript.
  */
 
-/** The image types the room takes, at most this many per prompt and this many bytes each. */
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
-export const MAX_IMAGES = 4;
-export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+import { IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES } from './generated/declarations';
+
+/** The image types the room takes, at most this many per prompt and this many bytes each
+ * (`events.py`, generated). */
+export { IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES };
 
 /** An attachment as `POST prompts` names it. */
 export interface IAttachmentRef {
@@ -73,7 +74,9 @@ export function checkImages<T extends ICandidate>(
         `${name} is not a PNG, JPEG, GIF or WebP image${file.type ? ` (it is ${file.type})` : ''}.`
       );
     } else if (file.size > MAX_IMAGE_BYTES) {
-      refused.push(`${name} has ${formatBytes(file.size)}; an image may have at most 10 MiB.`);
+      refused.push(
+        `${name} has ${formatBytes(file.size)}; an image may have at most ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB.`
+      );
     } else if (already + accepted.length >= MAX_IMAGES) {
       refused.push(`${name} was not added: a prompt takes at most ${MAX_IMAGES} images.`);
     } else {

@@ -8,6 +8,8 @@
  */
 import { ISignal, Signal } from '@lumino/signaling';
 
+import { MAX_CHIPS } from './generated/declarations';
+
 export type ChipKind = 'notebook' | 'cells' | 'file' | 'selection' | 'output';
 
 /** A chip as the prompt sends it (`events.Chip`). */
@@ -31,10 +33,8 @@ export interface IShownChip extends Omit<IChip, 'text' | 'data'> {
   chars?: number;
 }
 
-/** The server takes at most this many chips, and images up to this size. */
-export const MAX_CHIPS = 8;
-export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
-export const MAX_TEXT_CHARS = 100_000;
+/** The server takes at most this many chips (`events.py`, generated with the other limits). */
+export { MAX_CHIPS };
 
 /** Something the reader could attach now, as the "Attach" menu lists it. */
 export interface IOffer {

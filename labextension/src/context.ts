@@ -10,14 +10,21 @@ import { CodeCell } from '@jupyterlab/cells';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
-import { contextTray, IChip, IOffer, MAX_CHIPS, MAX_IMAGE_BYTES, MAX_TEXT_CHARS } from './chips';
+import { contextTray, IChip, IOffer } from './chips';
+import {
+  CHIP_MIMES,
+  MAX_CHIP_CELLS,
+  MAX_CHIP_TEXT,
+  MAX_CHIPS,
+  MAX_IMAGE_BYTES
+} from './generated/declarations';
 import { maySubmit } from './policy';
 import { IRooms } from './rooms';
 
 const SEND_OUTPUT = 'copilot-room:send-output';
 const FOCUS_PROMPT = 'copilot-room:focus-prompt';
-const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
-const MAX_CELLS = 50;
+/** The image types an output chip may carry (`events.Chip`, generated). */
+const IMAGE_TYPES = CHIP_MIMES.filter(mime => mime.startsWith('image/'));
 
 /** A file editor's document widget, as far as a chip needs it (no @jupyterlab/fileeditor). */
 interface IEditorLike {
@@ -49,7 +56,7 @@ function offersOf(current: Widget | null, notebooks: INotebookTracker | null): I
     const ids = notebook.content.widgets
       .filter(cell => notebook.content.isSelectedOrActive(cell))
       .map(cell => cell.model.id)
-      .slice(0, MAX_CELLS);
+      .slice(0, MAX_CHIP_CELLS);
     const offers: IOffer[] = [];
     if (ids.length) {
       offers.push({
@@ -109,7 +116,7 @@ function outputChip(panel: NotebookPanel, node: HTMLElement): IChip | string {
       const image = value.replace(/\s/g, '');
       const bytes = Math.floor((image.length * 3) / 4);
       if (bytes > MAX_IMAGE_BYTES) {
-        return `This image has ${bytes.toLocaleString('en')} bytes; the room takes up to 10 MiB.`;
+        return `This image has ${bytes.toLocaleString('en')} bytes; the room takes up to ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB.`;
       }
       return { ...base, mime, data: image };
     }
@@ -118,9 +125,9 @@ function outputChip(panel: NotebookPanel, node: HTMLElement): IChip | string {
     .map(mime => data[mime])
     .find(value => typeof value === 'string') as string | undefined;
   let text = textual ?? node.textContent ?? '';
-  if (text.length > MAX_TEXT_CHARS) {
+  if (text.length > MAX_CHIP_TEXT) {
     const marker = '\n[... the rest of the output was cut]';
-    text = text.slice(0, MAX_TEXT_CHARS - marker.length) + marker;
+    text = text.slice(0, MAX_CHIP_TEXT - marker.length) + marker;
   }
   return { ...base, mime: 'text/plain', text };
 }

@@ -6,34 +6,8 @@
 
 export type Role = 'host' | 'member' | 'viewer' | 'pending' | 'refused';
 
-/** What `GET room` says the caller may do (`me.can`), from the server's role table. */
-export type Action =
-  | 'watch'
-  | 'submit'
-  | 'withdraw_own'
-  | 'withdraw_any'
-  | 'answer_own'
-  | 'answer_any'
-  | 'abort'
-  | 'manage_people'
-  | 'edit_settings'
-  | 'read_transcript'
-  | 'start_agent'
-  /** Say something to the room (members and hosts; viewers while hosts allow it). */
-  | 'chat'
-  /** Steer the running turn: one's own (`steer_own`), anyone's (`steer_any`, hosts). */
-  | 'steer_own'
-  | 'steer_any'
-  /** Switch the model that answers the next turns (hosts). */
-  | 'choose_model'
-  /** Sign the room's runtime in to (or out of) GitHub Copilot (hosts). */
-  | 'sign_in'
-  /** The room has no host yet: whoever started the server may claim it with its secret. */
-  | 'claim_host'
-  /** Revert a turn's checkpoint: anyone's (`revert_any`, hosts), one's own (`revert_own`,
-   * while hosts allow authors to). */
-  | 'revert_any'
-  | 'revert_own';
+/** What `GET room` says the caller may do (`me.can`): generated from the server's role table. */
+export type { Action } from './generated/declarations';
 
 export interface IMe {
   username: string;
@@ -215,15 +189,5 @@ export interface IKindPolicy {
 /** Per permission kind (shell, write, read, url, mcp, notebook, execute, custom-tool). */
 export type ApprovalPolicy = Record<string, IKindPolicy>;
 
-export interface ISettings {
-  admission: AdmissionPolicy;
-  guest_admission: AdmissionPolicy;
-  permission_timeout: number;
-  question_timeout: number;
-  max_prompt_chars: number;
-  max_waiting_prompts: number;
-  turn_timeout: number;
-  auto_approve_notebook_edits: boolean;
-  viewers_can_chat: boolean;
-  approval_policy: ApprovalPolicy;
-}
+/** `GET settings`: generated from `RoomSettings` (settings.py). */
+export type { ISettings } from './generated/declarations';
