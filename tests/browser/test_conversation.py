@@ -8,6 +8,7 @@ import re
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+from jupyter_copilot_room.settings import RoomSettings
 
 from ..harness.pages import page_api, wait_for_lab
 from .panel import (
@@ -154,6 +155,14 @@ def test_long_prompts_collapse_send_and_stop_close_every_row(lab, model, open_la
     # A host sets the longest prompt in Room settings; the counter shows near it while typing.
     alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
     alice.locator(".jp-CopilotRoom-settings > summary").click()
+    # Every field of RoomSettings has its editor there, its help text as its title.
+    form = alice.locator(".jp-CopilotRoom-settings")
+    for name, declared in RoomSettings.model_fields.items():
+        editor = form.locator(f'[data-setting="{name}"]')
+        expect(editor).to_have_count(1)
+        expect(editor).to_have_attribute("title", declared.description or "")
+    timeout = form.locator('[data-setting="execution_timeout"]')
+    assert (timeout.get_attribute("min"), timeout.get_attribute("max")) == ("0", "86400")
     field = alice.get_by_label("Longest prompt (characters)")
     field.fill("7000")
     field.press("Enter")

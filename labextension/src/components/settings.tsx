@@ -1,34 +1,60 @@
-/** The room's settings a host changes while it runs (`PATCH settings`): every setting README
- * lists. A number is sent when the field is left or Enter is pressed; the room checks its
- * bounds and a refusal shows here. */
+/** The room's settings a host changes while it runs (`PATCH settings`): every field of
+ * `RoomSettings`, from the generated `SETTINGS` (its kind, help text and bounds), so a setting
+ * added in Python shows here with its editor. A number is sent when the field is left or Enter is
+ * pressed; the room checks its bounds and a refusal shows here. */
 import React, { useEffect, useState } from 'react';
 
 import { IRoomClient } from '../api';
 import {
-  AdmissionPolicy,
-  ApprovalDecision,
-  ApprovalPolicy,
-  IKindPolicy,
-  ISettings
-} from '../types';
+  APPROVAL_DECISIONS,
+  APPROVAL_KINDS_WITH_RULES,
+  ISettingDeclaration,
+  SETTINGS,
+  SettingKind
+} from '../generated/declarations';
+import { ApprovalDecision, ApprovalPolicy, IKindPolicy, ISettings } from '../types';
 import { Refusal, useAction } from './action';
 
-const POLICIES: AdmissionPolicy[] = ['ask-host', 'viewer', 'member', 'refuse'];
+type SettingName = keyof ISettings;
 
-type NumberSetting =
-  | 'permission_timeout'
-  | 'question_timeout'
-  | 'turn_timeout'
-  | 'max_prompt_chars'
-  | 'max_waiting_prompts';
+/** Friendlier words than a setting's name; a setting without any shows its name. */
+const LABELS: Partial<Record<SettingName, string>> = {
+  admission: 'Signed-in people nobody decided on',
+  guest_admission: 'Unverified guests',
+  auto_approve_notebook_edits:
+    "The agent's notebook edits approve themselves (commands always ask)",
+  viewers_can_chat: 'Viewers may say things to the room (never prompts)',
+  authors_can_revert: "Authors may revert their own turns' changes",
+  approval_policy: 'Approval policy',
+  permission_timeout: 'An approval waits',
+  question_timeout: 'A question waits',
+  turn_timeout: 'A turn may run',
+  execution_timeout: 'A cell the agent runs may take',
+  max_prompt_chars: 'Longest prompt',
+  max_waiting_prompts: 'Waiting prompts per person'
+};
 
-const NUMBERS: { name: NumberSetting; label: string; unit: string }[] = [
-  { name: 'permission_timeout', label: 'An approval waits', unit: 's' },
-  { name: 'question_timeout', label: 'A question waits', unit: 's' },
-  { name: 'turn_timeout', label: 'A turn may run', unit: 's' },
-  { name: 'max_prompt_chars', label: 'Longest prompt', unit: 'characters' },
-  { name: 'max_waiting_prompts', label: 'Waiting prompts per person', unit: '' }
+/** What a number setting counts, after its label. */
+const UNITS: Partial<Record<SettingName, string>> = {
+  permission_timeout: 's',
+  question_timeout: 's',
+  turn_timeout: 's',
+  execution_timeout: 's',
+  max_prompt_chars: 'characters'
+};
+
+/** The form's sections, in order: a setting shows in its kind's, in `RoomSettings`' order. */
+const SECTIONS: SettingKind[][] = [
+  ['choice'],
+  ['boolean'],
+  ['approval_policy'],
+  ['number', 'integer']
 ];
+
+function labelOf(name: SettingName): string {
+  const words = name.replace(/_/g, ' ');
+  return LABELS[name] ?? words.charAt(0).toUpperCase() + words.slice(1);
+}
 
 export function RoomSettings(props: { client: IRoomClient }): JSX.Element {
   const { client } = props;
@@ -43,95 +69,113 @@ export function RoomSettings(props: { client: IRoomClient }): JSX.Element {
   return (
     <details className="jp-CopilotRoom-settings">
       <summary>Room settings</summary>
-      {settings && (
-        <>
-          <PolicySelect
-            label="Signed-in people nobody decided on"
-            value={settings.admission}
-            disabled={action.busy}
-            onChange={admission => change({ admission })}
-          />
-          <PolicySelect
-            label="Unverified guests"
-            value={settings.guest_admission}
-            disabled={action.busy}
-            onChange={guest_admission => change({ guest_admission })}
-          />
-          <label className="jp-CopilotRoom-checkbox">
-            <input
-              type="checkbox"
-              checked={settings.auto_approve_notebook_edits}
+      {settings &&
+        SECTIONS.flatMap(kinds => SETTINGS.filter(setting => kinds.includes(setting.kind))).map(
+          setting => (
+            <SettingField
+              key={setting.name}
+              setting={setting}
+              settings={settings}
               disabled={action.busy}
-              onChange={event => change({ auto_approve_notebook_edits: event.target.checked })}
+              onChange={value => change({ [setting.name]: value })}
             />
-            The agent&apos;s notebook edits approve themselves (commands always ask)
-          </label>
-          <label className="jp-CopilotRoom-checkbox">
-            <input
-              type="checkbox"
-              checked={settings.viewers_can_chat}
-              disabled={action.busy}
-              onChange={event => change({ viewers_can_chat: event.target.checked })}
-            />
-            Viewers may say things to the room (never prompts)
-          </label>
-          <ApprovalPolicyEditor
-            key={JSON.stringify(settings.approval_policy)}
-            policy={settings.approval_policy}
-            disabled={action.busy}
-            onChange={approval_policy => change({ approval_policy })}
-          />
-          {NUMBERS.map(({ name, label, unit }) => (
-            <NumberField
-              key={`${name}-${settings[name]}`}
-              name={name}
-              label={label}
-              unit={unit}
-              value={settings[name]}
-              disabled={action.busy}
-              onChange={value => change({ [name]: value })}
-            />
-          ))}
-        </>
-      )}
+          )
+        )}
       <Refusal action={action} />
     </details>
   );
 }
 
-function PolicySelect(props: {
-  label: string;
-  value: AdmissionPolicy;
+/** One setting's editor, by its kind; it carries `data-setting` (its name) and its help text. */
+function SettingField(props: {
+  setting: ISettingDeclaration;
+  settings: ISettings;
   disabled: boolean;
-  onChange: (value: AdmissionPolicy) => void;
+  onChange: (value: ISettings[SettingName]) => void;
 }): JSX.Element {
-  return (
-    <label>
-      {props.label}
-      <select
-        className="jp-mod-styled"
-        value={props.value}
-        disabled={props.disabled}
-        onChange={event => props.onChange(event.target.value as AdmissionPolicy)}
-      >
-        {POLICIES.map(policy => (
-          <option key={policy}>{policy}</option>
-        ))}
-      </select>
-    </label>
-  );
+  const { setting, settings, disabled, onChange } = props;
+  const { name, description } = setting;
+  const value = settings[name];
+  switch (setting.kind) {
+    case 'choice':
+      return (
+        <label title={description}>
+          {labelOf(name)}
+          <select
+            className="jp-mod-styled"
+            data-setting={name}
+            title={description}
+            value={String(value)}
+            disabled={disabled}
+            onChange={event => onChange(event.target.value as ISettings[SettingName])}
+          >
+            {(setting.choices ?? []).map(choice => (
+              <option key={choice}>{choice}</option>
+            ))}
+          </select>
+        </label>
+      );
+    case 'boolean':
+      return (
+        <label className="jp-CopilotRoom-checkbox" title={description}>
+          <input
+            type="checkbox"
+            data-setting={name}
+            title={description}
+            checked={Boolean(value)}
+            disabled={disabled}
+            onChange={event => onChange(event.target.checked)}
+          />
+          {labelOf(name)}
+        </label>
+      );
+    case 'approval_policy':
+      return (
+        <ApprovalPolicyEditor
+          key={JSON.stringify(value)}
+          name={name}
+          label={labelOf(name)}
+          description={description}
+          policy={value as ApprovalPolicy}
+          disabled={disabled}
+          onChange={onChange}
+        />
+      );
+    case 'number':
+    case 'integer':
+      return (
+        <NumberField
+          key={`${name}-${value}`}
+          setting={setting}
+          label={labelOf(name)}
+          unit={UNITS[name] ?? ''}
+          value={value as number}
+          disabled={disabled}
+          onChange={onChange}
+        />
+      );
+  }
+}
+
+/** The bounds an input can say (`min`/`max` are inclusive: an integer above 0 starts at 1). */
+function boundsOf(setting: ISettingDeclaration): { min?: number; max?: number } {
+  const step = setting.kind === 'integer' ? 1 : 0;
+  return {
+    min: setting.ge ?? (setting.gt === undefined ? undefined : setting.gt + step),
+    max: setting.le ?? (setting.lt === undefined ? undefined : setting.lt - step)
+  };
 }
 
 /** A number setting; keyed by its saved value, so a refused or saved change resets the field. */
 function NumberField(props: {
-  name: NumberSetting;
+  setting: ISettingDeclaration;
   label: string;
   unit: string;
   value: number;
   disabled: boolean;
   onChange: (value: number) => void;
 }): JSX.Element {
-  const { name, label, unit, value, disabled, onChange } = props;
+  const { setting, label, unit, value, disabled, onChange } = props;
   const [draft, setDraft] = useState(String(value));
   const commit = () => {
     const number = Number(draft);
@@ -142,7 +186,7 @@ function NumberField(props: {
     }
   };
   return (
-    <label className="jp-CopilotRoom-numberSetting">
+    <label className="jp-CopilotRoom-numberSetting" title={setting.description}>
       <span>
         {label}
         {unit && ` (${unit})`}
@@ -150,8 +194,11 @@ function NumberField(props: {
       <input
         type="number"
         className="jp-mod-styled"
-        name={name}
-        min={1}
+        name={setting.name}
+        data-setting={setting.name}
+        title={setting.description}
+        {...boundsOf(setting)}
+        step={setting.kind === 'integer' ? 1 : 'any'}
         value={draft}
         disabled={disabled}
         onChange={event => setDraft(event.target.value)}
@@ -162,8 +209,6 @@ function NumberField(props: {
   );
 }
 
-const DECISIONS: ApprovalDecision[] = ['ask', 'auto', 'deny', 'two'];
-const WITH_RULES = ['shell', 'url'];
 const EXAMPLES: Record<string, string> = {
   shell: 'git status* -> auto',
   url: 'https://docs.python.org/* -> auto'
@@ -173,6 +218,9 @@ const EXAMPLES: Record<string, string> = {
  * rules as lines `pattern -> decision`, sent when the field is left. The room checks it and a
  * refusal (a bad line) shows below the settings. */
 function ApprovalPolicyEditor(props: {
+  name: SettingName;
+  label: string;
+  description: string;
   policy: ApprovalPolicy;
   disabled: boolean;
   onChange: (policy: ApprovalPolicy) => void;
@@ -182,8 +230,12 @@ function ApprovalPolicyEditor(props: {
   const changeKind = (kind: string, changed: Partial<IKindPolicy>) =>
     onChange({ ...policy, [kind]: { ...policy[kind], ...changed } });
   return (
-    <fieldset className="jp-CopilotRoom-approvalPolicy">
-      <legend>Approval policy</legend>
+    <fieldset
+      className="jp-CopilotRoom-approvalPolicy"
+      data-setting={props.name}
+      title={props.description}
+    >
+      <legend>{props.label}</legend>
       {kinds.map(kind => (
         <div key={kind} className="jp-CopilotRoom-approvalKind">
           <label>
@@ -196,12 +248,12 @@ function ApprovalPolicyEditor(props: {
                 changeKind(kind, { default: event.target.value as ApprovalDecision })
               }
             >
-              {DECISIONS.map(decision => (
+              {APPROVAL_DECISIONS.map(decision => (
                 <option key={decision}>{decision}</option>
               ))}
             </select>
           </label>
-          {WITH_RULES.includes(kind) && (
+          {APPROVAL_KINDS_WITH_RULES.includes(kind) && (
             <RuleLines
               kind={kind}
               rules={policy[kind].rules}
