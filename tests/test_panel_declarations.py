@@ -13,7 +13,7 @@ from jupyter_copilot_room.settings import RoomSettings
 
 def test_the_shipped_panel_declarations_are_the_ones_the_python_declarations_make():
     """`python -m jupyter_copilot_room.panel_declarations` after changing a setting, an action
-    or a limit in events.py."""
+    or a limit in events/."""
     shipped = panel_declarations.OUTPUT.read_text()
     assert shipped == panel_declarations.declarations(), (
         f"run python -m {panel_declarations.MODULE}"

@@ -10,7 +10,7 @@
 import { IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES } from './generated/declarations';
 
 /** The image types the room takes, at most this many per prompt and this many bytes each
- * (`events.py`, generated). */
+ * (`events`, generated). */
 export { IMAGE_TYPES, MAX_IMAGE_BYTES, MAX_IMAGES };
 
 /** An attachment as `POST prompts` names it. */

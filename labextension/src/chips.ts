@@ -33,7 +33,7 @@ export interface IShownChip extends Omit<IChip, 'text' | 'data'> {
   chars?: number;
 }
 
-/** The server takes at most this many chips (`events.py`, generated with the other limits). */
+/** The server takes at most this many chips (`events`, generated with the other limits). */
 export { MAX_CHIPS };
 
 /** Something the reader could attach now, as the "Attach" menu lists it. */
