@@ -27,7 +27,8 @@ from .access.identity import Identity
 from .access.roles import ADMITTED
 from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, RoomError
 from .events import RoomCreated
-from .room.room import MAIN, Room
+from .room.parts import MAIN
+from .room.room import Room
 from .statefiles import prepare_state_dir, read_json, write_json_atomically
 
 log = logging.getLogger(__name__)

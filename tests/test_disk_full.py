@@ -16,8 +16,8 @@ import pytest
 
 from jupyter_copilot_room.errors import InsufficientStorage
 from jupyter_copilot_room.events import MessageDelta, ToolStarted
-from jupyter_copilot_room.room.room import INTERRUPTED
 from jupyter_copilot_room.room.snapshot import discard
+from jupyter_copilot_room.room.startup import INTERRUPTED
 from jupyter_copilot_room.room.turns import DISK_FULL
 
 from .harness.helpers import entries, eventually, finished, transcript_copy

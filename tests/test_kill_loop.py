@@ -19,7 +19,7 @@ import signal
 import time
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
-from jupyter_copilot_room.room.room import INTERRUPTED
+from jupyter_copilot_room.room.startup import INTERRUPTED
 
 from .harness import config
 from .harness.helpers import READY, eventually

@@ -31,29 +31,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import re
 import shutil
-import signal
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Conflict, InvalidRequest, NotFound
 from ..notebooks.open_notebooks import LiveNotebook, LiveNotebooks, same_notebook
+from .checkpoint_git import CheckpointGit, GitFailed
 
 log = logging.getLogger(__name__)
 
 REF = "refs/copilot-room/checkpoints"
 TRAILER = "Copilot-Room-Turn"
 AUTHOR_TRAILER = "Copilot-Room-Author"
-COMMITTER = ("jupyter-copilot-room", "copilot-room@localhost")
-#: Never checkpointed, also in a repository without a .gitignore for them.
-EXCLUDES = (
-    ".ipynb_checkpoints/",
-    "__pycache__/",
-    ".copilot-room/",
-    "**/.jupyter/collaboration_sessions.json",  # jupyter-collaboration's, at the server's root
-)
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 #: How often a revert starts again because someone typed in an open notebook while it ran.
 REVERT_ATTEMPTS = 3
@@ -63,10 +54,6 @@ def message(subject: str, prompt_id: str, username: str) -> str:
     """A checkpoint's commit message: the prompt's first line, then the turn and its author."""
     first = subject.strip().splitlines()[0][:200] if subject.strip() else "(no text)"
     return f"{first}\n\n{TRAILER}: {prompt_id}\n{AUTHOR_TRAILER}: {username}\n"
-
-
-class GitFailed(Exception):
-    pass
 
 
 @dataclass(frozen=True)
@@ -86,113 +73,24 @@ class Author:
         return f"{safe}@users.noreply.copilot-room"
 
 
-async def _run(*args, stdin: bytes | None = None, **options) -> tuple[int, bytes, bytes]:
-    """Run git to its end: exit status, output, errors. Cancelled (the server stops mid-turn),
-    its process group is killed (git's own children too: a clean filter such as git-lfs holds
-    the pipes open) and reaped before the cancellation goes on: a git process left running
-    outlives the event loop ("Event loop is closed"). The spawn is shielded: cancelled while
-    asyncio still started git, asyncio killed git alone and waited for its pipes, which git's
-    children held for as long as they ran."""
-    spawn = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            *args,
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-            **options,
-        )
-    )
-    try:
-        proc = await asyncio.shield(spawn)
-        out, err = await proc.communicate(stdin)
-    except asyncio.CancelledError:
-        proc = await spawn
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        await proc.wait()
-        raise
-    assert proc.returncode is not None
-    return proc.returncode, out, err
-
-
 class Checkpoints:
     def __init__(self, root: Path, state_dir: Path, live: LiveNotebooks | None = None):
-        self.root = root.resolve()
+        self.git = CheckpointGit(root, state_dir / "checkpoints")
         self.live = live
-        self.dir = state_dir / "checkpoints"
-        self.index = self.dir / "index"
-        self.work_tree = self.root  # the repository's top level, once found
-        self._env: dict[str, str] | None = None
         self._lock = asyncio.Lock()
         self._before: dict[str, str] = {}  # prompt id -> the worktree's tree when it started
         self._starting: dict[str, asyncio.Task] = {}  # prompt id -> its start snapshot
         #: The open notebooks the last snapshot read (path in the work tree -> it, its bytes).
         self._open: dict[str, tuple[LiveNotebook, bytes]] = {}
 
-    # -- git -------------------------------------------------------------------------------------
-
-    async def _git(
-        self, *args: str, index: Path | None = None, stdin: bytes | None = None, env=None
-    ) -> str:
-        base = self._env if self._env is not None else await self._setup()
-        full = {**base, "GIT_INDEX_FILE": str(index or self.index), **(env or {})}
-        status, out, err = await _run(
-            "git",
-            "-c",
-            f"core.excludesFile={self.dir / 'exclude'}",
-            "-c",
-            "core.quotePath=false",
-            *args,
-            cwd=self.work_tree,
-            env=full,
-            stdin=stdin,
-        )
-        if status != 0:
-            raise GitFailed(err.decode(errors="replace").strip() or f"git {args[0]} failed")
-        return out.decode(errors="surrogateescape")
-
-    async def _setup(self) -> dict[str, str]:
-        """Find the repository (or make our own git directory) and our index, once."""
-        self.dir.mkdir(parents=True, exist_ok=True)
-        excludes = list(EXCLUDES)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env |= {
-            "GIT_COMMITTER_NAME": COMMITTER[0],
-            "GIT_COMMITTER_EMAIL": COMMITTER[1],
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "LC_ALL": "C",
-        }
-        status, out, _ = await _run("git", "rev-parse", "--show-toplevel", cwd=self.root, env=env)
-        if status == 0:
-            self.work_tree = Path(out.decode().strip())
-        else:  # not a repository: a git directory of our own, the folder its work tree
-            self.work_tree = self.root
-            git_dir = self.dir / "git"
-            env |= {"GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(self.root)}
-            if not git_dir.exists():
-                await _run("git", "init", "-q", env=env)
-        with contextlib.suppress(ValueError):  # the state directory, if inside the folder
-            excludes.append("/" + self.dir.parent.resolve().relative_to(self.work_tree).as_posix())
-        (self.dir / "exclude").write_text("\n".join(excludes) + "\n")
-        self._env = env
-        if not self.index.exists() and await self._head_tree():
-            await self._git("read-tree", "HEAD")  # tracked files a .gitignore now names stay in
-        return env
-
-    async def _head_tree(self) -> bool:
-        try:
-            await self._git("rev-parse", "-q", "--verify", "HEAD^{tree}")
-        except GitFailed:
-            return False
-        return True
+    # -- snapshots and commits ------------------------------------------------------------------
 
     async def _snapshot(self) -> str:
         """The worktree as a tree: tracked files and untracked ones that are not ignored, open
         notebooks as their live documents hold them."""
-        await self._git("add", "-A", "--ignore-errors", "--", ".")
+        await self.git.run("add", "-A", "--ignore-errors", "--", ".")
         await self._read_open_notebooks()
-        return (await self._git("write-tree")).strip()
+        return (await self.git.run("write-tree")).strip()
 
     async def _read_open_notebooks(self) -> None:
         """Stage each open notebook the index holds (not ignored) as its live document would
@@ -203,10 +101,10 @@ class Checkpoints:
         found = {}
         for notebook in await self.live.open():
             with contextlib.suppress(ValueError):
-                found[notebook.file.resolve().relative_to(self.work_tree).as_posix()] = notebook
+                found[notebook.file.resolve().relative_to(self.git.work_tree).as_posix()] = notebook
         if not found:
             return
-        staged = await self._git("--literal-pathspecs", "ls-files", "-s", "-z", "--", *found)
+        staged = await self.git.run("--literal-pathspecs", "ls-files", "-s", "-z", "--", *found)
         lines = []
         for entry in filter(None, staged.split("\0")):
             info, path = entry.split("\t", 1)
@@ -214,26 +112,26 @@ class Checkpoints:
             saved = notebook.saved()
             self._open[path] = (notebook, saved)
             try:
-                on_disk = (self.work_tree / path).read_bytes()
+                on_disk = (self.git.work_tree / path).read_bytes()
             except OSError:
                 continue
             if on_disk == saved or await asyncio.to_thread(same_notebook, on_disk, saved):
                 continue  # what is open is what is on disk
-            blob = await self._git(
+            blob = await self.git.run(
                 "hash-object", "-w", "--stdin", f"--path={path}", stdin=saved
             )  # the repository's filters (e.g. nbstripout) apply as to the file
             lines.append(f"{info.split()[0]} {blob.strip()}\t{path}")
         if lines:
-            await self._git("update-index", "--index-info", stdin="\n".join(lines).encode())
+            await self.git.run("update-index", "--index-info", stdin="\n".join(lines).encode())
 
     async def _tip(self) -> str | None:
         try:
-            return (await self._git("rev-parse", "-q", "--verify", f"{REF}^{{commit}}")).strip()
+            return (await self.git.run("rev-parse", "-q", "--verify", f"{REF}^{{commit}}")).strip()
         except GitFailed:
             return None
 
     async def _changed(self, a: str, b: str) -> tuple[str, ...]:
-        out = await self._git("diff-tree", "-r", "-z", "--name-only", "--no-renames", a, b)
+        out = await self.git.run("diff-tree", "-r", "-z", "--name-only", "--no-renames", a, b)
         return tuple(name for name in out.split("\0") if name)
 
     async def _record(
@@ -247,13 +145,13 @@ class Checkpoints:
         tip = await self._tip()
         parent = ["-p", tip] if tip else []
         subject = message.splitlines()[0] if message.strip() else "(no text)"
-        start = await self._git(
+        start = await self.git.run(
             "commit-tree", "--no-gpg-sign", before, *parent, "-m", f"Before: {subject}", env=env
         )
-        commit = await self._git(
+        commit = await self.git.run(
             "commit-tree", "--no-gpg-sign", after, "-p", start.strip(), "-m", message, env=env
         )
-        await self._git("update-ref", REF, commit.strip(), tip or "0" * 40)
+        await self.git.run("update-ref", REF, commit.strip(), tip or "0" * 40)
         return Checkpoint(commit.strip(), files)
 
     # -- turns -----------------------------------------------------------------------------------
@@ -306,8 +204,8 @@ class Checkpoints:
         try:
             if tip is None:
                 raise GitFailed("no checkpoints")
-            await self._git("merge-base", "--is-ancestor", commit, tip)
-            message = await self._git("cat-file", "commit", commit)
+            await self.git.run("merge-base", "--is-ancestor", commit, tip)
+            message = await self.git.run("cat-file", "commit", commit)
         except GitFailed:
             raise NotFound(f"There is no checkpoint {commit}.", code="no_checkpoint") from None
         turn = re.search(rf"^{TRAILER}: (\S+)$", message, re.MULTILINE)
@@ -318,16 +216,16 @@ class Checkpoints:
 
     async def diff(self, commit: str) -> str:
         await self.find(commit)
-        return await self._git("diff", "--binary", "--no-color", f"{commit}^", commit)
+        return await self.git.run("diff", "--binary", "--no-color", f"{commit}^", commit)
 
     async def revert(self, commit: str, author: Author) -> tuple[str, Checkpoint]:
         """Put the checkpoint's files back as they were before its turn, or change nothing;
         the turn's prompt id and the revert's own checkpoint."""
         prompt_id, _ = await self.find(commit)
-        subject = (await self._git("log", "-1", "--format=%s", commit)).strip()
+        subject = (await self.git.run("log", "-1", "--format=%s", commit)).strip()
         note = message(f'Revert "{subject}"', prompt_id, author.username)
         async with self._lock:
-            patch = await self._git("diff", "--binary", "--full-index", f"{commit}^", commit)
+            patch = await self.git.run("diff", "--binary", "--full-index", f"{commit}^", commit)
             for _ in range(REVERT_ATTEMPTS):
                 now = await self._snapshot()
                 if await self._put_back(now, patch):
@@ -351,12 +249,12 @@ class Checkpoints:
         """Apply the turn's diff reversed to `now`, the worktree just read: open notebooks
         through their live documents, other files on disk. False (nothing written) if an open
         notebook it changes is no longer as read; a conflict raises and writes nothing."""
-        scratch = self.dir / "revert.index"
-        shutil.copyfile(self.index, scratch)
+        scratch = self.git.dir / "revert.index"
+        shutil.copyfile(self.git.index, scratch)
         try:
-            await self._git("read-tree", now, index=scratch)
+            await self.git.run("read-tree", now, index=scratch)
             try:
-                await self._git(
+                await self.git.run(
                     "apply", "--cached", "-R", "--3way", index=scratch, stdin=patch.encode()
                 )
             except GitFailed:
@@ -366,15 +264,15 @@ class Checkpoints:
                     "changed.",
                     code="revert_conflict",
                 ) from None
-            result = (await self._git("write-tree", index=scratch)).strip()
+            result = (await self.git.run("write-tree", index=scratch)).strip()
             changed = await self._changed(now, result)
             present = set(
-                (await self._git("ls-tree", "-r", "-z", "--name-only", result)).split("\0")
+                (await self.git.run("ls-tree", "-r", "-z", "--name-only", result)).split("\0")
             )
             live = {}
             for path in changed:
                 if path in present and path in self._open:
-                    blob = await self._git("cat-file", "blob", f"{result}:{path}")
+                    blob = await self.git.run("cat-file", "blob", f"{result}:{path}")
                     live[path] = (*self._open[path], blob.encode(errors="surrogateescape"))
             # From the check to the last live edit nothing yields: nobody can type in between.
             if any(notebook.saved() != read for notebook, read, _ in live.values()):
@@ -382,7 +280,7 @@ class Checkpoints:
             applied = {path for path, (notebook, _, data) in live.items() if notebook.apply(data)}
             written = [path for path in changed if path in present and path not in applied]
             if written:
-                await self._git(
+                await self.git.run(
                     "checkout-index",
                     "-f",
                     "-z",
@@ -392,13 +290,13 @@ class Checkpoints:
                 )
             for path in changed:
                 if path not in present:
-                    (self.work_tree / path).unlink(missing_ok=True)
+                    (self.git.work_tree / path).unlink(missing_ok=True)
             return True
         finally:
             scratch.unlink(missing_ok=True)
 
     async def _conflicts(self, index: Path) -> list[str]:
         """The files `apply --3way` left unmerged in the scratch index."""
-        out = await self._git("ls-files", "-u", "-z", index=index)
+        out = await self.git.run("ls-files", "-u", "-z", index=index)
         names = {line.split("\t", 1)[1] for line in out.split("\0") if "\t" in line}
         return sorted(names) or ["(the turn's files)"]

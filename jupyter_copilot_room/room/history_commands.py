@@ -1,0 +1,82 @@
+"""The room's commands about what happened: the transcript (whole, paged, exported), the archive of
+entries evicted from the document, and each turn's checkpoint (its diff, its revert).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from .. import export
+from ..access import rules
+from ..access.identity import Identity
+from ..access.roles import Action
+from ..errors import (
+    Conflict,
+    NotAllowed,
+)
+from ..events import (
+    TurnReverted,
+)
+from .checkpoints import Author
+from .parts import RoomParts
+
+
+class HistoryCommands(RoomParts):
+    def read_transcript(self, identity: Identity) -> str:
+        self.people.require(identity, Action.READ_TRANSCRIPT)
+        return self.transcript.read_text()
+
+    async def export_transcript(self, identity: Identity, fmt: export.Format) -> str:
+        """The whole transcript as a notebook, Markdown or JSONL (rendered in a thread)."""
+        self.people.require(identity, Action.READ_TRANSCRIPT)
+        text = self.transcript.read_text()
+        return await asyncio.to_thread(export.render, text, fmt, time.time())
+
+    async def transcript_page(self, identity: Identity, before: int, limit: int) -> list[bytes]:
+        """The last `limit` records with seq < `before` (the JSONL lines, ascending)."""
+        self.people.require(identity, Action.READ_TRANSCRIPT)
+        return await self.transcript.page(before, limit)
+
+    async def history_page(self, identity: Identity, before: int, limit: int) -> dict:
+        """The `limit` newest entries evicted from the document with seq < `before`."""
+        self.people.require(identity, Action.WATCH)
+        entries, more = await self.history.page(before, limit)
+        return {"entries": entries, "more": more}
+
+    async def checkpoint_diff(self, identity: Identity, commit: str) -> dict:
+        """`GET checkpoints/<commit>/diff`: what a turn changed, as a unified diff."""
+        self.people.require(identity, Action.READ_TRANSCRIPT)
+        prompt_id, author = await self.checkpoints.find(commit)
+        diff = await self.checkpoints.diff(commit)
+        return {"commit": commit, "prompt_id": prompt_id, "author": author, "diff": diff}
+
+    async def revert(self, identity: Identity, commit: str) -> dict:
+        """`POST checkpoints/<commit>/revert`: the turn's files as they were before it, recorded
+        as a new checkpoint; a host, or the turn's author while `authors_can_revert` is on."""
+        role = self.people.require(identity, Action.READ_TRANSCRIPT)
+        prompt_id, author = await self.checkpoints.find(commit)
+        if not rules.may_revert(role, identity.username, author, self.terms()):
+            raise NotAllowed(
+                "Only a host can revert a turn"
+                + (
+                    " (or its author, if a host allows it)." if author == identity.username else "."
+                ),
+                code="not_allowed_to_revert",
+            )
+        if self.turns.running is not None:
+            raise Conflict("A turn is running: revert once it has ended.", code="turn_running")
+        name = self.document.display_name(identity.username)
+        _, made = await self.checkpoints.revert(commit, Author(identity.username, name))
+        self.recorder.commit(
+            "turn.reverted",
+            identity.username,
+            TurnReverted(
+                prompt_id=prompt_id,
+                author=author,
+                reverted=commit,
+                commit=made.commit,
+                files=list(made.files),
+            ),
+        )
+        return {"commit": made.commit, "files": list(made.files)}

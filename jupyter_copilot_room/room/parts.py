@@ -1,0 +1,205 @@
+"""The parts a room is made of, built and wired once: who owns which state.
+
+Every room has the same parts (transcript, document, people, queue, turns, requests, sync,
+snapshots, checkpoints, attachments, sign-in); `RoomParts` builds them and wires their listeners (a
+record updates the agent's shown state, the live records a snapshot keeps, the seat's quota after a
+turn; a compaction serves the new document). The room's start (`startup.py`) and its commands
+(`*_commands.py`) work on these parts; the agent never sees them, it is given a `RoomAgentHost`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+from pycrdt import Doc
+
+from ..access import rules
+from ..access.admissions import AdmissionBook
+from ..access.identity import HostClaim
+from ..agent.base import Agent
+from ..attachments import AttachmentStore
+from ..catalog import Catalog
+from ..events import (
+    Record,
+)
+from ..notebooks import NotebookEditor
+from ..settings import SettingsStore
+from . import budgets
+from .agent_host import RoomAgentHost
+from .agent_slots import AgentSlots
+from .budgets import Budgets
+from .checkpoints import Checkpoints
+from .copilot_signin import SignIn
+from .document import DEFAULT_WINDOW, RoomDocument
+from .history import History
+from .open_requests import OpenRequests
+from .people import People
+from .queue import PromptQueue
+from .recorder import Recorder
+from .replay import Replayed
+from .snapshot import LiveRecords, Snapshot, Snapshots
+from .storage import StorageWatch
+from .streams import Streams
+from .sync import CLIENT_BUFFER_BYTES, RoomSync
+from .transcript import Transcript
+from .turns import Turns
+
+
+def visible(text: str) -> bool:
+    """Whether the text shows anything: not only spaces, control or zero-width characters."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
+
+
+#: The room a 0.1 server had, for the server's root: its agent starts with the server.
+MAIN = "main"
+
+
+class RoomParts:
+    def __init__(
+        self,
+        *,
+        state_dir: Path,
+        book: AdmissionBook,
+        repository: Path | None = None,
+        settings: SettingsStore,
+        agent: Agent | None = None,
+        catalog: Catalog | None = None,
+        notebooks: NotebookEditor | None = None,
+        claim: HostClaim | None = None,
+        clock: Callable[[], float] = time.time,
+        client_buffer_bytes: int = CLIENT_BUFFER_BYTES,
+        document_window: int = DEFAULT_WINDOW,
+        budgets: Budgets | None = None,
+        name: str = MAIN,
+        slots: AgentSlots | None = None,
+        idle_timeout: float = 0.0,
+    ):
+        self.name = name
+        self.settings = settings
+        self.budgets = budgets or Budgets()
+        self.clock = clock
+        self.agent = agent
+        self.catalog = catalog
+        self.claim = claim
+        self.state_dir = state_dir
+        self.transcript = Transcript(state_dir / "transcript.jsonl")
+        self.history = History(state_dir / "history.jsonl")
+        self.document = RoomDocument(
+            document_window, on_evict=self.history.append, on_compacted=self._compacted
+        )
+        self.live = LiveRecords()
+        self.snapshots = Snapshots(state_dir, self._capture, self.history.sync)
+        self.sync = RoomSync(self.document.ydoc, client_buffer_bytes=client_buffer_bytes)
+        self.storage = StorageWatch(state_dir)
+        self.recorder = Recorder(self.transcript, self.document, clock, self.storage)
+        self.people = People(
+            book, state_dir / "admissions.json", self.document, self.recorder, self.sync.connected
+        )
+        self.queue = PromptQueue()
+        self.attachments = AttachmentStore(state_dir / "attachments")
+        self.checkpoints = Checkpoints(
+            repository or Path.cwd(), state_dir, notebooks.live if notebooks else None
+        )
+        self.desk = OpenRequests(self.recorder, clock)
+        self.streams = Streams(self.recorder, self.document)
+        self.turns = Turns(
+            queue=self.queue,
+            recorder=self.recorder,
+            document=self.document,
+            desk=self.desk,
+            streams=self.streams,
+            settings=settings,
+            agent=agent,
+            catalog=catalog,
+            notebooks=notebooks,
+            attachments=self.attachments,
+            checkpoints=self.checkpoints,
+            name=name,
+            slots=slots,
+            idle_timeout=idle_timeout,
+        )
+        self.desk.on_waiting = self.turns.set_waiting
+        self.storage.on_space(self.turns.space_returned)
+        self.recorder.listen(lambda record: self.turns.show_state())
+        self.recorder.listen(self._recorded)
+        self.agent_host = RoomAgentHost(
+            self.turns,
+            self.desk,
+            self.streams,
+            self.recorder,
+            self.document,
+            settings,
+            repository=repository or Path.cwd(),
+            state_dir=state_dir,
+            confined=name != MAIN,  # main's folder is the server's root, which holds the others
+        )
+        self.turns.host = self.agent_host
+        self.turns.on_ready = self._read_seat_quota
+        self.model: str | None = None  # the model a host chose (None: the agent's own)
+        self.signin = SignIn(
+            agent,
+            lambda kind, actor, payload: self.recorder.commit(kind, actor, payload),
+            lambda: self.queue.in_flight is None,
+        )
+        self._started = False
+        self._stopping = False
+        self._replayed: Replayed | None = None  # what the replay left, once it has run
+        self._refused: Exception | None = None  # why every start is refused: see ensure_started
+        self._start_lock = asyncio.Lock()
+        self._on_started: list[Callable[[], None]] = []
+
+    def _recorded(self, record: Record) -> None:
+        self.live.add(record)
+        self.snapshots.recorded()
+        if record.kind == "prompt.finished":
+            self._read_seat_quota()  # the turn may have used premium requests
+
+    def _read_seat_quota(self) -> None:
+        """Show what the Copilot seat has left (header), read after the agent got ready (a
+        sign-in changes the seat) and after each turn; None where no seat answers."""
+        agent = self.agent
+        if agent is None:
+            return
+
+        async def read() -> None:
+            quota = await agent.seat_quota()
+            self.document.set_meta(copilot_quota=dataclasses.asdict(quota) if quota else None)
+
+        self.turns.spawn(read())
+
+    def _compacted(self, ydoc: Doc) -> None:
+        """The document was rebuilt without its evicted entries: serve it, and snapshot it."""
+        self.sync.replace_document(ydoc)
+        self.snapshots.request()
+
+    def _capture(self) -> tuple[Snapshot, bytes] | None:
+        """The snapshot of the room now; None while a reply streams (its deltas are in the
+        document but in no record) or after an archive write failed."""
+        if self.streams.streaming or not self.history.intact:
+            return None
+        snap = Snapshot(
+            window=self.document.window,
+            position=self.transcript.position(),
+            ydoc_sha256="",
+            archive_bytes=self.history.size,
+            live=[record.model_dump(mode="json") for record in self.live.records()],
+        )
+        return snap, self.document.ydoc.get_update()
+
+    def terms(self) -> rules.Terms:
+        """What of the room's settings and state the rules of `access/rules.py` depend on."""
+        settings = self.settings.current
+        return rules.Terms(
+            viewers_can_chat=settings.viewers_can_chat,
+            authors_can_revert=settings.authors_can_revert,
+            claimable=self.claim is not None and self.claim.secret is not None,
+        )
+
+    def usage_today(self) -> dict:
+        """Today's (UTC) usage per person and for the room, as the records sum it."""
+        return budgets.today(self.document.meta.get("usage"), self.clock())

@@ -1,0 +1,121 @@
+"""The room's commands about people and the room itself: who is here and what they may do
+(`GET room`, from `access/rules.py`), hosts' decisions, the live document's connection, settings
+and the catalog.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pydantic import BaseModel
+
+from ..access import rules
+from ..access.identity import Identity
+from ..access.roles import ADMITTED, Action, Role, can
+from ..events import (
+    AdmissionChoice,
+    ParticipantRole,
+    PromptRef,
+    SettingsChanged,
+)
+from .parts import RoomParts
+from .queue import TaskState
+from .sync import ClientChannel
+
+log = logging.getLogger(__name__)
+
+
+class PeopleCommands(RoomParts):
+    def check_in(self, identity: Identity) -> Role:
+        """Register the caller's visit and decide their role now."""
+        return self.people.check_in(identity)
+
+    def role_of(self, username: str) -> Role:
+        return self.people.role_of(username)
+
+    def waiting_on(self, username: str, role: Role) -> int:
+        """How many cards wait on `username` here: requests they may answer and have not
+        approved, and people at the door if they admit people (each card's `answerers`)."""
+        cards = [*(self.document.approvals.to_py() or {}).values(), *self.people.listing()]
+        return rules.waiting_on(cards, username, role)
+
+    def describe(self, identity: Identity) -> dict:
+        """`GET room`: who I am and what I may do; the room's state only for those admitted."""
+        role = self.people.check_in(identity)
+        me = self.people.me(identity, role, self.terms())
+        if role not in ADMITTED:
+            return {"me": me}
+        state = self.document.snapshot("meta", "queue", "approvals")
+        return {
+            "me": me,
+            "agent": state["meta"],
+            "queue": state["queue"],
+            "approvals": state["approvals"],
+            "participants": self.people.listing(),
+            "settings": self.settings.current.model_dump(),
+        }
+
+    def list_people(self, identity: Identity) -> list[dict]:
+        self.people.require(identity, Action.WATCH)
+        return self.people.listing()
+
+    async def connect(self, channel: ClientChannel, identity: Identity) -> None:
+        """Serve the live document to an admitted person until they disconnect."""
+        if not can(self.people.check_in(identity), Action.WATCH):
+            channel.close(4403, "You are not admitted to this room.")  # lost since the upgrade
+            return
+        await self.sync.serve(channel, identity.username, self.people.presence_changed)
+
+    def set_role(self, identity: Identity, username: str, role: ParticipantRole) -> Role:
+        """Re-role someone; returns the role now in effect."""
+        self.people.require(identity, Action.MANAGE_PEOPLE)
+        return self._after_decision(
+            identity, username, self.people.set_role(identity, username, role)
+        )
+
+    def remove(self, identity: Identity, username: str) -> None:
+        self.people.require(identity, Action.MANAGE_PEOPLE)
+        self._after_decision(identity, username, self.people.remove(identity, username))
+
+    def admit(self, identity: Identity, username: str, decision: AdmissionChoice) -> Role:
+        self.people.require(identity, Action.MANAGE_PEOPLE)
+        return self._after_decision(
+            identity, username, self.people.admit(identity, username, decision)
+        )
+
+    def _after_decision(self, host: Identity, username: str, role: Role) -> Role:
+        """Someone no longer admitted loses their connections and their waiting prompts."""
+        if role in ADMITTED:
+            return role
+        self.sync.disconnect(username, "You are no longer admitted to this room.")
+        for prompt in list(self.queue.open()):
+            if prompt.author == username and prompt.state is TaskState.SUBMITTED:
+                record = self.recorder.commit(
+                    "prompt.withdrawn", host.username, PromptRef(id=prompt.id)
+                )
+                self.queue.withdraw(prompt.id, host.username, may_withdraw_any=True, now=record.ts)
+        return role
+
+    def claim_host(self, identity: Identity, secret: str) -> None:
+        self.people.claim_host(identity, self.claim, secret)
+
+    def get_settings(self, identity: Identity) -> dict:
+        self.people.require(identity, Action.WATCH)
+        return self.settings.current.model_dump()
+
+    def patch_settings(self, identity: Identity, patch: BaseModel) -> dict:
+        self.people.require(identity, Action.EDIT_SETTINGS)
+        if changes := self.settings.changes(patch):
+            self.recorder.commit(
+                "settings.changed", identity.username, SettingsChanged(changes=changes)
+            )
+            self.settings.apply(changes)
+            self.people.apply_policies(self.settings.current)
+        return self.settings.current.model_dump()
+
+    def describe_catalog(self, identity: Identity) -> dict:
+        """The repository's skills and custom agents, read afresh (the files may have changed)."""
+        self.people.require(identity, Action.WATCH)
+        if self.catalog is None:
+            return {"skills": [], "agents": [], "problems": []}
+        return self.catalog.refresh().to_json()

@@ -1,0 +1,209 @@
+"""The room's commands about prompts and turns: submit (checked whole, then recorded), images, chat,
+steering, withdrawal, abort, and the answers to the agent's cards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from pathlib import Path
+
+from ..access import rules
+from ..access.identity import Identity
+from ..access.roles import Action, can
+from ..attachments import Upload
+from ..errors import (
+    Conflict,
+    InvalidRequest,
+    NotAllowed,
+    NotFound,
+    RoomError,
+    TooLarge,
+    TooMany,
+)
+from ..events import (
+    ChatMessage,
+    PromptRef,
+    PromptSubmitted,
+    Steering,
+    SystemNote,
+)
+from ..notebooks import context
+from ..request_bodies import ChatBody, PromptBody, SteerBody
+from . import budgets
+from .parts import RoomParts, visible
+from .queue import PromptQueue, QueuedPrompt, check_withdraw_prompt
+from .replay import replay_prompt
+
+log = logging.getLogger(__name__)
+
+
+class PromptCommands(RoomParts):
+    def _check_text(self, text: str, what: str) -> None:
+        """A prompt's or a chat message's text: something visible, within `max_prompt_chars`
+        (the same limit and errors for both, so the panel handles them alike)."""
+        if not visible(text):
+            raise InvalidRequest(f"The {what} is empty.", code="empty_prompt")
+        limit = self.settings.current.max_prompt_chars
+        if len(text) > limit:
+            raise TooLarge(
+                f"The {what} has {len(text)} characters; the room takes at most {limit}.",
+                code="prompt_too_long",
+            )
+
+    def submit(self, identity: Identity, body: PromptBody) -> tuple[str, int]:
+        self.people.require(identity, Action.SUBMIT)
+        self._check_text(body.text, "prompt")
+        settings = self.settings.current
+        context.check(body.chips, self.turns.notebooks)
+        attached = self.attachments.resolve(
+            [(a.id, a.path, a.name) for a in body.attachments or ()], self.turns.notebooks
+        )
+        budgets.check(self.budgets, self.usage_today(), identity.username)
+        waiting = self.queue.waiting_by(identity.username)
+        if waiting >= settings.max_waiting_prompts:
+            raise TooMany(
+                f"You have {waiting} prompts waiting, as many as one person may; submit more "
+                "when one of them has started (or withdraw one).",
+                code="too_many_waiting",
+            )
+        # Last of the checks, first to write: an output's image joins the attachments' store.
+        chips = context.store_images(body.chips, self.attachments)
+        prompt_id = uuid.uuid4().hex
+        record = self.recorder.commit(
+            "prompt.submitted",
+            identity.username,
+            PromptSubmitted(
+                id=prompt_id,
+                text=body.text,
+                target=body.target,
+                origin=body.origin,
+                chips=chips or None,
+                attachments=attached or None,
+            ),
+        )
+        self.queue.submit(
+            prompt_id,
+            identity.username,
+            body.text,
+            body.target,
+            record.ts,
+            chips,
+            attached,
+        )
+        position = self.queue.position(prompt_id)
+        self.turns.wake()
+        return prompt_id, position
+
+    async def upload(self, identity: Identity, data: bytes, declared: str) -> Upload:
+        """An image for a prompt, checked whole and stored once (`attachments.py`)."""
+        self.people.require(identity, Action.SUBMIT)
+        return await asyncio.to_thread(self.attachments.add, data, declared)
+
+    def attachment(self, identity: Identity, image_id: str) -> tuple[Path, str]:
+        """A stored image and its type, for everyone admitted (viewers see the transcript)."""
+        self.people.require(identity, Action.WATCH)
+        return self.attachments.path(image_id), self.attachments.describe(image_id).mime
+
+    def say(self, identity: Identity, body: ChatBody) -> str:
+        """A chat message to the room: recorded, shown in the transcript, never sent to the
+        agent. Viewers may chat only while `viewers_can_chat` is on."""
+        if not rules.may(self.people.check_in(identity), Action.CHAT, self.terms()):
+            self.people.require(identity, Action.CHAT)  # refuses with the role's own words
+        self._check_text(body.text, "message")
+        message_id = uuid.uuid4().hex
+        self.recorder.commit(
+            "chat.message", identity.username, ChatMessage(id=message_id, text=body.text)
+        )
+        return message_id
+
+    async def steer(self, identity: Identity, prompt_id: str, body: SteerBody) -> str:
+        """A steering message into the running turn, from its author or a host: recorded,
+        then said to the agent at once (its open approval cards stay open)."""
+        role = self.people.require(identity, Action.STEER_OWN)
+        turn = self.turns.running
+        if turn is None or turn.prompt.id != prompt_id:
+            raise Conflict(
+                "That prompt is not running: only a running turn can be steered.",
+                code="not_running",
+            )
+        if turn.stop is not None:
+            raise Conflict("This turn is being stopped.", code="already_aborting")
+        if not rules.may_steer(role, identity.username, turn.prompt.author):
+            raise NotAllowed(
+                "Only the prompt's author or a host can steer its turn.", code="not_your_turn"
+            )
+        self._check_text(body.text, "steering message")
+        steering_id = uuid.uuid4().hex
+        self.recorder.commit(
+            "prompt.steered",
+            identity.username,
+            Steering(id=steering_id, prompt_id=prompt_id, text=body.text),
+        )
+        assert self.agent is not None  # a turn runs
+        try:
+            await self.agent.steer(identity.username, body.text)
+        except Exception as err:
+            log.warning("A steering message could not reach the agent: %s", err)
+            self.recorder.commit(
+                "system",
+                None,
+                SystemNote(text=f"The steering message did not reach the agent: {err}"),
+            )
+        return steering_id
+
+    async def withdraw(self, identity: Identity, prompt_id: str) -> None:
+        role = self.people.require(identity, Action.WITHDRAW_OWN)
+        may_withdraw_any = can(role, Action.WITHDRAW_ANY)
+        try:
+            self.queue.check_withdraw(
+                prompt_id, identity.username, may_withdraw_any=may_withdraw_any
+            )
+        except NotFound:
+            await self._refuse_as_before(prompt_id, identity.username, may_withdraw_any)
+            raise
+        record = self.recorder.commit(
+            "prompt.withdrawn", identity.username, PromptRef(id=prompt_id)
+        )
+        self.queue.withdraw(
+            prompt_id, identity.username, may_withdraw_any=may_withdraw_any, now=record.ts
+        )
+
+    async def _refuse_as_before(self, prompt_id: str, by: str, may_withdraw_any: bool) -> None:
+        """The queue forgets finished prompts: one is refused as the queue would refuse it
+        (403 not_your_prompt or 409 not_pending, not 404), in the state its records replayed
+        into a queue of its own leave it. Returns if the transcript has no such prompt."""
+        past = PromptQueue()
+        last: QueuedPrompt | None = None
+        for record, payload in await self.transcript.records_with_id(prompt_id):
+            with contextlib.suppress(RoomError, RuntimeError):  # the room's replay logged it
+                last = replay_prompt(record, payload, past) or last
+        if last is not None:
+            check_withdraw_prompt(last, by, may_withdraw_any=may_withdraw_any)
+
+    def start_agent(self, identity: Identity) -> None:
+        """A host's retry of an agent that could not start (no server restart needed)."""
+        self.people.require(identity, Action.START_AGENT)
+        self.turns.retry(identity.username)
+
+    async def abort(self, identity: Identity) -> None:
+        self.people.require(identity, Action.ABORT)
+        await self.turns.abort(identity.username)
+
+    def answer_permission(
+        self, identity: Identity, request_id: str, approve: bool, feedback: str | None
+    ) -> None:
+        role = self.people.require(identity, Action.ANSWER_OWN)
+        self.desk.answer_permission(
+            request_id,
+            identity.username,
+            role=role,
+            approve=approve,
+            feedback=feedback,
+        )
+
+    def answer_question(self, identity: Identity, request_id: str, answer: str) -> None:
+        role = self.people.require(identity, Action.ANSWER_OWN)
+        self.desk.answer_question(request_id, identity.username, role=role, answer=answer)

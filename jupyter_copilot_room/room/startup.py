@@ -1,0 +1,221 @@
+"""A room's start and stop: replay the transcript once (from a snapshot where one matches), settle
+what it left open, then serve; stop what was started.
+
+The replay rebuilds the state in place, so it runs at most once per room, and one that fails or is
+cancelled midway refuses every later start until the server restarts; what follows it is safe to
+repeat, so a start a full disk refused is tried again by the next request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from ..errors import (
+    Unavailable,
+)
+from . import snapshot
+from .parts import MAIN, RoomParts
+from .replay import Replayed, heap_frozen, replay
+from .snapshot import Snapshot
+from .transcript import hash_prefix
+
+log = logging.getLogger(__name__)
+
+
+INTERRUPTED = (
+    "The server restarted during this turn, so it was stopped; it was not re-run. "
+    "Submit it again if it is still needed."
+)
+
+
+class RoomStartup(RoomParts):
+    async def ensure_started(self) -> None:
+        """Start the room, once: replay the transcript into the room's state, then settle what
+        it left open and start serving.
+
+        The replay rebuilds the state in place, so it runs at most once per Room: one that fails
+        or is cancelled midway leaves the room half rebuilt, and every later start is refused
+        with the same error until the server restarts. What follows the replay records (a full
+        disk refuses that): a start that fails or is cancelled there is tried again by the next,
+        without a second replay, each of its steps being safe to repeat."""
+        if self._stopping:
+            raise self._stopped()
+        async with self._start_lock:
+            if self._refused is not None:
+                raise self._refused.with_traceback(None)
+            if self._started:
+                return
+            if self._replayed is None:
+                self._replayed = await self._replay_once()
+            if not self._stopping:
+                await self._start(self._replayed)
+                self._started = True
+            if self._stopping:  # the server stopped meanwhile: nothing of the room runs on
+                await self.stop()
+                raise self._stopped()
+            started, self._on_started = self._on_started, []
+            for callback in started:
+                callback()
+
+    @property
+    def start_refused(self) -> bool:
+        """Whether every start is refused until the server restarts (see `ensure_started`); a
+        start refused otherwise (a full disk) is tried again by the next request."""
+        return self._refused is not None
+
+    def when_started(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once the room has started: at once if it has, else when a start
+        succeeds, also a request's after the server's start was refused (the host claim is
+        printed then, not before)."""
+        if self._started:
+            callback()
+        else:
+            self._on_started.append(callback)
+
+    async def _replay_once(self) -> Replayed:
+        try:
+            return await self._replay()
+        except Exception as err:
+            self._refused = err  # e.g. a record the chain refuses: `transcript_tampered`
+            raise
+        except BaseException:  # cancelled (the server stopping)
+            self._refused = Unavailable(
+                f"The room {self.name!r} was interrupted while it rebuilt itself from its "
+                "transcript, so it is only half rebuilt: restart the server to start it.",
+                code="start_interrupted",
+            )
+            raise
+
+    async def _start(self, replayed: Replayed) -> None:
+        """Settle the replayed room, then serve it. Until the services start, each step is safe
+        to repeat (the caches and the meta are written again, a settled request is forgotten,
+        an interrupted prompt finished leaves the queue); nothing after them can fail."""
+        self.turns.last_ready = replayed.last_ready
+        self.people.save_decisions()
+        self.settings.save()
+        self.people.apply_policies(self.settings.current)
+        if self.people.book.claimed_hosts:
+            self.claim = None  # the room has its host: no claim link
+        self.document.set_meta(turn_owner=None, turn_prompt=None, kernel_state=None)
+        if self.budgets.per_person or self.budgets.room:
+            self.document.set_meta(budgets=self.budgets.model_dump())  # the caps, for the panel
+        self.turns.settle_interrupted(replayed.open_requests, INTERRUPTED)
+        self.model = replayed.model
+        if self.agent is not None and self.model:
+            await self.agent.use_model(self.model)  # the host's choice outlives the server
+        await self.sync.start()
+        self.snapshots.start()
+        self.turns.start()
+        # The runtime takes a second or two to start: the room serves meanwhile, and the
+        # agent's status says when it can take the first turn.
+        # main's panel shows a ready agent at once, as in 0.1; the others wake at their first prompt
+        self.turns.bring_up(at_once=self.name == MAIN)
+
+    def _stopped(self) -> Unavailable:
+        return Unavailable(
+            f"The server is stopping, so the room {self.name!r} does not start.",
+            code="server_stopping",
+        )
+
+    async def stop(self) -> None:
+        """Stop serving. A start under way (a request's, during a long replay) sees this when
+        its replay ends and stops too, and every later start is refused: the server stops."""
+        self._stopping = True
+        if not self._started:
+            await self.storage.stop()  # a start the full disk refused left it watching for space
+            self.transcript.close()  # a refused start may have opened them
+            self.history.close()
+            return
+        await self.turns.stop()
+        if self.turns.notebooks is not None:
+            await self.turns.notebooks.stop()
+        await self.signin.stop()
+        if self.agent is not None:
+            await self.agent.stop()
+        self.turns.leave_slots()
+        await self.sync.stop()
+        await self.storage.stop()
+        await self.snapshots.stop()
+        self.transcript.close()
+        self.history.close()
+        self._started = False
+
+    async def _replay(self) -> Replayed:
+        """Rebuild the room from the snapshot and the records after it if the snapshot matches,
+        else from the whole transcript (rewriting the archive of evicted entries)."""
+        run = partial(
+            replay,
+            queue=self.queue,
+            people=self.people,
+            streams=self.streams,
+            settings=self.settings,
+            live=self.live,
+        )
+        with heap_frozen():
+            resumed = await self._resume_snapshot()
+            if resumed is None:
+                self.history.open(keep=0)
+                replayed, chunks = Replayed(), self.transcript.load()
+            else:
+                snap, prefix = resumed
+                replayed = await run(snap.live_records(), document=None)
+                chunks = self.transcript.load(resume=snap.position, prefix=prefix)
+            count = 0
+            async with contextlib.aclosing(chunks):
+                async for records in chunks:  # a chunk at a time, never the whole transcript
+                    await run(records, document=self.document, replayed=replayed)
+                    count += len(records)
+        self.snapshots.changed = count
+        return replayed
+
+    async def _resume_snapshot(self) -> tuple[Snapshot, Any] | None:
+        """The snapshot and the sha256 of the transcript prefix it covers, with the document
+        and the archive loaded from it; None (after logging why) if there is none or it does
+        not match."""
+        problem: str | None
+        try:
+            found = await asyncio.to_thread(snapshot.read, self.state_dir)
+        except (OSError, KeyError, TypeError, ValueError) as err:
+            problem = f"it cannot be read ({err})"
+        else:
+            if found is None:
+                return None
+            snap, update = found
+            problem, prefix = await self._check_snapshot(snap)
+            if problem is None:
+                try:
+                    snap.live_records()
+                    await self.document.load(update)
+                except (ValueError, KeyError, TypeError) as err:
+                    problem = f"it cannot be loaded ({err})"
+                else:
+                    self.sync.replace_document(self.document.ydoc)
+                    self.history.open(keep=snap.archive_bytes)
+                    return snap, prefix
+        log.warning(
+            "Discarding the room snapshot in %s: %s. Rebuilding the room from the whole "
+            "transcript.",
+            self.state_dir,
+            problem,
+        )
+        await asyncio.to_thread(snapshot.discard, self.state_dir)
+        return None
+
+    async def _check_snapshot(self, snap: Snapshot) -> tuple[str | None, Any]:
+        """Why the snapshot does not match the room (None if it does), and the prefix's hash."""
+        if snap.window != self.document.window:
+            return f"it keeps {snap.window} entries, the room {self.document.window}", None
+        if self.history.existing_size() < snap.archive_bytes:
+            return "history.jsonl is shorter than the snapshot says", None
+        offset = snap.position.offset
+        prefix = await asyncio.to_thread(hash_prefix, self.transcript.path, offset)
+        if prefix is None:
+            return "the transcript is shorter than the snapshot says", None
+        if prefix.hexdigest() != snap.position.sha256:
+            return f"the transcript's first {offset} bytes changed since it was written", None
+        return None, prefix
