@@ -5,10 +5,9 @@ agent reports belongs to exactly one prompt. The prompt in flight is a `RunningT
 being stopped (a host's abort, its deadline) is one `Stop` value on it, and whatever stops a turn
 settles every request still open for it at once, with the real reason. This module is also the
 one owner of restarts: an agent that ignores an abort, or whose runtime is lost, is restarted
-here and nowhere else, and of the agent's life: it starts when the room needs it and holds one of
-the server's `AgentSlots` (`room/agent_slots.py`), and after `idle_timeout` s with nothing to do
-(or when a room waiting for a slot takes it) it stops and the room is `sleeping`; the next prompt
-starts it again, resuming its session.
+here and nowhere else. The agent's life (started on use, asleep when idle) is `agent_life.py`,
+what a turn is sent and the checkpoint it leaves `turn_inputs.py`; a full disk stops the turn and
+its end is recorded once space returns.
 """
 
 from __future__ import annotations
@@ -17,11 +16,9 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
 
-from ..agent.base import Agent, AgentHost, Turn
+from ..agent.base import Agent
 from ..attachments import AttachmentStore
 from ..catalog import Catalog
 from ..errors import Conflict, InsufficientStorage
@@ -32,19 +29,20 @@ from ..events import (
     PromptRef,
     RequestOpened,
     RequestSettled,
-    SystemNote,
-    TurnCheckpointed,
 )
-from ..notebooks import NotebookEditor, context
+from ..notebooks import NotebookEditor
 from ..settings import SettingsStore
-from .agent_slots import AgentSlots, Order
-from .checkpoints import Author, Checkpoints
+from .agent_life import AgentLife
+from .agent_slots import AgentSlots
+from .checkpoints import Checkpoints
 from .document import RoomDocument
 from .open_requests import OpenRequests
 from .queue import PromptQueue, QueuedPrompt, TaskState
 from .recorder import Recorder
+from .running_turn import RunningTurn, Stop
 from .storage import no_space
 from .streams import Streams
+from .turn_inputs import TurnInputs
 
 log = logging.getLogger(__name__)
 
@@ -56,35 +54,13 @@ LOST_RUNTIME = (
     "Submit it again if it is still needed."
 )
 
-SLEEPING = (
-    "The agent is asleep while nobody prompts: the next prompt wakes it (a few seconds), with "
-    "the room's conversation so far."
-)
-
 DISK_FULL = (
     "The server's disk filled up during this turn, so the room could not record what the agent "
     "did and stopped the turn; it was not re-run. Submit it again if it is still needed."
 )
 
 
-@dataclass(frozen=True)
-class Stop:
-    """Why the running turn is being stopped, and how it will be recorded when it ends."""
-
-    outcome: TaskState  # CANCELED (a host aborted it) or FAILED (its deadline passed)
-    reason: str
-    announced: bool = False  # its own record (`abort`) told people; the turn's end repeats nothing
-
-
-@dataclass
-class RunningTurn:
-    prompt: QueuedPrompt
-    timer: asyncio.TimerHandle | None = None
-    stop: Stop | None = None
-    ended: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-class Turns:
+class Turns(AgentLife):
     def __init__(
         self,
         *,
@@ -103,30 +79,21 @@ class Turns:
         slots: AgentSlots | None = None,
         idle_timeout: float = 0.0,
     ):
-        self.queue = queue
+        super().__init__(
+            agent=agent,
+            document=document,
+            queue=queue,
+            name=name,
+            slots=slots,
+            idle_timeout=idle_timeout,
+        )
         self.recorder = recorder
-        self.document = document
         self.desk = desk
         self.streams = streams
         self.settings = settings
-        self.agent = agent
-        self.catalog = catalog
         self.notebooks = notebooks
-        self.attachments = attachments
         self.checkpoints = checkpoints
-        self.name = name  # the room's, in the server's `slots`
-        self.slots = slots or AgentSlots()  # a room alone: no limit
-        self.idle_timeout = (
-            idle_timeout  # seconds without a prompt before the agent sleeps (0: never)
-        )
-        self.host: AgentHost | None = None  # what the agent reports to (the room's)
-        self.running: RunningTurn | None = None
-        #: The agent's own word (starting, ready or unavailable), or the room's: sleeping (not
-        #: running), stopping (going to sleep).
-        self.agent_status = "starting"
-        self._quiet = False  # the agent is up with nothing to do (told to the slots)
-        self._idle_timer: asyncio.TimerHandle | None = None
-        self.restarting = False  # the agent ignored an abort; no turn starts until it is back
+        self.inputs = TurnInputs(recorder, document, catalog, notebooks, attachments, checkpoints)
         self.last_ready: AgentReady | None = None
         #: Called each time the agent reports it is ready (the room reads the seat's quota).
         self.on_ready: Callable[[], None] = lambda: None
@@ -134,9 +101,7 @@ class Turns:
         self.restarts: Counter[str] = Counter()
         #: A turn's end the full disk did not let the room record: recorded when space returns.
         self._unrecorded: tuple[RunningTurn, TaskState, str | None] | None = None
-        self._wakeup = asyncio.Event()
         self._runner: asyncio.Task | None = None
-        self._tasks: set[asyncio.Task] = set()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -166,14 +131,6 @@ class Turns:
                 )
         except InsufficientStorage:  # the next start settles what the transcript left open
             log.warning("The disk is full: the turn the stop cut is settled at the next start")
-
-    def wake(self) -> None:
-        self._wakeup.set()
-
-    def spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     # -- starting --------------------------------------------------------------------------------
 
@@ -220,23 +177,7 @@ class Turns:
         )
         if self.checkpoints is not None:  # beside the send: `worktree_read` gates the writes
             self.checkpoints.turn_started(prompt.id)
-        text = self._expand(prompt)
-        chips = await context.expand(list(prompt.chips), self.notebooks, self.attachments)
-        for sentence in chips.missing:  # said in the room too: nothing is dropped silently
-            self.recorder.commit("system", None, SystemNote(text=f"Context chip: {sentence}"))
-        images, files, gone = self.attachments.for_turn(prompt.attachments, self.notebooks)
-        for sentence in gone:
-            self.recorder.commit("system", None, SystemNote(text=f"Attachment: {sentence}"))
-        sent = Turn(
-            prompt.id,
-            prompt.author,
-            f"{text}\n\n{chips.text}" if chips.text else text,
-            prompt.target,
-            author_name=self.document.display_name(prompt.author),
-            images=(*images, *chips.images),
-            files=tuple(files),
-        )
-        await self.agent.send(sent)
+        await self.agent.send(await self.inputs.turn(prompt))
 
     async def worktree_read(self) -> None:
         """Once the running turn's checkpoint has the worktree as the turn found it. The agent
@@ -245,32 +186,6 @@ class Turns:
         holds the turn's own changes."""
         if self.checkpoints is not None and self.running is not None:
             await self.checkpoints.started(self.running.prompt.id)
-
-    async def _checkpoint(self, prompt: QueuedPrompt) -> None:
-        """Record what the turn changed (if anything) as a checkpoint."""
-        assert self.checkpoints is not None
-        try:
-            author = Author(prompt.author, self.document.display_name(prompt.author))
-            made = await self.checkpoints.turn_ended(prompt.id, author, prompt.text)
-            if made is not None:
-                self.recorder.commit(
-                    "turn.checkpointed",
-                    None,
-                    TurnCheckpointed(
-                        prompt_id=prompt.id,
-                        author=prompt.author,
-                        commit=made.commit,
-                        files=list(made.files),
-                    ),
-                )
-        except Exception:
-            log.exception("The checkpoint of prompt %s could not be recorded", prompt.id)
-
-    def _expand(self, prompt: QueuedPrompt) -> str:
-        """A targeted prompt is expanded from the catalog as it is now, when its turn starts."""
-        if prompt.target is None or self.catalog is None:
-            return prompt.text
-        return self.catalog.refresh().expand(prompt.target.kind, prompt.target.name, prompt.text)
 
     # -- waiting on people -----------------------------------------------------------------------
 
@@ -400,7 +315,7 @@ class Turns:
             return
         self._unrecorded = None
         if self.checkpoints is not None:  # takes the checkpoints' lock before the next turn
-            self.spawn(self._checkpoint(turn.prompt))
+            self.spawn(self.inputs.checkpoint(turn.prompt))
         if self.notebooks is not None:
             self.notebooks.leave()  # the agent's presence leaves the notebooks with the turn
         turn.ended.set()
@@ -475,125 +390,3 @@ class Turns:
             self.on_ready()
         self.show_state()
         self.wake()
-
-    def show_state(self) -> None:
-        state = self.state()
-        if state == "held":
-            self.document.set_meta(state=state, agent_detail=self.slots.held_detail(self.name))
-        else:
-            self.document.set_meta(state=state)
-        self._watch_idle()
-
-    def state(self) -> str:
-        """The agent state people see: no-agent, sleeping, held, starting, unavailable, idle,
-        running, waiting, aborting or degraded."""
-        if self.agent is None:
-            return "no-agent"
-        if self.agent_status in ("sleeping", "stopping"):
-            return "held" if self.slots.is_waiting(self.name) else "sleeping"
-        if self.restarting:
-            return "degraded"
-        if (prompt := self.queue.in_flight) is not None:
-            if self.running is not None and self.running.stop is not None:
-                return "aborting"
-            return "waiting" if prompt.state is TaskState.INPUT_REQUIRED else "running"
-        return "idle" if self.agent_status == "ready" else self.agent_status
-
-    # -- the agent's life: started on use, asleep when idle --------------------------------------
-
-    def bring_up(self, at_once: bool) -> None:
-        """At the room's start: the agent starts now (the room `main`, as in 0.1), or sleeps
-        until the first prompt (or a host's `agent/start`)."""
-        self.slots.join(self.name, self._ordered)
-        if self.agent is None:
-            return
-        if at_once:
-            self.need_agent()
-            return
-        self.agent_status = "sleeping"
-        self.document.set_meta(agent_detail=SLEEPING)
-        self.show_state()
-        self.wake()  # prompts the transcript left queued ask for the agent
-
-    def need_agent(self) -> None:
-        """Ask the server's slots for the agent: it starts at once when one is free, else the
-        room is `held` until one is."""
-        self.slots.need(self.name)
-        self.show_state()
-
-    def leave_slots(self) -> None:
-        """The room stopped with its agent: its slot (or place in line) passes on."""
-        self._stop_idle_timer()
-        self.slots.leave(self.name)
-
-    def _ordered(self, order: Order) -> None:
-        """The slots' word. Called inside their change, so it only sets the agent's status (no
-        turn starts meanwhile) and spawns the work."""
-        if order.action == "start":
-            self.agent_status = "starting"
-            self.spawn(self._start_agent())
-        else:
-            self._go_to_sleep()
-
-    async def _start_agent(self) -> None:
-        assert self.agent is not None and self.host is not None
-        self.document.set_meta(agent_detail="Starting the agent…", agent_error=None)
-        self.show_state()
-        await self.agent.start(self.host)  # reports ready (or unavailable) by its status
-
-    def _go_to_sleep(self) -> None:
-        self.agent_status = "stopping"
-        self._stop_idle_timer()
-        self.spawn(self._stop_agent())
-
-    async def _stop_agent(self) -> None:
-        assert self.agent is not None
-        self.document.set_meta(agent_detail=SLEEPING, agent_error=None)
-        self.show_state()
-        try:
-            await self.agent.stop()  # the runtime process ends; the session id stays on disk
-        except Exception:
-            log.exception("The idle agent of room %s did not stop cleanly", self.name)
-        self.agent_status = "sleeping"
-        self.slots.stopped(self.name)  # its slot passes on (back here, if a prompt came)
-        self.show_state()
-        self.wake()
-
-    def _watch_idle(self) -> None:
-        """Tell the slots when the agent has nothing to do (a room in line may take its slot)
-        and when it has again; arm the idle timeout meanwhile."""
-        if self.agent_status in ("sleeping", "stopping"):
-            self._quiet = False
-            self._stop_idle_timer()
-            return
-        quiet = (
-            self.agent_status in ("ready", "unavailable")
-            and not self.restarting
-            and self.queue.in_flight is None
-            and self.queue.next_up() is None
-        )
-        if quiet == self._quiet:
-            return
-        self._quiet = quiet
-        if not quiet:
-            self._stop_idle_timer()
-            self.slots.busy(self.name)
-            return
-        if self.idle_timeout > 0:
-            self._idle_timer = asyncio.get_running_loop().call_later(
-                self.idle_timeout, self._idle_expired
-            )
-        self.slots.idle(self.name)  # may order this agent to stop at once
-
-    def _idle_expired(self) -> None:
-        self._idle_timer = None
-        if self._quiet and self.slots.release(self.name):
-            log.info(
-                "Copilot room %s: the agent sleeps after %.0f s idle", self.name, self.idle_timeout
-            )
-            self._go_to_sleep()
-
-    def _stop_idle_timer(self) -> None:
-        if self._idle_timer is not None:
-            self._idle_timer.cancel()
-            self._idle_timer = None
