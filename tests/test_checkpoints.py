@@ -318,7 +318,7 @@ async def test_a_git_run_cancelled_mid_way_is_killed_and_reaped(tmp_path):
     """The server stops during a turn's snapshot: no git process is left to outlive the loop."""
     (tmp_path / "work").mkdir()
     checkpoints = Checkpoints(tmp_path / "work", tmp_path / "state")
-    nap = asyncio.create_task(checkpoints._git("-c", "alias.nap=!sleep 30", "nap"))
+    nap = asyncio.create_task(checkpoints.git.run("-c", "alias.nap=!sleep 30", "nap"))
 
     def napping():  # our git (not one another test left), once it runs its alias's sleep
         ours = [pid for pid in git_children() if b"alias.nap=!sleep 30" in command_line(pid)]

@@ -7,8 +7,9 @@ notebook edit saved to disk, a shell command), which the agent's tool events cou
 A turn that changed something gets two commits on `refs/copilot-room/checkpoints`: a "before"
 commit (the start tree, its parent the previous checkpoint) and the checkpoint (the end tree,
 its parent that "before"), so `git show <checkpoint>` is exactly the turn's diff. Only plumbing
-and our own index are used: the people's branch, staging area and working tree are never
-touched. A folder that is not a repository gets a git directory in `state_dir`.
+and our own index are used (`checkpoint_git.py` runs git that way): the people's branch, staging
+area and working tree are never touched. A folder that is not a repository gets a git directory
+in `state_dir`.
 
 A revert applies the turn's diff in reverse, three-way, to a snapshot of the worktree as it is
 now (`git apply --cached -R --3way` on a temporary index): if a later turn or a person changed
