@@ -25,8 +25,9 @@ from typing import Any
 
 import nbformat
 
+from .cell_sink import CellSink
 from .edits import Delete, Edit, Insert, Move, Replace, source_of
-from .execution import CellSink, Executions, Ran, card_code
+from .execution import Executions, Ran, card_code
 from .open_notebooks import LiveNotebooks
 from .presence import Presence
 from .tools import METADATA_KEY, NotebookToolError, Provenance, validated

@@ -2,16 +2,15 @@
 
 The kernel is the one of the notebook's jupyter_server session (what JupyterLab attached to);
 without one, a session is started with the notebook's kernelspec, so people who open the notebook
-later join that kernel. Cells run one at a time, each only once the kernel is idle: a person's own
-execution is never interleaved with the agent's, it is waited for. Outputs go into the shared
-notebook as they arrive (streams joined the way JupyterLab joins them, `clear_output` honoured),
-so every collaborator sees them live and the saved file holds them; a closed notebook gets them
-through the contents manager at the end. The model gets a bounded summary (`outputs.py`).
+later join that kernel. Cells run one at a time, each only once the kernel is idle, on a link of
+the run's own (`kernel_link.py`: waiting for people's executions, timeouts, a kernel that dies);
+outputs go into the shared notebook as they arrive (`cell_sink.py`), so every collaborator sees
+them live and the saved file holds them. The model gets a bounded summary (`outputs.py`).
 
-Control: each cell has the room's execution timeout, after which the kernel is interrupted; an
-abort of the turn interrupts it at once (`interrupt`); a kernel that dies or restarts mid-run is a
-clear failure. The room sees the kernel's state through `on_kernel` (`busy`, `idle`, `waiting`),
-and after a run keeps following that kernel, so people's own executions show too.
+This module decides which kernel a run uses and owns what lives between runs: one run at a time
+per kernel, an abort of the turn interrupting every run at once (`interrupt`), and the kernel's
+state shown to the room through `on_kernel` (`busy`, `idle`, `waiting`), which after a run keeps
+following that kernel, so people's own executions show too.
 """
 
 from __future__ import annotations
@@ -19,35 +18,26 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import functools
 import inspect
 import logging
-import queue
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
-import nbformat
-from jupyter_client.session import Session
 
 from ..kernel import summaries
+from .cell_sink import CellSink, RunningCell
+from .kernel_link import KernelGone, KernelLink
 from .outputs import Image, summarize
-from .tools import METADATA_KEY, NotebookToolError
+from .tools import NotebookToolError
 
 log = logging.getLogger(__name__)
 
-#: Seconds between checks of the kernel (alive, same process, abort asked) while a cell runs.
-POLL = 0.2
 #: Seconds between looks at the kernel's state once the agent has used it.
 FOLLOW = 0.5
 #: The server's view of a kernel right after the room's run ended in it: not news (`_connected`).
 LAGGING = ("busy", "starting")
 #: Characters of each cell's code an approval card shows.
 MAX_CARD_SOURCE = 4000
-
-
-class KernelGone(NotebookToolError):
-    """The kernel died or restarted: the run cannot go on."""
 
 
 @dataclass
@@ -72,125 +62,6 @@ class Ran:
 
     text: str
     images: list[Image] = field(default_factory=list)
-
-
-class CellSink:
-    """Where one cell's outputs go as they arrive: the live shared cell or a file's cell."""
-
-    def __init__(self, live, cell: dict | None, cell_id: str, ran: dict):
-        self.live, self.cell, self.cell_id, self.ran = live, cell, cell_id, ran
-        self.outputs: list[dict] = []  # what the model is told about
-        self._clear_on_next = False
-
-    def _ycell(self):
-        for index in range(self.live.cell_number):
-            ycell = self.live.ycells[index]
-            if ycell.get("id") == self.cell_id:
-                return ycell
-        return None  # deleted meanwhile: the outputs still reach the model
-
-    def start(self) -> None:
-        if self.live is None:
-            assert self.cell is not None
-            self.cell["outputs"], self.cell["execution_count"] = [], None
-            self.cell["metadata"][METADATA_KEY] = {
-                **self.cell["metadata"].get(METADATA_KEY, {}),
-                "ran": self.ran,
-            }
-            return
-        with self.live.ydoc.transaction():
-            if (ycell := self._ycell()) is None:
-                return
-            ycell["outputs"].clear()
-            ycell["execution_count"] = None
-            ycell["execution_state"] = "busy"
-            before = ycell["metadata"].get(METADATA_KEY)
-            before = before if isinstance(before, dict) else {}
-            ycell["metadata"][METADATA_KEY] = {**before, "ran": self.ran}
-
-    def add(self, output: dict) -> None:
-        if self._clear_on_next:
-            self.clear(wait=False)
-        self.outputs.append(output)
-        if self.live is None:
-            assert self.cell is not None
-            _append_plain(self.cell["outputs"], output)
-            return
-        with self.live.ydoc.transaction():
-            if (ycell := self._ycell()) is not None:
-                _append_live(self.live, ycell["outputs"], output)
-
-    def clear(self, *, wait: bool) -> None:
-        if wait:
-            self._clear_on_next = True
-            return
-        self._clear_on_next = False
-        self.outputs.clear()
-        if self.live is None:
-            assert self.cell is not None
-            self.cell["outputs"] = []
-            return
-        with self.live.ydoc.transaction():
-            if (ycell := self._ycell()) is not None:
-                ycell["outputs"].clear()
-
-    def finish(self, execution_count: int | None) -> None:
-        if self.live is None:
-            assert self.cell is not None
-            self.cell["execution_count"] = execution_count
-            return
-        with self.live.ydoc.transaction():
-            if (ycell := self._ycell()) is not None:
-                ycell["execution_count"] = execution_count
-                ycell["execution_state"] = "idle"
-
-
-def _append_live(live, youtputs, output: dict) -> None:
-    """Append an output as JupyterLab would: a stream continues the last one of its name."""
-    if output["output_type"] == "stream" and len(youtputs):
-        last = youtputs[len(youtputs) - 1]
-        if last.get("output_type") == "stream" and last.get("name") == output["name"]:
-            text = last["text"]
-            if hasattr(text, "insert"):
-                text.insert(len(text), output["text"])
-                return
-    youtputs.append(live._create_youtputs([output])[0])
-
-
-def _append_plain(outputs: list, output: dict) -> None:
-    if output["output_type"] == "stream" and outputs:
-        last = outputs[-1]
-        if last.get("output_type") == "stream" and last.get("name") == output["name"]:
-            last["text"] = last["text"] + output["text"]
-            return
-    outputs.append(nbformat.from_dict(output))
-
-
-class _Cell:
-    """One cell's execution as its iopub messages say: outputs to the sink, count, status."""
-
-    def __init__(self, msg_id: str, sink: CellSink):
-        self.msg_id, self.sink = msg_id, sink
-        self.count: int | None = None
-        self.status = "ok"
-        self.done = False
-
-    def take(self, msg: dict) -> None:
-        if msg["parent_header"].get("msg_id") != self.msg_id:
-            return  # someone else's request, or our own kernel_info
-        kind, content = msg["msg_type"], msg["content"]
-        if kind == "status" and content.get("execution_state") == "idle":
-            self.done = True
-        elif kind == "execute_input":
-            self.count = content.get("execution_count")
-        elif kind == "clear_output":
-            self.sink.clear(wait=bool(content.get("wait")))
-        elif kind in ("stream", "display_data", "execute_result", "error"):
-            output = dict(nbformat.v4.output_from_msg(msg))
-            output.pop("transient", None)
-            if kind == "error":
-                self.status = "error"
-            self.sink.add(output)
 
 
 class Executions:
@@ -304,8 +175,8 @@ class Executions:
     ) -> Ran:
         """Run `cells` (id, code, sink) in order; stop at the first error."""
         kernel_id = await self._kernel_for(path, choice)
-        async with self._connected(path, kernel_id) as (km, client, stop):
-            return await self._run_cells(path, kernel_id, km, client, cells, stop)
+        async with self._connected(path, kernel_id) as link:
+            return await self._run_cells(kernel_id, link, cells)
 
     async def inspect(self, path: str, choice: KernelChoice, names: list[str]) -> str:
         """A summary of each named variable in the notebook's kernel, changing nothing there
@@ -314,16 +185,16 @@ class Executions:
             raise NotebookToolError(
                 f"No kernel is running for {path}, so it has no variables yet: run its cells first."
             )
-        async with self._connected(path, choice.kernel_id) as (km, client, stop):
+        async with self._connected(path, choice.kernel_id) as link:
             self.on_kernel(path, "busy")
-            msg_id = client.execute(
+            msg_id = link.client.execute(
                 "",
                 silent=True,
                 store_history=False,
                 allow_stdin=False,
                 user_expressions={"summary": inspection(names)},
             )
-            reply = await self._reply(path, choice.kernel_id, km, client, msg_id, stop)
+            reply = await link.reply(msg_id)
         found = reply.get("user_expressions", {}).get("summary", {})
         if found.get("status") != "ok":
             raise NotebookToolError(
@@ -339,19 +210,25 @@ class Executions:
         lock = self._locks.setdefault(kernel_id, asyncio.Lock())
         async with lock:
             stop = self._running[kernel_id] = asyncio.Event()
-            client = None
+            link = None
             try:
-                km = self._kernel(kernel_id, path)
+                link = KernelLink(
+                    path,
+                    self._kernel(kernel_id, path),
+                    stop,
+                    report=lambda state: self.on_kernel(path, state),
+                    interrupt=functools.partial(self._interrupt, kernel_id),
+                    timeout=self.timeout,
+                )
                 # A busy kernel answers nobody's kernel_info until it is idle: wait in the open.
-                await self._wait_for_idle(path, kernel_id, km, stop)
-                client = km.client(session=_own_session(km))
-                client.start_channels()
-                await self._connect(client, km, path, stop)
-                yield km, client, stop
+                await link.wait_for_idle()
+                link.open()
+                await link.connect()
+                yield link
             finally:
                 self._running.pop(kernel_id, None)
-                if client is not None:
-                    client.stop_channels()
+                if link is not None:
+                    link.close()
                 km = _kernel_or_none(self._settings()["kernel_manager"], kernel_id)
                 if km is None:
                     self.on_kernel(path, "shut down")
@@ -363,21 +240,25 @@ class Executions:
                     self.on_kernel(path, state)
                     self._follow(path, kernel_id, state)
 
-    async def _run_cells(self, path, kernel_id, km, client, cells, stop) -> Ran:
+    async def _run_cells(
+        self, kernel_id: str, link: KernelLink, cells: list[tuple[str, str, CellSink]]
+    ) -> Ran:
         said: list[str] = []
         images: list[Image] = []
         for n, (cell_id, code, sink) in enumerate(cells, 1):
-            await self._wait_for_idle(path, kernel_id, km, stop)
-            self.on_kernel(path, "busy")
+            await link.wait_for_idle()
+            self.on_kernel(link.path, "busy")
             sink.start()
-            cell = _Cell(client.execute(code, store_history=True, allow_stdin=False), sink)
+            cell = RunningCell(
+                link.client.execute(code, store_history=True, allow_stdin=False), sink
+            )
             try:
-                await self._execute(path, kernel_id, km, client, cell, stop)
+                await link.execute(cell)
             except asyncio.CancelledError:
                 # The runtime cancels a tool call when its turn is aborted: stop the cell too,
                 # and show how it ended (KeyboardInterrupt), as a person's interrupt would.
                 await asyncio.shield(self._interrupt(kernel_id))
-                await asyncio.shield(self._drain(client, cell))
+                await asyncio.shield(link.drain(cell))
                 raise
             finally:
                 sink.finish(cell.count)
@@ -391,99 +272,6 @@ class Executions:
                     said.append(f"It raised an error, so the {rest} cell(s) after it did not run.")
                 break
         return Ran("\n\n".join(said), images)
-
-    async def _execute(self, path, kernel_id, km, client, cell: _Cell, stop) -> None:
-        """One cell: its iopub messages into the sink until the kernel is idle again."""
-        pid = _pid(km)
-        timeout = self.timeout()
-        deadline = time.monotonic() + timeout
-        while not cell.done:
-            if stop.is_set():  # `interrupt` has interrupted the kernel
-                await self._drain(client, cell)
-                raise NotebookToolError(
-                    "The turn was stopped, so the kernel was interrupted mid-cell."
-                )
-            if time.monotonic() > deadline:
-                await self._interrupt(kernel_id)
-                await self._drain(client, cell)
-                raise NotebookToolError(
-                    f"The cell ran longer than {timeout:.0f} s (the room's execution timeout), "
-                    "so the kernel was interrupted."
-                )
-            try:
-                cell.take(await client.get_iopub_msg(timeout=POLL))
-            except queue.Empty:
-                await self._check_alive(path, km, pid)
-
-    async def _drain(self, client, cell: _Cell, seconds: float = 1.5) -> None:
-        """After an interrupt: the cell's last outputs (its KeyboardInterrupt) until idle."""
-        until = time.monotonic() + seconds
-        with contextlib.suppress(Exception):
-            while not cell.done and time.monotonic() < until:
-                with contextlib.suppress(queue.Empty):
-                    cell.take(await client.get_iopub_msg(timeout=POLL))
-
-    async def _reply(self, path, kernel_id, km, client, msg_id: str, stop) -> dict:
-        """The shell reply to our request, within the room's execution timeout."""
-        pid = _pid(km)
-        timeout = self.timeout()
-        deadline = time.monotonic() + timeout
-        while True:
-            if stop.is_set():
-                raise NotebookToolError("The turn was stopped, so the kernel was interrupted.")
-            if time.monotonic() > deadline:
-                await self._interrupt(kernel_id)
-                raise NotebookToolError(
-                    f"The kernel took longer than {timeout:.0f} s (the room's execution timeout) "
-                    "to answer, so it was interrupted."
-                )
-            try:
-                msg = await client.get_shell_msg(timeout=POLL)
-            except queue.Empty:
-                await self._check_alive(path, km, pid)
-                continue
-            if msg["parent_header"].get("msg_id") == msg_id:
-                return msg["content"]
-
-    async def _connect(self, client, km, path: str, stop: asyncio.Event) -> None:
-        """Until a kernel_info request's status comes back on iopub, the new iopub subscription
-        may miss messages (ZeroMQ's slow joiner): ask until it does."""
-        deadline = time.monotonic() + 30
-        pid = _pid(km)
-        while time.monotonic() < deadline and not stop.is_set():
-            msg_id = client.kernel_info()
-            until = time.monotonic() + 1.0
-            while time.monotonic() < until:
-                try:
-                    msg = await client.get_iopub_msg(timeout=0.1)
-                except queue.Empty:
-                    await self._check_alive(path, km, pid)
-                    continue
-                if msg["parent_header"].get("msg_id") == msg_id:
-                    return
-        raise KernelGone(f"The kernel of {path} did not answer; nothing was run.")
-
-    async def _wait_for_idle(self, path, kernel_id, km, stop) -> None:
-        """A person's execution is running: wait for it rather than interleave."""
-        pid = _pid(km)
-        while km.execution_state == "busy" and not stop.is_set():
-            self.on_kernel(path, "waiting")
-            await asyncio.sleep(POLL / 2)
-            await self._check_alive(path, km, pid)
-        if stop.is_set():
-            raise NotebookToolError("The turn was stopped before the cell ran.")
-
-    async def _check_alive(self, path: str, km, pid) -> None:
-        if not await km.is_alive():
-            raise KernelGone(
-                f"The kernel of {path} died; the cell did not finish. Someone must restart the "
-                "kernel before cells can run again."
-            )
-        if _pid(km) != pid:
-            raise KernelGone(
-                f"The kernel of {path} was restarted mid-run: its variables are gone and the "
-                "cell did not finish. Run the cells it needs again if that is wanted."
-            )
 
     def _kernel(self, kernel_id: str, path: str):
         km = _kernel_or_none(self._settings()["kernel_manager"], kernel_id)
@@ -536,15 +324,3 @@ def _kernel_or_none(kernels, kernel_id: str):
     """The kernel's manager, None once it is shut down (jupyter_server's kernel manager answers
     an unknown id with an HTTP 404 error, jupyter_client's with KeyError)."""
     return kernels.get_kernel(kernel_id) if kernel_id in kernels else None
-
-
-def _own_session(km) -> Session:
-    """A session of our own for the kernel's key. The manager's session id is also the shell
-    socket's identity: a second client with it takes the replies meant for the first one (a
-    person's client opened in the server, e.g. by another extension, went deaf after our run)."""
-    return Session(key=km.session.key, signature_scheme=km.session.signature_scheme)
-
-
-def _pid(km) -> Any:
-    """The kernel process's id: a restart starts a new process."""
-    return getattr(getattr(km, "provisioner", None), "pid", None)
