@@ -89,7 +89,7 @@ async def test_rooms(api, room, room_app, model, jp_root_dir):
         (jp_root_dir / name).mkdir()
         made = await api("alice", "POST", "rooms", body={"name": name, "repository": name})
         assert made.code == 201, made
-        rooms.append(room_app.rooms.get(name))
+        rooms.append(room_app.rooms.loaded(name))
         paths.append(("rooms", name))
         await turn(api, rooms[-1], paths[-1], f"hello {name}")
         memory.append((server_rss(), runtime_rss(rooms)))

@@ -11,7 +11,7 @@ from traitlets import Bool, Dict, Float, Integer, List, TraitError, Type, Unicod
 from traitlets.config import Configurable
 
 from . import metrics
-from .access.admissions import AdmissionBook
+from .access.admissions import AdmissionBook, restore_decisions
 from .access.approval_policy import parse_policy
 from .access.claim_notice import announcement, claim_page_path, claim_urls, write_claim_page
 from .access.hub_grants import hub_server_name
@@ -29,7 +29,7 @@ from .room.room import Room
 from .room.sync import CLIENT_BUFFER_BYTES
 from .rooms import MAIN, Rooms
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
-from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
+from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir, read_json
 from .worker_threads import release_at_exit
 
 #: The room settings' starting values (`c.CopilotRoom.admission`, ...), from their declaration.
@@ -226,7 +226,9 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             build=lambda record, folder, room_state: self._build_room(
                 folder, room_state, name=record.name
             ),
+            door=self._door,
             creators=frozenset(self.room_creators),
+            idle_timeout=self.room_idle_timeout,
         )
         self.rooms.load()
         self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics (main's only)
@@ -248,18 +250,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         defaults, the server's hosts and allow lists, its own folder, state and agent."""
         serverapp = self.serverapp
         assert serverapp is not None
-        configured = RoomSettings(
-            **{name: getattr(self, name) for name in RoomSettings.model_fields}
-        )
-        settings = SettingsStore(state_dir / "settings.json", configured)
-        book = AdmissionBook(
-            hosts=self._hosts,
-            members=frozenset(self.members),
-            viewers=frozenset(self.viewers),
-            policy=Policy(settings.current.admission),
-            guest_policy=Policy(settings.current.guest_admission),
-            claimed_hosts=self._claimed_hosts,
-        )
+        settings = self._settings(state_dir)
+        book = self._book(settings)
         catalog = Catalog(repository).refresh()
         notebooks = NotebookEditor(
             lambda: serverapp.web_app.settings,
@@ -285,6 +277,33 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         notebooks.executions.on_kernel = room.document.set_kernel
         self._events.listen_to(room.recorder, name)
         return room
+
+    def _settings(self, state_dir: Path) -> SettingsStore:
+        """A room's settings: the configured ones, as the room's defaults."""
+        configured = RoomSettings(
+            **{name: getattr(self, name) for name in RoomSettings.model_fields}
+        )
+        return SettingsStore(state_dir / "settings.json", configured)
+
+    def _book(self, settings: SettingsStore) -> AdmissionBook:
+        """A room's admissions: the server's hosts and allow lists, the room's policies."""
+        return AdmissionBook(
+            hosts=self._hosts,
+            members=frozenset(self.members),
+            viewers=frozenset(self.viewers),
+            policy=Policy(settings.current.admission),
+            guest_policy=Policy(settings.current.guest_admission),
+            claimed_hosts=self._claimed_hosts,
+        )
+
+    def _door(self, state_dir: Path) -> AdmissionBook:
+        """Who a room not loaded admits, from the caches its last start and its hosts'
+        decisions wrote (`settings.json`, `admissions.json`), with no replay: `GET rooms`."""
+        settings = self._settings(state_dir)
+        settings.restore(read_json(settings.path) or {})
+        book = self._book(settings)
+        restore_decisions(state_dir / "admissions.json", book)
+        return book
 
     def _make_agent(
         self, repository: Path, state_dir: Path, catalog: Catalog, notebooks: NotebookEditor
@@ -330,10 +349,11 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         self.handlers.extend(routes(context))
 
     async def _start_jupyter_server_extension(self, serverapp) -> None:
-        """Start every room (main's refusal, e.g. a full disk, stops none of the others) and
-        print main's claim link once main has started: now, or on the request that starts it."""
+        """Start main (the other rooms load when used; main's refusal, e.g. a full disk, is
+        logged and refuses only its own routes) and print main's claim link once main has
+        started: now, or on the request that starts it."""
         self.room.when_started(self._announce_claim_if_unclaimed)
-        await self.rooms.start()  # every room replays now, so the list shows what waits there
+        await self.rooms.start()  # main only: the others load when used
 
     def _announce_claim_if_unclaimed(self) -> None:
         """Main's transcript says whether someone claimed it (main has started)."""

@@ -8,6 +8,16 @@ nothing, and the others live in `<main's state_dir>/rooms/<name>/`. The registry
 is `<main's state_dir>/rooms.json` (written atomically), and each creation is recorded in main's
 transcript (`room.created`), attributed to its creator.
 
+Rooms load when used, as jupyter_server_ydoc's rooms do: the server's start starts `main` only
+(its agent starts with the server, it holds the host claim and the Copilot sign-in, and it is
+never unloaded); another room is built and started (its transcript replayed, from its snapshot
+where one matches) by its first request, REST or websocket (`open`), and unloaded (stopped: its
+document, transcript and state closed) once it has been quiet for `c.CopilotRoom.
+room_idle_timeout`: its agent asleep, nobody connected, nothing queued or waiting at the door.
+`GET rooms` lists an unloaded room as `sleeping`, with the caller's role read from its caches
+(`admissions.json`, `settings.json`) by `door`, never by a replay. A room whose start is refused
+(a full disk, a changed transcript) refuses its own routes only: the list says why.
+
 Who may create a room: the server's hosts (every room's hosts) and `c.CopilotRoom.room_creators`.
 What is server-level rather than per room: the hosts, the configured members/viewers and hub
 grants (every room applies them), the host claim and the Copilot sign-in (main's). Each room keeps
@@ -17,16 +27,16 @@ its own admission decisions, settings, queue, transcript and agent.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .access.admissions import AdmissionBook
 from .access.identity import Identity
-from .access.roles import ADMITTED
 from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, RoomError
-from .events import RoomCreated
 from .room.parts import MAIN
 from .room.room import Room
 from .statefiles import prepare_state_dir, read_json, write_json_atomically
@@ -50,6 +60,8 @@ class RoomRecord:
 
 #: Builds a room from its record, its repository folder and its state directory (app.py).
 Factory = Callable[[RoomRecord, Path, Path], Room]
+#: Who a room admits, read from its caches without loading it (app.py): for `GET rooms`.
+Door = Callable[[Path], AdmissionBook]
 
 
 class Rooms:
@@ -62,17 +74,28 @@ class Rooms:
         main: Room,
         main_repository: Path,
         build: Factory,
+        door: Door,
         creators: frozenset[str] = frozenset(),
+        idle_timeout: float = 0.0,
     ):
         self.root = root.expanduser().resolve()
         self.main = main
         self.build = build
+        self.door = door
         self.creators = creators
+        self.idle_timeout = idle_timeout  # quiet this long, a room is unloaded (0: never)
         self.file = main.state_dir / REGISTRY
         self._records: dict[str, RoomRecord] = {
             MAIN: RoomRecord(MAIN, self._relative(main_repository))
         }
-        self._rooms: dict[str, Room] = {MAIN: main}
+        self._folders: dict[str, Path] = {MAIN: main_repository}  # the rooms it serves
+        self._loaded: dict[str, Room] = {MAIN: main}
+        self._doors: dict[str, AdmissionBook] = {}  # the rooms not loaded: who they admit
+        self._refused: dict[str, RoomError] = {}  # why a room's last start was refused
+        self._unloading: dict[str, asyncio.Task[None]] = {}
+        self._last_used: dict[str, float] = {}
+        self._checks: dict[str, asyncio.TimerHandle] = {}
+        main.on_quiet = lambda: None  # main stays loaded
 
     # -- the registry ----------------------------------------------------------------------------
 
@@ -90,33 +113,112 @@ class Rooms:
                 self._records[record.name] = record
                 continue
             self._add(record, folder)
+            self._doors[record.name] = self.door(self._state_dir(record.name))
 
     def _save(self) -> None:
         created = [asdict(r) for name, r in self._records.items() if name != MAIN]
         write_json_atomically(self.file, {"rooms": created})
 
-    def _add(self, record: RoomRecord, folder: Path) -> Room:
-        state_dir = prepare_state_dir(self.main.state_dir / "rooms" / record.name)
-        room = self.build(record, folder, state_dir)
+    def _add(self, record: RoomRecord, folder: Path) -> None:
         self._records[record.name] = record
-        self._rooms[record.name] = room
-        return room
+        self._folders[record.name] = folder
+
+    def _state_dir(self, name: str) -> Path:
+        return prepare_state_dir(self.main.state_dir / "rooms" / name)
 
     def __iter__(self) -> Iterator[tuple[str, Room]]:
-        return iter(list(self._rooms.items()))
+        """The rooms loaded now."""
+        return iter(list(self._loaded.items()))
 
-    def get(self, name: str) -> Room:
-        room = self._rooms.get(name)
-        if room is None:
+    def loaded(self, name: str) -> Room | None:
+        return self._loaded.get(name)
+
+    # -- rooms load when used, and unload when quiet ---------------------------------------------
+
+    async def open(self, name: str) -> Room:
+        """The room `name`, started: built and started now if it is not loaded (a replay), after
+        an unload under way has finished; 404 `room_not_found` for a name that is no room, the
+        room's own refusal (503, 507) if it cannot start."""
+        if name not in self._folders:
             raise NotFound(f"There is no room called {name[:60]!r} here.", code="room_not_found")
+        while (unloading := self._unloading.get(name)) is not None:
+            await asyncio.shield(unloading)
+        room = self._loaded.get(name)
+        if room is None:
+            record = self._records[name]
+            room = self.build(record, self._folders[name], self._state_dir(name))
+            room.on_quiet = lambda: self._quiet(name)
+            self._loaded[name] = room
+            self._doors.pop(name, None)
+        self._used(name)
+        try:
+            await room.ensure_started()
+        except RoomError as err:
+            self._refusal(name, room, err)
+            raise
+        self._refused.pop(name, None)
         return room
+
+    def _refusal(self, name: str, room: Room, err: RoomError) -> None:
+        """Logged in one line, once for each reason, saying why and what to do."""
+        known = self._refused.get(name)
+        self._refused[name] = err
+        if known is not None and known.message == err.message:
+            return
+        then = (
+            "Restart the server once that is done."
+            if room.start_refused
+            else "The room starts at its first request after that."
+        )
+        log.error("The room %r could not start: %s %s", name, err.message, then)
+
+    def _used(self, name: str) -> None:
+        loop = asyncio.get_running_loop()
+        self._last_used[name] = loop.time()
+        self._check_later(name)
+
+    def _quiet(self, name: str) -> None:
+        """The room's agent fell asleep or its last connection closed: unload it once it has
+        been quiet for `idle_timeout` (a request meanwhile puts that off)."""
+        self._last_used[name] = asyncio.get_running_loop().time()
+        self._check_later(name)
+
+    def _check_later(self, name: str) -> None:
+        if name == MAIN or self.idle_timeout <= 0:
+            return
+        if (check := self._checks.pop(name, None)) is not None:
+            check.cancel()
+        loop = asyncio.get_running_loop()
+        due = self._last_used[name] + self.idle_timeout
+        self._checks[name] = loop.call_at(due, self._check, name)
+
+    def _check(self, name: str) -> None:
+        self._checks.pop(name, None)
+        room = self._loaded.get(name)
+        if room is None or name in self._unloading or name in self._refused:
+            return
+        if not room.quiet:
+            return  # its next quiet moment checks again
+        if asyncio.get_running_loop().time() < self._last_used[name] + self.idle_timeout:
+            self._check_later(name)
+            return
+        self._unloading[name] = asyncio.create_task(self._unload(name, room))
+
+    async def _unload(self, name: str, room: Room) -> None:
+        try:
+            await room.stop()
+            log.info("Copilot room %s is unloaded: asleep, and nobody is in it", name)
+        except Exception:
+            log.exception("The room %s did not stop cleanly while it was unloaded", name)
+        finally:
+            self._loaded.pop(name, None)
+            self._doors[name] = self.door(self._state_dir(name))
+            del self._unloading[name]
 
     # -- creating a room -------------------------------------------------------------------------
 
     def may_create(self, identity: Identity) -> bool:
-        return self.main.people.book.is_host(identity.username) or (
-            identity.username in self.creators
-        )
+        return self.main.is_host(identity.username) or identity.username in self.creators
 
     async def create(self, identity: Identity, name: str, repository: str) -> Room:
         """A new room (hosts and `room_creators`): checked, recorded in main's transcript,
@@ -132,15 +234,11 @@ class Rooms:
             raise Conflict(f"There is already a room called {name!r}.", code="room_exists")
         folder = self.folder(repository)
         relative = self._relative(folder)
-        self.main.check_in(identity)  # the creator is someone main's transcript knows
-        record = self.main.recorder.commit(
-            "room.created", identity.username, RoomCreated(name=name, repository=relative)
-        )
-        made = RoomRecord(name, relative, identity.username, record.ts)
-        room = self._add(made, folder)
+        main = await self.open(MAIN)  # the creation is recorded in main's transcript
+        created_at = main.record_room_created(identity, name, relative)
+        self._add(RoomRecord(name, relative, identity.username, created_at), folder)
         self._save()
-        await room.ensure_started()
-        return room
+        return await self.open(name)
 
     @staticmethod
     def _check_name(name: str) -> None:
@@ -197,59 +295,46 @@ class Rooms:
         """`GET rooms`: every room (a pending person must find a room to ask to join it), with
         the people in it and what waits on the caller there only where they are admitted.
         Nothing is recorded: listing is no visit."""
-        return [self.entry(name, identity) for name in self._rooms]
+        return [self.entry(name, identity) for name in self._folders]
 
     def entry(self, name: str, identity: Identity) -> dict:
-        room, record = self._rooms[name], self._records[name]
-        role = room.people.book.role_of(
-            identity.username, verified=identity.verified, hub_role=identity.hub_role
-        )
-        admitted = role in ADMITTED
-        return {
+        """One room as `GET rooms` shows it to `identity`: a loaded room says it itself; a room
+        not loaded is `sleeping`, nobody is in it, nothing waits there, and the caller's role
+        comes from its caches; a room that could not start says why (`start_error`)."""
+        record = self._records[name]
+        room = self._loaded.get(name)
+        if room is not None and name not in self._refused:
+            seen = room.overview(identity)
+        else:
+            book = room.people.book if room is not None else self._doors.get(name)
+            assert book is not None  # a room not loaded has its door
+            role = book.role_of(
+                identity.username, verified=identity.verified, hub_role=identity.hub_role
+            )
+            state = "unavailable" if name in self._refused else "sleeping"
+            seen = {"state": state, "people": [], "role": role.value, "waiting_on_you": 0}
+        entry = {
             "name": name,
             "repository": record.repository,
-            "state": room.turns.state(),
-            "people": _online(room) if admitted else [],
-            "role": role.value,
-            "waiting_on_you": room.waiting_on(identity.username, role) if admitted else 0,
+            **seen,
             "created_by": record.created_by,
         }
+        if (refused := self._refused.get(name)) is not None:
+            entry["start_error"] = {"error": refused.code, "message": refused.message}
+        return entry
 
     # -- lifecycle -------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Every room replays its transcript at server start (so the list shows what waits in
-        it); their agents start as each room's lifecycle says. A room whose start is refused (a
-        full disk, a changed transcript) is logged, one line saying why and what to do, and
-        answers its requests with that refusal; the others start all the same."""
-        rooms = list(self)
-        results = await asyncio.gather(
-            *(room.ensure_started() for _, room in rooms), return_exceptions=True
-        )
-        for (name, room), result in zip(rooms, results, strict=True):
-            if isinstance(result, RoomError):
-                then = (
-                    "Restart the server once that is done."
-                    if room.start_refused
-                    else "The room starts at its first request after that."
-                )
-                log.error("The room %r could not start: %s %s", name, result.message, then)
-        for result in results:
-            if isinstance(result, BaseException) and not isinstance(result, RoomError):
-                raise result  # a bug, not a refusal: jupyter_server logs it with its traceback
+        """The server's start starts `main` only (the others load when used). Its refusal (a
+        full disk, a changed transcript) is logged in one line and answers main's routes with
+        it; `GET rooms` answers all the same."""
+        with contextlib.suppress(RoomError):  # logged by `open`
+            await self.open(MAIN)
 
     async def stop(self) -> None:
+        for check in self._checks.values():
+            check.cancel()
+        self._checks.clear()
+        await asyncio.gather(*self._unloading.values(), return_exceptions=True)
         await asyncio.gather(*(room.stop() for _, room in self))
-
-
-def _online(room: Room) -> list[dict]:
-    """The people connected to the room's document now."""
-    participants = room.document.participants.to_py() or {}
-    return [
-        {
-            "username": username,
-            "name": (participants.get(username) or {}).get("display_name") or username,
-            "role": (participants.get(username) or {}).get("role", ""),
-        }
-        for username in sorted(room.sync.connected())
-    ]

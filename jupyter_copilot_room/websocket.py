@@ -23,6 +23,7 @@ from tornado.websocket import WebSocketHandler
 from .access.roles import ADMITTED
 from .errors import RoomError
 from .handlers.base import RoomMixin
+from .rooms import MAIN
 
 log = logging.getLogger(__name__)
 
@@ -36,18 +37,15 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
 
     async def prepare(self, *args: Any, **kwargs: Any) -> None:
         await super().prepare(*args, **kwargs)
-        try:
-            self.choose_room()  # `copilot-room/ws/<name>`; `copilot-room/ws` is main's
-        except RoomError as err:
-            raise web.HTTPError(err.status, err.message) from None
+        self.room_name = self.path_kwargs.pop("room_name", MAIN)  # `ws/<name>`, or `ws`: main
 
     @ws_authenticated
     @authorized
     async def get(self, *args, **kwargs):
-        try:
-            await self.room.ensure_started()
-        except RoomError as err:  # a refused start (full disk, changed transcript): its status
-            raise web.HTTPError(err.status, err.message) from None
+        try:  # the room loads at its first request (`Rooms.open`)
+            self.room = await self.context.rooms.open(self.room_name)
+        except RoomError as err:  # no such room, a refused start (full disk, changed
+            raise web.HTTPError(err.status, err.message) from None  # transcript): its status
         role = self.room.check_in(self.identity)
         if role not in ADMITTED:
             raise web.HTTPError(403, "You are not admitted to this room.")

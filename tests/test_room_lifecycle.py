@@ -61,7 +61,7 @@ async def test_an_idle_agent_sleeps_wakes_with_its_history_and_a_second_room_wai
     (jp_root_dir / "side").mkdir()
     made = await api("alice", "POST", "rooms", body={"name": "side", "repository": "side"})
     assert made.code == 201, made
-    side = room_app.rooms.get("side")
+    side = room_app.rooms.loaded("side")
     await eventually(lambda: side.document.meta.get("state") == "sleeping", what="side sleeps")
 
     # The next prompt wakes main; the model's request holds the earlier conversation.
@@ -81,6 +81,7 @@ async def test_an_idle_agent_sleeps_wakes_with_its_history_and_a_second_room_wai
     # One slot (max_active_rooms = 1), held by main's running turn: side's prompt waits.
     asked = await api("bob", "POST", "rooms", "side", "prompts", body={"text": "hello side"})
     assert asked.code == 202, asked
+    side = room_app.rooms.loaded("side")  # loaded again if it was unloaded meanwhile (quiet)
     described = (await api("bob", "GET", "rooms", "side", "room")).json["agent"]
     assert described["state"] == "held"
     assert described["agent_detail"] == (

@@ -99,7 +99,7 @@ async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
     ]
     registry = json.loads((room_app.room.state_dir / "rooms.json").read_text())
     assert [(r["name"], r["repository"]) for r in registry["rooms"]] == [("proj", "proj")]
-    assert room_app.rooms.get("proj").state_dir == room_app.room.state_dir / "rooms" / "proj"
+    assert room_app.rooms.loaded("proj").state_dir == room_app.room.state_dir / "rooms" / "proj"
 
     r = await api("alice", "GET", "rooms", "nowhere", "room")
     assert (r.code, r.json["error"]) == (404, "room_not_found")
@@ -120,7 +120,7 @@ async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
     # A card waiting in proj counts for whom may answer it, in the list of rooms.
     r = await api("bob", "POST", "rooms", "proj", "prompts", body={"text": "shell make it"})
     assert r.code == 202, r
-    proj = room_app.rooms.get("proj")
+    proj = room_app.rooms.loaded("proj")
     await eventually(lambda: len(proj.document.approvals) == 1, what="the card in proj")
     waiting = {
         user: by_name(await api(user, "GET", "rooms"))["proj"]["waiting_on_you"]
@@ -136,7 +136,7 @@ async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
     # The room's notebook tools work in its folder, and only there.
     write_notebook(jp_root_dir / "proj" / "inside.ipynb", "inside = 1")
     write_notebook(jp_root_dir / "outside.ipynb", "outside = 1")
-    editor = room_app.rooms.get("proj").turns.notebooks
+    editor = room_app.rooms.loaded("proj").turns.notebooks
     read = json.loads(await editor.call("notebook_read", {"path": "inside.ipynb"}, PROVENANCE))
     assert read["path"] == "inside.ipynb" and read["cells"][0]["source"] == "inside = 1"
     [cell] = read["cells"]
@@ -197,7 +197,7 @@ class TestTwoRoomsAtOnce:
         await ready(api, room)
         r = await api("alice", "POST", "rooms", body={"name": "proj", "repository": "proj"})
         assert r.code == 201, r
-        proj = room_app.rooms.get("proj")
+        proj = room_app.rooms.loaded("proj")
 
         # dave, whom a host admitted to main, waits at proj's door until a host there lets him
         # in (the configured members, like bob, are members of every room).
@@ -266,7 +266,7 @@ class TestTwoRoomsAtOnce:
 
 
 def connected(room_app, name: str) -> list[str]:
-    return sorted(room_app.rooms.get(name).sync.connected())
+    return sorted(room_app.rooms.loaded(name).sync.connected())
 
 
 async def test_a_rooms_agent_reads_and_writes_only_inside_its_folder(make_room, tmp_path):

@@ -1,7 +1,8 @@
 """The server's start when a room cannot start (a full disk after a crash mid-turn, a changed
-transcript): the log says why in one line and what to do, the other rooms start all the same,
-and main's claim link is printed once main has started, also on the request that starts it
-later, never twice.
+transcript): the log says why in one line and what to do, only that room's routes refuse (`GET
+rooms` answers and says which room and why), the other rooms load at their first request as
+always, and main's claim link is printed once main has started, also on the request that starts
+it later, never twice.
 
 The server is the in-process one, started as jupyter_server starts it once it is up
 (`_start_jupyter_server_extension`), on a state directory a last run left: a room `other` beside
@@ -87,11 +88,14 @@ def claim_links(records) -> list[str]:
     return [r.getMessage() for r in records if "has no host yet" in r.getMessage()]
 
 
+def listed(response) -> dict:
+    return {room["name"]: room for room in response.json["rooms"]}
+
+
 @pytest.mark.parametrize("left_behind", [crashed_mid_turn], indirect=True)
-async def test_main_refused_by_a_full_disk_lets_the_others_start_and_prints_its_claim_once_started(
+async def test_main_refused_by_a_full_disk_refuses_only_its_own_routes_and_prints_its_claim_later(
     jp_serverapp, room_app, api, logged, state_dir
 ):
-    other = room_app.rooms.get("other")
     filler = fill(state_dir)
     await room_app._start_jupyter_server_extension(jp_serverapp)  # what the server does once up
 
@@ -101,11 +105,20 @@ async def test_main_refused_by_a_full_disk_lets_the_others_start_and_prints_its_
     assert "\n" not in line
     assert line.startswith("The room 'main' could not start: The disk that holds the room's")
     assert "Free some space" in line and line.endswith("starts at its first request after that.")
-    assert other.document.meta.get("state") == "sleeping", "the other room started"
+    assert room_app.rooms.loaded("other") is None, "the server's start replays no other room"
     assert claim_links(logged()) == [], "main has not started: no claim link yet"
     r = await api("erin", "GET", "room")
     assert (r.code, r.json["error"]) == (507, "insufficient_storage"), r
     assert claim_links(logged()) == []
+
+    r = await api("alice", "GET", "rooms")  # the list answers, and says which room and why
+    assert r.code == 200, r
+    rooms = listed(r)
+    assert rooms["main"]["state"] == "unavailable"
+    assert rooms["main"]["start_error"]["error"] == "insufficient_storage"
+    assert "Free some space" in rooms["main"]["start_error"]["message"]
+    assert (rooms["other"]["state"], "start_error" in rooms["other"]) == ("sleeping", False)
+    assert len([r for r in logged() if "could not start" in r.getMessage()]) == 1, "once"
 
     filler.unlink()
     r = await api("erin", "GET", "room")
@@ -117,22 +130,32 @@ async def test_main_refused_by_a_full_disk_lets_the_others_start_and_prints_its_
     assert secret in room_app._claim_page.read_text()
     assert (await api("erin", "GET", "room")).code == 200
     assert len(claim_links(logged())) == 1, "printed once"
+    assert "start_error" not in listed(await api("alice", "GET", "rooms"))["main"]
     await room_app.stop_extension()
 
 
 @pytest.mark.parametrize("left_behind", [other_room_tampered], indirect=True)
-async def test_another_rooms_refused_start_is_logged_and_main_prints_its_claim_link(
+async def test_another_rooms_refusal_is_found_at_its_first_request_and_main_serves_meanwhile(
     jp_serverapp, room_app, api, logged
 ):
     await room_app._start_jupyter_server_extension(jp_serverapp)
+    assert [r for r in logged() if "could not start" in r.getMessage()] == []
+    assert len(claim_links(logged())) == 1, "main started: its claim link is printed"
 
+    r = await api("alice", "GET", "rooms", "other", "room")
+    assert (r.code, r.json["error"]) == (503, "transcript_tampered"), r
     [refused] = [r for r in logged() if "could not start" in r.getMessage()]
     line = refused.getMessage()
     assert (refused.levelno, refused.exc_info) == (logging.ERROR, None), "one line, no traceback"
     assert line.startswith("The room 'other' could not start:")
     assert "Restore the file from a backup" in line
     assert line.endswith("Restart the server once that is done.")
-    assert len(claim_links(logged())) == 1, "main started: its claim link is printed"
+
     r = await api("alice", "GET", "rooms", "other", "room")
-    assert (r.code, r.json["error"]) == (503, "transcript_tampered"), r
+    assert r.code == 503
+    assert len([r for r in logged() if "could not start" in r.getMessage()]) == 1, "once"
+    rooms = listed(await api("alice", "GET", "rooms"))
+    assert rooms["other"]["start_error"]["error"] == "transcript_tampered"
+    assert rooms["other"]["state"] == "unavailable"
+    assert (await api("alice", "GET", "room")).code == 200, "main is not touched by it"
     await room_app.stop_extension()

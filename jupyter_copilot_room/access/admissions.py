@@ -10,13 +10,14 @@ from configuration or the one-time claim link, so no API call can make anyone a 
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from ..errors import Conflict
 from ..settings import Policy
-from ..statefiles import write_cache
+from ..statefiles import read_json, write_cache
 from .roles import Role
 
 
@@ -104,6 +105,16 @@ class AdmissionBook:
             "claimed_hosts": sorted(self.claimed_hosts),
             "over_hub": sorted(self.over_hub),
         }
+
+
+def restore_decisions(path: Path, book: AdmissionBook) -> None:
+    """The decisions a room's cache holds, into `book` (a room not loaded: who it admits, for
+    the list of rooms). The claimed hosts are main's, shared by every room, and not read here."""
+    data = read_json(path) or {}
+    over_hub = set(data.get("over_hub") or ())
+    for username, decision in (data.get("decisions") or {}).items():
+        with contextlib.suppress(ValueError):  # a decision this version does not know
+            book.restore(username, Decision(decision), over_hub=username in over_hub)
 
 
 def save_decisions(path: Path, book: AdmissionBook) -> None:

@@ -21,7 +21,7 @@ from ..access.hub_grants import hub_grant
 from ..access.identity import SERVER_OWNER, Identity
 from ..errors import InvalidRequest, RoomError
 from ..room.room import Room
-from ..rooms import Rooms
+from ..rooms import MAIN, Rooms
 
 AUTH_RESOURCE = "copilot-room"
 Body = TypeVar("Body", bound=BaseModel)
@@ -66,14 +66,16 @@ class RoomMixin(_Handler):
         self.context = context
         self.room = context.room
 
-    def choose_room(self) -> None:
+    async def open_room(self) -> None:
         """The room a `rooms/<name>/...` route names (tornado hands the name to the method as a
-        keyword, so it is taken out here and the methods keep their arguments); 404
-        `room_not_found` for a name that is no room. Left to `@web.authenticated` when nobody
-        signed in, so the list of rooms is never told to strangers."""
-        name = self.path_kwargs.pop("room_name", None)
-        if name is not None and self.current_user is not None:
-            self.room = self.context.rooms.get(name)
+        keyword, so it is taken out here and the methods keep their arguments; the routes
+        without one are main's), started: a room loads at its first request (`Rooms.open`),
+        and one that cannot start refuses with its reason; 404 `room_not_found` for a name
+        that is no room. Left to `@web.authenticated` when nobody signed in, so the list of
+        rooms is never told to strangers and no room starts for them."""
+        name = self.path_kwargs.pop("room_name", None) or MAIN
+        if self.current_user is not None:
+            self.room = await self.context.rooms.open(name)
 
     @property
     def identity(self) -> Identity:
@@ -101,8 +103,7 @@ class RoomMixin(_Handler):
 class RoomAPIHandler(RoomMixin, APIHandler):
     async def prepare(self, **kwargs: Any) -> None:
         await super().prepare(**kwargs)
-        self.choose_room()
-        await self.room.ensure_started()
+        await self.open_room()
 
     def parse(self, model: type[Body]) -> Body:
         """The request body as `model`; malformed JSON and unknown fields are a clear 400."""

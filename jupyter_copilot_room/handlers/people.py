@@ -68,7 +68,7 @@ class ClaimHandler(RoomMixin, JupyterHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        await self.room.ensure_started()
+        await self.open_room()
         try:
             self.room.claim_host(self.identity, self.get_argument("secret", ""))
         except RoomError as err:

@@ -6,7 +6,10 @@ the role table.
 
 from __future__ import annotations
 
+from typing import Any
+
 from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
 from ..request_bodies import RoomBody
@@ -23,7 +26,11 @@ class RoomStateHandler(RoomAPIHandler):
 class RoomsHandler(RoomAPIHandler):
     """`GET rooms`: every room, main first, with its state, who is in it and what waits on the
     caller there, and whether the caller may create one; `POST rooms {name, repository}`: a new
-    room (hosts and `room_creators`)."""
+    room (hosts and `room_creators`). The list opens no room: it answers while a room cannot
+    start (`main` too), and says which and why."""
+
+    async def prepare(self, **kwargs: Any) -> None:
+        await APIHandler.prepare(self, **kwargs)
 
     @web.authenticated
     @authorized

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from ..agent.base import Agent, AgentHost
@@ -58,6 +58,8 @@ class AgentLife:
         self._idle_timer: asyncio.TimerHandle | None = None
         self._wakeup = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()
+        #: Called when the agent has fallen asleep (the room may then be unloaded).
+        self.on_asleep: Callable[[], None] = lambda: None
 
     def show_state(self) -> None:
         state = self.state()
@@ -139,6 +141,7 @@ class AgentLife:
         self.slots.stopped(self.name)  # its slot passes on (back here, if a prompt came)
         self.show_state()
         self.wake()
+        self.on_asleep()
 
     def _watch_idle(self) -> None:
         """Tell the slots when the agent has nothing to do (a room in line may take its slot)

@@ -21,6 +21,7 @@ from pycrdt import Doc
 from ..access import rules
 from ..access.admissions import AdmissionBook
 from ..access.identity import HostClaim
+from ..access.roles import Role
 from ..agent.base import Agent
 from ..attachments import AttachmentStore
 from ..catalog import Catalog
@@ -152,6 +153,10 @@ class RoomParts:
         self._refused: Exception | None = None  # why every start is refused: see ensure_started
         self._start_lock = asyncio.Lock()
         self._on_started: list[Callable[[], None]] = []
+        #: Called when the room may have become quiet (its agent asleep, a connection closed):
+        #: the server's registry then unloads it once it has stayed so (`rooms.py`).
+        self.on_quiet: Callable[[], None] = lambda: None
+        self.turns.on_asleep = lambda: self.on_quiet()
 
     def _recorded(self, record: Record) -> None:
         self.live.add(record)
@@ -203,3 +208,16 @@ class RoomParts:
     def usage_today(self) -> dict:
         """Today's (UTC) usage per person and for the room, as the records sum it."""
         return budgets.today(self.document.meta.get("usage"), self.clock())
+
+    @property
+    def quiet(self) -> bool:
+        """Nothing would notice the room unloaded: started, its agent asleep, nobody connected,
+        no prompt queued or running, nobody waiting at the door."""
+        return (
+            self._started
+            and self.turns.agent_status == "sleeping"
+            and not self.sync.connected()
+            and self.queue.in_flight is None
+            and self.queue.next_up() is None
+            and not any(p.get("role") == Role.PENDING.value for p in self.people.listing())
+        )

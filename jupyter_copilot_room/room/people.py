@@ -130,6 +130,18 @@ class People:
             "can": rules.listed(role, terms),
         }
 
+    def connected(self) -> list[dict]:
+        """The people connected to the room's document now, by their names and roles."""
+        participants = self.document.participants.to_py() or {}
+        return [
+            {
+                "username": username,
+                "name": (participants.get(username) or {}).get("display_name") or username,
+                "role": (participants.get(username) or {}).get("role", ""),
+            }
+            for username in sorted(self.online())
+        ]
+
     def listing(self) -> list[dict]:
         participants = self.document.participants.to_py() or {}
         return [{"username": name, **fields} for name, fields in sorted(participants.items())]

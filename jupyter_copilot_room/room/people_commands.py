@@ -16,6 +16,7 @@ from ..events import (
     AdmissionChoice,
     ParticipantRole,
     PromptRef,
+    RoomCreated,
     SettingsChanged,
 )
 from .parts import RoomParts
@@ -64,7 +65,37 @@ class PeopleCommands(RoomParts):
         if not can(self.people.check_in(identity), Action.WATCH):
             channel.close(4403, "You are not admitted to this room.")  # lost since the upgrade
             return
-        await self.sync.serve(channel, identity.username, self.people.presence_changed)
+        try:
+            await self.sync.serve(channel, identity.username, self.people.presence_changed)
+        finally:
+            self.on_quiet()  # perhaps the last one gone
+
+    def overview(self, identity: Identity) -> dict:
+        """What `GET rooms` says of this room to `identity`: the agent's state, who is
+        connected and what waits on them there (only where they are admitted), their role,
+        decided without recording a visit (listing is no visit)."""
+        role = self.people.book.role_of(
+            identity.username, verified=identity.verified, hub_role=identity.hub_role
+        )
+        admitted = role in ADMITTED
+        return {
+            "state": self.turns.state(),
+            "people": self.people.connected() if admitted else [],
+            "role": role.value,
+            "waiting_on_you": self.waiting_on(identity.username, role) if admitted else 0,
+        }
+
+    def is_host(self, username: str) -> bool:
+        return self.people.book.is_host(username)
+
+    def record_room_created(self, identity: Identity, name: str, repository: str) -> float:
+        """The creation of another room, recorded in this room's (main's) transcript by its
+        creator; returns when."""
+        self.people.check_in(identity)  # the creator is someone this transcript knows
+        record = self.recorder.commit(
+            "room.created", identity.username, RoomCreated(name=name, repository=repository)
+        )
+        return record.ts
 
     def set_role(self, identity: Identity, username: str, role: ParticipantRole) -> Role:
         """Re-role someone; returns the role now in effect."""

@@ -270,6 +270,11 @@ class Transcript:
     def read_text(self) -> str:
         return self.path.read_text(encoding="utf-8", errors="replace")
 
+    @property
+    def is_open(self) -> bool:
+        """Whether the file is open for appending (a stopped or unloaded room's is not)."""
+        return self._file is not None
+
     def close(self) -> None:
         if self._file is not None:
             self._file.close()

@@ -155,11 +155,13 @@ def api(jp_fetch):
 
 @pytest.fixture
 def connect(jp_ws_fetch):
-    """`await connect(user)`: a live client of the room's document, as `user`."""
+    """`await connect(user)`: a live client of the room's document, as `user` (`connect(user,
+    name)`: of the room `name`'s)."""
     clients = []
 
-    async def open_client(user):
-        ws = await jp_ws_fetch("copilot-room", "ws", headers=people.authorization(user))
+    async def open_client(user, room=None):
+        path = ("ws", room) if room else ("ws",)
+        ws = await jp_ws_fetch("copilot-room", *path, headers=people.authorization(user))
         client = YClient(ws)
         clients.append(client)
         return client
