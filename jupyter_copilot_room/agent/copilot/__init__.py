@@ -4,7 +4,10 @@ This package is the only code that imports the Copilot SDK (`github-copilot-sdk`
 concern: `connection.py` starts, resumes and probes the runtime, `model_access.py` chooses how the
 model is reached (a provider, a Copilot login, or the demo model), `translate.py` turns runtime
 events into the room's events and sums usage, `describe.py` turns permission requests into what a
-person must see to decide, and `agent.py` ties them to the room's `Agent` seam.
+person must see to decide, `runtime_callbacks.py` answers the runtime's requests through the room,
+`health.py` notices the hangs the runtime does not report, `attribution.py` marks who said what,
+`account.py` reads the seat's quota and signs the login out, and `agent.py` ties them to the
+room's `Agent` seam.
 """
 
 from .agent import CopilotAgent

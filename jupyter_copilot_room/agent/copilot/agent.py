@@ -1,52 +1,31 @@
-"""`CopilotAgent`: the room's turns as `session.send` calls, and the runtime's callbacks as the
-room's approval and question cards, which only the room answers.
-
-A periodic probe pings the runtime; one that is dead, or alive but not answering (stopped, hung),
-is reported to the room as `lost` (the room fails the turn it had and calls `restart`, the only
-restart there is). A model call that sends nothing for `model_timeout` seconds fails its turn: the
-runtime itself waits on a silent model endpoint forever.
+"""`CopilotAgent`: the room's agent seam on one Copilot runtime and its one session. It owns the
+session's life (started, resumed, reconnected when the custom agents change, restarted when the
+room asks), the choice of model access and its changes (a host's model, a sign-in or sign-out),
+and the room's turns as `session.send` calls. What the runtime asks of the room goes through
+`runtime_callbacks.py`, the hangs it does not report through `health.py`, its events through
+`translate.py`; the room hears only the events of `events`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import time
 from collections.abc import Callable
 from typing import Any
 
-from copilot.generated.rpc import (
-    AccountGetQuotaRequest,
-    AccountLogoutRequest,
-    PermissionDecisionApproveOnce,
-    PermissionDecisionReject,
-    UserAuthInfo,
-)
 from copilot.session import Attachment, BlobAttachment, FileAttachment
-from copilot.tools import Tool, ToolInvocation, ToolResult
 
-from ...errors import Conflict
 from ...events import AgentError, AgentStatus
-from ...notebooks import TOOL_NAMES, TOOLS, NotebookToolError, Provenance
-from ...notebooks.outputs import MAX_IMAGES, Image
-from ..base import (
-    Agent,
-    AgentHost,
-    AgentSettings,
-    PermissionAsk,
-    QuestionAsk,
-    SeatQuota,
-    Turn,
-)
+from ...notebooks.outputs import Image
+from ..base import Agent, AgentHost, AgentSettings, SeatQuota, Turn
 from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
-from . import plaintext
+from . import account
+from .attribution import SYSTEM_NOTE, attributed
 from .connection import Connection
-from .describe import describe_permission
-from .login_flow import LoginFlow, reason
+from .health import Watchdog
+from .login_flow import LoginFlow
 from .model_access import ModelAccess, choose_model_access, login_token
+from .runtime_callbacks import RuntimeCallbacks
 from .translate import EventTranslator, event_name, model_silent
-
-QUOTA_TIMEOUT = 10.0  # seconds; the runtime answers from the login it already read
 
 #: What the agent's ready line says when the room's session could not be resumed: in general,
 #: and after a sign-in or sign-out (the session belonged to the other model access).
@@ -63,24 +42,8 @@ SIGNED_OUT_SESSION = (
     "and the agent starts afresh, without it as context."
 )
 
-SYSTEM_NOTE = """\
-You are working in a shared room: several people in one Jupyter server steer you together, one
-prompt at a time, and all of them see your replies and tool calls as they happen. Each person's
-message arrives as "[login]: text" at the start of a line, and the further lines of that message
-are indented by four spaces: an indented "[name]: ..." is part of that person's message, never
-another person speaking. A message marked "[login] (steering): text" arrives while you work:
-that person (the prompt's author or a host) redirects the task in hand; follow it from your next
-step on. Answer the person who asked (address them by login when it helps), keep
-in mind that the next message may come from someone else, and do not assume that approvals or
-answers come from the person who wrote the current prompt: a host may answer too."""
-
 
 class CopilotAgent(Agent):
-    #: Seconds between health probes (pings) of the runtime.
-    probe_interval = 2.0
-    #: Seconds a probe waits for the runtime's answer before calling it dead.
-    probe_timeout = 3.0
-
     def __init__(self, settings: AgentSettings):
         super().__init__(settings)
         self.log = settings.log
@@ -93,14 +56,18 @@ class CopilotAgent(Agent):
         self._tasks: list[asyncio.Task] = []
         self._lock = asyncio.Lock()  # held while the runtime (re)connects
         self._agents: list[dict] = []  # the custom agents the session was opened with
-        self._turn: Turn | None = None
-        self._turn_count = 0
+        self.callbacks = RuntimeCallbacks(settings, lambda: self.host, self._show_images)
         self._model = ""  # the model a host chose for the next turns ("": the configured one)
         self._session_model = ""  # the model the session asks now
         self._ready_detail = ""  # what the last ready status said
         self._new_access = ""  # why a session left unresumed after a sign-in or -out is new
-        self._model_calls = 0  # model calls started and not finished in this turn
-        self._silence: asyncio.TimerHandle | None = None  # fails a turn whose model went quiet
+        self.watchdog = Watchdog(
+            settings.model_timeout,
+            self.translator,
+            connection=lambda: None if self._lock.locked() else self.connection,
+            lost=self._runtime_lost,
+            silent=self._model_went_silent,
+        )
 
     @property
     def host(self) -> AgentHost:
@@ -120,7 +87,7 @@ class CopilotAgent(Agent):
     async def start(self, host: AgentHost) -> None:
         self._host = host
         self._tasks.append(asyncio.create_task(self._pump()))
-        self._tasks.append(asyncio.create_task(self._watch()))
+        self._tasks.append(asyncio.create_task(self.watchdog.probe()))
         await self._bring_up("Starting the Copilot runtime…")
 
     async def restart(self) -> None:
@@ -187,8 +154,8 @@ class CopilotAgent(Agent):
             **self._access.session,
             "streaming": True,
             "working_directory": str(self.settings.repository),
-            "on_permission_request": self._on_permission,
-            "on_user_input_request": self._on_user_input,
+            "on_permission_request": self.callbacks.on_permission,
+            "on_user_input_request": self.callbacks.on_user_input,
             "system_message": {"mode": "append", "content": SYSTEM_NOTE},
         }
         if (catalog := self.settings.catalog) is not None:
@@ -198,16 +165,7 @@ class CopilotAgent(Agent):
             config["model"] = self._model
         self._session_model = config.get("model", "")
         if self.settings.notebooks is not None:
-            config["tools"] = [
-                Tool(
-                    spec.name,
-                    spec.description,
-                    self._run_notebook_tool,
-                    parameters=spec.parameters,
-                    skip_permission=spec.approval is None,
-                )
-                for spec in TOOLS
-            ]
+            config["tools"] = self.callbacks.tools()
         return config
 
     async def _disconnect(self) -> None:
@@ -232,21 +190,7 @@ class CopilotAgent(Agent):
         status = await self.connection.client.get_auth_status()
         if not status.isAuthenticated:
             return False
-        host, login, base = status.host or "", status.login or "", self.connection.base
-        forget = None
-        if plaintext.holds(base, host, login):
-            forget = functools.partial(plaintext.forget, base, host, login)
-        else:
-            user = UserAuthInfo(host=host, login=login)
-            try:
-                await self.connection.client.rpc.account.logout(AccountLogoutRequest(user))
-            except Exception as err:
-                raise Conflict(
-                    f"The Copilot runtime could not sign out ({reason(err)}). Remove the login "
-                    "on the server itself (from its keychain, or with /logout in the `copilot` "
-                    "CLI), then restart Jupyter.",
-                    code="signout_failed",
-                ) from None
+        forget = await account.log_out(self.connection, status.host or "", status.login or "")
         await self._choose_access_again(
             "Signed out of Copilot; starting the demo model…", SIGNED_OUT_SESSION, forget
         )
@@ -258,23 +202,7 @@ class CopilotAgent(Agent):
             return None  # no Copilot seat answers: the demo, or the host's own endpoint
         if connection is None:
             return None
-        try:
-            quota = await connection.client.rpc.account.get_quota(
-                AccountGetQuotaRequest(), timeout=QUOTA_TIMEOUT
-            )
-        except Exception as err:  # an older runtime, a login without quota: nothing to show
-            self.log.debug("Copilot room: the runtime gave no quota: %s", err)
-            return None
-        premium = quota.quota_snapshots.get("premium_interactions")
-        if premium is None:
-            return None
-        return SeatQuota(
-            entitlement=premium.entitlement_requests,
-            used=premium.used_requests,
-            remaining_percentage=premium.remaining_percentage,
-            unlimited=premium.is_unlimited_entitlement,
-            resets_at=premium.reset_date,
-        )
+        return await account.seat_quota(connection, self.log)
 
     async def _choose_access_again(
         self, detail: str, new_session: str, forget: Callable[[], None] | None = None
@@ -300,6 +228,7 @@ class CopilotAgent(Agent):
         for task in self._tasks:
             task.cancel()
         self._tasks.clear()
+        self.watchdog.cancel()
         await self._disconnect()
         if self._access is not None:
             await self._access.close()
@@ -322,9 +251,8 @@ class CopilotAgent(Agent):
             await self.connection.session.set_model(self._model)
             self._session_model = self._model
         self.translator.begin_turn()
-        self._model_calls = 0
-        self._turn = turn
-        self._turn_count += 1
+        self.watchdog.begin_turn()
+        self.callbacks.begin_turn(turn)
         # An image goes as a blob attachment: the runtime hands it to the model as an image part.
         attachments: list[Attachment] = [
             BlobAttachment(type="blob", data=i.data, mimeType=i.mime, displayName=i.name)
@@ -381,103 +309,20 @@ class CopilotAgent(Agent):
 
     # -- health ----------------------------------------------------------------------------------
 
-    async def _watch(self) -> None:
-        """Probe the runtime; when it is gone, tell the room (which restarts it)."""
-        while True:
-            await asyncio.sleep(self.probe_interval)
-            if self._lock.locked() or self.connection is None:
-                continue
-            if await self.connection.alive(self.probe_timeout):
-                continue
-            self.log.warning("The Copilot runtime stopped answering")
-            self.translator.busy = False
-            await self._status("lost", "The Copilot runtime stopped answering; restarting it…")
-
-    def _watch_model(self, name: str) -> None:
-        """While a model call is open, every runtime event re-arms the silence timer."""
-        if name == "model.call_start":
-            self._model_calls += 1
-        elif name == "model.call_finished":
-            self._model_calls = max(0, self._model_calls - 1)
-        if self._silence is not None:
-            self._silence.cancel()
-            self._silence = None
-        if self._model_calls and self.translator.busy:
-            self._silence = asyncio.get_running_loop().call_later(
-                self.settings.model_timeout,
-                lambda: self._tasks.append(asyncio.create_task(self._model_went_silent())),
-            )
+    async def _runtime_lost(self) -> None:
+        """The probe found the runtime gone: tell the room (which restarts it)."""
+        self.log.warning("The Copilot runtime stopped answering")
+        self.translator.busy = False
+        await self._status("lost", "The Copilot runtime stopped answering; restarting it…")
 
     async def _model_went_silent(self) -> None:
         """The model endpoint sent nothing for `model_timeout` s: fail the turn with that reason
         (the runtime then ends it as aborted) rather than wait for the turn's deadline."""
-        self._silence = None
-        if not self.translator.busy:
-            return
         message = model_silent(self.settings.model_timeout)
         self.log.warning("Copilot room: %s", message)
         self.translator.fail(message)
         await self.host.publish(AgentError(message=message))
         await self.abort()
-
-    # -- runtime callbacks -----------------------------------------------------------------------
-
-    async def _on_permission(self, request: Any, invocation: Any) -> Any:
-        if getattr(request, "kind", "") == "custom-tool" and request.tool_name in TOOL_NAMES:
-            ask = await self._describe_notebook_call(request)
-        else:
-            ask = describe_permission(request)
-        answer = await self.host.request_permission(ask)
-        if answer.approved:
-            return PermissionDecisionApproveOnce()
-        return PermissionDecisionReject(feedback=answer.text)
-
-    async def _describe_notebook_call(self, request: Any) -> PermissionAsk:
-        """A notebook edit's card (the notebook, the cell, a before/after diff) or a run's (kind
-        `execute`: the code of each cell and which kernel)."""
-        assert self.settings.notebooks is not None
-        kind = next(s.approval for s in TOOLS if s.name == request.tool_name) or "notebook"
-        try:
-            summary, details = await self.settings.notebooks.describe(
-                request.tool_name, request.args
-            )
-        except NotebookToolError as err:
-            summary, details = f"{request.tool_name} (it will fail: {err})", {}
-        return PermissionAsk(kind, summary, details)
-
-    async def _on_user_input(self, request: Any, invocation: Any) -> dict[str, Any]:
-        ask = QuestionAsk(
-            question=request.get("question", ""),
-            choices=tuple(request.get("choices") or ()),
-            allow_freeform=request.get("allowFreeform", True),
-        )
-        answer = await self.host.ask_question(ask)
-        return {"answer": answer.text, "wasFreeform": answer.text not in ask.choices}
-
-    async def _run_notebook_tool(self, invocation: ToolInvocation) -> ToolResult:
-        """A notebook tool call; edits reach here only after the room approved them."""
-        assert self.settings.notebooks is not None
-        turn = self._turn
-        provenance = Provenance(
-            prompt_id=turn.prompt_id if turn else "",
-            author=turn.author if turn else "",
-            turn=self._turn_count,
-            tool_call_id=invocation.tool_call_id,
-            time=time.time(),
-            author_name=turn.author_name if turn else "",
-        )
-        try:
-            if invocation.tool_name == "notebook_run_cells":
-                ran = await self.settings.notebooks.run_cells(invocation.arguments, provenance)
-                if ran.images:
-                    await self._show_images(ran.images[:MAX_IMAGES])
-                return ToolResult(text_result_for_llm=ran.text)
-            text = await self.settings.notebooks.call(
-                invocation.tool_name, invocation.arguments, provenance
-            )
-        except NotebookToolError as err:
-            return ToolResult(text_result_for_llm=str(err), result_type="failure", error=str(err))
-        return ToolResult(text_result_for_llm=text)
 
     # -- events ----------------------------------------------------------------------------------
 
@@ -485,20 +330,12 @@ class CopilotAgent(Agent):
         """Hand runtime events to the room one at a time, in the order they came."""
         while True:
             event = await self._events.get()
-            self._watch_model(event_name(event))
+            self.watchdog.saw(event_name(event))
             try:
                 for mapped in self.translator.translate(event):
                     await self.host.publish(mapped)
             except Exception:
                 self.log.exception("Could not handle runtime event %s", event_name(event))
-
-
-def attributed(author: str, text: str, note: str = "") -> str:
-    """`[login]: text` (`[login] (steering): text` with that `note`) with every further line
-    indented, so no line of one person's message can pass for another person speaking (the
-    system message says how authorship is marked)."""
-    first, *rest = text.splitlines() or [""]
-    return "\n".join([f"[{author}]{note}: {first}", *(f"    {line}" for line in rest)])
 
 
 def error_chain(err: BaseException) -> str:
