@@ -117,7 +117,9 @@ async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
         )
     assert refused.value.code == 404
 
-    # A card waiting in proj counts for whom may answer it, in the list of rooms.
+    # A card waiting in proj counts for whom it waits on, in the list of rooms: its author (a
+    # host may answer it too, but it waits on a host only once no named user is left), as the
+    # sidebar tab counts it (access/rules.py `waits_on`).
     r = await api("bob", "POST", "rooms", "proj", "prompts", body={"text": "shell make it"})
     assert r.code == 202, r
     proj = room_app.rooms.loaded("proj")
@@ -126,7 +128,7 @@ async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
         user: by_name(await api(user, "GET", "rooms"))["proj"]["waiting_on_you"]
         for user in ("alice", "bob", "carol")
     }
-    assert waiting == {"alice": 1, "bob": 1, "carol": 0}  # a host, the author, a viewer
+    assert waiting == {"alice": 0, "bob": 1, "carol": 0}  # a host, the author, a viewer
     assert by_name(await api("alice", "GET", "rooms"))["main"]["waiting_on_you"] == 0
     [card] = proj.document.approvals.to_py()
     r = await api("bob", "POST", "rooms", "proj", "approvals", card, body={"decision": "reject"})

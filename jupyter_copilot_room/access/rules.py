@@ -105,9 +105,22 @@ def may_answer(answerers: Mapping[str, Any], username: str, role: Role) -> bool:
     return username in answerers.get("users", ()) and Action.ANSWER_OWN in ROLE_ACTIONS[role]
 
 
-def waits_on(answerers: Mapping[str, Any], username: str, role: Role) -> bool:
-    """Whether the card waits on `username`: they may answer it and have not approved it yet."""
+def may_approve(answerers: Mapping[str, Any], username: str, role: Role) -> bool:
+    """Whether `username` may approve the card: they may answer it and have not approved it yet
+    (a card that needs two approvers takes one approval per person)."""
     return may_answer(answerers, username, role) and username not in answerers.get("approved", ())
+
+
+def waits_on(answerers: Mapping[str, Any], username: str, role: Role) -> bool:
+    """Whether the card waits on `username` (their sidebar tab and the room list count it): the
+    users it names who have not approved yet, and, once none is left (a card nobody is named on:
+    someone at the door; a two-approver card its author approved), the roles it names. A host
+    may answer a member's card, but it waits on the member."""
+    if not may_approve(answerers, username, role):
+        return False
+    approved = answerers.get("approved", ())
+    named = [user for user in answerers.get("users", ()) if user not in approved]
+    return username in named if named else role.value in answerers.get("roles", ())
 
 
 def waiting_on(cards: Iterable[Mapping[str, Any]], username: str, role: Role) -> int:

@@ -70,10 +70,22 @@ export function mayAnswer(me: IMe | null, answerers: IAnswerers | null | undefin
   );
 }
 
-/** Does the card wait on `me`: they may answer it and have not approved it yet (a card that
+/** May `me` approve the card: they may answer it and have not approved it yet (a card that
  * needs two approvers takes one approval per person; a rejection stays open to them). */
-export function waitsOn(me: IMe | null, answerers: IAnswerers | null | undefined): boolean {
+export function mayApprove(me: IMe | null, answerers: IAnswerers | null | undefined): boolean {
   return mayAnswer(me, answerers) && !(answerers?.approved ?? []).includes(me?.username ?? '');
+}
+
+/** Does the card wait on `me` (the sidebar tab counts it, as the room list does): the users it
+ * names who have not approved yet, and, once none is left (someone at the door; a two-approver
+ * card its author approved), the roles it names. A host may answer a member's card, but it
+ * waits on the member. The same rule as the server's `access/rules.py` `waits_on`. */
+export function waitsOn(me: IMe | null, answerers: IAnswerers | null | undefined): boolean {
+  if (!me || !answerers || !mayApprove(me, answerers)) {
+    return false;
+  }
+  const named = answerers.users.filter(user => !answerers.approved.includes(user));
+  return named.length > 0 ? named.includes(me.username) : answerers.roles.includes(me.role);
 }
 
 /** Who may still give the missing approval of a card that needs two, in words: the users it

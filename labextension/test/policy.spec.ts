@@ -20,6 +20,7 @@ import {
   requestAction,
   requestTitle,
   roomStatusLabel,
+  mayApprove,
   stillMayApprove,
   waitsOn,
   turnStateLabel,
@@ -100,6 +101,14 @@ describe('who may do what', () => {
     expect(mayAbort(alice)).toBe(true);
   });
 
+  it('waits on the author of a card, not on the hosts who may also answer it', () => {
+    expect([alice, bob, erin].map(who => waitsOn(who, card('bob').answerers))).toEqual([
+      false,
+      true,
+      false
+    ]);
+  });
+
   it("lets the prompt's author and hosts answer its card, not other members", () => {
     expect([alice, bob, erin, carol].map(who => mayAnswer(who, card('bob').answerers))).toEqual([
       true,
@@ -111,14 +120,16 @@ describe('who may do what', () => {
 
   it('needs two different people for a card that wants two approvers', () => {
     const two = { ...card('bob'), answerers: answerers(['bob'], ['host'], ['bob']) };
-    expect([alice, bob, erin].map(who => waitsOn(who, two.answerers))).toEqual([
+    expect([alice, bob, erin].map(who => mayApprove(who, two.answerers))).toEqual([
       true,
       false,
       false
     ]);
+    expect([alice, bob].map(who => waitsOn(who, two.answerers))).toEqual([true, false]);
     expect(mayAnswer(bob, two.answerers)).toBe(true); // may still reject
     expect(stillMayApprove(two)).toBe('a host');
     const byHost = { ...two, answerers: answerers(['bob'], ['host'], ['alice']) };
+    expect([alice, bob].map(who => mayApprove(who, byHost.answerers))).toEqual([false, true]);
     expect([alice, bob].map(who => waitsOn(who, byHost.answerers))).toEqual([false, true]);
     expect(stillMayApprove(byHost)).toBe('the author or another host');
   });

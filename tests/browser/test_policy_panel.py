@@ -1,7 +1,11 @@
 """Approval policies in the panel (issue 16): a host makes `rm *` need two approvers in Room
 settings, the room says the new policy in one readable line; the author approves a matching
 command and everyone's card says who approved and who still may (another member reads it, with
-no buttons); a host approves and it runs; the transcript's line names both and the rule."""
+no buttons), and what waits on whom moves from the author to the hosts, alike in each person's
+sidebar tab and in the room list the switcher reads (issue 26); a host approves and it runs; the
+transcript's line names both and the rule."""
+
+import re
 
 from playwright.sync_api import expect
 
@@ -17,6 +21,23 @@ def runs_the_prompt(request):
         return Reply("Done.")
     command = request.prompt.split("]: ", 1)[1].split("\n", 1)[0]
     return Reply(tool_calls=(ToolCall("bash", {"command": command, "description": "run"}),))
+
+
+TAB = '.lm-TabBar-tab[data-id="jp-copilot-room"]'
+
+
+def waiting_agree(pages_and_counts):
+    """Each person's sidebar tab and the room list (`GET rooms`, the switcher's) count the same
+    cards waiting on them in main."""
+    for page, count in pages_and_counts:
+        rooms = page_api(page, "GET", "rooms")["json"]["rooms"]
+        [main] = [room for room in rooms if room["name"] == "main"]
+        assert main["waiting_on_you"] == count, (page.user, main)
+        tab = page.locator(TAB)
+        if count:
+            expect(tab).to_have_attribute("data-copilot-attention", str(count))
+        else:
+            expect(tab).not_to_have_attribute("data-copilot-attention", re.compile(r"."))
 
 
 def test_a_host_asks_two_approvers_for_rm_and_the_card_says_who_still_may(
@@ -54,6 +75,7 @@ def test_a_host_asks_two_approvers_for_rm_and_the_card_says_who_still_may(
     card = bob.locator(".jp-CopilotRoom-approval")
     expect(card).to_contain_text("Needs two approvers", timeout=30_000)
     expect(card).to_contain_text("(rule shell: rm * -> two).")
+    waiting_agree([(alice, 0), (bob, 1), (dave, 0)])  # it waits on its author first
     card.get_by_role("button", name="Approve").click()
 
     for page in (alice, bob, dave):
@@ -65,6 +87,7 @@ def test_a_host_asks_two_approvers_for_rm_and_the_card_says_who_still_may(
     ).to_have_count(0)
     expect(dave.locator(".jp-CopilotRoom-approval").get_by_role("button")).to_have_count(0)
     assert (lab.root / "doomed.txt").exists()  # one approval is not enough
+    waiting_agree([(alice, 1), (bob, 0), (dave, 0)])  # then on a host, no longer on its author
     problems += fits_at_every_look(
         alice, screenshot, "two-approvers-card-", ".jp-CopilotRoom-approval"
     )

@@ -5,7 +5,7 @@ import { IRoomClient } from '../../api';
 import { needsReader } from '../../attention';
 import { IRoomModel } from '../../model';
 import { nameOf } from '../../names';
-import { mayAnswer, requestTitle, stillMayApprove, waitsOn } from '../../policy';
+import { mayAnswer, mayApprove, requestTitle, stillMayApprove } from '../../policy';
 import { IApproval } from '../../types';
 import { IAction } from '../action';
 import { RuleText } from '../entries/request';
@@ -62,7 +62,7 @@ export function ApprovalCard(props: {
       )}
       {mayAnswer(model.me, card.answerers) && (
         <div className="jp-CopilotRoom-cardActions">
-          {waitsOn(model.me, card.answerers) && (
+          {mayApprove(model.me, card.answerers) && (
             <button
               className="jp-mod-styled jp-mod-accept"
               disabled={action.busy}
