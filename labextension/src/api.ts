@@ -350,9 +350,12 @@ export interface IRoomEntry {
   people: { username: string; name: string; role: string }[];
   /** The reader's role there (`host`, `member`, `viewer`, `pending`, ...). */
   role: string;
-  /** Cards the reader may answer there (admissions too, for its hosts). */
+  /** Cards that wait on the reader there (`answerers`: people at the door, for its hosts). */
   waiting_on_you: number;
   created_by: string;
+  /** Why the room could not start (its state is then `unavailable`); its own routes refuse
+   * with the same error, the other rooms are not touched. */
+  start_error?: { error: string; message: string };
 }
 
 export interface IRoomList {

@@ -66,6 +66,9 @@ export function roomDetails(room: IRoomEntry, people = room.people.length): stri
   if (room.waiting_on_you > 0) {
     parts.push(waitingLabel(room.waiting_on_you));
   }
+  if (room.start_error) {
+    parts.push(`could not start: ${room.start_error.message}`);
+  }
   return parts.join(' · ');
 }
 

@@ -53,6 +53,10 @@ describe('the rooms list, in words', () => {
     expect(roomDetails(entry('ops', { waiting_on_you: 2, people: [...people, ...people] }))).toBe(
       'ops/ · idle · 2 people · 2 waiting on you'
     );
+    const refused = { error: 'insufficient_storage', message: 'The disk is full.' };
+    expect(roomDetails(entry('main', { state: 'unavailable', start_error: refused }))).toMatch(
+      / · nobody in · could not start: The disk is full\.$/
+    );
   });
 
   it('lets the reader create rooms when the server says so, else when they host main', () => {
