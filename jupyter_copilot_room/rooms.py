@@ -303,16 +303,15 @@ class Rooms:
         comes from its caches; a room that could not start says why (`start_error`)."""
         record = self._records[name]
         room = self._loaded.get(name)
-        if room is not None and name not in self._refused:
+        if room is not None:
             seen = room.overview(identity)
         else:
-            book = room.people.book if room is not None else self._doors.get(name)
-            assert book is not None  # a room not loaded has its door
-            role = book.role_of(
+            role = self._doors[name].role_of(
                 identity.username, verified=identity.verified, hub_role=identity.hub_role
             )
-            state = "unavailable" if name in self._refused else "sleeping"
-            seen = {"state": state, "people": [], "role": role.value, "waiting_on_you": 0}
+            seen = {"state": "sleeping", "people": [], "role": role.value, "waiting_on_you": 0}
+        if name in self._refused:
+            seen["state"] = "unavailable"
         entry = {
             "name": name,
             "repository": record.repository,
