@@ -95,6 +95,7 @@ class Rooms:
         self._unloading: dict[str, asyncio.Task[None]] = {}
         self._last_used: dict[str, float] = {}
         self._checks: dict[str, asyncio.TimerHandle] = {}
+        self._stopping = False
         main.on_quiet = lambda: None  # main stays loaded
 
     # -- the registry ----------------------------------------------------------------------------
@@ -184,7 +185,7 @@ class Rooms:
         self._check_later(name)
 
     def _check_later(self, name: str) -> None:
-        if name == MAIN or self.idle_timeout <= 0:
+        if name == MAIN or self.idle_timeout <= 0 or self._stopping:
             return
         if (check := self._checks.pop(name, None)) is not None:
             check.cancel()
@@ -332,6 +333,7 @@ class Rooms:
             await self.open(MAIN)
 
     async def stop(self) -> None:
+        self._stopping = True  # the rooms' last connections closing schedule no unload
         for check in self._checks.values():
             check.cancel()
         self._checks.clear()
