@@ -131,3 +131,33 @@ def test_an_unanswered_request_times_out_on_time_whatever_the_wall_clock_does(
             await room.stop()
 
     asyncio.run(scenario())
+
+
+async def test_a_turn_aborted_while_it_starts_never_reaches_the_agent(tmp_path):
+    """The abort lands while the turn reads what its prompt points at (its context, its
+    attachments): the prompt is never sent, and the turn ends canceled by the host."""
+    room = make_room(tmp_path)
+    await room.ensure_started()
+    reading, release = asyncio.Event(), asyncio.Event()
+    prepare = room.turns.inputs.turn
+
+    async def slow_to_read(prompt):
+        reading.set()
+        await release.wait()  # the notebooks and files a prompt names take a while to read
+        return await prepare(prompt)
+
+    room.turns.inputs.turn = slow_to_read
+    try:
+        prompt_id, _ = room.submit(BOB, PromptBody(text="say never"))
+        await asyncio.wait_for(reading.wait(), 5)
+        aborting = asyncio.create_task(room.abort(ALICE))
+        await eventually(lambda: room.turns.running.stop is not None, what="the abort")
+        release.set()
+        await aborting
+        await eventually(lambda: room.queue.in_flight is None, what="the turn to end")
+        assert room.agent.turns == [], "the aborted prompt never reached the agent"
+        [prompt] = [e for e in entries(room, "prompt") if e["id"] == prompt_id]
+        assert prompt["state"] == "canceled"
+        assert room.document.meta.get("state") == "idle", "no restart: the agent was not stuck"
+    finally:
+        await room.stop()

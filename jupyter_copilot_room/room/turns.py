@@ -177,7 +177,11 @@ class Turns(AgentLife):
         )
         if self.checkpoints is not None:  # beside the send: `worktree_read` gates the writes
             self.checkpoints.turn_started(prompt.id)
-        await self.agent.send(await self.inputs.turn(prompt))
+        sent = await self.inputs.turn(prompt)  # reads notebooks, files, images: it awaits
+        if turn.stop is not None:  # stopped meanwhile (an abort, the deadline): never sent
+            self.end()
+            return
+        await self.agent.send(sent)
 
     async def worktree_read(self) -> None:
         """Once the running turn's checkpoint has the worktree as the turn found it. The agent
