@@ -51,10 +51,36 @@ _COMMIT = re.compile(r"[0-9a-f]{40}")
 REVERT_ATTEMPTS = 3
 
 
+#: What a subject may not hold: line breaks of any kind and other control characters (the
+#: message's paragraphs are ours; a person's text never adds one).
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
 def message(subject: str, prompt_id: str, username: str) -> str:
-    """A checkpoint's commit message: the prompt's first line, then the turn and its author."""
-    first = subject.strip().splitlines()[0][:200] if subject.strip() else "(no text)"
-    return f"{first}\n\n{TRAILER}: {prompt_id}\n{AUTHOR_TRAILER}: {username}\n"
+    """A checkpoint's commit message: the prompt's first line, then the turn and its author as
+    the last paragraph, git's trailer block, the only place `find` reads them."""
+    lines = subject.strip().splitlines()
+    first = _UNPRINTABLE.sub(" ", lines[0]).strip()[:200] if lines else ""
+    return f"{first or '(no text)'}\n\n{TRAILER}: {prompt_id}\n{AUTHOR_TRAILER}: {username}\n"
+
+
+def trailers(commit_object: str) -> dict[str, str] | None:
+    """Our trailers of a commit (`cat-file commit` output), from its trailer block only: the last
+    paragraph of a message that has a subject before it, as git parses trailers, each of ours
+    exactly once. Whatever the subject says (a prompt's text) is never read; None if not ours."""
+    _, _, body = commit_object.partition("\n\n")
+    paragraphs = [p for p in body.strip().split("\n\n") if p.strip()]
+    if len(paragraphs) < 2:
+        return None  # the first paragraph is the subject, never trailers
+    found: dict[str, list[str]] = {}
+    for line in paragraphs[-1].splitlines():
+        key, sep, value = line.partition(": ")
+        if sep:
+            found.setdefault(key, []).append(value.strip())
+    values = {key: found.get(key, []) for key in (TRAILER, AUTHOR_TRAILER)}
+    if any(len(v) != 1 or not v[0] for v in values.values()):
+        return None
+    return {key: v[0] for key, v in values.items()}
 
 
 @dataclass(frozen=True)
@@ -206,14 +232,12 @@ class Checkpoints:
             if tip is None:
                 raise GitFailed("no checkpoints")
             await self.git.run("merge-base", "--is-ancestor", commit, tip)
-            message = await self.git.run("cat-file", "commit", commit)
+            found = trailers(await self.git.run("cat-file", "commit", commit))
         except GitFailed:
-            raise NotFound(f"There is no checkpoint {commit}.", code="no_checkpoint") from None
-        turn = re.search(rf"^{TRAILER}: (\S+)$", message, re.MULTILINE)
-        author = re.search(rf"^{AUTHOR_TRAILER}: (.+)$", message, re.MULTILINE)
-        if turn is None or author is None:
+            found = None
+        if found is None:
             raise NotFound(f"There is no checkpoint {commit}.", code="no_checkpoint")
-        return turn.group(1), author.group(1)
+        return found[TRAILER], found[AUTHOR_TRAILER]
 
     async def diff(self, commit: str) -> str:
         await self.find(commit)
