@@ -7,12 +7,13 @@ already open). A refused claim link is a page a person reads in the browser, so 
 from __future__ import annotations
 
 import html
+from urllib.parse import urlencode
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import JupyterHandler
 from tornado import web
 
-from ..errors import RoomError
+from ..errors import NotAllowed, RoomError
 from ..request_bodies import AdmissionBody, ClaimBody, RoleBody
 from .base import RoomAPIHandler, RoomMixin
 
@@ -58,6 +59,12 @@ class ClaimAPIHandler(RoomAPIHandler):
     @authorized
     def post(self) -> None:
         body = self.parse(ClaimBody)
+        if self.acts_as_server_owner:
+            raise NotAllowed(
+                "The host secret makes the person who opens it in a browser the host; a request "
+                "with only the server's token (a script, a kernel) cannot spend it.",
+                code="claim_needs_a_person",
+            )
         self.room.claim_host(self.identity, body.secret)
         self.reply(self.room.describe(self.identity))
 
@@ -69,8 +76,15 @@ class ClaimHandler(RoomMixin, JupyterHandler):
     @authorized
     async def get(self) -> None:
         await self.open_room()
+        secret = self.get_argument("secret", "")
+        if self.acts_as_server_owner:
+            # A fresh browser's first request: the link's `?token=` signed it in, and this
+            # response carries its login cookie. The claim waits for the request that has it,
+            # so the person becomes host, not the server's token ("Server owner").
+            self.redirect(f"{self.request.path}?{urlencode({'secret': secret})}")
+            return
         try:
-            self.room.claim_host(self.identity, self.get_argument("secret", ""))
+            self.room.claim_host(self.identity, secret)
         except RoomError as err:
             self.set_status(err.status)
             self.set_header("Content-Type", "text/html; charset=utf-8")

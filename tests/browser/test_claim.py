@@ -7,14 +7,16 @@ open and is the host there; the door never says "a host has been asked" while th
 stops offering the claim once there is a host.
 """
 
+import html
 import re
 import urllib.parse
 from pathlib import Path
 
 import pytest
+from jupyter_server.auth.identity import IdentityProvider
 from playwright.sync_api import expect
 
-from ..harness.pages import DARK, LIGHT, new_page, set_theme, wait_for_lab
+from ..harness.pages import DARK, LIGHT, new_page, page_api, set_theme, wait_for_lab
 from ..harness.people import DISPLAY_NAMES, GUEST, token
 from ..harness.server import JupyterServer
 from .panel import axe_violations, layout_problems, set_sidebar_width, show_room
@@ -137,3 +139,61 @@ def test_the_server_starter_claims_the_room_in_the_tab_already_open(
     expect(dave.get_by_role("form", name="Claim the room as its host")).to_have_count(0)
     expect(starter.locator(".jp-CopilotRoom-admission")).to_contain_text("Dave asks to join")
     screenshot(dave.locator(PANEL), "door-with-a-host")
+
+
+@pytest.fixture
+def token_lab(tmp_path):
+    """A plain token-protected `jupyter lab` as README starts it: jupyter_server's own identity
+    provider (each browser one of its anonymous users), nobody configured as host."""
+    server = JupyterServer(
+        tmp_path,
+        app="lab",
+        room={"hosts": [], "members": [], "viewers": []},
+        extra=({"ServerApp": {"identity_provider_class": IdentityProvider}},),
+    )
+    server.launch()
+    try:
+        server.wait_until(lambda: "claim.html" in server.log.read_text(), 90, "claim notice")
+        yield server
+    finally:
+        server.stop(grace=15)
+
+
+def printed_links(lab) -> tuple[str, str]:
+    """The lab link jupyter_server printed and the claim link the claim page holds, both with
+    the server's token, as a newcomer copies them."""
+    log = lab.log.read_text()
+    lab_url = re.search(r"(http://127\.0\.0\.1:\d+/lab\?token=\w+)", log)[1]
+    page_path = Path(urllib.parse.urlparse(re.search(r"file://\S+claim\.html", log)[0]).path)
+    claim = re.search(r'href="(http://127\.0\.0\.1[^"]+)"', page_path.read_text())[1]
+    return lab_url, html.unescape(claim)
+
+
+@pytest.mark.parametrize("first", ["the claim link", "JupyterLab"])
+def test_whoever_opens_the_claim_link_becomes_host_in_a_fresh_browser_too(
+    token_lab, browser, first, screenshot
+):
+    """The link carries `?token=`: a fresh browser's first request is the server's token, with
+    no login cookie yet. The claim waits for the request with the browser's own cookie, so the
+    person becomes host, never "Server owner" (issue 27)."""
+    lab_url, claim = printed_links(token_lab)
+    assert "token=" in claim
+    starter = new_page(browser, "starter")
+    try:
+        if first == "JupyterLab":
+            starter.goto(lab_url)
+            wait_for_lab(starter)
+        starter.goto(claim)
+        wait_for_lab(starter)
+        show_room(starter)
+        expect(starter.locator(".jp-CopilotRoom-claimed")).to_contain_text(
+            "You are the host of this room.", timeout=15_000
+        )
+        line = starter.locator(".jp-CopilotRoom-system").filter(has_text="claimed the room")
+        expect(line).to_contain_text("claimed the room as its host.")
+        expect(line).not_to_contain_text("Server owner")
+        me = page_api(starter, "GET", "room")["json"]["me"]
+        assert (me["role"], me["username"] != "server-owner") == ("host", True), me
+        screenshot(starter.locator(PANEL), "claimed-in-a-fresh-browser")
+    finally:
+        starter.context.close()
