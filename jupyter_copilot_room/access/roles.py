@@ -75,8 +75,3 @@ ADMITTED = frozenset({Role.HOST, Role.MEMBER, Role.VIEWER})
 
 def can(role: Role, action: Action) -> bool:
     return action in ROLE_ACTIONS[role]
-
-
-def actions_of(role: Role) -> list[str]:
-    """The caller's actions in a stable order, for `GET room`'s `me.can`."""
-    return [action.value for action in Action if action in ROLE_ACTIONS[role]]

@@ -4,7 +4,8 @@ The role table (`roles.py`) says what each role grants. This module adds what th
 and state decide: a viewer's chat, an author's revert, the host claim while the room has no host,
 and who a card waits on. Its answers are shipped as data, `GET room`'s `me.can` and each card's
 `answerers` in the document (the document is shared, so a card names users and roles, never
-"you"), and the panel, the widget and the kernel read them instead of re-deriving the rules. A
+"you"), and the panel and the widget (which shows the panel's cards) read them instead of
+re-deriving the rules; the kernel API only relays answers, which the server checks here. A
 change of who may answer a card is a change here and in this module's tests.
 """
 

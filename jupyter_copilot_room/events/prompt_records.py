@@ -4,6 +4,7 @@ readiness."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -99,6 +100,16 @@ class PromptFinished(Strict):
     id: str
     state: Literal["completed", "failed", "canceled"]
     reason: str | None = None
+
+    def end_line(self, reported: Collection[str]) -> str | None:
+        """The line a turn's end adds, in the room and in its exports alike: none for a
+        completed turn, nor for a host's abort (its own `abort` line said so), nor for a reason
+        the agent reported on the turn (`reported`: its error lines say it)."""
+        if self.state == "completed" or self.reason in reported:
+            return None
+        if self.reason:
+            return self.reason
+        return None if self.state == "canceled" else f"The turn was {self.state}."
 
 
 class AssistantStarted(Strict):

@@ -9,7 +9,6 @@ only through `RoomDocument`'s methods for handlers; a turn's end closes every ro
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from pycrdt import Map, Text
@@ -88,7 +87,7 @@ def prompt_finished(doc: RoomDocument, record: Record, p: ev.PromptFinished) -> 
     if (entry := doc.entry(p.id)) is not None:
         entry["state"] = p.state
     doc.close_rows(p.id)
-    if (line := end_line(p, doc.errors_said(p.id))) is not None:
+    if (line := p.end_line(doc.errors_said(p.id))) is not None:
         doc.system(record, line)
     if doc.meta.get("turn_prompt") == p.id:
         doc.meta["turn_owner"] = None
@@ -336,17 +335,6 @@ def turn_reverted(doc: RoomDocument, record: Record, p: ev.TurnReverted) -> None
     said["checkpoint"] = {"commit": p.commit, "files": list(p.files)}
     if (entry := doc.entry(p.prompt_id)) is not None:
         entry["reverted_by"] = record.actor
-
-
-def end_line(finished: ev.PromptFinished, reported: Collection[str]) -> str | None:
-    """The line a turn's end adds, in the room and in its exports: none for a completed turn,
-    nor for a host's abort (its own `abort` line said so), nor for a reason the agent reported
-    on the turn (`reported`: its error lines say it)."""
-    if finished.state == "completed" or finished.reason in reported:
-        return None
-    if finished.reason:
-        return finished.reason
-    return None if finished.state == "canceled" else f"The turn was {finished.state}."
 
 
 def _summed(sums: dict[str, Any], spent: dict[str, Any]) -> dict[str, Any]:
