@@ -42,6 +42,7 @@ PER_ROOM = [
     (f"checkpoints/{_ID}/diff", checkpoints.CheckpointDiffHandler),
     (f"checkpoints/{_ID}/revert", checkpoints.CheckpointRevertHandler),
     (f"approvals/{_ID}", requests.ApprovalHandler),
+    (f"approvals/{_ID}/details", requests.ApprovalDetailsHandler),
     (f"questions/{_ID}", requests.QuestionHandler),
     ("abort", agent.AbortHandler),
     ("agent/start", agent.AgentStartHandler),

@@ -199,4 +199,4 @@ def _diff(before: str, after: str) -> str:
             "after",
             lineterm="\n",
         )
-    )[:8000]
+    )  # whole: the room's card cuts it and says how much it hid (room/card_content.py)

@@ -36,8 +36,6 @@ log = logging.getLogger(__name__)
 FOLLOW = 0.5
 #: The server's view of a kernel right after the room's run ended in it: not news (`_connected`).
 LAGGING = ("busy", "starting")
-#: Characters of each cell's code an approval card shows.
-MAX_CARD_SOURCE = 4000
 
 
 @dataclass
@@ -307,11 +305,11 @@ def inspection(names: list[str]) -> str:
 
 
 def card_code(cells: list[tuple[str, str]]) -> str:
-    """The code of each cell, as the approval card shows it."""
+    """The code of each cell, whole: the room's card cuts it and says how much it hid
+    (`room/card_content.py`)."""
     parts = []
     for n, (cell_id, source) in enumerate(cells, 1):
-        shown = source if len(source) <= MAX_CARD_SOURCE else source[:MAX_CARD_SOURCE] + "\n[...]"
-        parts.append(f"# ── cell {n} of {len(cells)} ({cell_id}) ──\n{shown}")
+        parts.append(f"# ── cell {n} of {len(cells)} ({cell_id}) ──\n{source}")
     return "\n\n".join(parts)
 
 

@@ -2,9 +2,11 @@
 
 Each request belongs to the running prompt and so to its author: the author and the hosts may
 answer (the ledger in `requests.py` decides). This module owns what the ledger cannot: the agent's
-future waiting on each answer and each request's own timer. Deadlines and timers run on one clock,
-the event loop's monotonic one, so "no answer before the deadline means no" holds whatever the
-wall clock does; the wall-clock deadline in the document only drives the people's countdown.
+future waiting on each answer, each request's own timer, and the whole of what its card shows
+only in part (`card_content.py`; `GET approvals/<id>/details` until it settles). Deadlines and
+timers run on one clock, the event loop's monotonic one, so "no answer before the deadline means
+no" holds whatever the wall clock does; the wall-clock deadline in the document only drives the
+people's countdown.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from collections.abc import Callable
 
 from ..access.roles import Role
 from ..agent.base import Answer, PermissionAsk
-from ..errors import InsufficientStorage
+from ..errors import InsufficientStorage, NotFound
 from ..events import RequestApproval, RequestOpened, RequestSettled
+from . import card_content
+from .card_content import CardContent
 from .queue import QueuedPrompt
 from .recorder import Recorder
 from .requests import Outcome, Request, RequestLedger, complete
@@ -29,6 +33,7 @@ class OpenRequests:
         self.ledger = RequestLedger()
         self._waiters: dict[str, asyncio.Future[Answer]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._content: dict[str, CardContent] = {}  # each open request's card, texts whole
         #: Told when a prompt starts or stops waiting on people: (prompt id, waiting).
         self.on_waiting: Callable[[str, bool], None] = lambda prompt_id, waiting: None
 
@@ -46,7 +51,9 @@ class OpenRequests:
         **extra,
     ) -> Answer:
         """Open a request for the prompt's author and wait for an answer, or for its timer."""
-        request = self.ledger.open(self._open(prompt, kind, summary, timeout, rule, **extra))
+        request, content = self._open(prompt, kind, summary, timeout, rule, **extra)
+        self.ledger.open(request)
+        self._content[request.id] = content
         loop = asyncio.get_running_loop()
         waiter = self._waiters[request.id] = loop.create_future()
         self._timers[request.id] = loop.call_later(timeout, self._time_out, request.id)
@@ -64,12 +71,23 @@ class OpenRequests:
     ) -> Answer:
         """The room's own rules decide (the approval policy, hosts let notebook edits through,
         nothing touches the room's state): still a card in the transcript, settled at once."""
-        request = self._open(prompt, ask.kind, ask.summary, 0, rule, details=ask.details)
+        request, _ = self._open(prompt, ask.kind, ask.summary, 0, rule, details=ask.details)
         settled = RequestSettled(
             id=request.id, outcome="approved" if approve else "rejected", feedback=why, rule=rule
         )
         self.recorder.commit("request.settled", None, settled)
         return Answer(approve, why)
+
+    def in_full(self, request_id: str) -> dict:
+        """An open request's card with its cut texts whole (`card_content.CardContent.in_full`);
+        a settled one keeps only what its card showed."""
+        if (content := self._content.get(request_id)) is None:
+            raise NotFound(
+                f"There is no open request {request_id!r}: once a request is answered (or its "
+                "turn ends) the room keeps only what its card showed.",
+                code="request_not_open",
+            )
+        return {"id": request_id, **content.in_full()}
 
     def answer_permission(
         self, request_id: str, by: str, *, role: Role, approve: bool, feedback: str | None
@@ -114,17 +132,20 @@ class OpenRequests:
         timeout: float,
         rule: str | None = None,
         **extra,
-    ) -> Request:
-        """A new request for the prompt's author, recorded (and so shown) as opened."""
+    ) -> tuple[Request, CardContent]:
+        """A new request for the prompt's author, recorded (and so shown) as opened: its texts as
+        far as a card shows them, the whole ones returned beside it."""
+        content = card_content.shown(summary, extra.pop("details", None) or {})
         now = self.now()
         request = Request(
             id=uuid.uuid4().hex,
             kind=kind,
             prompt_id=prompt.id,
             author=prompt.author,
-            summary=summary,
+            summary=content.summary,
             opened_at=now,
             deadline=now + timeout,
+            details=content.details,
             **extra,
         )
         self.recorder.commit(
@@ -135,7 +156,7 @@ class OpenRequests:
                 prompt_id=prompt.id,
                 author=prompt.author,
                 kind=kind,
-                summary=summary,
+                summary=content.summary,
                 details=request.details,
                 choices=list(request.choices),
                 allow_freeform=request.allow_freeform,
@@ -144,7 +165,7 @@ class OpenRequests:
                 rule=rule,
             ),
         )
-        return request
+        return request, content
 
     def _time_out(self, request_id: str) -> None:
         request = self.ledger.get(request_id)
@@ -186,6 +207,7 @@ class OpenRequests:
             ),
         )
         self.ledger.settle(request.id, outcome, answered_by=by, answer=answer)
+        self._content.pop(request.id, None)
         if (timer := self._timers.pop(request.id, None)) is not None:
             timer.cancel()
         if (waiter := self._waiters.pop(request.id, None)) is not None and not waiter.done():

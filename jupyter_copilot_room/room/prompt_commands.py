@@ -192,6 +192,12 @@ class PromptCommands(RoomParts):
         self.people.require(identity, Action.ABORT)
         await self.turns.abort(identity.username)
 
+    def approval_in_full(self, identity: Identity, request_id: str) -> dict:
+        """An open card's content with nothing cut (`GET approvals/<id>/details`), for everyone
+        who sees the card: viewers read the same card in the document, only shorter."""
+        self.people.require(identity, Action.WATCH)
+        return self.desk.in_full(request_id)
+
     def answer_permission(
         self, identity: Identity, request_id: str, approve: bool, feedback: str | None
     ) -> None:

@@ -9,6 +9,7 @@ import { ServerConnection } from '@jupyterlab/services';
 
 import { IAttachmentRef, IUpload } from './attachments';
 import { IChip } from './chips';
+import { IWholeCard } from './hidden';
 import { ICatalog, IRoomStatus, ISettings, ITarget } from './types';
 
 /** An error the room answered with (or could not answer): a stable code and a message. */
@@ -89,6 +90,8 @@ export interface IRoomClient {
    * gives it. */
   exportTranscript(format: ExportFormat): Promise<IExported>;
   answerPermission(id: string, approve: boolean, feedback?: string): Promise<void>;
+  /** An open card's texts, none cut (everyone who sees the card; 404 once it settled). */
+  approvalInFull(id: string): Promise<IWholeCard>;
   answerQuestion(id: string, answer: string): Promise<void>;
   abort(): Promise<void>;
   /** Say something into the running turn of `promptId` (its author, hosts). */
@@ -220,6 +223,10 @@ export class RoomClient implements IRoomClient {
       decision: approve ? 'approve' : 'reject',
       ...(feedback ? { feedback } : {})
     });
+  }
+
+  approvalInFull(id: string): Promise<IWholeCard> {
+    return this._request(`approvals/${encodeURIComponent(id)}/details`);
   }
 
   answerQuestion(id: string, answer: string): Promise<void> {

@@ -9,6 +9,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import * as Y from 'yjs';
 
 import { readEntry, TranscriptEntry } from './entries';
+import { hiddenIn, textsOf } from './hidden';
 import { IApproval, IMe, IMeta, IParticipant, IQueueItem } from './types';
 
 /** `outside`: the caller is not admitted (waiting at the door, or turned away). */
@@ -262,7 +263,8 @@ function readApprovals(doc: Y.Doc | null): IApproval[] {
   return Object.entries(cards).map(([id, card]) => ({
     ...card,
     id,
-    details: card.details ?? {},
+    details: textsOf(card.details),
+    hidden: hiddenIn(card.details),
     choices: card.choices ?? []
   }));
 }

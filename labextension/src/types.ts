@@ -4,6 +4,8 @@
  * `entries.ts`). The wire contract lives in `jupyter_copilot_room/room/document.py`.
  */
 
+import type { Hidden } from './hidden';
+
 export type Role = 'host' | 'member' | 'viewer' | 'pending' | 'refused';
 
 /** What `GET room` says the caller may do (`me.can`): generated from the server's role table. */
@@ -74,8 +76,12 @@ export interface IAnswerers {
 export interface IApproval {
   id: string;
   kind: string;
+  /** At most 8,000 characters: `hidden` says what is cut (./hidden.ts). */
   summary: string;
+  /** The card's texts (each cut like `summary`); the wire's `details.truncated` is `hidden`. */
   details: Record<string, string>;
+  /** The texts the card shows only in part, by field (`summary` or a key of `details`). */
+  hidden?: Hidden;
   prompt_id: string;
   author: string;
   deadline: number;

@@ -3,7 +3,8 @@ settings, the room says the new policy in one readable line; the author approves
 command and everyone's card says who approved and who still may (another member reads it, with
 no buttons), and what waits on whom moves from the author to the hosts, alike in each person's
 sidebar tab and in the room list the switcher reads (issue 26); a host approves and it runs; the
-transcript's line names both and the rule."""
+transcript's line names both and the rule. A 12,000-character command's card says how much it
+hides, and "Show all" shows the rest (issue 27)."""
 
 import re
 
@@ -99,4 +100,24 @@ def test_a_host_asks_two_approvers_for_rm_and_the_card_says_who_still_may(
     expect(dave.locator(".jp-CopilotRoom-approval")).to_have_count(0)
     screenshot(line, "settled-line")
     assert not (lab.root / "doomed.txt").exists()
+
+    # Nothing is approved unseen (issue 27): a long command's card says how much it hides, and
+    # "Show all" brings the rest, also to someone who only reads the card.
+    end = "END-OF-THE-LONG-COMMAND"
+    send(bob, "echo " + "x" * 11_971 + " " + end)  # 12,000 characters: 4,000 past the limit
+    long_card_selector = ".jp-CopilotRoom-approval"
+    long_card = dave.locator(long_card_selector)
+    expect(long_card.locator(".jp-CopilotRoom-hidden")).to_have_text(
+        "4,000 more characters hiddenShow all", timeout=30_000
+    )
+    command = long_card.locator(".jp-CopilotRoom-cardSummary")
+    expect(command).not_to_contain_text(end)
+    problems += fits_at_every_look(dave, screenshot, "long-command-", long_card_selector)
+    long_card.get_by_role("button", name="Show all").click()
+    expect(command).to_contain_text(end)
+    expect(long_card.locator(".jp-CopilotRoom-hidden")).to_have_count(0)
+    command.evaluate("n => { n.scrollTop = n.scrollHeight; }")
+    problems += fits_at_every_look(dave, screenshot, "long-command-all-", long_card_selector)
+    bob.locator(".jp-CopilotRoom-approval").get_by_role("button", name="Reject").click()
+    expect(dave.locator(".jp-CopilotRoom-approval")).to_have_count(0, timeout=30_000)
     assert problems == [], problems

@@ -1,4 +1,7 @@
-"""What a person must see to decide: the exact command, path or URL, and why."""
+"""What a person must see to decide: the exact command, path or URL, and why.
+
+Whole: the room cuts what a card shows and says how much it hid (`room/card_content.py`).
+"""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ def describe_permission(request: Any) -> PermissionAsk:
             return PermissionAsk(
                 "write",
                 request.file_name,
-                {"intention": intention, "diff": (request.diff or "")[:8000]},
+                {"intention": intention, "diff": request.diff or ""},
             )
         case "url":
             return PermissionAsk("url", request.url, {"intention": intention})
@@ -57,6 +60,6 @@ def trim_arguments(arguments: dict) -> dict:
 
 def _json(value: Any) -> str:
     try:
-        return json.dumps(value)[:4000]
+        return json.dumps(value)
     except TypeError:
-        return str(value)[:4000]
+        return str(value)

@@ -3,12 +3,14 @@ import React, { useState } from 'react';
 
 import { IRoomClient } from '../../api';
 import { needsReader } from '../../attention';
+import { IWholeCard, SUMMARY } from '../../hidden';
 import { IRoomModel } from '../../model';
 import { nameOf } from '../../names';
 import { mayAnswer, mayApprove, requestTitle, stillMayApprove } from '../../policy';
 import { IApproval } from '../../types';
 import { IAction } from '../action';
 import { RuleText } from '../entries/request';
+import { CutText } from './cuttext';
 import { CardHeader } from './header';
 
 export function ApprovalCard(props: {
@@ -19,11 +21,23 @@ export function ApprovalCard(props: {
 }): JSX.Element {
   const { card, model, client, action } = props;
   const [feedback, setFeedback] = useState('');
+  const [whole, setWhole] = useState<IWholeCard | null>(null);
   const intention = card.details.intention;
   const answer = (approve: boolean) =>
     void action.run(() =>
       client.answerPermission(card.id, approve, approve ? undefined : feedback)
     );
+  const cut = (field: string, className: string) => (
+    <CutText
+      text={field === SUMMARY ? card.summary : card.details[field]}
+      field={field}
+      hidden={card.hidden?.[field]}
+      whole={whole}
+      busy={action.busy}
+      onShowAll={() => void action.run(async () => setWhole(await client.approvalInFull(card.id)))}
+      className={className}
+    />
+  );
   return (
     <div
       className="jp-CopilotRoom-card jp-CopilotRoom-approval"
@@ -35,7 +49,7 @@ export function ApprovalCard(props: {
       tabIndex={-1}
     >
       <CardHeader title={requestTitle(card.kind)} card={card} model={model} />
-      <pre className="jp-CopilotRoom-cardSummary">{card.summary}</pre>
+      {cut(SUMMARY, 'jp-CopilotRoom-cardSummary')}
       {intention && <div className="jp-CopilotRoom-note">{intention}</div>}
       {card.details.kernel && <div className="jp-CopilotRoom-note">{card.details.kernel}</div>}
       {card.details.waiting && (
@@ -51,13 +65,13 @@ export function ApprovalCard(props: {
       {card.details.code && (
         <details open>
           <summary>Code</summary>
-          <pre className="jp-CopilotRoom-result">{card.details.code}</pre>
+          {cut('code', 'jp-CopilotRoom-result')}
         </details>
       )}
       {card.details.diff && (
         <details>
           <summary>Diff</summary>
-          <pre className="jp-CopilotRoom-result">{card.details.diff}</pre>
+          {cut('diff', 'jp-CopilotRoom-result')}
         </details>
       )}
       {mayAnswer(model.me, card.answerers) && (

@@ -3,6 +3,7 @@
 import React from 'react';
 
 import { IPermissionEntry, IQuestionEntry } from '../../entries';
+import { hiddenIn, hiddenWords, SUMMARY } from '../../hidden';
 import { IRoomModel } from '../../model';
 import { outcomeLabel, requestAction } from '../../policy';
 import { Name } from '../person';
@@ -42,9 +43,11 @@ export function RequestEntry(props: {
   const rule = approvers.length > 0 && entry.rule ? entry.rule : null;
   const what =
     entry.kind === 'question' ? 'asked' : `asked to ${requestAction(entry.request_kind)}`;
+  const cut = hiddenIn(entry.details)[SUMMARY]; // the card said so too (room/card_content.py)
   return (
     <div className="jp-CopilotRoom-entry jp-CopilotRoom-request" data-state={entry.state}>
-      Copilot {what}: <code>{entry.body}</code>{' '}
+      Copilot {what}: <code>{entry.body}</code>
+      {cut && <span className="jp-CopilotRoom-hiddenNote">{` (${hiddenWords(cut)})`}</span>}{' '}
       <span className="jp-CopilotRoom-status">
         {outcomeLabel(entry.state)}
         {entry.state !== 'pending' && entry.state !== 'timed_out' && who}
