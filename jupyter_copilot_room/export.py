@@ -4,9 +4,11 @@
 Built from the transcript's records (the audit trail), not from the document, so an export holds
 the whole room, also what left the live window. Prompts, replies, chat and steering messages
 become Markdown with their author and time; the commands the agent ran (a tool call with a
-`command` argument: the runtime's shell) become code cells holding the command and its output as
-recorded (`%%bash`, so they run again in a Python kernel); other tool calls, permission requests
-and questions with their answers, aborts and errors become short notes.
+`command` argument: the runtime's shell) become Markdown too, the command and its output as
+recorded in fenced blocks: a record of what ran, never a cell that runs it again on a keystroke;
+other tool calls, permission requests and questions with their answers, aborts and errors become
+short notes. Opening an export fetches nothing: remote images and the like are left out, with a
+word saying so (`remote_resources.py`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from nbformat import v4
 
 from . import events as ev
 from .events import AGENT_AUTHOR, Record
+from .remote_resources import without_remote_resources
 
 Format = Literal["ipynb", "md", "jsonl"]
 FORMATS: tuple[Format, ...] = ("ipynb", "md", "jsonl")
@@ -45,7 +48,7 @@ _OUTCOMES = {
 class Block:
     """One cell of the export: Markdown, or a command with its output."""
 
-    kind: Literal["markdown", "code"]
+    kind: Literal["markdown", "command"]
     text: str
     meta: dict[str, Any] = field(default_factory=dict)
     output: str | None = None  # a command's output, once it completed
@@ -117,7 +120,7 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
                 command = p.arguments.get("command")
                 if isinstance(command, str) and command.strip():
                     meta = {"kind": "command", "tool": p.tool, "ts": record.ts}
-                    commands[p.call_id] = Block("code", command, meta)
+                    commands[p.call_id] = Block("command", command, meta)
                     out.append(commands[p.call_id])
                 else:
                     note(record, f"Copilot used {_code(p.tool)}: {p.summary}")
@@ -139,22 +142,18 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
             case ev.PromptFinished():
                 if (line := p.end_line(errors.pop(p.id, set()))) is not None:
                     note(record, line)
+    for block in out:  # a command and its output go in fences of their own (`_markdown`)
+        if block.kind == "markdown":
+            block.text = without_remote_resources(block.text)
     return out
 
 
 def to_notebook(records: Iterable[tuple[Record, ev.Strict]], now: float) -> str:
     """The transcript as an nbformat 4 notebook (JSON), valid by `nbformat.validate`."""
-    cells = []
-    for block in blocks(records):
-        metadata = {"copilot_room": block.meta}
-        if block.kind == "markdown":
-            cells.append(v4.new_markdown_cell(block.text, metadata=metadata))
-            continue
-        outputs = []
-        if block.output:
-            name = "stderr" if block.failed else "stdout"
-            outputs.append(v4.new_output("stream", name=name, text=block.output))
-        cells.append(v4.new_code_cell("%%bash\n" + block.text, metadata=metadata, outputs=outputs))
+    cells = [
+        v4.new_markdown_cell(_markdown(block), metadata={"copilot_room": block.meta})
+        for block in blocks(records)
+    ]
     title = f"# Copilot room\n\n*Transcript exported {_time(now)}.*"
     notebook = v4.new_notebook(
         cells=[v4.new_markdown_cell(title), *cells],
@@ -171,15 +170,20 @@ def to_notebook(records: Iterable[tuple[Record, ev.Strict]], now: float) -> str:
 def to_markdown(records: Iterable[tuple[Record, ev.Strict]], now: float) -> str:
     """The same content as Markdown: each command a fenced block, its output another."""
     parts = [f"# Copilot room\n\n*Transcript exported {_time(now)}.*"]
-    for block in blocks(records):
-        if block.kind == "markdown":
-            parts.append(block.text)
-            continue
-        parts.append(_fenced(block.text, "bash"))
-        if block.output:
-            label = "Error output" if block.failed else "Output"
-            parts.append(f"{label}:\n\n{_fenced(block.output, 'text')}")
+    parts += [_markdown(block) for block in blocks(records)]
     return "\n\n".join(parts) + "\n"
+
+
+def _markdown(block: Block) -> str:
+    """A block as Markdown: a command as fenced blocks, shown, never runnable."""
+    if block.kind == "markdown":
+        return block.text
+    ran = f"**Copilot ran** {_code(block.meta.get('tool') or 'a command')}"
+    parts = [f"{ran} · {_time(block.meta['ts'])}", _fenced(block.text, "bash")]
+    if block.output:
+        label = "Error output" if block.failed else "Output"
+        parts.append(f"{label}:\n\n{_fenced(block.output, 'text')}")
+    return "\n\n".join(parts)
 
 
 def render(text: str, fmt: Format, now: float) -> str:
@@ -191,9 +195,12 @@ def render(text: str, fmt: Format, now: float) -> str:
 
 
 def _asked(opened: ev.RequestOpened) -> str:
+    summary = opened.summary
+    if hidden := opened.details.get("truncated", {}).get("summary"):  # room/card_content.py
+        summary += f"… ({hidden['total'] - hidden['shown']:,} more characters not shown)"
     if opened.kind == "question":
-        return f"Copilot asked: {opened.summary}"
-    return f"Copilot asked to {_code(opened.kind)}: {opened.summary}"
+        return f"Copilot asked: {summary}"
+    return f"Copilot asked to {_code(opened.kind)}: {summary}"
 
 
 def _settled(opened: ev.RequestOpened, settled: ev.RequestSettled, by: str) -> str:
