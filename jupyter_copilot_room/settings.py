@@ -93,7 +93,9 @@ class RoomSettings(BaseModel):
         description="Per permission kind (shell, write, read, url, mcp, notebook, execute, "
         "custom-tool) 'ask', 'auto', 'deny' or 'two' (two approvers), e.g. {'write': 'auto', "
         "'shell': {'default': 'ask', 'rules': ['git status* -> auto', 'rm * -> two']}}; shell "
-        "and url rules are globs on the command or URL, the first match wins (docs/hosts.md).",
+        "and url rules are globs on the command or URL, the first match wins; an 'auto' shell "
+        "rule applies only to a simple command, never to one with ;, &&, |, a redirection or "
+        "$(...) (docs/hosts.md).",
     )
     authors_can_revert: bool = Field(
         False,

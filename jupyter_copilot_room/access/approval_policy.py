@@ -3,7 +3,10 @@
 Pure (no I/O, no clock). Per permission kind a decision: `ask` (the author or a host answers),
 `auto` (approved at once), `deny` (rejected at once) or `two` (two people approve: the author and
 a host, or two hosts). For `shell` and `url` ordered glob rules on the command or URL come first:
-the first match wins, the kind's default otherwise. Configured by `c.CopilotRoom.approval_policy`
+the first match wins, the kind's default otherwise. A shell rule whose decision is `auto` applies
+only to a simple command (`shell_commands.py`): a glob cannot tell `git status*` from `git status;
+curl ... | sh`, so a compound command passes over it to the next rule that matches (which can only
+ask more: `ask`, `two`, `deny`) or to the default. Configured by `c.CopilotRoom.approval_policy`
 and changed by hosts as a room setting; the rule that decided is named in the transcript.
 `execute` (running notebook cells) is auto-approved only when the policy names it itself:
 nothing else (no wildcard, not the notebook-edit setting) ever lets it through.
@@ -15,6 +18,8 @@ from fnmatch import fnmatchcase
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
+
+from .shell_commands import is_simple
 
 Decision = Literal["ask", "auto", "deny", "two"]
 DECISIONS: tuple[str, ...] = ("ask", "auto", "deny", "two")
@@ -70,10 +75,17 @@ class ApprovalPolicy(RootModel[dict[str, KindPolicy]]):
         policy = self.root.get(kind)
         if policy is None:  # a kind the room does not know yet: people decide
             return "ask", f"{kind}: not in the policy"
+        subject = subject.strip()
+        skipped = None  # an auto rule that matched a compound command
         for rule in policy.rules:
-            if fnmatchcase(subject.strip(), rule.pattern):
-                return rule.decision, f"{kind}: `{rule.pattern}` -> {rule.decision}"
-        return policy.default, f"{kind}: default -> {policy.default}"
+            if not fnmatchcase(subject, rule.pattern):
+                continue
+            if rule.decision == "auto" and kind == "shell" and not is_simple(subject):
+                skipped = skipped or rule.pattern
+                continue  # only a rule that makes it stricter (ask, two, deny) may match it
+            return rule.decision, f"{kind}: `{rule.pattern}` -> {rule.decision}"
+        said = f" (not a simple command, so `{skipped}` -> auto does not apply)" if skipped else ""
+        return policy.default, f"{kind}: default -> {policy.default}{said}"
 
 
 def _kind(kind: str, value: Any) -> dict[str, Any]:

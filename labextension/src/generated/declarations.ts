@@ -69,7 +69,8 @@ export interface ISettings {
    * Per permission kind (shell, write, read, url, mcp, notebook, execute, custom-tool) 'ask',
    * 'auto', 'deny' or 'two' (two approvers), e.g. {'write': 'auto', 'shell': {'default': 'ask',
    * 'rules': ['git status* -> auto', 'rm * -> two']}}; shell and url rules are globs on the command
-   * or URL, the first match wins (docs/hosts.md).
+   * or URL, the first match wins; an 'auto' shell rule applies only to a simple command, never to
+   * one with ;, &&, |, a redirection or $(...) (docs/hosts.md).
    */
   approval_policy: ApprovalPolicy;
   /** Let a turn's author revert it (its checkpoint); hosts always can. */
@@ -179,7 +180,7 @@ export const SETTINGS: readonly ISettingDeclaration[] = [
     name: 'approval_policy',
     kind: 'approval_policy',
     description:
-      "Per permission kind (shell, write, read, url, mcp, notebook, execute, custom-tool) 'ask', 'auto', 'deny' or 'two' (two approvers), e.g. {'write': 'auto', 'shell': {'default': 'ask', 'rules': ['git status* -> auto', 'rm * -> two']}}; shell and url rules are globs on the command or URL, the first match wins (docs/hosts.md).",
+      "Per permission kind (shell, write, read, url, mcp, notebook, execute, custom-tool) 'ask', 'auto', 'deny' or 'two' (two approvers), e.g. {'write': 'auto', 'shell': {'default': 'ask', 'rules': ['git status* -> auto', 'rm * -> two']}}; shell and url rules are globs on the command or URL, the first match wins; an 'auto' shell rule applies only to a simple command, never to one with ;, &&, |, a redirection or $(...) (docs/hosts.md).",
     default: {
       shell: { default: 'ask', rules: [] },
       write: { default: 'ask', rules: [] },
