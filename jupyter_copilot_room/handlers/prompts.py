@@ -18,9 +18,9 @@ from .base import RoomAPIHandler
 class PromptsHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
-    def post(self) -> None:
+    async def post(self) -> None:
         body = self.parse(PromptBody)
-        prompt_id, position = self.room.submit(self.identity, body)
+        prompt_id, position = await self.room.submit_from_request(self.identity, body)
         self.reply({"id": prompt_id, "position": position}, status=202)
 
 

@@ -57,10 +57,13 @@ class TranscriptHandler(PagedHandler):
                 )
             await self._export(fmt)
             return
-        if not self.request.query_arguments:
-            text = self.room.read_transcript(self.identity)
+        if not self.request.query_arguments:  # streamed: the client reads as it comes
+            chunks = self.room.transcript_chunks(self.identity)
             self.set_header("Content-Type", "application/jsonl; charset=utf-8")
-            self.finish(text)
+            async for chunk in chunks:
+                self.write(chunk)
+                await self.flush()
+            self.finish()
             return
         before, limit = self.page_arguments()
         lines = await self.room.transcript_page(self.identity, before, limit)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 
 from .. import export
 from ..access import rules
@@ -23,15 +24,18 @@ from .parts import RoomParts
 
 
 class HistoryCommands(RoomParts):
-    def read_transcript(self, identity: Identity) -> str:
+    def transcript_chunks(self, identity: Identity) -> AsyncIterator[bytes]:
+        """The whole transcript, a chunk at a time, each read in a worker thread (any member
+        may ask for it, so it never stalls the loop for the others)."""
         self.people.require(identity, Action.READ_TRANSCRIPT)
-        return self.transcript.read_text()
+        return self.transcript.chunks()
 
     async def export_transcript(self, identity: Identity, fmt: export.Format) -> str:
-        """The whole transcript as a notebook, Markdown or JSONL (rendered in a thread)."""
+        """The whole transcript as a notebook, Markdown or JSONL (read and rendered in a
+        thread)."""
         self.people.require(identity, Action.READ_TRANSCRIPT)
-        text = self.transcript.read_text()
-        return await asyncio.to_thread(export.render, text, fmt, time.time())
+        read, now = self.transcript.read_text, time.time()
+        return await asyncio.to_thread(lambda: export.render(read(), fmt, now))
 
     async def transcript_page(self, identity: Identity, before: int, limit: int) -> list[bytes]:
         """The last `limit` records with seq < `before` (the JSONL lines, ascending)."""

@@ -24,7 +24,9 @@ from ..errors import (
     TooMany,
 )
 from ..events import (
+    Attachment,
     ChatMessage,
+    Chip,
     PromptRef,
     PromptSubmitted,
     Steering,
@@ -53,24 +55,46 @@ class PromptCommands(RoomParts):
                 code="prompt_too_long",
             )
 
+    async def submit_from_request(self, identity: Identity, body: PromptBody) -> tuple[str, int]:
+        """`POST prompts`: as `submit`, but an output's image chips are checked and stored in a
+        worker thread (Pillow decodes each whole, up to hundreds of milliseconds: never on the
+        loop that serves everyone); what may have changed meanwhile is checked again."""
+        attached = self._check_prompt(identity, body)
+        chips = await asyncio.to_thread(context.store_images, body.chips, self.attachments)
+        self._check_room_for(identity)  # the budget or the queue may have moved meanwhile
+        return self._record_prompt(identity, body, chips, attached)
+
     def submit(self, identity: Identity, body: PromptBody) -> tuple[str, int]:
+        attached = self._check_prompt(identity, body)
+        # Last of the checks, first to write: an output's image joins the attachments' store.
+        chips = context.store_images(body.chips, self.attachments)
+        return self._record_prompt(identity, body, chips, attached)
+
+    def _check_prompt(self, identity: Identity, body: PromptBody) -> list[Attachment]:
+        """Everything `submit` refuses, before anything is written; the attachments resolved."""
         self.people.require(identity, Action.SUBMIT)
         self._check_text(body.text, "prompt")
-        settings = self.settings.current
         context.check(body.chips, self.turns.notebooks)
         attached = self.attachments.resolve(
             [(a.id, a.path, a.name) for a in body.attachments or ()], self.turns.notebooks
         )
+        self._check_room_for(identity)
+        return attached
+
+    def _check_room_for(self, identity: Identity) -> None:
+        """The day's budget and the author's share of the queue."""
         budgets.check(self.budgets, self.usage_today(), identity.username)
         waiting = self.queue.waiting_by(identity.username)
-        if waiting >= settings.max_waiting_prompts:
+        if waiting >= self.settings.current.max_waiting_prompts:
             raise TooMany(
                 f"You have {waiting} prompts waiting, as many as one person may; submit more "
                 "when one of them has started (or withdraw one).",
                 code="too_many_waiting",
             )
-        # Last of the checks, first to write: an output's image joins the attachments' store.
-        chips = context.store_images(body.chips, self.attachments)
+
+    def _record_prompt(
+        self, identity: Identity, body: PromptBody, chips: list[Chip], attached: list[Attachment]
+    ) -> tuple[str, int]:
         prompt_id = uuid.uuid4().hex
         record = self.recorder.commit(
             "prompt.submitted",

@@ -25,7 +25,7 @@ import json
 import logging
 import mmap
 import os
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -192,6 +192,19 @@ class Transcript:
         """Every record about `item_id` (a prompt's submission, start, end...), read in a
         thread: for what the room no longer holds in memory."""
         return await asyncio.to_thread(records_with_id, self.path, self._size, item_id)
+
+    async def chunks(self, size: int = 1 << 20) -> AsyncIterator[bytes]:
+        """The whole file as written so far, `size` bytes at a time, each read in a worker
+        thread: a 100 MB transcript is never read, nor held, on the event loop."""
+        end = self._size
+        with open(self.path, "rb") as f:
+            offset = 0
+            while offset < end:
+                chunk = await asyncio.to_thread(f.read, min(size, end - offset))
+                if not chunk:
+                    return
+                offset += len(chunk)
+                yield chunk
 
     async def page(self, before: int, limit: int) -> list[bytes]:
         """The last `limit` records with seq < `before`, as their lines, ascending."""
