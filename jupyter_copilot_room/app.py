@@ -121,6 +121,15 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "{'type': 'openai', 'base_url': ..., 'api_key_env': 'NAME_OF_THE_KEY_VARIABLE'}.",
     )
     cli_path = Unicode("", config=True, help="Path to the Copilot runtime binary.")
+    agent_env = List(
+        Unicode(),
+        config=True,
+        help="Environment variables the Copilot runtime, and every shell command the agent "
+        "runs, gets beyond its allow-list (PATH, HOME, locale, proxies, certificates, TERM, "
+        "XDG_*, COPILOT_* settings), e.g. ['JAVA_HOME', 'PIP_INDEX_URL']. Whatever is named "
+        "here shows in the output of an approved `env` to everyone in the room: never name a "
+        "secret.",
+    )
     github_host = Unicode(
         "",
         config=True,
@@ -319,6 +328,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 models=tuple(self.models),
                 provider=dict(self.provider),
                 cli_path=self.cli_path,
+                agent_env=tuple(self.agent_env),
                 github_host=self.github_host,
                 signin_timeout=self.signin_timeout,
                 model_timeout=self.model_timeout,

@@ -138,6 +138,8 @@ class AgentSettings:
     models: tuple[str, ...] = ()
     provider: dict = field(default_factory=dict)
     cli_path: str = ""
+    #: Environment variables the runtime gets beyond its allow-list (`c.CopilotRoom.agent_env`).
+    agent_env: tuple[str, ...] = ()
     #: The GitHub Enterprise Cloud host a host signs in to from the panel ("": github.com).
     github_host: str = ""
     #: Seconds a sign-in from the panel may stay open before the room cancels it.

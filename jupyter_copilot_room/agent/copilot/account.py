@@ -44,7 +44,7 @@ async def seat_quota(connection: Connection, log: logging.Logger) -> SeatQuota |
     """The login's premium requests: entitlement, use, reset; None if the runtime cannot say."""
     try:
         quota = await connection.client.rpc.account.get_quota(
-            AccountGetQuotaRequest(), timeout=QUOTA_TIMEOUT
+            AccountGetQuotaRequest(git_hub_token=connection.token), timeout=QUOTA_TIMEOUT
         )
     except Exception as err:  # an older runtime, a login without quota: nothing to show
         log.debug("Copilot room: the runtime gave no quota: %s", err)

@@ -8,6 +8,11 @@ The runtime runs in a session of its own (`setsid`, where there is one): a Ctrl-
 server's terminal goes to the terminal's process group, and killed the runtime along with
 asking whether to stop the server. The server stops its runtime itself; a server killed
 outright closes the runtime's stdin, on which it exits (measured: 0.2 s).
+
+The runtime's environment is an allow-list (`environment.py`), and a Copilot login's token is
+never in it: the SDK's `github_token` option puts it in the runtime's environment, which every
+shell command the agent runs inherits, so the token goes with each request that needs it
+(`model_access.py`) and the client gets none.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import shutil
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +29,7 @@ from copilot import CopilotClient, RuntimeConnection
 
 from ...statefiles import read_json, write_json_atomically
 from ..base import AgentSettings
+from .environment import agent_environment
 
 
 def in_own_session(runtime_path: str) -> RuntimeConnection:
@@ -36,7 +43,10 @@ def in_own_session(runtime_path: str) -> RuntimeConnection:
 
 class Connection:
     def __init__(self, settings: AgentSettings, runtime_path: str | None, token: str | None):
+        """`token`: a login the room hands each request itself; the runtime then never falls
+        back on a login of its own."""
         self.settings = settings
+        self.token = token
         self.session_file = settings.state_dir / "copilot-session.json"
         self.base = base = settings.state_dir / "copilot"  # the runtime's own state
         base.mkdir(exist_ok=True)
@@ -44,7 +54,7 @@ class Connection:
             connection=in_own_session(runtime_path) if runtime_path else None,
             working_directory=str(settings.repository),
             base_directory=str(base),
-            github_token=token,
+            env=agent_environment(os.environ, settings.agent_env),
             use_logged_in_user=token is None,
             log_level="error",
         )

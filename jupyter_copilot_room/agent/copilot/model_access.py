@@ -1,6 +1,12 @@
 """How the session reaches a model, in order: the configured provider (bring your own key), a
 Copilot login, or the demo model, a scripted server inside this process that drives the real
-runtime so a fresh `jupyter lab` shows a working room."""
+runtime so a fresh `jupyter lab` shows a working room.
+
+Secrets go to the runtime as arguments, never in its environment (which its shell commands
+inherit, `environment.py`): the provider's key in the session's `provider`, a login's token as
+the session's `github_token` and on each account request (`models.list`, `account.getQuota`),
+which the runtime (1.0.102) accepts per request and checks against GitHub.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from copilot import CopilotClient
+from copilot.generated.rpc import ModelsListRequest
 
 from ..base import AgentSettings
 from ..demo import DEMO_LABEL, DEMO_MODEL, DEMO_NOTE, DemoScript
@@ -40,11 +47,12 @@ class ModelAccess:
 
 
 async def listed_models(
-    client: CopilotClient, settings: AgentSettings, log: logging.Logger
+    client: CopilotClient, settings: AgentSettings, token: str | None, log: logging.Logger
 ) -> list[str]:
     """The models the Copilot login offers (the configured one first); none if it cannot say."""
     try:
-        listed = [model.id for model in await client.list_models()]
+        found = await client.rpc.models.list(ModelsListRequest(git_hub_token=token))
+        listed = [model.id for model in found.models]
     except Exception as err:
         log.warning("Copilot room: could not list the login's models: %s", err)
         listed = []
@@ -75,10 +83,11 @@ async def choose_model_access(
             {"provider": wire, "model": settings.model}, f"{settings.model} via {via}", models, via
         )
     if token is not None or (await client.get_auth_status()).isAuthenticated:
-        session = {"model": settings.model} if settings.model else {}
-        return ModelAccess(
-            session, settings.model or "Copilot", await listed_models(client, settings, log)
-        )
+        session: dict[str, Any] = {"model": settings.model} if settings.model else {}
+        if token is not None:
+            session["github_token"] = token
+        listed = await listed_models(client, settings, token, log)
+        return ModelAccess(session, settings.model or "Copilot", listed)
     demo = ScriptedModelServer(DemoScript(settings.repository), model=DEMO_MODEL)
     demo.start()
     return ModelAccess(
