@@ -25,6 +25,7 @@ from .notebooks import NotebookEditor
 from .room.agent_slots import AgentSlots
 from .room.budgets import Budgets
 from .room.document import DEFAULT_WINDOW, MIN_WINDOW
+from .room.redaction import Redactor
 from .room.room import Room
 from .room.sync import CLIENT_BUFFER_BYTES
 from .rooms import MAIN, Rooms
@@ -227,6 +228,11 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             serverapp.event_logger, redact_personal_data=self.redact_event_personal_data
         )
         self.agent_slots = AgentSlots(self.max_active_rooms)  # shared by every room
+        self._redactor = Redactor.of_server(
+            os.environ,
+            key_variable=self.provider.get("api_key_env", ""),
+            server_token=getattr(serverapp.identity_provider, "token", "") or "",
+        )
         self.room = self._build_room(Path(self.repository), state_dir, claim=claim)
         self.rooms = Rooms(
             root=Path(serverapp.root_dir),
@@ -282,6 +288,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             name=name,
             slots=self.agent_slots,
             idle_timeout=self.room_idle_timeout,
+            redactor=self._redactor,
         )
         notebooks.executions.on_kernel = room.document.set_kernel
         self._events.listen_to(room.recorder, name)

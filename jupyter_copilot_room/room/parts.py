@@ -42,6 +42,7 @@ from .open_requests import OpenRequests
 from .people import People
 from .queue import PromptQueue
 from .recorder import Recorder
+from .redaction import Redactor
 from .replay import Replayed
 from .snapshot import LiveRecords, Snapshot, Snapshots
 from .storage import StorageWatch
@@ -79,6 +80,7 @@ class RoomParts:
         name: str = MAIN,
         slots: AgentSlots | None = None,
         idle_timeout: float = 0.0,
+        redactor: Redactor | None = None,
     ):
         self.name = name
         self.settings = settings
@@ -97,7 +99,7 @@ class RoomParts:
         self.snapshots = Snapshots(state_dir, self._capture, self.history.sync)
         self.sync = RoomSync(self.document.ydoc, client_buffer_bytes=client_buffer_bytes)
         self.storage = StorageWatch(state_dir)
-        self.recorder = Recorder(self.transcript, self.document, clock, self.storage)
+        self.recorder = Recorder(self.transcript, self.document, clock, self.storage, redactor)
         self.people = People(
             book, state_dir / "admissions.json", self.document, self.recorder, self.sync.connected
         )

@@ -5,7 +5,8 @@ The order is the room's durability promise: the document (what people see) never
 document shows it; the room uses that to keep `meta.state` current, and its metrics and Jupyter
 Events. A record the full disk refused (`InsufficientStorage`) is reported to the storage watch,
 which notices when space returns; so does a record written, once everyone has it, since what the
-room then records (a turn's end it held back) comes after it.
+room then records (a turn's end it held back) comes after it. No record holds one of the
+server's secrets: each is redacted first (`redaction.py`), so nothing derived from it does.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from ..errors import InsufficientStorage
 from ..events import Record, Strict
 from .document import RoomDocument
+from .redaction import Redactor
 from .storage import StorageWatch
 from .transcript import Transcript
 
@@ -26,17 +28,20 @@ class Recorder:
         document: RoomDocument,
         clock: Callable[[], float],
         storage: StorageWatch,
+        redactor: Redactor | None = None,
     ):
         self.transcript = transcript
         self.document = document
         self.clock = clock
         self.storage = storage
+        self.redactor = redactor or Redactor()
         self._listeners: list[Callable[[Record], None]] = []
 
     def listen(self, listener: Callable[[Record], None]) -> None:
         self._listeners.append(listener)
 
     def commit(self, kind: str, actor: str | None, payload: Strict) -> Record:
+        payload = self.redactor.payload(payload)
         try:
             record = self.transcript.append(kind, actor, payload, self.clock())
         except InsufficientStorage:

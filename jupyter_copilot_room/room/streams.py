@@ -5,7 +5,9 @@ Deltas go to the live document only (an append to the entry's body, never a rewr
 `assistant.message` record closes it. A turn that ends early keeps what streamed, marked partial,
 because deltas are never on disk. A model call that fails mid-reply and is made again (the
 runtime retries it) leaves an abandoned attempt: recorded as such (`retried`), so the transcript
-keeps every attempt while people see one reply, the next attempt's.
+keeps every attempt while people see one reply, the next attempt's. Deltas are redacted before
+the document shows them (`redaction.py`): the few characters that could begin a secret wait for
+the next delta, or for the reply's end.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ class Streams:
         self.recorder = recorder
         self.document = document
         self._open: dict[str, AssistantStarted] = {}
+        self._held: dict[str, str] = {}  # entry id -> its stream's end, not shown yet
 
     @property
     def streaming(self) -> bool:
@@ -40,18 +43,24 @@ class Streams:
             )
             self.recorder.commit("assistant.started", None, started)
             self._open[event.entry_id] = started
-        self.document.stream(event.entry_id, event.text)
+        held = self._held.get(event.entry_id, "")
+        shown, self._held[event.entry_id] = self.recorder.redactor.streamed(held, event.text)
+        if shown:
+            self.document.stream(event.entry_id, shown)
 
     def finish(self, prompt_id: str, message: AssistantMessage) -> None:
         stamped = message.model_copy(update={"prompt_id": prompt_id})
-        self.recorder.commit("assistant.message", None, stamped)
+        self.recorder.commit("assistant.message", None, stamped)  # its whole text, redacted
         self._open.pop(message.entry_id, None)
+        self._held.pop(message.entry_id, None)
 
     def close_all(self, *, retried: bool = False) -> None:
         """Keep what streamed of unfinished messages, marked partial (each forgotten once
         recorded, so a full disk halfway through leaves the rest for the next try); `retried`:
         the model call is made again, so they are abandoned attempts (recorded, not shown)."""
         for started in list(self._open.values()):
+            if held := self._held.pop(started.entry_id, ""):
+                self.document.stream(started.entry_id, held)
             self.recorder.commit(
                 "assistant.message",
                 None,
