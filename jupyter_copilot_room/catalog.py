@@ -5,19 +5,31 @@ in `.github/agents/*.md` and `.claude/agents/*.md`. Each file starts with YAML f
 description, tools); an agent's body is its prompt. `.github` wins a name collision. The catalog is
 read again on demand, and a targeted prompt is expanded from the files as they are when its turn
 starts, not when it was queued.
+
+A name is a word (`NAME`: letters, digits, `.`, `_`, `-`): a file whose name is not one is
+reported among the catalog's problems, not offered, and a prompt naming something that is not in
+the catalog is refused when it is submitted (`check_target`), a clear 400 rather than a turn
+that fails later. A target gone by the time its turn starts is a `RoomError` too: the turn
+fails with its message and no traceback.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from .errors import InvalidRequest, NotFound
+
 log = logging.getLogger(__name__)
 
 SOURCES = (".github", ".claude")
+#: What a skill's or a custom agent's name may be: one word, never a path.
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+WHAT = {"skill": "skill", "agent": "custom agent"}
 
 
 @dataclass(frozen=True)
@@ -56,12 +68,17 @@ class Catalog:
                 if meta is None:
                     continue
                 name = str(meta.get("name") or path.parent.name)
-                skills.setdefault(name, Skill(name, str(meta.get("description", "")), path, source))
+                if _named(path, name, problems):
+                    skills.setdefault(
+                        name, Skill(name, str(meta.get("description", "")), path, source)
+                    )
             for path in sorted(root.glob("agents/*.md")):
                 meta, body = _read(path, problems)
                 if meta is None:
                     continue
                 name = str(meta.get("name") or path.name.removesuffix(".md").removesuffix(".agent"))
+                if not _named(path, name, problems):
+                    continue
                 agents.setdefault(
                     name,
                     CustomAgent(
@@ -85,7 +102,9 @@ class Catalog:
         changes what the next person's turn runs on)."""
         if kind == "skill":
             if name not in self.skills:
-                raise LookupError(f'The skill "{name}" is no longer in the repository.')
+                raise NotFound(
+                    f'The skill "{name}" is no longer in the repository.', code="target_gone"
+                )
             skill = self.skills[name]
             _, body = _read(skill.path, [])
             where = skill.path.relative_to(self.repository)
@@ -95,13 +114,16 @@ class Catalog:
             )
         if kind == "agent":
             if name not in self.agents:
-                raise LookupError(f'The custom agent "{name}" is no longer in the repository.')
+                raise NotFound(
+                    f'The custom agent "{name}" is no longer in the repository.',
+                    code="target_gone",
+                )
             return (
                 f'Hand this request to the custom agent "{name}": call the task tool with '
                 f'agent_type "{name}", give it the request below and the context it needs '
                 f"as its prompt, then report what it found.\n\nRequest: {text}"
             )
-        raise LookupError(f"Unknown target kind {kind!r}.")
+        raise InvalidRequest(f"Unknown target kind {kind!r}.", code="invalid_target")
 
     def agent_configs(self) -> list[dict]:
         """The custom agents in the shape the session takes them."""
@@ -132,6 +154,34 @@ class Catalog:
             ],
             "problems": self.problems,
         }
+
+
+def check_target(catalog: Catalog | None, kind: str, name: str) -> None:
+    """A prompt's target, when it is submitted: a valid name the repository offers now, else a
+    400 saying which (the name is not echoed: it may be anything)."""
+    what = WHAT.get(kind, kind)
+    if kind not in WHAT or not NAME.fullmatch(name):
+        raise InvalidRequest(
+            f"That is not a {what} name: a name is one word of letters, digits, '.', '_' and "
+            "'-' (at most 64 characters). Pick one from the list (GET catalog).",
+            code="invalid_target",
+        )
+    offered = catalog.refresh() if catalog is not None else None
+    if offered is None or name not in (offered.skills if kind == "skill" else offered.agents):
+        raise InvalidRequest(
+            f'The repository has no {what} "{name}". Pick one from the list (GET catalog).',
+            code="unknown_target",
+        )
+
+
+def _named(path: Path, name: str, problems: list[str]) -> bool:
+    """Whether `name` may be offered; if not, it is one of the catalog's problems."""
+    if NAME.fullmatch(name):
+        return True
+    problems.append(
+        f"{path}: {name[:80]!r} is not a name (one word of letters, digits, '.', '_', '-')"
+    )
+    return False
 
 
 def _tools(value) -> tuple[str, ...] | None:

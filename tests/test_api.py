@@ -97,7 +97,10 @@ async def test_malformed_json_is_a_400(api):
     assert (r.code, r.json["error"]) == (400, "malformed_json")
 
 
-async def test_prompt_target_is_kept(api, room):
+async def test_prompt_target_is_kept(api, room, jp_root_dir):
+    skill = jp_root_dir / ".github" / "skills" / "review" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: review\ndescription: Reviews\n---\nRead the diff.\n")
     await api("alice", "POST", "prompts", body={"text": "wait"})
     r = await api(
         "bob",

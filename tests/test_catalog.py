@@ -1,5 +1,6 @@
 """Skills and custom agents from the repository: the catalog, and targeted prompts."""
 
+import logging
 from pathlib import Path
 
 import nbformat
@@ -142,20 +143,74 @@ async def test_skill_prompt_is_expanded_when_its_turn_starts(api, room, model, r
     assert "SKILL-BODY-TWO" in request.prompt and "SKILL-BODY-ONE" not in request.prompt
 
 
-async def test_prompt_for_a_vanished_skill_fails_clearly(api, room, model, repository):
-    model.script = lambda request: Reply("never")
+@pytest.fixture
+def logged(caplog, jp_serverapp):
+    """Every record the server logs at INFO and above, its own loggers' too (they do not
+    propagate to the root)."""
+    caplog.set_level(logging.INFO)
+    jp_serverapp.log.addHandler(caplog.handler)
+    yield caplog  # its `records` are the phase's: read them in the test
+    jp_serverapp.log.removeHandler(caplog.handler)
+
+
+@pytest.mark.parametrize(
+    ("target", "code"),
+    [
+        ({"kind": "skill", "name": "../../../../etc/passwd"}, "invalid_target"),
+        ({"kind": "agent", "name": "../reviewer"}, "invalid_target"),
+        ({"kind": "skill", "name": "review/../../SKILL"}, "invalid_target"),
+        ({"kind": "skill", "name": "review\n"}, "invalid_target"),
+        ({"kind": "skill", "name": "nope"}, "unknown_target"),
+        ({"kind": "agent", "name": "review"}, "unknown_target"),  # a skill, not an agent
+    ],
+)
+async def test_a_prompt_for_a_bad_skill_name_is_a_clear_400_and_records_nothing(
+    api, room, logged, target, code
+):
     await ready(api, room)
-    (repository / ".github/skills/review/SKILL.md").unlink()
+    await api("bob", "GET", "room")  # bob's arrival is recorded once, before
+    before = room.transcript.read_text()
+    r = await api("bob", "POST", "prompts", body={"text": "read it", "target": target})
+    assert (r.code, r.json["error"]) == (400, code), r
+    assert "GET catalog" in r.json["message"] and "etc/passwd" not in r.json["message"]
+    assert room.transcript.read_text() == before, "nothing recorded"
+    assert room.document.queue.to_py() == []
+    assert [record for record in logged.records if record.exc_info] == [], "no traceback"
+
+
+async def test_prompt_for_a_skill_gone_before_its_turn_fails_clearly(
+    api, room, model, repository, logged
+):
+    def script(request):
+        if "hold" in request.prompt:
+            return Reply("Holding " * 60, chunk_size=4, delay=0.03)
+        return Reply("never")
+
+    model.script = script
+    await ready(api, room)
+    await api("alice", "POST", "prompts", body={"text": "hold the floor"})
     r = await api(
         "bob",
         "POST",
         "prompts",
-        body={"text": "review", "target": {"kind": "skill", "name": "review"}},
+        body={"text": "look at it", "target": {"kind": "skill", "name": "review"}},
     )
-    await eventually(lambda: r.json["id"] in finished(room), timeout=10)
+    assert r.code == 202, r
+    (repository / ".github/skills/review/SKILL.md").unlink()
+    await eventually(lambda: r.json["id"] in finished(room), timeout=30)
     outcome = finished(room)[r.json["id"]]
     assert outcome["state"] == "failed" and 'skill "review" is no longer' in outcome["reason"]
-    assert not any("review" in q.prompt for q in model.requests)
+    assert not any("look at it" in q.prompt for q in model.requests)
+    assert [record for record in logged.records if record.exc_info] == [], "no traceback"
+    [said] = [rec.getMessage() for rec in logged.records if "could not start" in rec.getMessage()]
+    assert 'The skill "review" is no longer in the repository.' in said
+
+
+def test_a_file_whose_name_is_a_path_is_not_offered(repository):
+    write(repository / ".github/agents/sneaky.md", "---\nname: ../../etc/passwd\n---\nbody\n")
+    catalog = Catalog(repository).refresh()
+    assert "../../etc/passwd" not in catalog.agents
+    assert any("sneaky.md" in problem and "not a name" in problem for problem in catalog.problems)
 
 
 def test_the_example_repository_offers_skills_and_an_agent():

@@ -14,6 +14,7 @@ from ..access import rules
 from ..access.identity import Identity
 from ..access.roles import Action, can
 from ..attachments import Upload
+from ..catalog import check_target
 from ..errors import (
     Conflict,
     InvalidRequest,
@@ -74,6 +75,8 @@ class PromptCommands(RoomParts):
         """Everything `submit` refuses, before anything is written; the attachments resolved."""
         self.people.require(identity, Action.SUBMIT)
         self._check_text(body.text, "prompt")
+        if body.target is not None:  # a name the repository offers, never a path
+            check_target(self.catalog, body.target.kind, body.target.name)
         context.check(body.chips, self.turns.notebooks)
         attached = self.attachments.resolve(
             [(a.id, a.path, a.name) for a in body.attachments or ()], self.turns.notebooks

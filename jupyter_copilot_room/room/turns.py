@@ -21,7 +21,7 @@ from collections.abc import Callable
 from ..agent.base import Agent
 from ..attachments import AttachmentStore
 from ..catalog import Catalog
-from ..errors import Conflict, InsufficientStorage
+from ..errors import Conflict, InsufficientStorage, RoomError
 from ..events import (
     AgentReady,
     AgentStatus,
@@ -157,6 +157,9 @@ class Turns(AgentLife):
         self.show_state()
         try:
             await self._begin(prompt)
+        except RoomError as err:  # the room's own words (its skill gone since): no traceback
+            log.warning("Prompt %s could not start: %s", prompt.id, err.message)
+            self.end(error=f"The agent could not take this prompt: {err.message}")
         except Exception as err:
             log.exception("Prompt %s could not start", prompt.id)
             self.end(error=f"The agent could not take this prompt: {err}")
