@@ -3,6 +3,7 @@ server as its only writer."""
 
 import asyncio
 import gc
+import logging
 import weakref
 
 import pytest
@@ -80,6 +81,35 @@ async def test_viewers_forged_update_is_dropped_and_never_reaches_others(api, co
     assert "forged" not in str(bob.snapshot())
     assert room.document.snapshot()["transcript"] != before["transcript"]
     assert not carol.closed.is_set(), "a dropped frame does not cost the reader its connection"
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [b"\x00\x00\x05abc", b"\x00\x00", b"\x00\x00\xff", b"\x00\x00\x03\xff\xff\xff"],
+    ids=["bad-state", "empty", "truncated", "bad-clock"],
+)
+async def test_an_unreadable_sync_message_closes_only_that_socket_with_a_reason(
+    api, connect, room, caplog, jp_serverapp, garbage
+):
+    caplog.set_level(logging.INFO)
+    jp_serverapp.log.addHandler(caplog.handler)  # the server's own loggers do not propagate
+    carol, bob = await connect("carol"), await connect("bob")
+    await eventually(lambda: "carol" in bob.participants.to_py() and carol.received)
+
+    carol.ws.write_message(garbage, binary=True)  # a sync step 1 whose state cannot be read
+
+    await asyncio.wait_for(carol.closed.wait(), 5)
+    assert (carol.ws.close_code, carol.ws.close_reason) == (
+        4400,
+        "The room could not read a sync message your client sent; closing.",
+    )
+    await api("alice", "POST", "prompts", body={"text": "say still here"})
+    await eventually(lambda: len(bob.replies()) == 1 and not bob.closed.is_set())
+    assert str(bob.replies()[0]["body"]) == "still here"
+    jp_serverapp.log.removeHandler(caplog.handler)
+    assert [r for r in caplog.records if r.exc_info] == [], "no traceback"
+    [said] = [r for r in caplog.records if "sync message" in r.getMessage()]
+    assert said.levelno == logging.WARNING and "carol" in said.getMessage()
 
 
 @pytest.mark.parametrize("user", ["dave", None])

@@ -15,6 +15,11 @@ and gets the current state.
 
 `replace_document` swaps the served document (the room's history compaction builds a new one):
 every client is closed (4002) and reconnects to the new document.
+
+A sync step 1 that cannot be read (pycrdt raises ValueError "Cannot decode state", IndexError or
+AssertionError on garbage) closes that one socket (4400, the reason saying why) with one warning
+line: it is the client's fault, not the server's, so no traceback, and nobody else notices. The
+panel retries such a close with its growing delay, as any other, never at once.
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ log = logging.getLogger(__name__)
 #: Close codes the panel answers by reconnecting at once, with a fresh document.
 COMPACTED = (4002, "The room document was compacted; reconnecting.")
 FELL_BEHIND = (4008, "You fell behind the room; reconnecting.")
+#: A frame that cannot be read: that client is closed, not answered (the panel does not hurry back).
+UNREADABLE = (4400, "The room could not read a sync message your client sent; closing.")
 
 #: The default cap of a client's outbox (`CopilotRoom.client_buffer_bytes`).
 CLIENT_BUFFER_BYTES = 1 << 20
@@ -227,7 +234,19 @@ class RoomSync:
             async for message in client.messages():
                 if client.closed or ydoc is not self._ydoc:
                     continue  # closing: wait for the socket's end
-                reply = handle_sync_message(message[1:], ydoc)
+                try:
+                    reply = handle_sync_message(message[1:], ydoc)
+                except Exception as error:  # what pycrdt raises on bytes it cannot decode
+                    log.warning(
+                        "Closed the connection of %s: they sent a %d-byte sync message the room "
+                        "cannot read (%s: %s).",
+                        username,
+                        len(message),
+                        type(error).__name__,
+                        error,
+                    )
+                    client.close(*UNREADABLE)
+                    continue
                 if reply is not None:
                     client.put(reply)
         finally:
