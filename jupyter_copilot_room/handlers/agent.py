@@ -19,19 +19,19 @@ class ModelHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        self.reply(await self.room.describe_model(self.identity))
+        await self.reply(await self.room.describe_model(self.identity))
 
     @web.authenticated
     @authorized
     async def put(self) -> None:
-        self.reply(await self.room.choose_model(self.identity, self.parse(ModelBody)))
+        await self.reply(await self.room.choose_model(self.identity, self.parse(ModelBody)))
 
 
 class CatalogHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
-    def get(self) -> None:
-        self.reply(self.room.describe_catalog(self.identity))
+    async def get(self) -> None:
+        await self.reply(self.room.describe_catalog(self.identity))
 
 
 class AbortHandler(RoomAPIHandler):
@@ -39,7 +39,7 @@ class AbortHandler(RoomAPIHandler):
     @authorized
     async def post(self) -> None:
         await self.room.abort(self.identity)
-        self.reply({"aborted": True})
+        await self.reply({"aborted": True})
 
 
 class AgentStartHandler(RoomAPIHandler):
@@ -47,6 +47,6 @@ class AgentStartHandler(RoomAPIHandler):
 
     @web.authenticated
     @authorized
-    def post(self) -> None:
+    async def post(self) -> None:
         self.room.start_agent(self.identity)
-        self.reply({"state": "starting"}, status=202)
+        await self.reply({"state": "starting"}, status=202)

@@ -125,10 +125,18 @@ class RoomAPIHandler(RoomMixin, APIHandler):
             where = ".".join(str(part) for part in first["loc"]) or "body"
             raise InvalidRequest(f"{where}: {first['msg']}.", code="invalid_body") from None
 
-    def reply(self, data: object, status: int = 200) -> None:
+    async def reply(self, data: object, status: int = 200) -> None:
+        """Answer once what the command recorded is on disk (`Room.durable`)."""
+        await self.room.durable()
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps(data))
+
+    async def reply_empty(self) -> None:
+        """`204 No Content`, once what the command recorded is on disk."""
+        await self.room.durable()
+        self.set_status(204)
+        self.finish()
 
     def write_error(self, status_code: int, **kwargs) -> None:
         error = kwargs.get("exc_info", (None, None, None))[1]

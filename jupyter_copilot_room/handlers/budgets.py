@@ -16,8 +16,8 @@ class BudgetsHandler(RoomAPIHandler):
 
     @web.authenticated
     @authorized
-    def get(self) -> None:
-        self.reply(self.room.describe_usage(self.identity))
+    async def get(self) -> None:
+        await self.reply(self.room.describe_usage(self.identity))
 
 
 class BudgetLiftHandler(RoomAPIHandler):
@@ -25,5 +25,5 @@ class BudgetLiftHandler(RoomAPIHandler):
 
     @web.authenticated
     @authorized
-    def post(self, username: str) -> None:
-        self.reply(self.room.lift_budget(self.identity, username))
+    async def post(self, username: str) -> None:
+        await self.reply(self.room.lift_budget(self.identity, username))

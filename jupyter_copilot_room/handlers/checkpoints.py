@@ -17,7 +17,7 @@ class CheckpointDiffHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def get(self, item_id: str) -> None:
-        self.reply(await self.room.checkpoint_diff(self.identity, item_id))
+        await self.reply(await self.room.checkpoint_diff(self.identity, item_id))
 
 
 class CheckpointRevertHandler(RoomAPIHandler):
@@ -27,4 +27,4 @@ class CheckpointRevertHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def post(self, item_id: str) -> None:
-        self.reply(await self.room.revert(self.identity, item_id))
+        await self.reply(await self.room.revert(self.identity, item_id))

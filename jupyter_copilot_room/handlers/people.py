@@ -23,33 +23,32 @@ CLAIMED_COOKIE = "copilot-room-claimed"
 class ParticipantsHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
-    def get(self) -> None:
-        self.reply({"participants": self.room.list_people(self.identity)})
+    async def get(self) -> None:
+        await self.reply({"participants": self.room.list_people(self.identity)})
 
 
 class ParticipantHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
-    def put(self, username: str) -> None:
+    async def put(self, username: str) -> None:
         body = self.parse(RoleBody)
         role = self.room.set_role(self.identity, username, body.role)
-        self.reply({"username": username, "role": role.value})
+        await self.reply({"username": username, "role": role.value})
 
     @web.authenticated
     @authorized
-    def delete(self, username: str) -> None:
+    async def delete(self, username: str) -> None:
         self.room.remove(self.identity, username)
-        self.set_status(204)
-        self.finish()
+        await self.reply_empty()
 
 
 class AdmissionHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
-    def post(self, username: str) -> None:
+    async def post(self, username: str) -> None:
         body = self.parse(AdmissionBody)
         role = self.room.admit(self.identity, username, body.decision)
-        self.reply({"username": username, "role": role.value})
+        await self.reply({"username": username, "role": role.value})
 
 
 class ClaimAPIHandler(RoomAPIHandler):
@@ -57,7 +56,7 @@ class ClaimAPIHandler(RoomAPIHandler):
 
     @web.authenticated
     @authorized
-    def post(self) -> None:
+    async def post(self) -> None:
         body = self.parse(ClaimBody)
         if self.acts_as_server_owner:
             raise NotAllowed(
@@ -66,7 +65,7 @@ class ClaimAPIHandler(RoomAPIHandler):
                 code="claim_needs_a_person",
             )
         self.room.claim_host(self.identity, body.secret)
-        self.reply(self.room.describe(self.identity))
+        await self.reply(self.room.describe(self.identity))
 
 
 class ClaimHandler(RoomMixin, JupyterHandler):
@@ -90,6 +89,7 @@ class ClaimHandler(RoomMixin, JupyterHandler):
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.finish(_refused_claim_page(err.message, self.base_url))
             return
+        await self.room.durable()
         # For the panel about to open: say "You are the host" once (it reads and clears this).
         self.set_cookie(CLAIMED_COOKIE, "1", path=self.base_url, max_age=300, samesite="Strict")
         self.redirect(self.base_url)

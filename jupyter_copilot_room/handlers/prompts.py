@@ -21,7 +21,7 @@ class PromptsHandler(RoomAPIHandler):
     async def post(self) -> None:
         body = self.parse(PromptBody)
         prompt_id, position = await self.room.submit_from_request(self.identity, body)
-        self.reply({"id": prompt_id, "position": position}, status=202)
+        await self.reply({"id": prompt_id, "position": position}, status=202)
 
 
 class PromptHandler(RoomAPIHandler):
@@ -29,8 +29,7 @@ class PromptHandler(RoomAPIHandler):
     @authorized
     async def delete(self, item_id: str) -> None:
         await self.room.withdraw(self.identity, item_id)
-        self.set_status(204)
-        self.finish()
+        await self.reply_empty()
 
 
 class SteerHandler(RoomAPIHandler):
@@ -40,7 +39,7 @@ class SteerHandler(RoomAPIHandler):
     @authorized
     async def post(self, item_id: str) -> None:
         body = self.parse(SteerBody)
-        self.reply({"id": await self.room.steer(self.identity, item_id, body)}, status=201)
+        await self.reply({"id": await self.room.steer(self.identity, item_id, body)}, status=201)
 
 
 class AttachmentsHandler(RoomAPIHandler):
@@ -53,7 +52,7 @@ class AttachmentsHandler(RoomAPIHandler):
         upload = await self.room.upload(
             self.identity, self.request.body, self.request.headers.get("Content-Type", "")
         )
-        self.reply(dataclasses.asdict(upload), status=201)
+        await self.reply(dataclasses.asdict(upload), status=201)
 
 
 class AttachmentHandler(RoomAPIHandler):
@@ -75,6 +74,6 @@ class MessagesHandler(RoomAPIHandler):
 
     @web.authenticated
     @authorized
-    def post(self) -> None:
+    async def post(self) -> None:
         body = self.parse(ChatBody)
-        self.reply({"id": self.room.say(self.identity, body)}, status=201)
+        await self.reply({"id": self.room.say(self.identity, body)}, status=201)

@@ -19,12 +19,12 @@ from .base import RoomAPIHandler
 class ApprovalHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
-    def post(self, item_id: str) -> None:
+    async def post(self, item_id: str) -> None:
         body = self.parse(ApprovalBody)
         self.room.answer_permission(
             self.identity, item_id, body.decision == "approve", body.feedback
         )
-        self.reply({"id": item_id, "decision": body.decision})
+        await self.reply({"id": item_id, "decision": body.decision})
 
 
 class ApprovalDetailsHandler(RoomAPIHandler):
@@ -45,7 +45,7 @@ class ApprovalDetailsHandler(RoomAPIHandler):
 class QuestionHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
-    def post(self, item_id: str) -> None:
+    async def post(self, item_id: str) -> None:
         body = self.parse(QuestionBody)
         self.room.answer_question(self.identity, item_id, body.answer)
-        self.reply({"id": item_id, "answer": body.answer})
+        await self.reply({"id": item_id, "answer": body.answer})

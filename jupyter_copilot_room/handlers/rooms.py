@@ -19,8 +19,8 @@ from .base import RoomAPIHandler
 class RoomStateHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
-    def get(self) -> None:
-        self.reply(self.room.describe(self.identity))
+    async def get(self) -> None:
+        await self.reply(self.room.describe(self.identity))
 
 
 class RoomsHandler(RoomAPIHandler):
@@ -34,9 +34,9 @@ class RoomsHandler(RoomAPIHandler):
 
     @web.authenticated
     @authorized
-    def get(self) -> None:
+    async def get(self) -> None:
         rooms = self.context.rooms
-        self.reply(
+        await self.reply(
             {
                 "rooms": rooms.describe(self.identity),
                 "can_create": rooms.may_create(self.identity),
@@ -48,4 +48,4 @@ class RoomsHandler(RoomAPIHandler):
     async def post(self) -> None:
         body = self.parse(RoomBody)
         await self.context.rooms.create(self.identity, body.name, body.repository)
-        self.reply(self.context.rooms.entry(body.name, self.identity), status=201)
+        await self.reply(self.context.rooms.entry(body.name, self.identity), status=201)

@@ -15,11 +15,11 @@ from .base import RoomAPIHandler
 class SettingsHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
-    def get(self) -> None:
-        self.reply(self.room.get_settings(self.identity))
+    async def get(self) -> None:
+        await self.reply(self.room.get_settings(self.identity))
 
     @web.authenticated
     @authorized
-    def patch(self) -> None:
+    async def patch(self) -> None:
         patch = self.parse(SettingsPatch)
-        self.reply(self.room.patch_settings(self.identity, patch))
+        await self.reply(self.room.patch_settings(self.identity, patch))

@@ -19,13 +19,13 @@ class SignInHandler(RoomAPIHandler):
 
     @web.authenticated
     @authorized
-    def get(self) -> None:
-        self.reply(self.room.describe_signin(self.identity))
+    async def get(self) -> None:
+        await self.reply(self.room.describe_signin(self.identity))
 
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        self.reply(await self.room.begin_signin(self.identity))
+        await self.reply(await self.room.begin_signin(self.identity))
 
 
 class SignInReturnHandler(RoomAPIHandler):
@@ -35,7 +35,7 @@ class SignInReturnHandler(RoomAPIHandler):
     @authorized
     async def post(self) -> None:
         body = self.parse(SignInReturnBody)
-        self.reply(await self.room.deliver_signin(self.identity, body.url))
+        await self.reply(await self.room.deliver_signin(self.identity, body.url))
 
 
 class SignInAllowHandler(RoomAPIHandler):
@@ -44,14 +44,14 @@ class SignInAllowHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        self.reply(await self.room.allow_signin(self.identity))
+        await self.reply(await self.room.allow_signin(self.identity))
 
 
 class SignInCancelHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        self.reply(await self.room.cancel_signin(self.identity))
+        await self.reply(await self.room.cancel_signin(self.identity))
 
 
 class SignOutHandler(RoomAPIHandler):
@@ -61,4 +61,4 @@ class SignOutHandler(RoomAPIHandler):
     @authorized
     async def post(self) -> None:
         await self.room.sign_out(self.identity)
-        self.reply({"signed_out": True})
+        await self.reply({"signed_out": True})

@@ -89,4 +89,4 @@ class HistoryHandler(PagedHandler):
     async def get(self) -> None:
         """Entries evicted from the live document, as it showed them, newest page first."""
         before, limit = self.page_arguments()
-        self.reply(await self.room.history_page(self.identity, before, limit))
+        await self.reply(await self.room.history_page(self.identity, before, limit))

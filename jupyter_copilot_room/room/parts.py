@@ -223,3 +223,8 @@ class RoomParts:
             and self.queue.next_up() is None
             and not any(p.get("role") == Role.PENDING.value for p in self.people.listing())
         )
+
+    async def durable(self) -> None:
+        """Once every record written so far is on disk: a command is acknowledged after this
+        (the transcript's group commit: one fsync, in a worker thread, for a tick's records)."""
+        await self.transcript.durable()

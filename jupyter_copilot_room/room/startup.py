@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 from ..errors import (
+    RoomError,
     Unavailable,
 )
 from . import snapshot
@@ -128,6 +129,7 @@ class RoomStartup(RoomParts):
         self._stopping = True
         if not self._started:
             await self.storage.stop()  # a start the full disk refused left it watching for space
+            await self._last_commit()
             self.transcript.close()  # a refused start may have opened them
             self.history.close()
             return
@@ -141,9 +143,17 @@ class RoomStartup(RoomParts):
         await self.sync.stop()
         await self.storage.stop()
         await self.snapshots.stop()
+        await self._last_commit()
         self.transcript.close()
         self.history.close()
         self._started = False
+
+    async def _last_commit(self) -> None:
+        """Let the transcript's group commit end (`close` syncs whatever it had not)."""
+        try:
+            await self.durable()
+        except (OSError, RoomError) as err:  # a full disk too: logged, the stop goes on
+            log.warning("The room %r could not sync its transcript at its stop: %s", self.name, err)
 
     async def _replay(self) -> Replayed:
         """Rebuild the room from the snapshot and the records after it if the snapshot matches,
