@@ -191,3 +191,12 @@ async def test_an_approved_env_shows_no_secret_anywhere(
     assert reply.startswith("It printed: [redacted: JUPYTERHUB_API_TOKEN]\n"), reply
     assert "[redacted: JUPYTERHUB_API_TOKEN]" in shown["transcript"]
     assert "[redacted: JUPYTERHUB_API_TOKEN]" in shown["markdown"]
+
+
+def test_a_stream_waits_only_for_what_may_begin_a_secret():
+    redactor = Redactor({"GH_TOKEN": "ghp_0123456789abcdef"})
+    assert redactor.streamed("", "working.") == ("working.", ""), "nothing like a secret: shown"
+    assert redactor.streamed("", "a g") == ("a ", "g"), "even one character of a start waits"
+    assert redactor.streamed("", "see ghp_01") == ("see ", "ghp_01"), "a secret's start waits"
+    shown, held = redactor.streamed("ghp_01", "23456789abcdef done")
+    assert (shown, held) == ("[redacted: GH_TOKEN] done", "")

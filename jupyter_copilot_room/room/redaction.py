@@ -37,8 +37,6 @@ class Redactor:
         found = {value: name for name, value in (secrets or {}).items() if len(value) >= MIN_LENGTH}
         # Longest first, so a secret that holds another is replaced whole.
         self._secrets = sorted(found.items(), key=lambda item: -len(item[0]))
-        #: How many characters at a stream's end may be the start of a secret.
-        self.hold = max((len(value) for value in found), default=1) - 1
 
     @classmethod
     def of_server(
@@ -63,8 +61,19 @@ class Redactor:
         """What of a stream to show now, and what to hold until its next delta (or its end):
         `held` is what the last call held."""
         text = self.text(held + delta)
-        cut = max(0, len(text) - self.hold)
+        cut = len(text) - self._secret_start(text)
         return text[:cut], text[cut:]
+
+    def _secret_start(self, text: str) -> int:
+        """How many characters at the end of `text` may begin a secret (the longest end that
+        is the start of one): only those wait, so a reply streams as it comes."""
+        longest = 0
+        for value, _ in self._secrets:
+            for length in range(min(len(value) - 1, len(text)), longest, -1):
+                if text.endswith(value[:length]):
+                    longest = length
+                    break
+        return longest
 
     def payload(self, payload: Any) -> Any:
         """`payload` (a record's pydantic model, or what its fields hold) with every string
