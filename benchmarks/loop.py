@@ -1,0 +1,143 @@
+"""Loop benchmark: does one member's heavy request stall the server for everyone (issue 27)?
+
+    python benchmarks/loop.py            # about 2 minutes on 2 cores
+
+A server (fanout.py's subprocess, `serve`) on a 100,000-entry transcript. A prober calls
+`GET copilot-room/api/room` (cheap: the caller's view of the room) every 20 ms and times each
+answer, first with the server idle, then while one client uploads four 10 MiB PNG images again
+and again (`POST attachments`: each checked whole by Pillow) and another reads the whole
+transcript again and again (`GET transcript`). Prints p50, p99 and the longest answer of each
+phase, their ratio, and the target: p99 under 50 ms under load. See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fanout import TOKEN, Server, cli, write_transcript
+
+ENTRIES = 100_000
+PROBE_EVERY = 0.02  # seconds between two probes
+PHASE = 20.0  # seconds each phase is probed
+IMAGES, IMAGE_SIDE = 4, 1800  # 1800 x 1800 RGB noise: a PNG of about 9.7 MB each
+TARGET_P99 = 0.050
+
+HEADERS = {"Authorization": f"token {TOKEN}"}
+
+
+def noise_png() -> bytes:
+    from PIL import Image
+
+    image = Image.frombytes("RGB", (IMAGE_SIDE, IMAGE_SIDE), os.urandom(IMAGE_SIDE**2 * 3))
+    out = io.BytesIO()
+    image.save(out, format="PNG", compress_level=1)
+    return out.getvalue()
+
+
+async def probe(server: Server, seconds: float) -> list[float]:
+    from tornado.httpclient import AsyncHTTPClient
+
+    client, times = AsyncHTTPClient(force_instance=True), []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        started = time.perf_counter()
+        await client.fetch(f"{server.http}/copilot-room/api/room", headers=HEADERS)
+        times.append(time.perf_counter() - started)
+        await asyncio.sleep(PROBE_EVERY)
+    client.close()
+    return times
+
+
+async def upload_again_and_again(server: Server, images: list[bytes], stop: asyncio.Event) -> int:
+    from tornado.httpclient import AsyncHTTPClient
+
+    client, sent = AsyncHTTPClient(force_instance=True), 0
+    while not stop.is_set():
+        for data in images:
+            await client.fetch(
+                f"{server.http}/copilot-room/api/attachments",
+                method="POST",
+                body=data,
+                headers={**HEADERS, "Content-Type": "image/png"},
+                request_timeout=120,
+            )
+            sent += 1
+    client.close()
+    return sent
+
+
+async def read_again_and_again(server: Server, stop: asyncio.Event) -> int:
+    from tornado.httpclient import AsyncHTTPClient
+
+    client, reads = AsyncHTTPClient(force_instance=True, max_body_size=1 << 31), 0
+    while not stop.is_set():
+        await client.fetch(
+            f"{server.http}/copilot-room/api/transcript", headers=HEADERS, request_timeout=300
+        )
+        reads += 1
+    client.close()
+    return reads
+
+
+def figures(times: list[float]) -> tuple[float, float, float]:
+    ordered = sorted(times)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return statistics.median(ordered), p99, ordered[-1]
+
+
+async def main() -> None:
+    work = Path(tempfile.mkdtemp(prefix="loop-bench-"))
+    try:
+        root, state = work / "root", work / "state"
+        root.mkdir()
+        state.mkdir()
+        write_transcript(state / "transcript.jsonl", ENTRIES)
+        images = [noise_png() for _ in range(IMAGES)]
+        server = Server(work, root, state, script=__file__)
+        await server.start()
+        try:
+            idle = await probe(server, PHASE)
+            stop = asyncio.Event()
+            heavy = [
+                asyncio.create_task(upload_again_and_again(server, images, stop)),
+                asyncio.create_task(read_again_and_again(server, stop)),
+            ]
+            loaded = await probe(server, PHASE)
+            stop.set()
+            uploads, reads = await asyncio.gather(*heavy)
+        finally:
+            await server.stop()
+        megabytes = (state / "transcript.jsonl").stat().st_size / 1e6
+        size = statistics.mean(len(i) for i in images) / 1e6
+        print(f"transcript: {ENTRIES:,} entries, {megabytes:.0f} MB; {len(images)} images of")
+        print(f"  {size:.1f} MB each")
+        print(f"under load: {uploads} uploads, {reads} whole-transcript reads in {PHASE:.0f} s")
+        print("GET room        p50 ms   p99 ms   max ms   probes")
+        for name, times in (("idle", idle), ("under load", loaded)):
+            p50, p99, top = figures(times)
+            ms = f"{p50 * 1e3:7.1f}  {p99 * 1e3:7.1f}  {top * 1e3:7.1f}"
+            print(f"  {name:<12} {ms}  {len(times):7d}")
+        ratio = figures(loaded)[1] / figures(idle)[1]
+        p99 = figures(loaded)[1]
+        verdict = "met" if p99 < TARGET_P99 else "NOT met"
+        target = f"target p99 < {TARGET_P99 * 1e3:.0f} ms: {verdict}"
+        print(f"p99 under load / idle: {ratio:.1f}x; {target}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if "--serve" in sys.argv:
+        cli()  # fanout.py's server, for Server(script=__file__)
+    else:
+        asyncio.run(main())
