@@ -36,7 +36,7 @@ from pathlib import Path
 
 from .access.admissions import AdmissionBook
 from .access.identity import Identity
-from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, RoomError
+from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, RoomError, Unavailable
 from .room.parts import MAIN
 from .room.room import Room
 from .statefiles import prepare_state_dir, read_json, write_json_atomically
@@ -114,7 +114,7 @@ class Rooms:
                 self._records[record.name] = record
                 continue
             self._add(record, folder)
-            self._doors[record.name] = self.door(self._state_dir(record.name))
+            self._doors[record.name] = self._door_of(record.name)
 
     def _save(self) -> None:
         created = [asdict(r) for name, r in self._records.items() if name != MAIN]
@@ -123,6 +123,17 @@ class Rooms:
     def _add(self, record: RoomRecord, folder: Path) -> None:
         self._records[record.name] = record
         self._folders[record.name] = folder
+
+    def _door_of(self, name: str) -> AdmissionBook:
+        """Who the room admits, from its caches; the configured lists alone if they cannot be
+        read (logged): the list of rooms must answer."""
+        try:
+            return self.door(self._state_dir(name))
+        except (OSError, ValueError) as err:
+            log.warning(
+                "The room %r's caches could not be read (%s): listed by the config", name, err
+            )
+            return self.door(self.main.state_dir / "rooms" / name / "unreadable")
 
     def _state_dir(self, name: str) -> Path:
         return prepare_state_dir(self.main.state_dir / "rooms" / name)
@@ -142,6 +153,11 @@ class Rooms:
         room's own refusal (503, 507) if it cannot start."""
         if name not in self._folders:
             raise NotFound(f"There is no room called {name[:60]!r} here.", code="room_not_found")
+        if self._stopping:  # a room loaded now would outlive the server's stop
+            raise Unavailable(
+                f"The server is stopping, so the room {name!r} does not start.",
+                code="server_stopping",
+            )
         while (unloading := self._unloading.get(name)) is not None:
             await asyncio.shield(unloading)
         room = self._loaded.get(name)
@@ -213,8 +229,8 @@ class Rooms:
             log.exception("The room %s did not stop cleanly while it was unloaded", name)
         finally:
             self._loaded.pop(name, None)
-            self._doors[name] = self.door(self._state_dir(name))
             del self._unloading[name]
+            self._doors[name] = self._door_of(name)
 
     # -- creating a room -------------------------------------------------------------------------
 
@@ -307,7 +323,8 @@ class Rooms:
         if room is not None:
             seen = room.overview(identity)
         else:
-            role = self._doors[name].role_of(
+            door = self._doors.get(name) or self._door_of(name)  # a build that failed has none
+            role = door.role_of(
                 identity.username, verified=identity.verified, hub_role=identity.hub_role
             )
             seen = {"state": "sleeping", "people": [], "role": role.value, "waiting_on_you": 0}

@@ -21,10 +21,13 @@ async def test_the_servers_token_alone_never_spends_the_claim_secret(room_app, j
     secret = room_app.room.claim.secret
     assert secret and room_app.users_verified is False
 
+    # The link as printed: `?token=` in the query, no login cookie (a fresh browser).
+    token = room_app.serverapp.identity_provider.token
     r = await jp_fetch(
         "copilot-room",
         "claim",
-        params={"secret": secret},
+        params={"secret": secret, "token": token},
+        headers={"Authorization": ""},
         raise_error=False,
         follow_redirects=False,
     )
@@ -33,6 +36,18 @@ async def test_the_servers_token_alone_never_spends_the_claim_secret(room_app, j
     assert location.endswith(f"copilot-room/claim?secret={secret}") and "token" not in location
     assert any(k == "Set-Cookie" for k, _ in r.headers.get_all()), "the browser's login cookie"
     assert room_app.room.claim.secret == secret, "not spent on the server's token"
+
+    # The token in a header and no cookie: a script or a kernel, never led on (no loop).
+    r = await jp_fetch(
+        "copilot-room",
+        "claim",
+        params={"secret": secret},
+        raise_error=False,
+        follow_redirects=False,
+    )
+    assert r.code == 403, r
+    assert b"cannot spend it" in r.body
+    assert room_app.room.claim.secret == secret
 
     r = await jp_fetch(
         "copilot-room",

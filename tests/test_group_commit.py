@@ -5,6 +5,8 @@ loop; a command is acknowledged only once what it recorded is on disk (`Room.dur
 import os
 import threading
 
+import pytest
+
 from jupyter_copilot_room.events import SystemNote
 from jupyter_copilot_room.request_bodies import ChatBody
 from jupyter_copilot_room.room.transcript import Transcript
@@ -54,3 +56,22 @@ async def test_a_command_is_answered_once_its_record_is_on_disk(make_room, tmp_p
     lines = len(room.transcript.read_text().splitlines())
     await room.durable()
     assert synced and synced[-1] >= lines, "durable returns after the fsync that covers it"
+
+
+async def test_a_failed_fsync_is_told_to_whoever_waits_and_the_next_tries_again(
+    tmp_path, monkeypatch
+):
+    transcript = await loaded(tmp_path / "transcript.jsonl")
+    fsync, failures = os.fsync, [OSError(5, "Input/output error")]
+
+    def failing_once(fd):
+        if failures:
+            raise failures.pop()
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", failing_once)
+    transcript.append("system", None, SystemNote(text="not yet on disk"), 1.0)
+    with pytest.raises(OSError, match="Input/output error"):
+        await transcript.durable()
+    await transcript.durable()  # the same lines again: on disk now
+    transcript.close()

@@ -79,3 +79,11 @@ async def test_a_room_with_someone_connected_stays_loaded(jp_serverapp, room_app
     socket.close()
     await eventually(lambda: room_app.rooms.loaded("beta") is None, timeout=10, what="unload")
     await room_app.stop_extension()
+
+
+async def test_no_room_loads_once_the_server_stops(jp_serverapp, room_app, api):
+    await room_app._start_jupyter_server_extension(jp_serverapp)
+    await room_app.rooms.stop()
+    r = await api("bob", "GET", "rooms", "alpha", "room")
+    assert (r.code, r.json["error"]) == (503, "server_stopping"), r
+    assert room_app.rooms.loaded("alpha") is None, "it would outlive the server's stop"

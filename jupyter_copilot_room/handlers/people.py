@@ -76,13 +76,19 @@ class ClaimHandler(RoomMixin, JupyterHandler):
     async def get(self) -> None:
         await self.open_room()
         secret = self.get_argument("secret", "")
-        if self.acts_as_server_owner:
+        if self.acts_as_server_owner and "token" in self.request.query_arguments:
             # A fresh browser's first request: the link's `?token=` signed it in, and this
             # response carries its login cookie. The claim waits for the request that has it,
             # so the person becomes host, not the server's token ("Server owner").
             self.redirect(f"{self.request.path}?{urlencode({'secret': secret})}")
             return
         try:
+            if self.acts_as_server_owner:  # a script or a kernel: no browser, no person
+                raise NotAllowed(
+                    "The claim link makes the person who opens it in a browser the host; a "
+                    "request with only the server's token cannot spend it.",
+                    code="claim_needs_a_person",
+                )
             self.room.claim_host(self.identity, secret)
         except RoomError as err:
             self.set_status(err.status)

@@ -217,7 +217,7 @@ class RoomParts:
         no prompt queued or running, nobody waiting at the door."""
         return (
             self._started
-            and self.turns.agent_status == "sleeping"
+            and (self.agent is None or self.turns.agent_status == "sleeping")
             and not self.sync.connected()
             and self.queue.in_flight is None
             and self.queue.next_up() is None

@@ -293,6 +293,7 @@ class Transcript:
             self._fsync()
             return
         self._syncing = loop.create_task(self._group_commit())
+        self._syncing.add_done_callback(_log_failure)
 
     async def _group_commit(self) -> None:
         await asyncio.sleep(0)  # the rest of this tick's records join this fsync
@@ -304,18 +305,23 @@ class Transcript:
             except OSError as err:
                 if self._file is None:
                     return  # closed meanwhile: `close` synced what was written
+                self._unsynced = True  # still not on disk: the next `durable` tries again
                 if err.errno in (errno.ENOSPC, errno.EDQUOT):
                     raise no_space(self.path.parent) from err
                 raise
 
     async def durable(self) -> None:
-        """Once every line written so far is on disk (raises as the fsync did)."""
-        while self._syncing is not None and not self._syncing.done():
+        """Once every line written so far is on disk. A failed fsync raises to every command
+        waiting on it, and the next `durable` tries again (its lines are still not on disk)."""
+        if (
+            self._unsynced
+            and self._file is not None
+            and (self._syncing is None or self._syncing.done())
+        ):
+            self._syncing = asyncio.get_running_loop().create_task(self._group_commit())
+            self._syncing.add_done_callback(_log_failure)
+        if self._syncing is not None:
             await asyncio.shield(self._syncing)
-        if self._syncing is not None and self._syncing.done() and not self._syncing.cancelled():
-            error, self._syncing = self._syncing.exception(), None
-            if error is not None:
-                raise error
 
     def _fsync(self) -> None:
         assert self._file is not None
@@ -341,3 +347,10 @@ class Transcript:
                 self._fsync()  # what the group commit had not synced yet
             self._file.close()
             self._file = None
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    """A group commit that failed is said in the log, also when no command waited on it (the
+    records the agent reported): their lines are synced by the next `durable`."""
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.warning("The transcript could not be synced to disk: %s", error)
