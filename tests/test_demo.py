@@ -145,3 +145,15 @@ async def test_the_demo_acknowledges_a_steering_message(api, room):
     replies = [e["body"] for e in entries(room, "assistant")]
     noted = "Noted, alice: “only the top level, please”."
     assert any(reply.startswith(noted) for reply in replies), replies
+
+
+def test_the_demo_never_takes_jupyters_save_in_progress_for_the_notebook(tmp_path):
+    """Jupyter's atomic save writes `.~analysis.ipynb` beside the notebook for a moment; the
+    demo once picked it (pathlib's `*` matches a leading dot) and could not read it."""
+    from jupyter_copilot_room.agent.demo import DemoScript
+
+    (tmp_path / "analysis.ipynb").write_text("{}")
+    (tmp_path / ".~analysis.ipynb").write_text("{}")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "a.ipynb").write_text("{}")
+    assert DemoScript(tmp_path)._first_notebook() == "analysis.ipynb"

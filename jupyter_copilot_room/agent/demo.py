@@ -286,8 +286,10 @@ class DemoScript:
         return None
 
     def _first_notebook(self) -> str | None:
-        """The repository's first notebook, at its top or one folder down (never a hidden one)."""
-        for pattern in ("*.ipynb", "[!.]*/*.ipynb"):
+        """The repository's first notebook, at its top or one folder down (never a hidden one:
+        pathlib's `*` matches a leading dot, and Jupyter's atomic save writes `.~name.ipynb`
+        beside the notebook for a moment, which the demo once took for it)."""
+        for pattern in ("[!.]*.ipynb", "[!.]*/[!.]*.ipynb"):
             if found := sorted(self.repository.glob(pattern)):
                 return found[0].relative_to(self.repository).as_posix()
         return None
