@@ -19,9 +19,9 @@ SECRETS = {
     "JUPYTERHUB_API_TOKEN": "hub-api-token-5d1f0a9c",
     "JPY_API_TOKEN": "jpy-api-token-77a1b2c3",
     "JUPYTER_TOKEN": "jupyter-token-0e4c11aa",
-    "GH_TOKEN": "gho_ghtoken9f8e7d6c5b",
-    "GITHUB_TOKEN": "ghp_githubtoken1a2b3c4d",
-    "COPILOT_GITHUB_TOKEN": "gho_copilottoken4e5f6a7b",
+    "GH_TOKEN": "fake-gh-token-9f8e7d6c5b",
+    "GITHUB_TOKEN": "fake-github-token-1a2b3c4d",
+    "COPILOT_GITHUB_TOKEN": "fake-copilot-token-4e5f6a7b",
 }
 PROVIDER_KEY = "sk-provider-key-3c9d2e1f"
 
@@ -38,9 +38,9 @@ def test_the_runtime_gets_what_commands_need_and_no_token():
         "SSL_CERT_FILE": "/etc/ca.pem",
         "XDG_CACHE_HOME": "/home/ada/.cache",
         "COPILOT_PKG_CACHE_HOME": "/cache/copilot",
-        "COPILOT_GITHUB_TOKEN": "gho_x",
-        "COPILOT_SDK_AUTH_TOKEN": "gho_y",
-        "GH_TOKEN": "gho_z",
+        "COPILOT_GITHUB_TOKEN": "fake-x",
+        "COPILOT_SDK_AUTH_TOKEN": "fake-y",
+        "GH_TOKEN": "fake-z",
         "JUPYTERHUB_API_TOKEN": "hub",
         "JPY_API_TOKEN": "jpy",
         "JUPYTER_TOKEN": "server",
@@ -194,9 +194,9 @@ async def test_an_approved_env_shows_no_secret_anywhere(
 
 
 def test_a_stream_waits_only_for_what_may_begin_a_secret():
-    redactor = Redactor({"GH_TOKEN": "ghp_0123456789abcdef"})
+    redactor = Redactor({"GH_TOKEN": "fake-gh-0123456789"})
     assert redactor.streamed("", "working.") == ("working.", ""), "nothing like a secret: shown"
-    assert redactor.streamed("", "a g") == ("a ", "g"), "even one character of a start waits"
-    assert redactor.streamed("", "see ghp_01") == ("see ", "ghp_01"), "a secret's start waits"
-    shown, held = redactor.streamed("ghp_01", "23456789abcdef done")
+    assert redactor.streamed("", "a f") == ("a ", "f"), "even one character of a start waits"
+    assert redactor.streamed("", "see fake-gh") == ("see ", "fake-gh"), "a secret's start waits"
+    shown, held = redactor.streamed("fake-gh", "-0123456789 done")
     assert (shown, held) == ("[redacted: GH_TOKEN] done", "")
