@@ -314,11 +314,21 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
 
     def _door(self, state_dir: Path) -> AdmissionBook:
         """Who a room not loaded admits, from the caches its last start and its hosts'
-        decisions wrote (`settings.json`, `admissions.json`), with no replay: `GET rooms`."""
+        decisions wrote (`settings.json`, `admissions.json`), with no replay: `GET rooms`. Caches
+        that cannot be read leave the configuration's word (logged): the list must answer."""
         settings = self._settings(state_dir)
-        settings.restore(read_json(settings.path) or {})
-        book = self._book(settings)
-        restore_decisions(state_dir / "admissions.json", book)
+        try:
+            settings.restore(read_json(settings.path) or {})
+            book = self._book(settings)
+            restore_decisions(state_dir / "admissions.json", book)
+        except (OSError, ValueError) as err:
+            self.log.warning(
+                "The caches in %s cannot be read (%s): the room's list uses the "
+                "configuration for it",
+                state_dir,
+                err,
+            )
+            return self._book(self._settings(state_dir))
         return book
 
     def _make_agent(

@@ -125,15 +125,7 @@ class Rooms:
         self._folders[record.name] = folder
 
     def _door_of(self, name: str) -> AdmissionBook:
-        """Who the room admits, from its caches; the configured lists alone if they cannot be
-        read (logged): the list of rooms must answer."""
-        try:
-            return self.door(self._state_dir(name))
-        except (OSError, ValueError) as err:
-            log.warning(
-                "The room %r's caches could not be read (%s): listed by the config", name, err
-            )
-            return self.door(self.main.state_dir / "rooms" / name / "unreadable")
+        return self.door(self.main.state_dir / "rooms" / name)  # read only: nothing is made
 
     def _state_dir(self, name: str) -> Path:
         return prepare_state_dir(self.main.state_dir / "rooms" / name)
@@ -164,7 +156,7 @@ class Rooms:
         if room is None:
             record = self._records[name]
             room = self.build(record, self._folders[name], self._state_dir(name))
-            room.on_quiet = lambda: self._quiet(name)
+            room.on_quiet = lambda: self._used(name)
             self._loaded[name] = room
             self._doors.pop(name, None)
         self._used(name)
@@ -190,13 +182,8 @@ class Rooms:
         log.error("The room %r could not start: %s %s", name, err.message, then)
 
     def _used(self, name: str) -> None:
-        loop = asyncio.get_running_loop()
-        self._last_used[name] = loop.time()
-        self._check_later(name)
-
-    def _quiet(self, name: str) -> None:
-        """The room's agent fell asleep or its last connection closed: unload it once it has
-        been quiet for `idle_timeout` (a request meanwhile puts that off)."""
+        """A request opened the room, or it may have become quiet (its agent fell asleep, its
+        last connection closed): unload it once it has been quiet for `idle_timeout` from now."""
         self._last_used[name] = asyncio.get_running_loop().time()
         self._check_later(name)
 

@@ -65,10 +65,6 @@ def may_revert(role: Role, username: str, author: str | None, terms: Terms) -> b
     return _own_or_any(role, terms, Action.REVERT_OWN, Action.REVERT_ANY, username, author)
 
 
-def may_withdraw(role: Role, username: str, author: str) -> bool:
-    return _own_or_any(role, Terms(), Action.WITHDRAW_OWN, Action.WITHDRAW_ANY, username, author)
-
-
 def may_steer(role: Role, username: str, author: str) -> bool:
     return _own_or_any(role, Terms(), Action.STEER_OWN, Action.STEER_ANY, username, author)
 

@@ -73,7 +73,7 @@ class RoomMixin(_Handler):
         and one that cannot start refuses with its reason; 404 `room_not_found` for a name
         that is no room. Left to `@web.authenticated` when nobody signed in, so the list of
         rooms is never told to strangers and no room starts for them."""
-        name = self.path_kwargs.pop("room_name", None) or MAIN
+        name = self.path_kwargs.pop("room_name", MAIN)
         if self.current_user is not None:
             self.room = await self.context.rooms.open(name)
 

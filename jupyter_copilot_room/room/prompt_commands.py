@@ -60,6 +60,8 @@ class PromptCommands(RoomParts):
         """`POST prompts`: as `submit`, but an output's image chips are checked and stored in a
         worker thread (Pillow decodes each whole, up to hundreds of milliseconds: never on the
         loop that serves everyone); what may have changed meanwhile is checked again."""
+        if not any(chip.data is not None for chip in body.chips or ()):
+            return self.submit(identity, body)  # nothing to decode
         attached = self._check_prompt(identity, body)
         chips = await asyncio.to_thread(context.store_images, body.chips, self.attachments)
         self._check_room_for(identity)  # the budget or the queue may have moved meanwhile

@@ -288,10 +288,11 @@ class Transcript:
         if self._syncing is not None and not self._syncing.done():
             return  # the running group commit takes this line too (it loops while unsynced)
         try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+            self._commit_in(asyncio.get_running_loop())
+        except RuntimeError:  # no running loop
             self._fsync()
-            return
+
+    def _commit_in(self, loop: asyncio.AbstractEventLoop) -> None:
         self._syncing = loop.create_task(self._group_commit())
         self._syncing.add_done_callback(_log_failure)
 
@@ -318,8 +319,7 @@ class Transcript:
             and self._file is not None
             and (self._syncing is None or self._syncing.done())
         ):
-            self._syncing = asyncio.get_running_loop().create_task(self._group_commit())
-            self._syncing.add_done_callback(_log_failure)
+            self._commit_in(asyncio.get_running_loop())
         if self._syncing is not None:
             await asyncio.shield(self._syncing)
 
