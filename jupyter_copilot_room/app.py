@@ -22,6 +22,7 @@ from .eventlog import EventEmitter
 from .handlers.base import HubGrants, RoomContext
 from .handlers.routes import routes
 from .notebooks import NotebookEditor
+from .notebooks.at_stop import hold, keep
 from .room.agent_slots import AgentSlots
 from .room.budgets import Budgets
 from .room.document import DEFAULT_WINDOW, MIN_WINDOW
@@ -388,7 +389,10 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             self._announce_claim(self.room.claim.secret)
 
     async def stop_extension(self) -> None:
+        web = self.serverapp.web_app.settings if self.serverapp else {}
+        notebooks = hold(web)  # before any await: see notebooks/at_stop.py
         release_at_exit()  # AnyIO workers left behind would hold the process's exit
+        await keep(web, notebooks, self.log)
         await self.rooms.stop()
         metrics.unwatch(self.metrics)
         if self._claim_page is not None:

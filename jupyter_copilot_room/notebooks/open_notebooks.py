@@ -85,18 +85,27 @@ class LiveNotebooks:
 
     async def open(self) -> list[LiveNotebook]:
         settings = self._settings()
-        ydocs = settings.get("jupyter_server_ydoc")
-        ids = settings.get("file_id_manager")
-        if ydocs is None or ids is None:
-            return []
-        root = Path(settings["contents_manager"].root_dir)
         found = []
-        for room_id, room in list(ydocs.ywebsocket_server.rooms.items()):
-            _, kind, file_id = [*room_id.split(":", 2), "", ""][:3]
-            if kind != "notebook" or not getattr(room, "ready", False):
-                continue  # a room still loading holds no notebook yet
-            path = ids.get_path(file_id)
-            doc = await ydocs.get_document(room_id=room_id, copy=False)
-            if path is not None and doc is not None:
+        for room_id, _, path in notebook_rooms(settings):
+            doc = await settings["jupyter_server_ydoc"].get_document(room_id=room_id, copy=False)
+            if doc is not None:
+                root = Path(settings["contents_manager"].root_dir)
                 found.append(LiveNotebook(root / path, doc))
         return found
+
+
+def notebook_rooms(settings: dict) -> list[tuple[str, Any, str]]:
+    """`(room id, room, contents path)` of every loaded notebook room of the collaboration layer
+    (none without jupyter_server_ydoc). Synchronous: `at_stop.py` reads them while stopping."""
+    ydocs, ids = settings.get("jupyter_server_ydoc"), settings.get("file_id_manager")
+    if ydocs is None or ids is None:
+        return []
+    found = []
+    for room_id, room in list(ydocs.ywebsocket_server.rooms.items()):
+        _, kind, file_id = [*room_id.split(":", 2), "", ""][:3]
+        if kind != "notebook" or not getattr(room, "ready", False):
+            continue  # a room still loading holds no notebook yet
+        path = ids.get_path(file_id)
+        if path is not None:
+            found.append((room_id, room, path))
+    return found

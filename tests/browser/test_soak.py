@@ -1,0 +1,274 @@
+"""Collaboration soak: two people type into one shared notebook while the agent inserts, edits and
+runs cells; one browser drops off the network for 20 s; the server restarts in the middle.
+
+At the end the file on disk, both browsers' notebooks and the agent's last read hold the same
+cells, and every keystroke each person typed and every edit the agent made is in them (checked
+against a log of what each did). `benchmarks/soak.py` runs the same test for longer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+
+import nbformat
+import pytest
+from playwright.sync_api import expect
+
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+
+from ..harness import config
+from ..harness.browser_fixtures import serving
+from ..harness.helpers import no_script
+from ..harness.server import JupyterServer
+
+#: Seconds each phase of typing lasts (two phases around the restart); the benchmark sets more.
+PHASE = float(os.environ.get("COPILOT_ROOM_SOAK_PHASE", "12"))
+OFFLINE = 20.0  # seconds one browser is off the network
+NOTEBOOK = "soak.ipynb"
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+@dataclass
+class AgentLog:
+    """What the scripted agent did, from the tool results it got back."""
+
+    sources: dict[str, str] = field(default_factory=dict)  # cell id -> its latest source
+    runs: dict[str, str] = field(default_factory=dict)  # cell id -> the source it last ran
+    last_read: dict | None = None
+    finishing: threading.Event = field(default_factory=threading.Event)
+    pending: dict | None = None  # the edit waiting for its result
+    edits: int = 0
+
+    def script(self, request):
+        time.sleep(0.2)  # a model takes a moment to answer
+        if request.tool_results:
+            self._record(request.tool_results[-1])
+        elif "soak" not in request.prompt:
+            return Reply("not a soak prompt")
+        if self.last_read is not None and self.pending is None:
+            return Reply("Soak turn done.")
+        if self.finishing.is_set():
+            self.pending = {"tool": "read"}
+            return Reply(tool_calls=(ToolCall("notebook_read", {"path": NOTEBOOK}),))
+        return Reply(tool_calls=(self._next(),))
+
+    def _next(self) -> ToolCall:
+        self.edits += 1
+        n = self.edits
+        cells = list(self.sources)
+        if n % 3 == 1 or not cells:
+            source = f"print('agent {n}')"
+            self.pending = {"tool": "insert", "source": source}
+            index = 2 + (n // 3) % (len(cells) + 1)  # below the people's cells, among the agent's
+            args = {"path": NOTEBOOK, "index": index, "cell_type": "code", "source": source}
+            return ToolCall("notebook_insert_cell", args)
+        target = cells[-1]
+        if n % 3 == 2:
+            source = f"print('agent {n}', {n} * 2)"
+            self.pending = {"tool": "replace", "cell": target, "source": source}
+            args = {"path": NOTEBOOK, "cell_id": target, "source": source}
+            return ToolCall("notebook_replace_cell", args)
+        self.pending = {"tool": "run", "cell": target, "source": self.sources[target]}
+        return ToolCall("notebook_run_cells", {"path": NOTEBOOK, "cell_ids": [target]})
+
+    def _record(self, result: str) -> None:
+        pending, self.pending = self.pending, None
+        if pending is None:
+            return
+        match pending["tool"]:
+            case "insert":
+                found = re.search(r"Inserted code cell (\S+)", result)
+                if found:
+                    self.sources[found.group(1)] = pending["source"]
+            case "replace" if result.startswith("Replaced"):
+                self.sources[pending["cell"]] = pending["source"]
+            case "run" if "error" not in result.lower()[:40]:
+                self.runs[pending["cell"]] = pending["source"]
+            case "read":
+                self.last_read = json.loads(result)
+
+
+def open_notebook(page) -> None:
+    page.evaluate(
+        "async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }",
+        NOTEBOOK,
+    )
+    expect(page.locator(".jp-Notebook .jp-Cell")).to_have_count(2, timeout=30_000)
+
+
+def focus_end_of_cell(page, index: int) -> None:
+    page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+
+
+def browser_cells(page) -> list[dict]:
+    """The notebook as this browser holds it: its shared model's cells."""
+    return page.evaluate(
+        """() => {
+          const panel = window.jupyterapp.shell.widgets('main').find(
+            w => w.context && w.context.path === 'soak.ipynb');
+          return panel.content.model.sharedModel.toJSON().cells.map(
+            c => ({id: c.id, source: c.source}));
+        }"""
+    )
+
+
+class Typist:
+    """One person typing numbered words at the end of their own cell.
+
+    `text` is what their cell holds by their own hand: each word is checked in their own
+    browser's document right after it is typed. JupyterLab's "Server Connection Error" dialog
+    takes the focus when the server goes away, so a keystroke can land on it instead of the
+    cell: the person closes the dialog, takes back what half-arrived and types the word again,
+    as anyone would. What their cell held before is never taken back: losing it is a failure.
+    """
+
+    def __init__(self, page, letter: str, cell: int, text: str):
+        self.page, self.letter, self.cell, self.text = page, letter, cell, text
+        self.words = 0
+
+    def type_word(self) -> None:
+        word = f" {self.letter}{self.words:04d}"
+        for _ in range(5):
+            self._close_dialogs()
+            self.page.keyboard.type(word, delay=10)
+            now = self.page.evaluate(
+                "([path, i]) => window.jupyterapp.shell.widgets('main').find("
+                "w => w.context && w.context.path === path"
+                ").content.model.sharedModel.cells[i].getSource()",
+                [NOTEBOOK, self.cell],
+            )
+            assert now.startswith(self.text), f"{self.letter}'s own cell lost text: {now!r}"
+            if now == self.text + word:
+                self.text, self.words = now, self.words + 1
+                return
+            self._close_dialogs()
+            for _ in range(len(now) - len(self.text)):
+                self.page.keyboard.press("Backspace")
+        raise AssertionError(f"{self.letter} could not type {word!r} into their cell")
+
+    def _close_dialogs(self) -> None:
+        dialogs = self.page.locator(".jp-Dialog")
+        if dialogs.count():
+            while dialogs.count():
+                self.page.keyboard.press("Escape")
+            focus_end_of_cell(self.page, self.cell)
+
+
+def type_for(seconds: float, typists: list[Typist], until=None) -> None:
+    """Both people type in turn for `seconds` (or until `until()` holds)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not (until and until()):
+        for typist in typists:
+            typist.type_word()
+
+
+def wait_until(condition, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.2)
+
+
+def settled(*pages) -> None:
+    """Wait until every browser holds the same cells, unchanged for a second."""
+    last: list = []
+
+    def same() -> bool:
+        nonlocal last
+        now = [browser_cells(page) for page in pages]
+        steady = now == last and all(cells == now[0] for cells in now)
+        last = now
+        return steady
+
+    try:
+        wait_until(lambda: same() or time.sleep(1), 30)
+    except AssertionError:
+        raise AssertionError(f"the browsers never agreed: {last}") from None
+
+
+@pytest.fixture
+def lab(tmp_path, model, request):
+    """A lab whose notebook edits and runs need no approval, its shared-document stores in the
+    test's folder (they survive the restart, as a real server's do)."""
+    model.script = no_script
+    model.requests.clear()
+    stores = {
+        "SQLiteYStore": {"db_path": str(tmp_path / "ystore.db")},
+        "BaseFileIdManager": {"db_path": str(tmp_path / "file_id.db")},
+    }
+    room = {
+        **config.copilot_agent(model.base_url),
+        "approval_policy": {"notebook": "auto", "execute": "auto"},
+    }
+    server = JupyterServer(tmp_path, app="lab", room=room, extra=(stores,))
+    with serving(server, request, server.start):
+        yield server
+
+
+def test_a_shared_notebook_keeps_every_keystroke_and_every_agent_edit(lab, model, open_lab):
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = KERNELSPEC
+    notebook.cells = [nbformat.v4.new_code_cell("# alice:"), nbformat.v4.new_code_cell("# bob:")]
+    nbformat.write(notebook, lab.root / NOTEBOOK)
+    agent = AgentLog()
+    model.script = agent.script
+    alice, bob = open_lab("alice"), open_lab("bob")
+    for page in (alice, bob):
+        open_notebook(page)
+    typists = [Typist(alice, "a", 0, "# alice:"), Typist(bob, "b", 1, "# bob:")]
+    for typist in typists:
+        focus_end_of_cell(typist.page, typist.cell)
+
+    def turn(text: str) -> None:
+        agent.finishing.clear()
+        agent.last_read = None
+        assert lab.api("alice", "POST", "prompts", {"text": text})[0] == 202
+
+    def idle() -> bool:
+        try:
+            code, room = lab.api("alice", "GET", "room")
+        except OSError:  # the server is not listening yet
+            return False
+        return code == 200 and not room["queue"] and room["agent"].get("state") == "idle"
+
+    turn("soak: before the restart")
+    type_for(PHASE, typists)
+    bob.context.set_offline(True)
+    type_for(OFFLINE, typists)
+    assert browser_cells(alice)[1]["source"] != typists[1].text, "bob was never cut off"
+    bob.context.set_offline(False)
+    type_for(PHASE / 2, typists)
+    agent.finishing.set()
+    type_for(60, typists, until=lambda: agent.last_read is not None and idle())
+
+    lab.process.send_signal(lab.stop_signal)  # the restart: people go on typing meanwhile
+    type_for(30, typists, until=lambda: lab.process.poll() is not None)
+    lab.stop()
+    lab.launch()
+    type_for(90, typists, until=idle)
+    turn("soak: after the restart")
+    type_for(PHASE, typists)
+    time.sleep(2)  # people stop: the agent's last read comes after their last keystroke
+    agent.finishing.set()
+    wait_until(lambda: agent.last_read is not None and idle(), 60)
+    settled(alice, bob)
+    time.sleep(3)  # the collaboration layer saves a second after the last change
+    on_disk = [
+        {"id": c.id, "source": c.source} for c in nbformat.read(lab.root / NOTEBOOK, 4).cells
+    ]
+    read = [{"id": c["id"], "source": c["source"]} for c in agent.last_read["cells"]]
+    assert browser_cells(alice) == on_disk
+    assert browser_cells(bob) == on_disk
+    assert read == on_disk
+    sources = {cell["id"]: cell["source"] for cell in on_disk}
+    assert [cell["source"] for cell in on_disk[:2]] == [typist.text for typist in typists]
+    assert agent.sources and all(sources.get(i) == s for i, s in agent.sources.items())
+    assert agent.runs, "the agent ran no cell"
+    words = ", ".join(f"{t.letter} typed {t.words} words" for t in typists)
+    print(f"\nsoak: {words}; the agent made {agent.edits} edits and ran {len(agent.runs)} cells")
