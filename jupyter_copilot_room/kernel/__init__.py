@@ -1,6 +1,7 @@
 """The room from inside a notebook kernel: `connect()` (the kernel API) and the `%%copilot` magic.
 
-Imported only by kernels: the server never imports this package (nor IPython through it).
+Imported only by kernels: the server never imports this package (nor IPython through it); it
+reads `summaries.py` as source, to run in a kernel (`notebooks/execution.py`).
 """
 
 from .client import Room, RoomAPIError, connect

@@ -19,12 +19,11 @@ import ast
 import asyncio
 import contextlib
 import functools
-import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from ..kernel import summaries
 from .cell_sink import CellSink, RunningCell
 from .kernel_link import KernelGone, KernelLink
 from .outputs import Image, summarize
@@ -32,6 +31,8 @@ from .tools import NotebookToolError
 
 log = logging.getLogger(__name__)
 
+#: The kernel API's summaries, read as source (importing them would import `kernel/`'s client).
+SUMMARIES = Path(__file__).resolve().parent.parent / "kernel" / "summaries.py"
 #: Seconds between looks at the kernel's state once the agent has used it.
 FOLLOW = 0.5
 #: The server's view of a kernel right after the room's run ended in it: not news (`_connected`).
@@ -297,7 +298,7 @@ def inspection(names: list[str]) -> str:
     """The expression that describes `names` in an IPython kernel: the kernel API's summaries
     (`kernel/summaries.py`, sent as source: the kernel's environment may lack this package),
     run in a namespace of their own so the people's variables are only read."""
-    source = inspect.getsource(summaries)
+    source = SUMMARIES.read_text(encoding="utf-8")
     return (
         f"(lambda ns: (exec({source!r}, ns), "
         f"ns['describe_variables']({names!r}, get_ipython().user_ns))[1])({{}})"

@@ -8,6 +8,8 @@ against a log of what each did). `benchmarks/soak.py` runs the same test for lon
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -28,6 +30,7 @@ from ..harness.server import JupyterServer
 
 #: Seconds each phase of typing lasts (two phases around the restart); the benchmark sets more.
 PHASE = float(os.environ.get("COPILOT_ROOM_SOAK_PHASE", "12"))
+KEPT = 8  # cells of its own the agent keeps, so that its read of the notebook stays whole
 OFFLINE = 20.0  # seconds one browser is off the network
 NOTEBOOK = "soak.ipynb"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -43,6 +46,7 @@ class AgentLog:
     finishing: threading.Event = field(default_factory=threading.Event)
     pending: dict | None = None  # the edit waiting for its result
     edits: int = 0
+    deleted: set[str] = field(default_factory=set)
 
     def script(self, request):
         time.sleep(0.2)  # a model takes a moment to answer
@@ -58,17 +62,21 @@ class AgentLog:
         return Reply(tool_calls=(self._next(),))
 
     def _next(self) -> ToolCall:
+        """Insert, replace, run, and (past `KEPT` cells of its own) delete its oldest cell."""
         self.edits += 1
         n = self.edits
         cells = list(self.sources)
-        if n % 3 == 1 or not cells:
+        if n % 4 == 0 and len(cells) > KEPT:
+            self.pending = {"tool": "delete", "cell": cells[0]}
+            return ToolCall("notebook_delete_cell", {"path": NOTEBOOK, "cell_id": cells[0]})
+        if n % 4 in (0, 1) or not cells:
             source = f"print('agent {n}')"
             self.pending = {"tool": "insert", "source": source}
-            index = 2 + (n // 3) % (len(cells) + 1)  # below the people's cells, among the agent's
+            index = 2 + n % (len(cells) + 1)  # below the people's cells, among the agent's
             args = {"path": NOTEBOOK, "index": index, "cell_type": "code", "source": source}
             return ToolCall("notebook_insert_cell", args)
         target = cells[-1]
-        if n % 3 == 2:
+        if n % 4 == 2:
             source = f"print('agent {n}', {n} * 2)"
             self.pending = {"tool": "replace", "cell": target, "source": source}
             args = {"path": NOTEBOOK, "cell_id": target, "source": source}
@@ -87,10 +95,21 @@ class AgentLog:
                     self.sources[found.group(1)] = pending["source"]
             case "replace" if result.startswith("Replaced"):
                 self.sources[pending["cell"]] = pending["source"]
+            case "delete" if result.startswith("Deleted"):
+                del self.sources[pending["cell"]]
+                self.deleted.add(pending["cell"])
             case "run" if "error" not in result.lower()[:40]:
                 self.runs[pending["cell"]] = pending["source"]
             case "read":
                 self.last_read = json.loads(result)
+
+
+def printed_by(source: str) -> str:
+    """What one of the agent's cells prints (they are `print(...)` of literals)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(source, {})
+    return out.getvalue()
 
 
 def open_notebook(page) -> None:
@@ -269,6 +288,14 @@ def test_a_shared_notebook_keeps_every_keystroke_and_every_agent_edit(lab, model
     sources = {cell["id"]: cell["source"] for cell in on_disk}
     assert [cell["source"] for cell in on_disk[:2]] == [typist.text for typist in typists]
     assert agent.sources and all(sources.get(i) == s for i, s in agent.sources.items())
+    assert agent.deleted and not agent.deleted & set(sources), "a deleted cell came back"
     assert agent.runs, "the agent ran no cell"
+    cells = {c.id: c for c in nbformat.read(lab.root / NOTEBOOK, 4).cells}
+    still = [i for i, ran in agent.runs.items() if i in cells and cells[i].source == ran]
+    assert still, "no cell the agent ran is left as it ran it"
+    for cell_id in still:
+        printed = "".join(o.get("text", "") for o in cells[cell_id].outputs)
+        assert printed == printed_by(agent.runs[cell_id]), f"{cell_id}'s output is not its run's"
     words = ", ".join(f"{t.letter} typed {t.words} words" for t in typists)
-    print(f"\nsoak: {words}; the agent made {agent.edits} edits and ran {len(agent.runs)} cells")
+    did = f"{agent.edits} edits ({len(agent.deleted)} deletions), ran {len(agent.runs)} cells"
+    print(f"\nsoak: {words}; the agent made {did}")
