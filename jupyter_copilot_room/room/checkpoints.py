@@ -39,6 +39,7 @@ from pathlib import Path
 
 from ..errors import Conflict, InvalidRequest, NotFound
 from ..notebooks.open_notebooks import LiveNotebook, LiveNotebooks, same_notebook
+from ..notebooks.turn_share import agents_share
 from .checkpoint_git import CheckpointGit, GitFailed
 
 log = logging.getLogger(__name__)
@@ -216,10 +217,43 @@ class Checkpoints:
             before = self._before.pop(prompt_id, None)
             if before is None:
                 return None
-            after = await self._snapshot()
+            after = await self._agents_share(before, await self._snapshot(), prompt_id)
             return await self._record(
                 before, after, author, message(text, prompt_id, author.username)
             )
+
+    async def _agents_share(self, before: str, after: str, prompt_id: str) -> str:
+        """`after` with each notebook the turn changed holding only the agent's share of the
+        change (`notebooks/turn_share.py`): people's outputs are not the turn's."""
+        lines = []
+        for path in await self._changed(before, after):
+            if not path.endswith(".ipynb"):
+                continue
+            try:
+                old, new = [
+                    (await self.git.run("cat-file", "blob", f"{tree}:{path}")).encode(
+                        errors="surrogateescape"
+                    )
+                    for tree in (before, after)
+                ]
+            except GitFailed:
+                continue  # added or deleted by the turn: the agent's either way
+            share = await asyncio.to_thread(agents_share, old, new, prompt_id)
+            if share != new:
+                blob = await self.git.run("hash-object", "-w", "--stdin", stdin=share)
+                mode = (await self.git.run("ls-tree", after, "--", path)).split()[0]
+                lines.append(f"{mode} {blob.strip()}\t{path}")
+        if not lines:
+            return after
+        scratch = self.git.dir / "share.index"
+        try:
+            await self.git.run("read-tree", after, index=scratch)
+            await self.git.run(
+                "update-index", "--index-info", index=scratch, stdin="\n".join(lines).encode()
+            )
+            return (await self.git.run("write-tree", index=scratch)).strip()
+        finally:
+            scratch.unlink(missing_ok=True)
 
     # -- diff and revert -------------------------------------------------------------------------
 
