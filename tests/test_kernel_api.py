@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 import urllib.request
 from pathlib import Path
@@ -271,7 +272,11 @@ def test_the_magic_attaches_a_summary_and_streams_while_the_cell_has_returned(pl
             updates.append(msg["content"]["data"]["text/markdown"])
             if "**Completed**" in updates[-1]:
                 break
-    assert ANSWER in updates[-1] and "tokens in" in updates[-1], updates[-1]
+    assert ANSWER in updates[-1], updates[-1]
+    # Whole numbers, as people count: never "7539.0 tokens" or "1 model calls".
+    assert re.search(
+        r": [\d,]+ tokens in, [\d,]+ out, (1 model call|[\d,]+ model calls)$", updates[-1]
+    )
     assert any(ANSWER not in u and "Pune" in u for u in updates), "the reply streamed"
     assert any("shape: (3, 2)" in r.prompt and "Pune" in r.prompt for r in model.requests)
 
@@ -309,13 +314,18 @@ def test_the_kernel_answers_a_card_aborts_a_turn_and_reads_the_transcript_as_a_f
         "await slow\n"
         "frame = room.transcript().to_dataframe()\n"
         "asked = frame[frame['kind'] == 'prompt.submitted']\n"
+        "used = frame[frame['kind'] == 'usage']\n"
         "print(slow.outcome, list(asked['payload.text'][-2:]), set(asked['payload.origin']),"
-        " frame['ts'].dt.tz, sep='|')"
+        " frame['ts'].dt.tz, set(asked['actor_name']),"
+        " frame['payload.input_tokens'].dtype, used['payload.input_tokens'].max(),"
+        " sep='|')"
     )
-    outcome, texts, origins, tz = out.strip().split("|")
+    outcome, texts, origins, tz, names, dtype, most = out.strip().split("|")
     assert outcome == "canceled"
     assert texts == str(["run the command", "slow please"])
     assert origins == str({"kernel"}) and tz == "UTC"
+    assert names == str({"Alice"}), "people by the name they go by (alice is Alice), not username"
+    assert dtype == "Int64" and int(most) > 0, "token counts are whole numbers"
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,10 @@ class Records(list):
     """Transcript records (`seq`, `ts`, `kind`, `actor`, `payload`), oldest first."""
 
     def to_dataframe(self) -> Any:
-        """One row a record, the payload's fields as `payload.<field>` columns and `ts` as a
-        UTC time: who asked what (`prompt.submitted`) and what it cost (`usage`). Needs pandas."""
+        """One row a record, the payload's fields as `payload.<field>` columns, `ts` as a UTC
+        time and `actor_name` beside `actor` (the name each person last went by: on a plain
+        `jupyter lab` usernames are random hex): who asked what (`prompt.submitted`) and what it
+        cost (`usage`: tokens as whole numbers). Needs pandas."""
         try:
             import pandas as pd
         except ImportError:
@@ -18,4 +20,19 @@ class Records(list):
         frame = pd.json_normalize(list(self), sep=".")
         if "ts" in frame:
             frame["ts"] = pd.to_datetime(frame["ts"], unit="s", utc=True)
-        return frame
+        if "actor" in frame:
+            names = self._names()
+            named = frame["actor"].map(lambda actor: names.get(actor, actor))
+            frame.insert(frame.columns.get_loc("actor") + 1, "actor_name", named)
+        # A count missing from other kinds of record made a float column (7539.0): pandas'
+        # nullable types keep whole numbers whole.
+        return frame.convert_dtypes()
+
+    def _names(self) -> dict[str, str]:
+        names = {}
+        for record in self:
+            payload = record.get("payload")
+            seen = record.get("kind") == "person.seen" and isinstance(payload, dict)
+            if seen and payload.get("username") and payload.get("display_name"):
+                names[payload["username"]] = payload["display_name"]
+        return names

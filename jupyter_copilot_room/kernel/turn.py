@@ -211,7 +211,17 @@ class Turn:
 def _usage(usage: dict[str, Any] | None) -> str:
     if not usage:
         return ""
+    tokens_in, tokens_out = _whole(usage.get("input_tokens")), _whole(usage.get("output_tokens"))
+    calls = _whole(usage.get("model_calls"))
     return (
-        f" · {usage.get('model')}: {usage.get('input_tokens', 0)} tokens in, "
-        f"{usage.get('output_tokens', 0)} out, {usage.get('model_calls', 0)} model calls"
+        f" · {usage.get('model')}: {tokens_in:,} tokens in, {tokens_out:,} out, "
+        f"{calls:,} model call{'' if calls == 1 else 's'}"
     )
+
+
+def _whole(value: Any) -> int:
+    """A count as the document holds it (its numbers are floats: 7539.0) as a whole number."""
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
