@@ -23,6 +23,7 @@ import nbformat
 from nbformat import v4
 
 from . import events as ev
+from .access import approval_policy
 from .events import AGENT_AUTHOR, Record
 from .remote_resources import without_remote_resources
 
@@ -200,7 +201,7 @@ def _asked(opened: ev.RequestOpened) -> str:
         summary += f"… ({hidden['total'] - hidden['shown']:,} more characters not shown)"
     if opened.kind == "question":
         return f"Copilot asked: {summary}"
-    return f"Copilot asked to {_code(opened.kind)}: {summary}"
+    return f"Copilot asked to {approval_policy.action(opened.kind)}: {summary}"
 
 
 def _settled(opened: ev.RequestOpened, settled: ev.RequestSettled, by: str) -> str:

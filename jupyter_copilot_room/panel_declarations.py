@@ -176,6 +176,12 @@ def declarations() -> str:
             "readonly string[]",
         ),
         ts.const(
+            "REQUEST_ACTIONS",
+            approval_policy.ACTIONS,
+            'What the agent asks to do in a request of each kind ("Copilot asked to ...").',
+            "Readonly<Record<string, string>>",
+        ),
+        ts.const(
             "APPROVAL_KINDS_WITH_RULES",
             list(approval_policy.WITH_RULES),
             "The permission kinds whose subject (a command, a URL) the policy's rules match.",

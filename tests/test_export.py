@@ -230,3 +230,22 @@ def test_an_exported_markdown_file_fetches_no_image_either():
     assert REMOTE_IMAGE.search(md) is None, md
     assert "image from evil.example left out of the export" in md
     assert f"```bash\n{SHELL}\n```" in md
+
+
+@pytest.mark.parametrize("kind", ["notebook", "execute", "shell"])
+def test_an_export_says_what_the_agent_asked_in_the_panels_words(kind):
+    """One wording, `approval_policy.ACTIONS`: the cards' titles are generated from it too."""
+    opened = RequestOpened(
+        id="r", prompt_id="p", author="bob", kind=kind, summary="the thing", deadline=9.0
+    )
+    records = recorded(
+        [
+            ("prompt.submitted", PromptSubmitted(id="p", text="go"), "bob"),
+            ("prompt.started", PromptRef(id="p"), "bob"),
+            ("request.opened", opened, None),
+            ("prompt.finished", PromptFinished(id="p", state="completed"), None),
+        ]
+    )
+    words = {"notebook": "edit a notebook", "execute": "run notebook cells"}
+    expected = words.get(kind, "run a shell command")
+    assert f"Copilot asked to {expected}: the thing" in to_markdown(records, 10.0)

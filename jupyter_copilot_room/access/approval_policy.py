@@ -23,18 +23,27 @@ from .shell_commands import is_simple
 
 Decision = Literal["ask", "auto", "deny", "two"]
 DECISIONS: tuple[str, ...] = ("ask", "auto", "deny", "two")
-KINDS: tuple[str, ...] = (
-    "shell",
-    "write",
-    "read",
-    "url",
-    "mcp",
-    "notebook",
-    "execute",
-    "custom-tool",
-)
+#: Every permission kind, with what the agent asks to do in one (after "Copilot asked to ..."):
+#: the panel's cards (generated into labextension/src/generated/declarations.ts) and the
+#: export say the same words.
+ACTIONS: dict[str, str] = {
+    "shell": "run a shell command",
+    "write": "write a file",
+    "read": "read a file",
+    "url": "fetch a URL",
+    "mcp": "call an MCP tool",
+    "notebook": "edit a notebook",
+    "execute": "run notebook cells",
+    "custom-tool": "use a tool",
+}
+KINDS: tuple[str, ...] = tuple(ACTIONS)
 #: The kinds whose subject (a command, a URL) rules match against.
 WITH_RULES: tuple[str, ...] = ("shell", "url")
+
+
+def action(kind: str) -> str:
+    """What the agent asks to do in a request of `kind`, for a kind the room does not know too."""
+    return ACTIONS.get(kind) or f"use {kind or 'a tool'}"
 
 
 class Rule(BaseModel):

@@ -17,6 +17,7 @@ import {
   RequestOutcome,
   Role
 } from './types';
+import { REQUEST_ACTIONS } from './generated/declarations';
 
 /** The server's answer: may `me` do `action` at all? */
 export function can(me: IMe | null, action: Action): boolean {
@@ -239,19 +240,8 @@ export function outcomeLabel(state: string): string {
 
 /** What the agent asks to do, by permission kind: a card's title ("Run notebook cells") and the
  * transcript's line ("Copilot asked to run notebook cells"). */
-const REQUEST_ACTIONS: Record<string, string> = {
-  shell: 'run a shell command',
-  write: 'write a file',
-  url: 'fetch a URL',
-  mcp: 'call an MCP tool',
-  read: 'read a file',
-  'custom-tool': 'use a tool',
-  notebook: 'edit a notebook',
-  execute: 'run notebook cells'
-};
-
 export function requestAction(kind?: string | null): string {
-  return REQUEST_ACTIONS[kind ?? ''] ?? `use ${kind || 'a tool'}`;
+  return REQUEST_ACTIONS[kind ?? ''] ?? `use ${kind || 'a tool'}`; // as approval_policy.action
 }
 
 export function requestTitle(kind?: string | null): string {

@@ -4,6 +4,7 @@ import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
 import React, { useState } from 'react';
 
 import { RoomClient, refusalMessage } from '../api';
+import { changedLabel, revertQuestion } from '../checkpoints';
 import { ICheckpoint } from '../entries';
 import { IRoomModel } from '../model';
 import { mayRevert } from '../policy';
@@ -19,8 +20,7 @@ export function CheckpointLine(props: {
   const { checkpoint, author, revertedBy, model } = props;
   const [busy, setBusy] = useState(false);
   const client = (pageClient ??= new RoomClient());
-  const count = checkpoint.files.length;
-  const label = `Changed ${count} file${count === 1 ? '' : 's'}`;
+  const label = changedLabel(checkpoint.files);
 
   const showDiff = async () => {
     try {
@@ -38,7 +38,7 @@ export function CheckpointLine(props: {
   const revert = async () => {
     const answer = await showDialog({
       title: 'Revert this turn?',
-      body: `The ${count} file${count === 1 ? '' : 's'} go back to how they were before the turn: ${checkpoint.files.join(', ')}.`,
+      body: revertQuestion(checkpoint.files),
       buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Revert' })]
     });
     if (!answer.button.accept) {

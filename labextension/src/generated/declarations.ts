@@ -203,6 +203,18 @@ export const SETTINGS: readonly ISettingDeclaration[] = [
 /** What the approval policy may decide for a permission kind. */
 export const APPROVAL_DECISIONS: readonly string[] = ['ask', 'auto', 'deny', 'two'];
 
+/** What the agent asks to do in a request of each kind ("Copilot asked to ..."). */
+export const REQUEST_ACTIONS: Readonly<Record<string, string>> = {
+  shell: 'run a shell command',
+  write: 'write a file',
+  read: 'read a file',
+  url: 'fetch a URL',
+  mcp: 'call an MCP tool',
+  notebook: 'edit a notebook',
+  execute: 'run notebook cells',
+  'custom-tool': 'use a tool'
+};
+
 /** The permission kinds whose subject (a command, a URL) the policy's rules match. */
 export const APPROVAL_KINDS_WITH_RULES: readonly string[] = ['shell', 'url'];
 
