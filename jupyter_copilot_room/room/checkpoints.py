@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import glob
 import logging
 import re
 import shutil
@@ -39,8 +40,8 @@ from pathlib import Path
 
 from ..errors import Conflict, InvalidRequest, NotFound
 from ..notebooks.open_notebooks import LiveNotebook, LiveNotebooks, same_notebook
-from ..notebooks.turn_share import agents_share
 from .checkpoint_git import CheckpointGit, GitFailed
+from .checkpoint_notebooks import agents_share, cells_put_back, notebooks_of
 
 log = logging.getLogger(__name__)
 
@@ -217,43 +218,10 @@ class Checkpoints:
             before = self._before.pop(prompt_id, None)
             if before is None:
                 return None
-            after = await self._agents_share(before, await self._snapshot(), prompt_id)
+            after = await agents_share(self.git, before, await self._snapshot(), prompt_id)
             return await self._record(
                 before, after, author, message(text, prompt_id, author.username)
             )
-
-    async def _agents_share(self, before: str, after: str, prompt_id: str) -> str:
-        """`after` with each notebook the turn changed holding only the agent's share of the
-        change (`notebooks/turn_share.py`): people's outputs are not the turn's."""
-        lines = []
-        for path in await self._changed(before, after):
-            if not path.endswith(".ipynb"):
-                continue
-            try:
-                old, new = [
-                    (await self.git.run("cat-file", "blob", f"{tree}:{path}")).encode(
-                        errors="surrogateescape"
-                    )
-                    for tree in (before, after)
-                ]
-            except GitFailed:
-                continue  # added or deleted by the turn: the agent's either way
-            share = await asyncio.to_thread(agents_share, old, new, prompt_id)
-            if share != new:
-                blob = await self.git.run("hash-object", "-w", "--stdin", stdin=share)
-                mode = (await self.git.run("ls-tree", after, "--", path)).split()[0]
-                lines.append(f"{mode} {blob.strip()}\t{path}")
-        if not lines:
-            return after
-        scratch = self.git.dir / "share.index"
-        try:
-            await self.git.run("read-tree", after, index=scratch)
-            await self.git.run(
-                "update-index", "--index-info", index=scratch, stdin="\n".join(lines).encode()
-            )
-            return (await self.git.run("write-tree", index=scratch)).strip()
-        finally:
-            scratch.unlink(missing_ok=True)
 
     # -- diff and revert -------------------------------------------------------------------------
 
@@ -285,9 +253,10 @@ class Checkpoints:
         note = message(f'Revert "{subject}"', prompt_id, author.username)
         async with self._lock:
             patch = await self.git.run("diff", "--binary", "--full-index", f"{commit}^", commit)
+            notebooks = await notebooks_of(self.git, commit)
             for _ in range(REVERT_ATTEMPTS):
                 now = await self._snapshot()
-                if await self._put_back(now, patch):
+                if await self._put_back(now, commit, patch, notebooks):
                     break
             else:
                 raise Conflict(
@@ -304,18 +273,31 @@ class Checkpoints:
                 )
             return prompt_id, made
 
-    async def _put_back(self, now: str, patch: str) -> bool:
-        """Apply the turn's diff reversed to `now`, the worktree just read: open notebooks
+    async def _put_back(self, now: str, commit: str, patch: str, notebooks: list[str]) -> bool:
+        """Undo the turn in `now`, the worktree just read: its notebooks cell by cell
+        (`notebooks/cell_revert.py`), the rest by applying its diff reversed; open notebooks
         through their live documents, other files on disk. False (nothing written) if an open
         notebook it changes is no longer as read; a conflict raises and writes nothing."""
         scratch = self.git.dir / "revert.index"
         shutil.copyfile(self.git.index, scratch)
         try:
             await self.git.run("read-tree", now, index=scratch)
+            by_cell = await cells_put_back(self.git, now, commit, notebooks)
+            excluded = [f"--exclude={glob.escape(path)}" for path in by_cell]
             try:
-                await self.git.run(
-                    "apply", "--cached", "-R", "--3way", index=scratch, stdin=patch.encode()
-                )
+                if len(by_cell) < len(await self._changed(f"{commit}^", commit)):
+                    await self.git.run(
+                        "apply",
+                        "--cached",
+                        "-R",
+                        "--3way",
+                        *excluded,
+                        index=scratch,
+                        stdin=patch.encode(),
+                    )
+                if by_cell:
+                    info = "\n".join(by_cell.values()).encode()
+                    await self.git.run("update-index", "--index-info", index=scratch, stdin=info)
             except GitFailed:
                 raise Conflict(
                     "This turn cannot be reverted: these files changed since in the same "

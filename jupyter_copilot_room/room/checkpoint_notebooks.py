@@ -1,0 +1,87 @@
+"""Checkpoints' notebook rules, on git trees: what of a turn's notebook change was the agent's
+(`notebooks/turn_share.py`), and a revert cell by cell (`notebooks/cell_revert.py`)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from ..errors import Conflict
+from ..notebooks.cell_revert import EditedSince, revert_cells
+from ..notebooks.turn_share import agents_share as share_of_agent
+from .checkpoint_git import CheckpointGit, GitFailed
+
+
+async def agents_share(git: CheckpointGit, before: str, after: str, prompt_id: str) -> str:
+    """`after` with each notebook the turn changed holding only the agent's share of the
+    change: people's outputs are not the turn's."""
+    lines = []
+    for path in await _changed_notebooks(git, before, after):
+        blobs = await _blobs(git, path, before, after)
+        if blobs is None:
+            continue  # added or deleted by the turn: the agent's either way
+        old, new = blobs
+        share = await asyncio.to_thread(share_of_agent, old, new, prompt_id)
+        if share != new:
+            lines.append(await _index_line(git, after, path, share))
+    if not lines:
+        return after
+    scratch = git.dir / "share.index"
+    try:
+        await git.run("read-tree", after, index=scratch)
+        await git.run(
+            "update-index", "--index-info", index=scratch, stdin="\n".join(lines).encode()
+        )
+        return (await git.run("write-tree", index=scratch)).strip()
+    finally:
+        scratch.unlink(missing_ok=True)
+
+
+async def cells_put_back(
+    git: CheckpointGit, now: str, commit: str, notebooks: list[str]
+) -> dict[str, str]:
+    """The index line of each notebook the turn changed, undone cell by cell in `now` (those
+    it cannot be read off are left out, for the diff); 409 naming cells edited since."""
+    lines = {}
+    for path in notebooks:
+        blobs = await _blobs(git, path, f"{commit}^", commit, now)
+        if blobs is None:
+            continue  # added, deleted or gone since: the diff says what it can
+        try:
+            data = await asyncio.to_thread(revert_cells, *blobs)
+        except EditedSince as since:
+            raise Conflict(
+                f"This turn cannot be reverted: in {path}, someone changed these cells since: "
+                f"{', '.join(since.cells)}. Nothing was changed.",
+                code="revert_conflict",
+            ) from None
+        if data is not None:
+            lines[path] = await _index_line(git, now, path, data)
+    return lines
+
+
+async def notebooks_of(git: CheckpointGit, commit: str) -> list[str]:
+    """The notebooks a checkpoint changed."""
+    return await _changed_notebooks(git, f"{commit}^", commit)
+
+
+async def _changed_notebooks(git: CheckpointGit, a: str, b: str) -> list[str]:
+    out = await git.run("diff-tree", "-r", "-z", "--name-only", "--no-renames", a, b)
+    return [name for name in out.split("\0") if name.endswith(".ipynb")]
+
+
+async def _blobs(git: CheckpointGit, path: str, *trees: str) -> list[bytes] | None:
+    """The file's bytes in each tree; None if one lacks it."""
+    try:
+        return [
+            (await git.run("cat-file", "blob", f"{tree}:{path}")).encode(errors="surrogateescape")
+            for tree in trees
+        ]
+    except GitFailed:
+        return None
+
+
+async def _index_line(git: CheckpointGit, tree: str, path: str, data: bytes) -> str:
+    """`data` stored as is (already cleaned, as the tree's blobs are) under `path`'s mode."""
+    blob = (await git.run("hash-object", "-w", "--stdin", stdin=data)).strip()
+    mode = (await git.run("ls-tree", tree, "--", path)).split()[0]
+    return f"{mode} {blob}\t{path}"
