@@ -42,6 +42,10 @@ export interface IRoomModel {
   readonly changed: ISignal<IRoomModel, void>;
   /** Entries were added, or a new document replaced the old one. */
   readonly entriesChanged: ISignal<IRoomModel, void>;
+  /** This page sent a prompt or a message: the transcript takes its sender to the newest
+   * entry, wherever they had scrolled. */
+  readonly sent: ISignal<IRoomModel, void>;
+  markSent(): void;
 }
 
 type Root = 'meta' | 'participants' | 'queue' | 'approvals' | 'transcript';
@@ -85,6 +89,14 @@ export class RoomModel implements IRoomModel, IDisposable {
 
   get entriesChanged(): ISignal<IRoomModel, void> {
     return this._entriesChanged;
+  }
+
+  get sent(): ISignal<IRoomModel, void> {
+    return this._sent;
+  }
+
+  markSent(): void {
+    this._sent.emit();
   }
 
   get isDisposed(): boolean {
@@ -251,6 +263,7 @@ export class RoomModel implements IRoomModel, IDisposable {
   private _disposed = false;
   private _changed = new Signal<IRoomModel, void>(this);
   private _entriesChanged = new Signal<IRoomModel, void>(this);
+  private _sent = new Signal<IRoomModel, void>(this);
 }
 
 function readQueue(doc: Y.Doc | null): IQueueItem[] {

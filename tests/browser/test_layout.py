@@ -192,6 +192,38 @@ def test_the_transcript_opens_at_the_latest_entry_and_keeps_a_reader_who_scrolle
     assert not bob.evaluate("() => window.__jumpShown"), "a following reader was told of more"
 
 
+def test_sending_takes_the_sender_to_the_newest_entry(lab, model, open_lab, screenshot):
+    """A reader who scrolled up and was told of new activity, then asks: they see their prompt."""
+    model.script = paragraphs
+    bob = open_room(open_lab, "bob")
+    for n in range(3):
+        send(bob, f"question {n}")
+        expect(replies(bob).nth(n)).to_have_attribute("data-state", "done", timeout=30_000)
+    log = bob.locator('[role="log"]')
+    log.hover()
+    bob.mouse.wheel(0, -400)
+    bob.wait_for_function(
+        "() => { const n = document.querySelector('[role=\"log\"]');"
+        " return n.scrollHeight - n.scrollTop - n.clientHeight > 100; }"
+    )
+    bob.wait_for_timeout(500)
+    alice = open_room(open_lab, "alice")
+    send(alice, "question from alice")
+    jump = bob.get_by_role("button", name="New activity below")
+    expect(jump).to_be_visible(timeout=15_000)
+
+    send(bob, "my next question")
+    expect(jump).to_be_hidden()
+    mine = bob.locator(".jp-CopilotRoom-entry", has_text="my next question").last
+    expect(mine).to_be_in_viewport(timeout=15_000)
+    expect(replies(bob).nth(4)).to_have_attribute("data-state", "done", timeout=30_000)
+    bob.wait_for_function(
+        "() => { const n = document.querySelector('[role=\"log\"]');"
+        " return n.scrollHeight - n.scrollTop - n.clientHeight < 24; }"
+    )
+    screenshot(bob.locator("#jp-copilot-room"), "sent-scrolls-to-newest")
+
+
 def writes_a_file(request):
     if request.tool_results:
         return Reply("Done.")

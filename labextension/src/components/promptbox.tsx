@@ -169,6 +169,7 @@ export function PromptBox(props: {
     const chips = contextTray.chips;
     const sent = await action.run(() => client.submit(text, target, chips, draft.refs()));
     if (sent) {
+      model.markSent();
       setText('');
       setTarget(null);
       contextTray.clear();
@@ -185,6 +186,7 @@ export function PromptBox(props: {
       return;
     }
     if (await action.run(() => client.say(text))) {
+      model.markSent();
       setText('');
       setNotice(null);
     } else {

@@ -182,6 +182,24 @@ export function Transcript(props: {
       node.scrollTo({ top: node.scrollHeight, behavior: reduce ? 'auto' : 'smooth' });
     }
   };
+  // Whoever sends is taken to the newest entry, at once: what they sent lands there (a smooth
+  // scroll still under way when the reply grows would move up, and read as the reader's).
+  useEffect(() => {
+    const toNewest = () => {
+      const node = scroller.current;
+      if (node) {
+        following.current = true;
+        told.current = false;
+        setUnseen(false);
+        node.scrollTop = node.scrollHeight;
+        last.current = { top: node.scrollTop, height: node.clientHeight };
+      }
+    };
+    model.sent.connect(toNewest);
+    return () => {
+      model.sent.disconnect(toNewest);
+    };
+  }, [model]);
 
   return (
     <div className="jp-CopilotRoom-transcriptBox">
