@@ -342,9 +342,11 @@ async def test_a_snapshot_older_than_the_transcript_replays_the_tail(busy_room, 
     assert await room.snapshots.write()
     snapshot_seq = json.loads((tmp_path / "a" / "snapshot.json").read_text())["position"]["seq"]
     await run_turns(room, 5)
-    room.submit(ALICE, PromptBody(text="wait"))  # killed during a turn
-    # Once its reply streams the turn's checkpoint is written: git holds no index.lock to copy.
+    prompt_id, _ = room.submit(ALICE, PromptBody(text="wait"))  # killed during a turn
     await eventually(lambda: room.streams.streaming, what="the reply to stream")
+    # The turn's start snapshot runs beside the reply: once it is in, git holds no index.lock
+    # that could vanish while the folder is copied.
+    await room.checkpoints.started(prompt_id)
     shutil.copytree(tmp_path / "a", tmp_path / "crashed")  # as the disk was at the kill
     await room.stop()
     shutil.copytree(tmp_path / "crashed", tmp_path / "full")
