@@ -38,17 +38,19 @@ def revert_cells(before: bytes, after: bytes, now: bytes) -> bytes | None:
         )
     except Exception:  # not notebooks: the line-based revert says what it can
         return None
-    notebooks = (start, end, current)
-    if any(not cell.get("id") for nb in notebooks for cell in nb.cells):
+    if any(not cell.get("id") for nb in (start, end, current) for cell in nb.cells):
         return None  # before nbformat 4.5 cells have no ids to follow
     if as_saved(current) != now:
         return None  # written by another tool: rewriting it would change every line
     was = {cell.id: cell for cell in start.cells}
     made = {cell.id: cell for cell in end.cells}
-    edited_since = [
-        cell for cell in current.cells if cell.id in made and cell.source != made[cell.id].source
+    edited_since = [  # a cell of the turn (changed or inserted) whose source is not the turn's
+        cell
+        for cell in current.cells
+        if cell.id in made
+        and was.get(cell.id) != made[cell.id]
+        and cell.source != made[cell.id].source
     ]
-    edited_since = [cell for cell in edited_since if was.get(cell.id) != made[cell.id]]
     if edited_since:
         raise EditedSince(tuple(_named(cell) for cell in edited_since))
 

@@ -89,8 +89,7 @@ class LiveNotebooks:
         for room_id, _, path in notebook_rooms(settings):
             doc = await settings["jupyter_server_ydoc"].get_document(room_id=room_id, copy=False)
             if doc is not None:
-                root = Path(settings["contents_manager"].root_dir)
-                found.append(LiveNotebook(root / path, doc))
+                found.append(LiveNotebook(Path(settings["contents_manager"].root_dir) / path, doc))
         return found
 
 

@@ -11,11 +11,13 @@ from ..notebooks.turn_share import agents_share as share_of_agent
 from .checkpoint_git import CheckpointGit, GitFailed
 
 
-async def agents_share(git: CheckpointGit, before: str, after: str, prompt_id: str) -> str:
-    """`after` with each notebook the turn changed holding only the agent's share of the
-    change: people's outputs are not the turn's."""
+async def agents_share(
+    git: CheckpointGit, before: str, after: str, changed: tuple[str, ...], prompt_id: str
+) -> str:
+    """`after` with each notebook the turn changed (of the `changed` paths) holding only the
+    agent's share of the change: people's outputs are not the turn's."""
     lines = []
-    for path in await _changed_notebooks(git, before, after):
+    for path in notebooks(changed):
         blobs = await _blobs(git, path, before, after)
         if blobs is None:
             continue  # added or deleted by the turn: the agent's either way
@@ -59,14 +61,8 @@ async def cells_put_back(
     return lines
 
 
-async def notebooks_of(git: CheckpointGit, commit: str) -> list[str]:
-    """The notebooks a checkpoint changed."""
-    return await _changed_notebooks(git, f"{commit}^", commit)
-
-
-async def _changed_notebooks(git: CheckpointGit, a: str, b: str) -> list[str]:
-    out = await git.run("diff-tree", "-r", "-z", "--name-only", "--no-renames", a, b)
-    return [name for name in out.split("\0") if name.endswith(".ipynb")]
+def notebooks(paths: tuple[str, ...]) -> list[str]:
+    return [path for path in paths if path.endswith(".ipynb")]
 
 
 async def _blobs(git: CheckpointGit, path: str, *trees: str) -> list[bytes] | None:

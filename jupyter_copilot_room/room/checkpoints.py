@@ -41,7 +41,7 @@ from pathlib import Path
 from ..errors import Conflict, InvalidRequest, NotFound
 from ..notebooks.open_notebooks import LiveNotebook, LiveNotebooks, same_notebook
 from .checkpoint_git import CheckpointGit, GitFailed
-from .checkpoint_notebooks import agents_share, cells_put_back, notebooks_of
+from .checkpoint_notebooks import agents_share, cells_put_back, notebooks
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +218,9 @@ class Checkpoints:
             before = self._before.pop(prompt_id, None)
             if before is None:
                 return None
-            after = await agents_share(self.git, before, await self._snapshot(), prompt_id)
+            after = await self._snapshot()
+            changed = await self._changed(before, after)
+            after = await agents_share(self.git, before, after, changed, prompt_id)
             return await self._record(
                 before, after, author, message(text, prompt_id, author.username)
             )
@@ -253,10 +255,10 @@ class Checkpoints:
         note = message(f'Revert "{subject}"', prompt_id, author.username)
         async with self._lock:
             patch = await self.git.run("diff", "--binary", "--full-index", f"{commit}^", commit)
-            notebooks = await notebooks_of(self.git, commit)
+            files = await self._changed(f"{commit}^", commit)
             for _ in range(REVERT_ATTEMPTS):
                 now = await self._snapshot()
-                if await self._put_back(now, commit, patch, notebooks):
+                if await self._put_back(now, commit, patch, files):
                     break
             else:
                 raise Conflict(
@@ -273,7 +275,7 @@ class Checkpoints:
                 )
             return prompt_id, made
 
-    async def _put_back(self, now: str, commit: str, patch: str, notebooks: list[str]) -> bool:
+    async def _put_back(self, now: str, commit: str, patch: str, files: tuple[str, ...]) -> bool:
         """Undo the turn in `now`, the worktree just read: its notebooks cell by cell
         (`notebooks/cell_revert.py`), the rest by applying its diff reversed; open notebooks
         through their live documents, other files on disk. False (nothing written) if an open
@@ -282,10 +284,10 @@ class Checkpoints:
         shutil.copyfile(self.git.index, scratch)
         try:
             await self.git.run("read-tree", now, index=scratch)
-            by_cell = await cells_put_back(self.git, now, commit, notebooks)
+            by_cell = await cells_put_back(self.git, now, commit, notebooks(files))
             excluded = [f"--exclude={glob.escape(path)}" for path in by_cell]
             try:
-                if len(by_cell) < len(await self._changed(f"{commit}^", commit)):
+                if len(by_cell) < len(files):
                     await self.git.run(
                         "apply",
                         "--cached",
