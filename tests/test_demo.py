@@ -95,7 +95,8 @@ async def test_the_demo_fixes_a_file_from_its_diff(api, room, jp_root_dir):
     await ready(api, room)
     prompt_id = await prompt(api, room, "fix the bug in stats.py")
     request_id, shown = await card(room)
-    assert shown["kind"] == "write" and shown["summary"].endswith("stats.py")
+    assert (shown["kind"], shown["summary"]) == ("write", "stats.py")
+    assert shown["details"]["diff"].startswith("diff --git a/stats.py b/stats.py\n--- a/stats.py\n")
     assert "+        return (ordered[middle - 1] + ordered[middle]) / 2" in shown["details"]["diff"]
     assert "ordered[middle - 1]" not in (jp_root_dir / "stats.py").read_text()
     await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
@@ -107,7 +108,7 @@ async def test_a_skill_reviews_the_file_it_names(api, room):
     await ready(api, room)
     prompt_id = await prompt(api, room, "stats.py", {"kind": "skill", "name": "review"})
     request_id, shown = await card(room)  # the runtime asks before it reads a file
-    assert shown["kind"] == "read" and shown["summary"].endswith("/stats.py")
+    assert (shown["kind"], shown["summary"]) == ("read", "stats.py")
     await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
     reply = await done(room, prompt_id)
     assert "**Bug:** `median`" in reply

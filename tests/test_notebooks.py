@@ -296,7 +296,7 @@ async def test_person_keeps_typing_while_the_agent_edits_the_live_notebook(
     saved = nbformat.read(jp_root_dir / "live.ipynb", as_version=4)
     nbformat.validate(saved)
     assert [c.id for c in saved.cells] == [live.get_cell(i)["id"] for i in range(3)]
-    card = [e for e in entries(room, "permission") if "replace cell 1" in e["body"]]
+    card = [e for e in entries(room, "permission") if "replace cell 2" in e["body"]]
     assert card and "-total = 0" in card[0]["details"]["diff"]
     person.close()
 

@@ -67,8 +67,11 @@ async def test_a_client_that_stops_reading_is_closed_and_never_delays_the_others
     assert frames < closed_at, "the frames past the cap were dropped, not sent"
 
     await eventually(lambda: len(arrived) == len(written), what="bob to get every write")
+    # Waiting on the stalled socket would hold back every write before the close; one write
+    # late on a loaded machine (a neighbour test, a collection) is not that.
     lags = sorted(arrived[k] - t for k, t in enumerate(written))
-    assert lags[len(lags) // 2] < 0.05 and lags[-1] < 0.5, f"bob lagged: {lags[-5:]}"
+    median, p90 = lags[len(lags) // 2], lags[len(lags) * 9 // 10]
+    assert median < 0.05 and p90 < 0.5, f"bob lagged: {lags[-10:]}"
 
     # Reconnecting, the client gets the whole current state (some MB, far above the cap: only
     # what waits behind a batch still on its way counts).

@@ -57,10 +57,21 @@ class Turn:
 
 
 @dataclass(frozen=True)
+class FileChange:
+    """One file a write would change, whole before and after (None: it does not exist), so the
+    room can show it as people read it (a notebook cell by cell)."""
+
+    path: str
+    before: str | None
+    after: str | None
+
+
+@dataclass(frozen=True)
 class PermissionAsk:
     kind: str  # shell | write | url | mcp | read | ...
     summary: str  # the exact command, path or URL
     details: dict = field(default_factory=dict)
+    changes: tuple[FileChange, ...] = ()  # a write's files, where the runtime says them whole
 
 
 @dataclass(frozen=True)

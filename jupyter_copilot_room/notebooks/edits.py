@@ -2,17 +2,18 @@
 
 On a live document an edit runs inside the caller's transaction: a replaced cell keeps its id and
 gets a character-level diff; metadata keys are set one by one, so people's own metadata edits
-survive. Each edit also says what its approval card shows (a summary and a before/after diff).
+survive. Each edit also says what its approval card shows (a summary and the cell's diff, in
+`notebook_diff.py`'s grammar; cells are numbered from 1 there, as people count them).
 """
 
 from __future__ import annotations
 
-import difflib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import nbformat
 
+from .notebook_diff import cell_hunk
 from .presence import someone_is_in
 from .tools import NotebookToolError
 
@@ -70,10 +71,10 @@ class Insert(Edit):
         return f"Inserted {self.cell_type} cell {cell['id']} at index {self.index}"
 
     def summary(self, path: str, cells: list[dict]) -> str:
-        return f"insert a {self.cell_type} cell at {self.index} in {path}"
+        return f"insert a {self.cell_type} cell as cell {self.index + 1} in {path}"
 
     def diff(self, cells: list[dict]) -> str:
-        return _diff("", self.source)
+        return cell_hunk(self.index + 1, self.cell_type, "added", "", self.source)
 
 
 @dataclass
@@ -114,10 +115,13 @@ class Replace(Edit):
         return f"Replaced the source of cell {self.cell_id}"
 
     def summary(self, path: str, cells: list[dict]) -> str:
-        return f"replace cell {_index_of(self.cell_id, cells)} ({self.cell_id}) in {path}"
+        return f"replace cell {_index_of(self.cell_id, cells) + 1} ({self.cell_id}) in {path}"
 
     def diff(self, cells: list[dict]) -> str:
-        return _diff(source_of(cells[_index_of(self.cell_id, cells)]), self.source)
+        index = _index_of(self.cell_id, cells)
+        cell = cells[index]
+        before = source_of(cell)
+        return cell_hunk(index + 1, cell.get("cell_type", "code"), "changed", before, self.source)
 
 
 @dataclass
@@ -134,10 +138,12 @@ class Delete(Edit):
         return f"Deleted cell {self.cell_id}"
 
     def summary(self, path: str, cells: list[dict]) -> str:
-        return f"delete cell {_index_of(self.cell_id, cells)} ({self.cell_id}) in {path}"
+        return f"delete cell {_index_of(self.cell_id, cells) + 1} ({self.cell_id}) in {path}"
 
     def diff(self, cells: list[dict]) -> str:
-        return _diff(source_of(cells[_index_of(self.cell_id, cells)]), "")
+        index = _index_of(self.cell_id, cells)
+        cell = cells[index]
+        return cell_hunk(index + 1, cell.get("cell_type", "code"), "removed", source_of(cell), "")
 
 
 @dataclass
@@ -165,7 +171,7 @@ class Move(Edit):
         return f"Moved cell {self.cell_id} to index {self.index}"
 
     def summary(self, path: str, cells: list[dict]) -> str:
-        return f"move cell {self.cell_id} to {self.index} in {path}"
+        return f"move cell {self.cell_id} to be cell {self.index + 1} in {path}"
 
 
 def _check_index(index: int, count: int, *, inserting: bool) -> None:
@@ -188,15 +194,3 @@ def _index_of(cell_id: str, cells) -> int:
 def source_of(cell: dict) -> str:
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else source
-
-
-def _diff(before: str, after: str) -> str:
-    return "".join(
-        difflib.unified_diff(
-            before.splitlines(keepends=True),
-            after.splitlines(keepends=True),
-            "before",
-            "after",
-            lineterm="\n",
-        )
-    )  # whole: the room's card cuts it and says how much it hid (room/card_content.py)

@@ -34,6 +34,7 @@ from ..events import (
 from ..settings import SettingsStore
 from .document import RoomDocument
 from .open_requests import OpenRequests
+from .readable_asks import as_people_read
 from .recorder import Recorder
 from .streams import Streams
 from .turns import RunningTurn, Turns
@@ -125,6 +126,7 @@ class RoomAgentHost:
         if turn is None:
             return refusal
         settings = self.settings.current
+        ask = as_people_read(ask, self.repository)
         if self._touches_the_rooms_state(ask):
             return self.desk.settle_by_room(turn.prompt, ask, approve=False, why=PROTECTED)
         if self._outside_the_room(ask):

@@ -1,5 +1,6 @@
 """Checkpoints' notebook rules, on git trees: what of a turn's notebook change was the agent's
-(`notebooks/turn_share.py`), and a revert cell by cell (`notebooks/cell_revert.py`)."""
+(`notebooks/turn_share.py`), a revert cell by cell (`notebooks/cell_revert.py`) and a diff that
+shows notebooks cell by cell (`notebooks/notebook_diff.py`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 
 from ..errors import Conflict
 from ..notebooks.cell_revert import EditedSince, revert_cells
+from ..notebooks.notebook_diff import file_header, notebook_diff
 from ..notebooks.turn_share import agents_share as share_of_agent
 from .checkpoint_git import CheckpointGit, GitFailed
 
@@ -61,6 +63,24 @@ async def cells_put_back(
     return lines
 
 
+async def readable_diff(git: CheckpointGit, before: str, after: str, files: tuple[str, ...]) -> str:
+    """What changed from `before` to `after` in `files`, for people: git's unified diff for
+    plain files (a binary one named, not spelled out), notebooks cell by cell."""
+    shown = notebooks(files)
+    plain = [f":(literal){path}" for path in files if path not in shown]
+    parts = [await git.run("diff", "--no-color", before, after, "--", *plain)] if plain else []
+    for path in shown:
+        texts = [await _text(git, path, tree) for tree in (before, after)]
+        cells = await asyncio.to_thread(notebook_diff, *texts)
+        if cells is None:  # not a notebook after all: as a plain file
+            parts.append(
+                await git.run("diff", "--no-color", before, after, "--", f":(literal){path}")
+            )
+        else:
+            parts.append(file_header(path, *texts) + cells)
+    return "".join(parts)
+
+
 def notebooks(paths: tuple[str, ...]) -> list[str]:
     return [path for path in paths if path.endswith(".ipynb")]
 
@@ -74,6 +94,12 @@ async def _blobs(git: CheckpointGit, path: str, *trees: str) -> list[bytes] | No
         ]
     except GitFailed:
         return None
+
+
+async def _text(git: CheckpointGit, path: str, tree: str) -> str | None:
+    """The file's text in `tree`; None if the tree lacks it."""
+    blobs = await _blobs(git, path, tree)
+    return None if blobs is None else blobs[0].decode(errors="replace")
 
 
 async def _index_line(git: CheckpointGit, tree: str, path: str, data: bytes) -> str:

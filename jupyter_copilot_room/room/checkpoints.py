@@ -41,7 +41,7 @@ from pathlib import Path
 from ..errors import Conflict, InvalidRequest, NotFound
 from ..notebooks.open_notebooks import LiveNotebook, LiveNotebooks, same_notebook
 from .checkpoint_git import CheckpointGit, GitFailed
-from .checkpoint_notebooks import agents_share, cells_put_back, notebooks
+from .checkpoint_notebooks import agents_share, cells_put_back, notebooks, readable_diff
 
 log = logging.getLogger(__name__)
 
@@ -244,8 +244,10 @@ class Checkpoints:
         return found[TRAILER], found[AUTHOR_TRAILER]
 
     async def diff(self, commit: str) -> str:
+        """What the turn changed, as people read it (notebooks cell by cell)."""
         await self.find(commit)
-        return await self.git.run("diff", "--binary", "--no-color", f"{commit}^", commit)
+        files = await self._changed(f"{commit}^", commit)
+        return await readable_diff(self.git, f"{commit}^", commit, files)
 
     async def revert(self, commit: str, author: Author) -> tuple[str, Checkpoint]:
         """Put the checkpoint's files back as they were before its turn, or change nothing;

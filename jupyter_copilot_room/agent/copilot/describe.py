@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..base import PermissionAsk
+from ..base import FileChange, PermissionAsk
 
 
 def describe_permission(request: Any) -> PermissionAsk:
@@ -27,6 +27,7 @@ def describe_permission(request: Any) -> PermissionAsk:
                 "write",
                 request.file_name,
                 {"intention": intention, "diff": request.diff or ""},
+                tuple(_change(edit) for edit in getattr(request, "file_edits", None) or ()),
             )
         case "url":
             return PermissionAsk("url", request.url, {"intention": intention})
@@ -56,6 +57,16 @@ def summarize_arguments(tool: str, arguments: dict) -> str:
 
 def trim_arguments(arguments: dict) -> dict:
     return {k: (v[:2000] if isinstance(v, str) else v) for k, v in arguments.items()}
+
+
+def _change(edit: Any) -> FileChange:
+    """A `PermissionWriteFileEdit`: at least one side is there (a move has two paths; the room
+    shows it under the new one)."""
+    before, after = edit.before, edit.after
+    path = (after or before).path
+    return FileChange(
+        path, None if before is None else before.content, None if after is None else after.content
+    )
 
 
 def _json(value: Any) -> str:
