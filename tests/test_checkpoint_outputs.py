@@ -86,6 +86,41 @@ async def test_a_checkpoint_shows_and_reverts_the_agents_run_and_keeps_a_persons
     }
 
 
+async def test_a_persons_new_cell_and_kernel_are_not_the_turns_but_a_notebook_it_wrote_is(
+    tmp_path,
+):
+    """Shift+Enter on the last cell adds an empty one, and starting a kernel writes its
+    `language_info`: neither is the turn's. A notebook the agent wrote itself is its own whole."""
+    work, checkpoints = setup(tmp_path)
+    start = notebook(code("a", "x = 1"), code("b", "print('people')"))
+    save(work / "nb.ipynb", start)
+    save(work / "raw.ipynb", start)
+    checkpoints.turn_started("p1")
+    await checkpoints.started("p1")
+    inserted = code("c", "y = 2")
+    inserted.metadata[METADATA_KEY] = {"prompt_id": "p1"}
+    edited = code("b", "print('people', 2)")  # a person's edit during the turn
+    end = notebook(start.cells[0], edited, inserted, code("empty", ""))
+    end.metadata["language_info"] = {"name": "python"}
+    save(work / "nb.ipynb", end)
+    save(work / "raw.ipynb", notebook(code("a", "x = 3"), start.cells[1]))
+
+    checkpoint = await checkpoints.turn_ended("p1", ALICE, "add y", frozenset({"raw.ipynb"}))
+    assert checkpoint is not None and checkpoint.files == ("nb.ipynb", "raw.ipynb")
+    shown = (await checkpoints.git.run("show", f"{checkpoint.commit}:nb.ipynb")).encode()
+    assert cells(shown) == {"a": ("x = 1", []), "b": ("print('people')", []), "c": ("y = 2", [])}
+    assert "language_info" not in nbformat.reads(shown.decode(), as_version=4).metadata
+    raw = (await checkpoints.git.run("show", f"{checkpoint.commit}:raw.ipynb")).encode()
+    assert cells(raw)["a"] == ("x = 3", [])
+
+    await checkpoints.revert(checkpoint.commit, ALICE)
+    assert cells((work / "nb.ipynb").read_bytes()) == {
+        "a": ("x = 1", []),
+        "b": ("print('people', 2)", []),  # the person's edit and cell survive the revert
+        "empty": ("", []),
+    }
+
+
 def test_a_notebook_not_written_by_jupyter_is_shown_whole():
     """Rewriting it as Jupyter would would change every line: its change stays as it is."""
     start = notebook(code("b", "print('people')"))

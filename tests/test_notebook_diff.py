@@ -164,7 +164,9 @@ async def test_a_checkpoint_diff_shows_notebooks_by_cell_and_plain_files_as_git_
     await checkpoints.started("p1")
 
     (work / "stats.py").write_text("def mean(xs):\n    return sum(xs) / len(xs)\n")
-    end = nbformat.from_dict(json.loads(notebook(code("a", "mean([1, 2])"), code("b", "mean([])"))))
+    added = code("b", "mean([])")
+    added.metadata[METADATA_KEY] = {"prompt_id": "p1"}  # the agent's insert
+    end = nbformat.from_dict(json.loads(notebook(code("a", "mean([1, 2])"), added)))
     (work / "analysis.ipynb").write_bytes(as_saved(end))
     (work / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x02")
     (work / "new.ipynb").write_bytes(as_saved(start))

@@ -1,11 +1,15 @@
 """What of a notebook's change during a turn was the agent's, for the turn's checkpoint.
 
 A checkpoint compares the worktree before and after a turn, so it also catches what people did
-meanwhile. In a notebook the commonest such change is outputs: a person runs a cell, or the
-`%%copilot` cell that sent the prompt fills with the turn as it streams. Those outputs are not
-the turn's to show or to revert (a turn whose only edit was rejected showed "Changed 1 file" and
-offered to revert the prompt cell's own output). So, in the checkpoint, a cell the turn's agent
-did not run keeps the outputs and execution count it had when the turn started.
+meanwhile: they run cells (outputs, and the kernel's `language_info` in the notebook's
+metadata), the `%%copilot` cell that sent the prompt fills with the turn as it streams, and
+Shift+Enter on the last cell adds an empty one. None of that is the turn's to show or to revert
+(a turn whose only edit was rejected showed "Changed 1 file" and offered to revert it). The
+agent's notebook tools mark each cell they insert, edit or run with the turn's prompt id
+(`metadata.copilot_room`), so in the checkpoint a cell the turn did not mark is as it was when
+the turn started, a cell the turn did not add is not there, a marked cell the agent did not run
+keeps its starting outputs and execution count, and the kernel's description is as it was.
+A notebook the agent wrote itself (an approved write request) is the agent's change whole.
 """
 
 from __future__ import annotations
@@ -15,11 +19,13 @@ import nbformat
 from .open_notebooks import as_saved
 from .tools import METADATA_KEY
 
+#: Notebook metadata a kernel writes when someone starts or changes it.
+KERNELS_OWN = ("kernelspec", "language_info")
+
 
 def agents_share(before: bytes, after: bytes, prompt_id: str) -> bytes:
-    """`after`, where each code cell that `before` holds (same id) and that the agent did not
-    run in turn `prompt_id` has its `before` outputs and execution count. `after` unchanged
-    when either is not a notebook as Jupyter writes it: the change is then shown whole."""
+    """`after` with only the turn's own cell changes (see above); `after` unchanged when either
+    is not a notebook as Jupyter writes it: the change is then shown whole."""
     try:
         old = nbformat.reads(before.decode(), as_version=nbformat.NO_CONVERT)
         new = nbformat.reads(after.decode(), as_version=nbformat.NO_CONVERT)
@@ -27,16 +33,34 @@ def agents_share(before: bytes, after: bytes, prompt_id: str) -> bytes:
         return after
     if as_saved(new) != after:
         return after  # written by another tool: rewriting it would change every line
-    was = {cell.get("id"): cell for cell in old.cells if cell.cell_type == "code"}
-    changed = False
+    was = {cell.get("id"): cell for cell in old.cells if cell.get("id")}
+    cells = []
     for cell in new.cells:
         start = was.get(cell.get("id")) if cell.get("id") else None
-        if start is None or cell.cell_type != "code" or _ran_in(cell, prompt_id):
-            continue
-        if (cell.outputs, cell.execution_count) != (start.outputs, start.execution_count):
+        if not _marked_in(cell, prompt_id):
+            if start is not None:
+                cells.append(start)  # a person's cell: as it was
+            elif not cell.get("id"):
+                cells.append(cell)  # no id to know it by: shown as it is
+            continue  # a cell a person added
+        if start is not None and cell.cell_type == "code" and not _ran_in(cell, prompt_id):
             cell.outputs, cell.execution_count = start.outputs, start.execution_count
-            changed = True
-    return as_saved(new) if changed else after
+        cells.append(cell)
+    new.cells = cells
+    for key in KERNELS_OWN:
+        if key in old.metadata:
+            new.metadata[key] = old.metadata[key]
+        else:
+            new.metadata.pop(key, None)
+    share = as_saved(new)
+    return after if share == after else share
+
+
+def _marked_in(cell, prompt_id: str) -> bool:
+    mark = cell.metadata.get(METADATA_KEY)
+    return isinstance(mark, dict) and (
+        mark.get("prompt_id") == prompt_id or _ran_in(cell, prompt_id)
+    )
 
 
 def _ran_in(cell, prompt_id: str) -> bool:

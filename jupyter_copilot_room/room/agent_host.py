@@ -34,7 +34,7 @@ from ..events import (
 from ..settings import SettingsStore
 from .document import RoomDocument
 from .open_requests import OpenRequests
-from .readable_asks import as_people_read
+from .readable_asks import as_people_read, relative
 from .recorder import Recorder
 from .streams import Streams
 from .turns import RunningTurn, Turns
@@ -119,6 +119,9 @@ class RoomAgentHost:
     async def request_permission(self, ask: PermissionAsk) -> Answer:
         answer = await self._refused_when_disk_full(self._request_permission(ask))
         await self.turns.worktree_read()  # the turn's checkpoint has the worktree before this
+        if answer.approved and ask.kind == "write" and (turn := self.turns.running) is not None:
+            paths = [change.path for change in ask.changes] or [ask.summary]
+            turn.wrote.update(relative(path, self.repository) for path in paths)
         return answer
 
     async def _request_permission(self, ask: PermissionAsk) -> Answer:

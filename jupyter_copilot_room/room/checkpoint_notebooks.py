@@ -14,12 +14,20 @@ from .checkpoint_git import CheckpointGit, GitFailed
 
 
 async def agents_share(
-    git: CheckpointGit, before: str, after: str, changed: tuple[str, ...], prompt_id: str
+    git: CheckpointGit,
+    before: str,
+    after: str,
+    changed: tuple[str, ...],
+    prompt_id: str,
+    wrote: frozenset[str],
 ) -> str:
     """`after` with each notebook the turn changed (of the `changed` paths) holding only the
-    agent's share of the change: people's outputs are not the turn's."""
+    agent's share of the change: people's runs and cells are not the turn's. A notebook the
+    agent wrote itself (in `wrote`) is its change whole."""
     lines = []
     for path in notebooks(changed):
+        if path in wrote:
+            continue
         blobs = await _blobs(git, path, before, after)
         if blobs is None:
             continue  # added or deleted by the turn: the agent's either way

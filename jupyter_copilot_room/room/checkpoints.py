@@ -211,7 +211,11 @@ class Checkpoints:
             with contextlib.suppress(Exception):
                 await task
 
-    async def turn_ended(self, prompt_id: str, author: Author, text: str) -> Checkpoint | None:
+    async def turn_ended(
+        self, prompt_id: str, author: Author, text: str, wrote: frozenset[str] = frozenset()
+    ) -> Checkpoint | None:
+        """The turn's checkpoint (None if it changed nothing); `wrote`: files the agent wrote
+        itself, whose change is its own whole."""
         await self.started(prompt_id)
         self._starting.pop(prompt_id, None)
         async with self._lock:
@@ -220,7 +224,7 @@ class Checkpoints:
                 return None
             after = await self._snapshot()
             changed = await self._changed(before, after)
-            after = await agents_share(self.git, before, after, changed, prompt_id)
+            after = await agents_share(self.git, before, after, changed, prompt_id, wrote)
             return await self._record(
                 before, after, author, message(text, prompt_id, author.username)
             )

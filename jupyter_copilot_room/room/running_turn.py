@@ -25,3 +25,6 @@ class RunningTurn:
     timer: asyncio.TimerHandle | None = None
     stop: Stop | None = None
     ended: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Files the agent wrote itself (approved write requests), relative to the repository: a
+    #: notebook among them is the agent's change whole (`notebooks/turn_share.py`).
+    wrote: set[str] = field(default_factory=set)

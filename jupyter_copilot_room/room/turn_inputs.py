@@ -58,12 +58,13 @@ class TurnInputs:
             return prompt.text
         return self.catalog.refresh().expand(prompt.target.kind, prompt.target.name, prompt.text)
 
-    async def checkpoint(self, prompt: QueuedPrompt) -> None:
-        """Record what the turn changed (if anything) as a checkpoint."""
+    async def checkpoint(self, prompt: QueuedPrompt, wrote: frozenset[str]) -> None:
+        """Record what the turn changed (if anything) as a checkpoint; `wrote`: the files the
+        agent wrote itself."""
         assert self.checkpoints is not None
         try:
             author = Author(prompt.author, self.document.display_name(prompt.author))
-            made = await self.checkpoints.turn_ended(prompt.id, author, prompt.text)
+            made = await self.checkpoints.turn_ended(prompt.id, author, prompt.text, wrote)
             if made is not None:
                 self.recorder.commit(
                     "turn.checkpointed",

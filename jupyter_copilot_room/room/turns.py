@@ -322,7 +322,7 @@ class Turns(AgentLife):
             return
         self._unrecorded = None
         if self.checkpoints is not None:  # takes the checkpoints' lock before the next turn
-            self.spawn(self.inputs.checkpoint(turn.prompt))
+            self.spawn(self.inputs.checkpoint(turn.prompt, frozenset(turn.wrote)))
         if self.notebooks is not None:
             self.notebooks.leave()  # the agent's presence leaves the notebooks with the turn
         turn.ended.set()

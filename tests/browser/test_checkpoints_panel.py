@@ -33,7 +33,7 @@ def test_a_turn_shows_its_changed_files_diff_and_a_hosts_revert(open_lab, lab, m
     expect(bob.get_by_role("button", name="Revert this turn")).to_have_count(0)
 
     bob.locator(".jp-CopilotRoom-checkpoint").get_by_role("button", name="Diff").click()
-    diff = bob.locator(".jp-CopilotRoom-diff")
+    diff = bob.locator(".jp-CopilotRoom-checkpointDiff")
     expect(diff).to_contain_text("+agent")
     screenshot(bob.locator(".jp-Dialog-content"), "diff-dialog")
     bob.get_by_role("button", name="Close").click()

@@ -8,6 +8,7 @@ import { changedLabel, revertQuestion } from '../checkpoints';
 import { ICheckpoint } from '../entries';
 import { IRoomModel } from '../model';
 import { mayRevert } from '../policy';
+import { DiffView } from './diffview';
 
 let pageClient: RoomClient | undefined;
 
@@ -27,7 +28,7 @@ export function CheckpointLine(props: {
       const { diff } = await client.checkpointDiff(checkpoint.commit);
       await showDialog({
         title: `${label} (${checkpoint.commit.slice(0, 8)})`,
-        body: <pre className="jp-CopilotRoom-diff">{diff}</pre>,
+        body: <DiffView diff={diff} className="jp-CopilotRoom-checkpointDiff" />,
         buttons: [Dialog.okButton({ label: 'Close' })]
       });
     } catch (err) {

@@ -27,7 +27,7 @@ export function ApprovalCard(props: {
     void action.run(() =>
       client.answerPermission(card.id, approve, approve ? undefined : feedback)
     );
-  const cut = (field: string, className: string) => (
+  const cut = (field: string, className: string, asDiff = false) => (
     <CutText
       text={field === SUMMARY ? card.summary : card.details[field]}
       field={field}
@@ -36,6 +36,7 @@ export function ApprovalCard(props: {
       busy={action.busy}
       onShowAll={() => void action.run(async () => setWhole(await client.approvalInFull(card.id)))}
       className={className}
+      asDiff={asDiff}
     />
   );
   return (
@@ -69,9 +70,9 @@ export function ApprovalCard(props: {
         </details>
       )}
       {card.details.diff && (
-        <details>
+        <details open={card.kind === 'notebook' || isNotebook(card.summary)}>
           <summary>Diff</summary>
-          {cut('diff', 'jp-CopilotRoom-result')}
+          {cut('diff', 'jp-CopilotRoom-cardDiff', true)}
         </details>
       )}
       {mayAnswer(model.me, card.answerers) && (
@@ -125,4 +126,9 @@ function twoApprovers(card: IApproval, model: IRoomModel): JSX.Element {
   }
   const names = approvers.map(username => nameOf(username, model)).join(' and ');
   return <>{`Approved by ${names}; needs one more: ${stillMayApprove(card)}.`}</>;
+}
+
+/** A write to a notebook shows its cells at once: they are what people judge it by. */
+function isNotebook(path: string): boolean {
+  return path.endsWith('.ipynb');
 }

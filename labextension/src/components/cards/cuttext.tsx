@@ -3,6 +3,7 @@
 import React from 'react';
 
 import { hiddenWords, IHidden, IWholeCard, wholeText } from '../../hidden';
+import { DiffView } from '../diffview';
 
 export function CutText(props: {
   text: string;
@@ -14,14 +15,21 @@ export function CutText(props: {
   busy: boolean;
   onShowAll: () => void;
   className: string;
+  /** Shown as a diff, line by line (../diffview.tsx). */
+  asDiff?: boolean;
 }): JSX.Element {
-  const { text, field, hidden, whole, busy, onShowAll, className } = props;
+  const { text, field, hidden, whole, busy, onShowAll, className, asDiff } = props;
   const loaded = hidden && whole ? wholeText(whole, field) : null;
+  const shown = loaded?.text ?? text;
   return (
     <>
-      <pre className={className} data-field={field}>
-        {loaded?.text ?? text}
-      </pre>
+      {asDiff ? (
+        <DiffView diff={shown} className={className} />
+      ) : (
+        <pre className={className} data-field={field}>
+          {shown}
+        </pre>
+      )}
       {hidden && !loaded && (
         <div className="jp-CopilotRoom-hidden" role="note">
           <span>{hiddenWords(hidden)}</span>

@@ -1,0 +1,179 @@
+"""A notebook change in the panel (issue 28): its card and its checkpoint show cells, not the
+`.ipynb` file's JSON; an older turn is reverted cell by cell while a later turn's cell and a
+person's run stay; a turn whose only edit was rejected offers nothing to revert. Three people's
+worth of roles (a host with the notebook open, a member), the real runtime, a real kernel."""
+
+import json
+import re
+
+import nbformat
+from playwright.sync_api import expect
+
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+
+from .panel import fits_at_every_look, send, show_room
+
+JSON_KEYS = re.compile(r'"(cell_type|source|outputs|metadata|execution_count)"')
+
+
+def write_notebook(path, *sources: str) -> list[str]:
+    """A notebook of code cells that opens without a "Select Kernel" dialog; its cell ids."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    nbformat.write(notebook, path)
+    return [cell.id for cell in notebook.cells]
+
+
+def open_notebook(page, path: str):
+    page.evaluate(
+        "async path => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }",
+        path,
+    )
+    return page.locator(".jp-Notebook .jp-Cell")
+
+
+def run_cell(page, cells, index: int) -> None:
+    cells.nth(index).locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+
+
+def by_prompt(calls: dict[str, ToolCall]):
+    """Each prompt's first words name the tool call the agent makes; "Done." after it."""
+
+    def script(request):
+        if request.tool_results:
+            return Reply("Done.")
+        asked = request.prompt.split("]: ", 1)[1]
+        return Reply(tool_calls=(calls[asked.split()[0]],))
+
+    return script
+
+
+def approve(page) -> None:
+    card = page.locator(".jp-CopilotRoom-approval")
+    expect(card).to_have_count(1, timeout=30_000)
+    card.get_by_role("button", name="Approve").click()
+    expect(card).to_have_count(0, timeout=30_000)
+
+
+def test_a_notebook_change_reads_as_cells_in_its_card_and_its_checkpoint(
+    open_lab, lab, model, screenshot
+):
+    write_notebook(lab.root / "sales.ipynb", "import math", "total = 1\nprint(total)")
+    old = json.dumps("total = 1\n")
+    assert old in (lab.root / "sales.ipynb").read_text()
+    edit = {
+        "path": str(lab.root / "sales.ipynb"),
+        "old_str": old,
+        "new_str": json.dumps("total = 2\n"),
+    }
+    model.script = by_prompt({"fix": ToolCall("edit", edit)})
+    alice, bob = (show_room(open_lab(user)) for user in ("alice", "bob"))
+
+    send(bob, "fix the total in the notebook")
+    card = alice.locator(".jp-CopilotRoom-approval")
+    expect(card).to_have_count(1, timeout=30_000)
+    expect(card.locator(".jp-CopilotRoom-cardSummary")).to_have_text("sales.ipynb")
+    diff = card.locator(".jp-CopilotRoom-diffView")
+    expect(diff).to_be_visible()  # a notebook's cells show without opening "Diff"
+    expect(diff.locator("[data-kind=cell]")).to_have_text(["cell 2 (code): changed"])
+    expect(diff.locator("[data-kind=removed]")).to_have_text(["-total = 1"])
+    expect(diff.locator("[data-kind=added]")).to_have_text(["+total = 2"])
+    expect(diff.locator("[data-kind=context]")).to_have_text([" print(total)"])
+    assert not JSON_KEYS.search(diff.inner_text())
+    assert fits_at_every_look(alice, screenshot, "notebook-card-", ".jp-CopilotRoom-approval") == []
+
+    approve(bob)
+    line = bob.locator(".jp-CopilotRoom-checkpoint")
+    expect(line).to_contain_text("Changed 1 file: sales.ipynb", timeout=30_000)
+    line.get_by_role("button", name="Diff").click()
+    shown = bob.locator(".jp-CopilotRoom-checkpointDiff")
+    expect(shown.locator("[data-kind=file]")).to_have_text(["sales.ipynb"])
+    expect(shown.locator("[data-kind=cell]")).to_have_text(["cell 2 (code): changed"])
+    expect(shown.locator("[data-kind=added]")).to_have_text(["+total = 2"])
+    assert not JSON_KEYS.search(shown.inner_text())
+    screenshot(bob.locator(".jp-Dialog-content"), "notebook-checkpoint-diff")
+
+
+def test_an_older_notebook_turn_is_reverted_keeping_a_later_cell_and_a_persons_run(
+    open_lab, lab, model, screenshot
+):
+    first, _ = write_notebook(lab.root / "plan.ipynb", "x = 1", "print('people')")
+    model.script = by_prompt(
+        {
+            "set": ToolCall(
+                "notebook_replace_cell", {"path": "plan.ipynb", "cell_id": first, "source": "x = 2"}
+            ),
+            "add": ToolCall(
+                "notebook_insert_cell",
+                {"path": "plan.ipynb", "index": 2, "cell_type": "code", "source": "y = x + 1"},
+            ),
+        }
+    )
+    alice = show_room(open_lab("alice"))
+    cells = open_notebook(alice, "plan.ipynb")
+    expect(cells).to_have_count(2, timeout=30_000)
+
+    send(alice, "set x to 2")
+    approve(alice)
+    expect(cells.nth(0)).to_contain_text("x = 2", timeout=30_000)
+    lines = alice.locator(".jp-CopilotRoom-checkpoint")
+    expect(lines).to_have_count(1, timeout=30_000)
+    send(alice, "add a cell for y")
+    approve(alice)
+    expect(cells).to_have_count(3, timeout=30_000)
+    expect(lines).to_have_count(2, timeout=30_000)
+    run_cell(alice, cells, 1)  # the person's own run, after both turns
+    expect(cells.nth(1).locator(".jp-OutputArea-output")).to_have_text("people", timeout=60_000)
+
+    lines.nth(0).get_by_role("button", name="Revert this turn").click()
+    alice.locator(".jp-Dialog").get_by_role("button", name="Revert").click()
+    expect(lines.nth(0)).to_contain_text("(reverted)", timeout=30_000)
+    expect(cells.nth(0)).to_contain_text("x = 1")
+    expect(cells.nth(0)).not_to_contain_text("x = 2")
+    expect(cells.nth(2)).to_contain_text("y = x + 1")  # the later turn's cell stays
+    expect(cells.nth(1).locator(".jp-OutputArea-output")).to_have_text("people")  # and the run
+    screenshot(alice, "older-notebook-turn-reverted")
+
+
+def test_a_turn_whose_only_edit_was_rejected_offers_no_revert(open_lab, lab, model, screenshot):
+    _, second = write_notebook(lab.root / "plan.ipynb", "x = 1", "print('people')")
+    model.script = by_prompt(
+        {
+            "add": ToolCall(
+                "notebook_insert_cell",
+                {"path": "plan.ipynb", "index": 2, "cell_type": "code", "source": "y = 3"},
+            ),
+            "set": ToolCall(
+                "notebook_replace_cell", {"path": "plan.ipynb", "cell_id": second, "source": "x"}
+            ),
+        }
+    )
+    alice = show_room(open_lab("alice"))
+    cells = open_notebook(alice, "plan.ipynb")
+    expect(cells).to_have_count(2, timeout=30_000)
+
+    send(alice, "add a cell")
+    card = alice.locator(".jp-CopilotRoom-approval")
+    expect(card).to_have_count(1, timeout=30_000)
+    run_cell(alice, cells, 1)  # the person's run while the card waits: the file changes
+    expect(cells.nth(1).locator(".jp-OutputArea-output")).to_have_text("people", timeout=60_000)
+    card.get_by_role("button", name="Reject").click()
+    expect(card).to_have_count(0, timeout=30_000)
+
+    # A later turn that does change the notebook: checkpoints are recorded in turn order, so
+    # once its line shows, the rejected turn's would have too.
+    send(alice, "set the second cell")
+    approve(alice)
+    lines = alice.locator(".jp-CopilotRoom-checkpoint")
+    expect(lines).to_have_count(1, timeout=30_000)
+    checkpointed = alice.locator(".jp-CopilotRoom-entry.jp-CopilotRoom-prompt", has=lines)
+    expect(checkpointed).to_have_count(1)
+    expect(checkpointed).to_contain_text("set the second cell")
+    expect(alice.get_by_role("button", name="Revert this turn")).to_have_count(1)
+    screenshot(alice, "rejected-turn-no-revert")
