@@ -9,7 +9,7 @@ import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from .harness.helpers import eventually, ready
+from .harness.helpers import entries, eventually, ready
 
 
 @pytest.fixture
@@ -61,3 +61,5 @@ async def test_a_new_file_is_named_from_the_repository_and_shown_whole(
     )
     assert diff.endswith("+# Plan\n+\n+- ship\n")
     assert str(jp_root_dir) not in json.dumps(card)
+    [tool] = entries(room, "tool")
+    assert tool["summary"] == "notes/plan.md"  # the tool's line names it alike

@@ -29,6 +29,7 @@ from ..events import (
     Strict,
     SubagentEnded,
     ToolCompleted,
+    ToolStarted,
     TurnEnded,
 )
 from ..settings import SettingsStore
@@ -112,6 +113,8 @@ class RoomAgentHost:
             log.debug("Ignored the end of %s, whose start the room never saw", event.call_id)
             return
         context = {"prompt_id": turn.prompt.id, "author": turn.prompt.author}
+        if isinstance(event, ToolStarted):  # a tool's path, as the cards name it
+            context["summary"] = relative(event.summary, self.repository)
         fields = type(event).model_fields
         stamped = event.model_copy(update={k: v for k, v in context.items() if k in fields})
         self.recorder.commit(RECORDED_EVENTS[type(event)], None, stamped)

@@ -23,7 +23,10 @@ def as_people_read(ask: PermissionAsk, repository: Path) -> PermissionAsk:
 
 
 def relative(path: str, repository: Path) -> str:
-    """`path` relative to the repository when it lies inside it; any other path as it is."""
+    """An absolute `path` relative to the repository when it lies inside it; any other text
+    (a path elsewhere, a command) as it is."""
+    if not Path(path).is_absolute():
+        return path
     try:
         return Path(path).resolve().relative_to(repository.resolve()).as_posix() or "."
     except (ValueError, OSError):
