@@ -5,6 +5,11 @@ values (`settings_traits`), the partial body of `PATCH settings` (`SettingsPatch
 `GET settings` returns all come from its fields. A host's changes are recorded in the transcript
 (replayed at start, so they win over configuration and a restart never silently undoes them) and
 cached in `state_dir/settings.json`.
+
+`auto_approve_notebook_edits` is no setting of its own: it is the approval policy's `notebook`
+default said as yes or no (`auto`, or not), so the two can never disagree on screen. Set to
+true (configuration, `PATCH settings`, a change replayed from an older transcript) it makes that
+default `auto`; set to false it makes an `auto` default `ask`.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import traitlets
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from .access.approval_policy import ApprovalPolicy
 from .statefiles import write_cache
@@ -80,8 +85,9 @@ class RoomSettings(BaseModel):
     )
     auto_approve_notebook_edits: bool = Field(
         False,
-        description="Let the agent's notebook edits through without asking (hosts can change "
-        "this in the room); running cells, shell commands and other kinds always ask.",
+        description="Let the agent's notebook edits through without asking: the approval "
+        "policy's notebook default as yes (auto) or no; running cells, shell commands and other "
+        "kinds are not changed by it.",
     )
     viewers_can_chat: bool = Field(
         False,
@@ -101,6 +107,36 @@ class RoomSettings(BaseModel):
         False,
         description="Let a turn's author revert it (its checkpoint); hosts always can.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _notebook_edits_into_the_policy(cls, data: Any) -> Any:
+        """A configured `auto_approve_notebook_edits = True` is the policy's notebook `auto`."""
+        if isinstance(data, dict) and data.get("auto_approve_notebook_edits"):
+            return {**data, "approval_policy": notebook_default(data.get("approval_policy"), True)}
+        return data
+
+    @model_validator(mode="after")
+    def _notebook_edits_from_the_policy(self) -> RoomSettings:
+        self.auto_approve_notebook_edits = self.approval_policy.root["notebook"].default == "auto"
+        return self
+
+
+#: The setting that only says what the policy's notebook default is.
+NOTEBOOK_EDITS = "auto_approve_notebook_edits"
+
+
+def notebook_default(policy: Any, auto: bool) -> dict:
+    """`policy` (as given, or an `ApprovalPolicy`) with its notebook default `auto`, or (for
+    `auto` false) an `auto` notebook default made `ask`."""
+    given = policy.model_dump() if isinstance(policy, ApprovalPolicy) else dict(policy or {})
+    notebook = given.get("notebook", "ask")
+    notebook = dict(notebook) if isinstance(notebook, dict) else {"default": notebook}
+    if auto:
+        notebook["default"] = "auto"
+    elif notebook.get("default") == "auto":
+        notebook["default"] = "ask"
+    return {**given, "notebook": notebook}
 
 
 def _optional(name: str) -> tuple[Any, None]:
@@ -149,13 +185,11 @@ class SettingsStore:
         self.current = configured
 
     def changes(self, patch: BaseModel) -> dict:
-        """The fields a patch would actually change."""
+        """The fields a patch would actually change (`auto_approve_notebook_edits` as the
+        approval policy it makes)."""
         current = self.current.model_dump()
-        return {
-            name: value
-            for name, value in patch.model_dump(exclude_none=True).items()
-            if current[name] != value
-        }
+        given = self._in_the_policy(patch.model_dump(exclude_none=True))
+        return {name: value for name, value in given.items() if current[name] != value}
 
     def apply(self, changes: dict) -> None:
         """Apply and cache changes (see `changes`)."""
@@ -165,8 +199,19 @@ class SettingsStore:
     def restore(self, changes: dict) -> None:
         """Changes replayed from the transcript; a setting that no longer exists is ignored."""
         known = {k: v for k, v in changes.items() if k in RoomSettings.model_fields}
+        known = self._in_the_policy(known)
         self._overrides.update(known)
-        self.current = RoomSettings.model_validate({**self.current.model_dump(), **known})
+        current = self.current.model_dump(exclude={NOTEBOOK_EDITS})
+        self.current = RoomSettings.model_validate({**current, **known})
+
+    def _in_the_policy(self, changes: dict) -> dict:
+        """`changes` with `auto_approve_notebook_edits` made the approval policy it says."""
+        if NOTEBOOK_EDITS not in changes:
+            return changes
+        changes = dict(changes)
+        auto = changes.pop(NOTEBOOK_EDITS)
+        policy = changes.get("approval_policy", self.current.approval_policy)
+        return {**changes, "approval_policy": notebook_default(policy, auto)}
 
     def save(self) -> None:
         write_cache(self.path, self._overrides)

@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,7 +80,7 @@ class Executions:
         self.on_kernel: Callable[[str, str], None] = lambda path, state: None
         self._running: dict[str, asyncio.Event] = {}  # kernel id -> set when asked to stop
         self._locks: dict[str, asyncio.Lock] = {}
-        self._interrupting: set[asyncio.Future] = set()
+        self._cleanups: set[asyncio.Future] = set()
         self._following: asyncio.Task | None = None
         self._stopped = False  # the room stopped: no kernel is followed any more
 
@@ -158,11 +158,15 @@ class Executions:
         """The room stops: no kernel is followed from now on, and the tasks that follow or
         interrupt one have ended when this returns (none is left pending for the loop's end)."""
         self._stopped = True
-        tasks = [task for task in (self._following, *self._interrupting) if task is not None]
-        for task in tasks:
-            task.cancel()
-        self._following = None
-        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._following is not None:
+            self._following.cancel()
+            await asyncio.gather(self._following, return_exceptions=True)
+            self._following = None
+        while self._cleanups:  # a run cancelled meanwhile may add its own
+            tasks = list(self._cleanups)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- running ---------------------------------------------------------------------------------
 
@@ -256,8 +260,8 @@ class Executions:
             except asyncio.CancelledError:
                 # The runtime cancels a tool call when its turn is aborted: stop the cell too,
                 # and show how it ended (KeyboardInterrupt), as a person's interrupt would.
-                await asyncio.shield(self._interrupt(kernel_id))
-                await asyncio.shield(link.drain(cell))
+                await asyncio.shield(self._cleanup(self._interrupt(kernel_id)))
+                await asyncio.shield(self._cleanup(link.drain(cell)))
                 raise
             finally:
                 sink.finish(cell.count)
@@ -289,9 +293,15 @@ class Executions:
         for kernel_id, stop in self._running.items():
             if not stop.is_set():
                 stop.set()
-                task = asyncio.ensure_future(self._interrupt(kernel_id))
-                self._interrupting.add(task)
-                task.add_done_callback(self._interrupting.discard)
+                self._cleanup(self._interrupt(kernel_id))
+
+    def _cleanup(self, work: Awaitable) -> asyncio.Future:
+        """Work that outlives the run it ends (an interrupt, the last outputs): the room's stop
+        awaits it, so none is left pending when the loop ends."""
+        task = asyncio.ensure_future(work)
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
+        return task
 
 
 def inspection(names: list[str]) -> str:

@@ -143,9 +143,6 @@ class RoomAgentHost:
             approve = decision == "auto"
             why = f"{'Approved' if approve else 'Rejected'} by rule {rule}."
             return self.desk.settle_by_room(turn.prompt, ask, approve=approve, why=why, rule=rule)
-        if decision == "ask" and ask.kind == "notebook" and settings.auto_approve_notebook_edits:
-            why = "Approved by the room's settings for notebook edits."
-            return self.desk.settle_by_room(turn.prompt, ask, approve=True, why=why)
         return await self.desk.ask(
             turn.prompt,
             ask.kind,

@@ -278,7 +278,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     }
     if (notebooks) {
-      trackProvenance(notebooks, rooms, promptId => {
+      trackProvenance(notebooks, rooms, (room, promptId) => {
+        rooms.switchTo(room);
         open();
         panel.showEntry(promptId);
       });

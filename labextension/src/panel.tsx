@@ -43,10 +43,13 @@ export class RoomPanel extends ReactWidget {
     this._input.current?.focus();
   }
 
-  /** Scroll the transcript to an entry (a prompt, by its id) and flash it. */
-  showEntry(entryId: string): void {
+  /** Scroll the transcript to an entry (a prompt, by its id) and flash it; a room just switched
+   * to draws its entries once its document arrived, so it is looked for over a few seconds. */
+  showEntry(entryId: string, frames = 300): void {
     const entry = this.node.querySelector<HTMLElement>(`[data-entry-id="${CSS.escape(entryId)}"]`);
-    if (entry) {
+    if (!entry && frames > 0) {
+      requestAnimationFrame(() => this.showEntry(entryId, frames - 1));
+    } else if (entry) {
       entry.scrollIntoView({ block: 'center' });
       entry.classList.add('jp-mod-flash');
       window.setTimeout(() => entry.classList.remove('jp-mod-flash'), 1500);

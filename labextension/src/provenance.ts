@@ -23,48 +23,95 @@ export interface IProvenance {
   time: number;
 }
 
-/** Keep the badges of every open notebook in step with its cells' metadata and the room the
- * page is in (another room's records vouch for none of this room's cells). */
+/** Who a notebook tool call the room recorded was for: the room, the prompt, its author by
+ * username and by the name that room knows them by. */
+export interface IVoucher {
+  room: string;
+  promptId: string;
+  author: string;
+  name: string;
+}
+
+/**
+ * What the rooms this page has shown recorded, by notebook tool call. A room's records stay
+ * once learned, so a cell's badge follows its notebook, not the room the panel shows now (a
+ * tool call id is the room's own, so one room cannot vouch for another's). What a room recorded
+ * is learned while the page shows it: after a reload, until then, its cells carry no badge.
+ */
+export class Vouchers {
+  /** Learn what `room` (its model) recorded; whether anything changed. */
+  learn(room: string, model: IRoomModel): boolean {
+    let changed = false;
+    for (const [call, record] of notebookToolCalls(model)) {
+      const [promptId, author] = record.split(' ');
+      const voucher = { room, promptId, author, name: nameOf(author, model) };
+      if (JSON.stringify(this._calls.get(call)) !== JSON.stringify(voucher)) {
+        this._calls.set(call, voucher);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  /** The record that vouches for a cell's provenance metadata: that notebook tool call, for
+   * that prompt, by that prompt's author (anyone who edits a notebook can write the metadata). */
+  vouching(provenance: IProvenance | undefined): IVoucher | undefined {
+    const voucher = provenance && this._calls.get(provenance.tool_call_id);
+    const agrees =
+      voucher?.promptId === provenance?.prompt_id && voucher?.author === provenance?.author;
+    return agrees ? voucher : undefined;
+  }
+
+  private _calls = new Map<string, IVoucher>();
+}
+
+/** Keep the badges of every open notebook in step with its cells' metadata and what the rooms
+ * the page has shown recorded (`Vouchers`). */
 export function trackProvenance(
   notebooks: INotebookTracker,
   rooms: Pick<IRooms, 'current' | 'currentChanged'>,
-  showPrompt: (promptId: string) => void
+  showPrompt: (room: string, promptId: string) => void
 ): void {
+  const vouchers = new Vouchers();
+  const updates = new Set<() => void>();
+  let room = rooms.current;
+  const learn = () => {
+    if (vouchers.learn(room.name, room.model)) {
+      updates.forEach(update => update());
+    }
+  };
+  const listen = (on: boolean) => {
+    const how = on ? 'connect' : 'disconnect';
+    room.model.entriesChanged[how](learn);
+    room.model.changed[how](learn);
+  };
+  rooms.currentChanged.connect(() => {
+    listen(false);
+    room = rooms.current;
+    listen(true);
+    learn();
+  });
+  listen(true);
+  learn();
+
   const follow = (panel: NotebookPanel) => {
     let frame = 0;
-    let room = rooms.current.model;
     // After the change, once the notebook has made widgets for new cells.
     const update = () => {
       cancelAnimationFrame(frame);
       frame = requestAnimationFrame(() => {
-        const recorded = notebookToolCalls(room);
         for (const cell of panel.content.widgets) {
-          mark(cell, recorded, room, showPrompt);
+          mark(cell, vouchers, showPrompt);
         }
       });
-    };
-    const listen = (on: boolean) => {
-      const how = on ? 'connect' : 'disconnect';
-      room.entriesChanged[how](update);
-      room.changed[how](update);
-    };
-    const switched = () => {
-      listen(false);
-      room = rooms.current.model;
-      listen(true);
-      update();
     };
     void panel.context.ready.then(() => {
       update();
       panel.content.model?.contentChanged.connect(update);
       panel.content.model?.cells.changed.connect(update);
       panel.content.modelContentChanged.connect(update);
-      listen(true);
-      rooms.currentChanged.connect(switched);
-      panel.disposed.connect(() => {
-        listen(false);
-        rooms.currentChanged.disconnect(switched);
-      });
+      updates.add(update);
+      panel.disposed.connect(() => updates.delete(update));
     });
   };
   notebooks.forEach(follow);
@@ -90,40 +137,33 @@ export function notebookToolCalls(room: IRoomModel): Map<string, string> {
   return recorded;
 }
 
-/** Whether the room's records vouch for a cell's provenance metadata. */
-export function vouchedFor(
-  provenance: IProvenance | undefined,
-  recorded: Map<string, string>
-): provenance is IProvenance {
-  return (
-    !!provenance &&
-    recorded.get(provenance.tool_call_id) === `${provenance.prompt_id} ${provenance.author}`
-  );
-}
-
+/** The badge sits in the cell's footer, below its outputs: in the flow, so it never covers the
+ * cell toolbar of a selected cell, its code or its outputs. */
 function mark(
   cell: Cell,
-  recorded: Map<string, string>,
-  room: IRoomModel,
-  showPrompt: (promptId: string) => void
+  vouchers: Vouchers,
+  showPrompt: (room: string, promptId: string) => void
 ): void {
   const provenance = cell.model.getMetadata('copilot_room') as IProvenance | undefined;
-  let badge = cell.node.querySelector<HTMLButtonElement>(`:scope > .${BADGE}`);
-  if (!vouchedFor(provenance, recorded)) {
+  const home = cell.node.querySelector<HTMLElement>(':scope > .jp-CellFooter') ?? cell.node;
+  let badge = home.querySelector<HTMLButtonElement>(`:scope > .${BADGE}`);
+  const voucher = vouchers.vouching(provenance);
+  if (!provenance || !voucher) {
     badge?.remove();
     return;
   }
   if (!badge) {
     badge = document.createElement('button');
     badge.className = BADGE;
-    cell.node.appendChild(badge);
+    home.appendChild(badge);
   }
   const when = new Date(provenance.time * 1000).toLocaleTimeString();
-  // Named as the room knows the author; the username (the audit trail's) only in the tooltip.
-  const name = nameOf(provenance.author, room);
-  badge.textContent = `Copilot · ${name}`;
-  const said = `Changed by Copilot for ${name}'s prompt (turn ${provenance.turn}, ${when}).`;
+  // Named as the room knows the author; the audit trail keeps the username.
+  badge.textContent = `Copilot · ${voucher.name}`;
+  const said =
+    `Changed by Copilot for ${voucher.name}'s prompt in the room ${voucher.room} ` +
+    `(turn ${provenance.turn}, ${when}).`;
   badge.setAttribute('aria-label', `${said} Show it in the room.`);
-  badge.title = `${said} Username: ${provenance.author}. Show it in the room.`;
-  badge.onclick = () => showPrompt(provenance.prompt_id);
+  badge.title = `${said} Click to show it in the room.`;
+  badge.onclick = () => showPrompt(voucher.room, provenance.prompt_id);
 }

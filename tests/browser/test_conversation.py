@@ -152,26 +152,35 @@ def test_long_prompts_collapse_send_and_stop_close_every_row(lab, model, open_la
     model.script = slow_command
     alice, bob = open_room(open_lab, "alice"), open_room(open_lab, "bob")
 
-    # A host sets the longest prompt in Room settings; the counter shows near it while typing.
-    alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
-    alice.locator(".jp-CopilotRoom-settings > summary").click()
-    # Every field of RoomSettings has its editor there, its help text as its title.
-    form = alice.locator(".jp-CopilotRoom-settings")
+    # A host sets the longest prompt in Room settings, the dialog behind the gear in the room's
+    # header; the counter shows near it while typing.
+    expect(bob.get_by_role("button", name="Room settings…")).to_have_count(0)  # hosts only
+    alice.get_by_role("button", name="Room settings…").click()
+    # Every field of RoomSettings has its editor there, grouped, its help text shown under it.
+    form = alice.locator(".jp-Dialog .jp-CopilotRoom-settings")
+    expect(form.locator(".jp-CopilotRoom-settingsGroup > h3")).to_have_text(
+        ["Who gets in", "What the agent may do", "How long things wait, how much the room takes"]
+    )
     for name, declared in RoomSettings.model_fields.items():
-        editor = form.locator(f'[data-setting="{name}"]')
-        expect(editor).to_have_count(1)
-        expect(editor).to_have_attribute("title", declared.description or "")
+        setting = form.locator(".jp-CopilotRoom-setting").filter(
+            has=alice.locator(f'[data-setting="{name}"]')
+        )
+        expect(setting).to_have_count(1)
+        expect(setting.locator(".jp-CopilotRoom-settingHelp")).to_have_text(
+            declared.description or ""
+        )
+    screenshot(alice.locator(".jp-Dialog-content"), "settings-dialog")
     timeout = form.locator('[data-setting="execution_timeout"]')
     assert (timeout.get_attribute("min"), timeout.get_attribute("max")) == ("0", "86400")
     field = alice.get_by_label("Longest prompt (characters)")
     field.fill("7000")
-    field.press("Enter")
+    field.press("Enter")  # a JupyterLab dialog closes on Enter; what was typed is sent
+    expect(alice.locator(".jp-Dialog")).to_have_count(0)
     for _ in range(50):
         if page_api(alice, "GET", "settings")["json"]["max_prompt_chars"] == 7000:
             break
         alice.wait_for_timeout(100)
     assert page_api(alice, "GET", "settings")["json"]["max_prompt_chars"] == 7000
-    alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
 
     text = long_prompt()
     assert 5600 < len(text) < 7000

@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
+from ..harness import people
 from ..harness.pages import DARK, LIGHT, set_theme
 from .panel import (
     QUESTION_AND_COMMAND,
@@ -75,10 +76,19 @@ def show_an_unverified_badge(page) -> None:
     )
 
 
+def transcript_problems(page) -> list[str]:
+    """The transcript keeps at least 40% of the panel's height, whatever else waits."""
+    room = page.locator(".jp-CopilotRoom-room").bounding_box()
+    log = page.locator(".jp-CopilotRoom-transcriptBox").bounding_box()
+    share = log["height"] / room["height"]
+    return [] if share >= 0.4 else [f"the transcript has {share:.0%} of the panel's height"]
+
+
 def test_a_busy_room_fits_every_width_keeps_the_prompt_box_and_passes_axe_in_both_themes(
     lab, model, open_lab, screenshot
 ):
-    """People open, someone at the door, a queue and two cards, in an 800 px high window."""
+    """People open, someone at the door, a queue and two cards, in an 800 px high window: the
+    transcript keeps 40% of the panel, and the tray folds to a line that counts what waits."""
     model.script = asks_and_runs
     alice, carol = open_room(open_lab, "alice"), open_room(open_lab, "carol")
     open_room(open_lab, "dave")  # at the door: alice gets an admission card
@@ -104,10 +114,21 @@ def test_a_busy_room_fits_every_width_keeps_the_prompt_box_and_passes_axe_in_bot
                 problems += [f"{where}: {p}" for p in layout_problems(page, BOXES)]
                 problems += [f"{where}: {p}" for p in prompt_box_problems(page)]
                 problems += [f"{where}: {p}" for p in row_problems(page, width)]
+                problems += [f"{where}: {p}" for p in transcript_problems(page)]
                 if width != 500:
                     show_an_unverified_badge(page)
                     problems += [f"{where}: {p}" for p in axe_violations(page)]
     assert not problems, "\n".join(problems)
+
+    fold = alice.locator(".jp-CopilotRoom-trayFold")
+    expect(fold).to_have_text("▾ 1 at the door · 2 cards · 2 queued")
+    fold.click()
+    expect(fold).to_have_attribute("aria-expanded", "false")
+    expect(alice.locator(".jp-CopilotRoom-approval")).to_have_count(0)
+    expect(fold).to_have_text("▸ 1 at the door · 2 cards · 2 queued")
+    screenshot(alice, "tray-folded")
+    fold.click()
+    expect(alice.locator(".jp-CopilotRoom-approval")).to_be_visible()
 
 
 def paragraphs(request, count: int = 10, chunk_size: int = 12) -> Reply:
@@ -325,10 +346,12 @@ def test_a_card_that_needs_you_comes_into_view_without_taking_the_focus(
     model.script = writes_a_file
     alice = open_room(open_lab, "alice", viewport=(1280, 520))  # a laptop with a dock
     set_sidebar_width(alice, 250)
+    for person in ("dave", "erin", people.GUEST):  # three at the door: a tray taller than its room
+        open_lab(person)
+    expect(alice.locator(".jp-CopilotRoom-admission")).to_have_count(3, timeout=30_000)
     alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
-    alice.locator(".jp-CopilotRoom-tray summary", has_text="Room settings").click()
     tray = alice.locator(".jp-CopilotRoom-tray")
-    tray.evaluate("n => { n.scrollTop = n.scrollHeight; }")  # reading the room's settings
+    tray.evaluate("n => { n.scrollTop = n.scrollHeight; }")  # reading who is in the room
     assert tray.evaluate("n => n.scrollTop") > 0, "the tray should scroll here"
     send(alice, "please write the file")
     card = alice.locator(".jp-CopilotRoom-approval")

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from .panel import fits_at_every_look, send, show_room
+from .test_rooms_panel import switch_to
 
 JSON_KEYS = re.compile(r'"(cell_type|source|outputs|metadata|execution_count)"')
 
@@ -177,3 +178,55 @@ def test_a_turn_whose_only_edit_was_rejected_offers_no_revert(open_lab, lab, mod
     expect(checkpointed).to_contain_text("set the second cell")
     expect(alice.get_by_role("button", name="Revert this turn")).to_have_count(1)
     screenshot(alice, "rejected-turn-no-revert")
+
+
+def apart(a: dict, b: dict, slack: float = 2) -> bool:
+    """Whether two bounding boxes overlap by no more than `slack` px (a toolbar's box takes in
+    its padding)."""
+    return (
+        a["x"] + a["width"] - slack <= b["x"]
+        or b["x"] + b["width"] - slack <= a["x"]
+        or a["y"] + a["height"] - slack <= b["y"]
+        or b["y"] + b["height"] - slack <= a["y"]
+    )
+
+
+def test_a_badge_sits_clear_of_the_cell_toolbar_and_stays_after_switching_rooms(
+    open_lab, lab, model, screenshot
+):
+    write_notebook(lab.root / "pair.ipynb", "values = [1, 2]")
+    model.script = by_prompt(
+        {
+            "add": ToolCall(
+                "notebook_insert_cell",
+                {"path": "pair.ipynb", "index": 1, "cell_type": "code", "source": "sum(values)"},
+            )
+        }
+    )
+    (lab.root / "other").mkdir()
+    assert lab.api("alice", "POST", "rooms", {"name": "other", "repository": "other"})[0] == 201
+    alice = show_room(open_lab("alice"))
+    cells = open_notebook(alice, "pair.ipynb")
+    expect(cells).to_have_count(1, timeout=30_000)
+    send(alice, "add the total")
+    approve(alice)
+    badge = cells.nth(1).locator(".jp-CopilotRoom-provenance")
+    expect(badge).to_have_text("Copilot · Alice", timeout=30_000)
+    title = badge.get_attribute("title") or ""
+    assert title.startswith("Changed by Copilot for Alice's prompt in the room main (turn 1, ")
+    assert "alice" not in title  # named as people know them, not by username
+
+    cells.nth(1).locator(".jp-InputArea-editor").click()  # selected: its toolbar shows
+    toolbar = cells.nth(1).locator(".jp-cell-toolbar")
+    expect(toolbar).to_be_visible()
+    expect(toolbar.get_by_role("button").first).to_be_visible()
+    box = badge.bounding_box()
+    assert box and apart(box, toolbar.bounding_box() or {})
+    assert apart(box, cells.nth(1).locator(".jp-InputArea").bounding_box() or {})
+    screenshot(alice, "badge-clear-of-the-toolbar")
+
+    switch_to(alice, "other")
+    expect(badge).to_have_text("Copilot · Alice")  # the badge follows the notebook
+    badge.click()  # back to the room that made it, at the prompt
+    expect(alice.locator(".jp-CopilotRoom-switcherName")).to_have_text("main")
+    expect(alice.locator(".jp-CopilotRoom-prompt.jp-mod-flash")).to_contain_text("add the total")

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from ..harness.pages import page_api
-from .panel import fits_at_every_look, layout_problems, problems_at_every_look, send, show_room
+from .panel import fits_at_every_look, layout_problems, send, show_room
 
 
 def runs_the_prompt(request):
@@ -51,10 +51,8 @@ def test_a_host_asks_two_approvers_for_rm_and_the_card_says_who_still_may(
     assert page_api(alice, "POST", "admissions/dave", {"decision": "member"})["status"] == 200
     show_room(dave)
 
-    people = alice.locator(".jp-CopilotRoom-peopleBox > summary")
-    people.click()
-    alice.locator(".jp-CopilotRoom-settings > summary").click()
-    editor = alice.locator(".jp-CopilotRoom-approvalPolicy")
+    alice.get_by_role("button", name="Room settings…").click()
+    editor = alice.locator(".jp-Dialog .jp-CopilotRoom-approvalPolicy")
     rules = editor.get_by_label('shell rules, one "pattern -> decision" a line')
     rules.fill("git status* -> auto\nrm * -> two")
     editor.locator("legend").click()  # leaving the field sends it
@@ -64,13 +62,21 @@ def test_a_host_asks_two_approvers_for_rm_and_the_card_says_who_still_may(
         "approvers · default ask; the rest ask."
     )
 
-    def editor_in_view(page):
-        editor.evaluate("n => n.scrollIntoView({block: 'start'})")  # for the next look too
-        return layout_problems(page, ".jp-CopilotRoom-approvalPolicy")
+    # One source of truth: the notebook-edits checkbox is the policy's notebook default.
+    notebook = editor.locator(".jp-CopilotRoom-approvalKind", has_text="notebook").locator("select")
+    checkbox = alice.locator('.jp-Dialog [data-setting="auto_approve_notebook_edits"]')
+    expect(notebook).to_have_value("ask")
+    expect(checkbox).not_to_be_checked()
+    expect(checkbox).to_be_enabled()  # the rules' change is saved
+    checkbox.check()
+    expect(notebook).to_have_value("auto")
+    notebook.select_option("ask")
+    expect(checkbox).not_to_be_checked()
 
-    editor_in_view(alice)
-    problems = problems_at_every_look(alice, screenshot, "policy-editor-", editor_in_view)
-    people.click()  # closed again
+    editor.evaluate("n => n.scrollIntoView({block: 'start'})")
+    problems = layout_problems(alice, ".jp-Dialog .jp-CopilotRoom-approvalPolicy")
+    screenshot(alice.locator(".jp-Dialog-content"), "policy-editor")
+    alice.locator(".jp-Dialog").get_by_role("button", name="Close").click()
 
     send(bob, "rm doomed.txt")
     card = bob.locator(".jp-CopilotRoom-approval")

@@ -58,6 +58,19 @@ def test_only_the_host_sees_the_sign_in_card(lab, open_lab, screenshot):
     card.get_by_role("button", name="Cancel").click()
     expect(alice.get_by_role("button", name="Sign in to GitHub Copilot")).to_be_visible()
 
+    # "Not now" folds the card to its one button, for this host, across a reload.
+    note = alice.locator(".jp-CopilotRoom-signinNote")
+    expect(note).to_be_visible()
+    alice.get_by_role("button", name="Not now").click()
+    expect(note).to_have_count(0)
+    expect(alice.get_by_role("button", name="Sign in to GitHub Copilot")).to_be_visible()
+    alice.reload()
+    alice.wait_for_function("() => window.jupyterapp?.commands.hasCommand('copilot-room:open')")
+    show_room(alice)
+    expect(alice.locator(".jp-CopilotRoom-agent")).to_have_text("demo model", timeout=60_000)
+    expect(alice.get_by_role("button", name="Sign in to GitHub Copilot")).to_be_visible()
+    expect(note).to_have_count(0)
+
 
 def test_an_enterprise_sign_in_asks_the_host_then_the_header_shows_the_seat_and_its_quota(
     lab, open_lab, screenshot

@@ -1,12 +1,14 @@
 /** The panel's top line: the agent and what it is doing, whose turn it is, and the connection;
  * for hosts, the model of the next turns to switch when the room offers several. */
+import { settingsIcon } from '@jupyterlab/ui-components';
 import React, { useEffect, useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel, turnCards } from '../model';
-import { mayChooseModel, mayExport, turnStateLabel } from '../policy';
+import { mayChooseModel, mayEditSettings, mayExport, turnStateLabel } from '../policy';
 import { Refusal, useAction } from './action';
 import { Name } from './person';
+import { showRoomSettings } from './settings';
 import { CopilotSeat, SignInCard } from './signin';
 import { AgentHeld } from './held';
 import { SeatQuota } from './usage';
@@ -41,6 +43,17 @@ export function RoomHeader(props: {
               onClick={props.onExport}
             >
               Export…
+            </button>
+          )}
+          {mayEditSettings(props.model.me) && (
+            <button
+              type="button"
+              className="jp-mod-styled jp-CopilotRoom-small jp-CopilotRoom-settingsButton"
+              aria-label="Room settings…"
+              title="Room settings: who gets in, what the agent may do, how long things wait"
+              onClick={() => showRoomSettings(props.client)}
+            >
+              <settingsIcon.react tag="span" className="jp-CopilotRoom-settingsIcon" />
             </button>
           )}
         </div>

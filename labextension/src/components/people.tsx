@@ -6,11 +6,10 @@ import React from 'react';
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
 import { displayName } from '../names';
-import { ASSIGNABLE_ROLES, isAdmitted, mayChangeRole, mayEditSettings } from '../policy';
+import { ASSIGNABLE_ROLES, isAdmitted, mayChangeRole } from '../policy';
 import { IParticipant } from '../types';
 import { IAction, Refusal, useAction } from './action';
 import { PersonName } from './person';
-import { RoomSettings } from './settings';
 import { PersonUsage, RoomUsage } from './usage';
 
 export function People(props: { model: IRoomModel; client: IRoomClient }): JSX.Element {
@@ -35,7 +34,6 @@ export function People(props: { model: IRoomModel; client: IRoomClient }): JSX.E
           ))}
       </ul>
       <Refusal action={action} />
-      {mayEditSettings(model.me) && <RoomSettings client={client} />}
     </section>
   );
 }

@@ -6,17 +6,15 @@ import { IRoomClient } from '../api';
 import { IEarlierHistory } from '../history';
 import { IRoomModel } from '../model';
 import { IPromptDraft } from '../room';
-import { isAdmitted, isAtTheDoor } from '../policy';
+import { isAdmitted } from '../policy';
 import { QuoteBox } from '../quote';
-import { Cards } from './cards';
 import { claimedByLink, Door, HOST_CLAIMED } from './door';
 import { RoomHeader } from './header';
 import { useSignal } from './hooks';
-import { People } from './people';
 import { PromptBox } from './promptbox';
-import { Queue } from './queue';
 import { QuoteContext } from './quote';
 import { Transcript } from './transcript';
+import { Tray } from './tray';
 
 export function Room(props: {
   model: IRoomModel;
@@ -51,9 +49,6 @@ export function Room(props: {
     // room for more: someone at its door may ask nothing.
     return <div className="jp-CopilotRoom-room">{header}</div>;
   }
-  const people = model.participants;
-  const online = people.filter(p => p.online).length;
-  const someoneWaits = people.some(p => isAtTheDoor(p.role));
   return (
     <QuoteContext.Provider value={quotes}>
       <div className="jp-CopilotRoom-room">
@@ -73,18 +68,7 @@ export function Room(props: {
           </div>
         )}
         <Transcript model={model} rendermime={rendermime} history={history} />
-        {/* The tray scrolls on its own when cards, the queue and people are taller than it may
-          be, so the transcript keeps some room and the prompt box stays in reach. */}
-        <div className="jp-CopilotRoom-tray">
-          <Cards model={model} client={client} />
-          <Queue model={model} client={client} />
-          <details className="jp-CopilotRoom-peopleBox">
-            <summary>
-              People ({online} online{someoneWaits ? ', someone is waiting' : ''})
-            </summary>
-            <People model={model} client={client} />
-          </details>
-        </div>
+        <Tray model={model} client={client} />
         <PromptBox model={model} client={client} inputRef={inputRef} draft={props.draft} />
       </div>
     </QuoteContext.Provider>

@@ -1,16 +1,17 @@
-/** The room's settings a host changes while it runs (`PATCH settings`): every field of
- * `RoomSettings`, from the generated `SETTINGS` (its kind, help text and bounds), so a setting
- * added in Python shows here with its editor. A number is sent when the field is left or Enter is
+/** The room's settings a host changes while it runs (`PATCH settings`), in a JupyterLab dialog
+ * opened from the gear in the room's header: every field of `RoomSettings`, grouped, from the
+ * generated `SETTINGS` (its kind, help text and bounds), so a setting added in Python shows here
+ * with its editor and its help. A number is sent when the field is left or Enter is
  * pressed; the room checks its bounds and a refusal shows here. */
-import React, { useEffect, useState } from 'react';
+import { Dialog, showDialog } from '@jupyterlab/apputils';
+import React, { useEffect, useRef, useState } from 'react';
 
 import { IRoomClient } from '../api';
 import {
   APPROVAL_DECISIONS,
   APPROVAL_KINDS_WITH_RULES,
   ISettingDeclaration,
-  SETTINGS,
-  SettingKind
+  SETTINGS
 } from '../generated/declarations';
 import { ApprovalDecision, ApprovalPolicy, IKindPolicy, ISettings } from '../types';
 import { Refusal, useAction } from './action';
@@ -43,20 +44,54 @@ const UNITS: Partial<Record<SettingName, string>> = {
   max_prompt_chars: 'characters'
 };
 
-/** The form's sections, in order: a setting shows in its kind's, in `RoomSettings`' order. */
-const SECTIONS: SettingKind[][] = [
-  ['choice'],
-  ['boolean'],
-  ['approval_policy'],
-  ['number', 'integer']
+/** The dialog's groups, in order; a setting no group names (one added in Python since) shows
+ * under "Other", so every setting is always there. */
+const GROUPS: { title: string; settings: SettingName[] }[] = [
+  { title: 'Who gets in', settings: ['admission', 'guest_admission', 'viewers_can_chat'] },
+  {
+    title: 'What the agent may do',
+    settings: ['approval_policy', 'auto_approve_notebook_edits', 'authors_can_revert']
+  },
+  {
+    title: 'How long things wait, how much the room takes',
+    settings: [
+      'permission_timeout',
+      'question_timeout',
+      'turn_timeout',
+      'execution_timeout',
+      'max_prompt_chars',
+      'max_waiting_prompts'
+    ]
+  }
 ];
+
+function groupsOf(): { title: string; settings: ISettingDeclaration[] }[] {
+  const named = new Set<string>(GROUPS.flatMap(group => group.settings));
+  const byName = new Map(SETTINGS.map(setting => [setting.name, setting]));
+  const groups = GROUPS.map(group => ({
+    title: group.title,
+    settings: group.settings.flatMap(name => byName.get(name) ?? [])
+  }));
+  const other = SETTINGS.filter(setting => !named.has(setting.name));
+  return other.length ? [...groups, { title: 'Other', settings: other }] : groups;
+}
 
 function labelOf(name: SettingName): string {
   const words = name.replace(/_/g, ' ');
   return LABELS[name] ?? words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-export function RoomSettings(props: { client: IRoomClient }): JSX.Element {
+/** The room's settings in a JupyterLab dialog (the gear in the room's header, hosts). */
+export function showRoomSettings(client: IRoomClient): void {
+  void showDialog({
+    title: 'Room settings',
+    body: <RoomSettingsForm client={client} />,
+    buttons: [Dialog.okButton({ label: 'Close' })]
+  });
+}
+
+/** Every setting, grouped, each with its help text; a change is sent as it is made. */
+function RoomSettingsForm(props: { client: IRoomClient }): JSX.Element {
   const { client } = props;
   const action = useAction();
   const { run } = action;
@@ -67,22 +102,26 @@ export function RoomSettings(props: { client: IRoomClient }): JSX.Element {
   const change = (changes: Partial<ISettings>) =>
     void run(() => client.patchSettings(changes)).then(saved => saved && setSettings(saved));
   return (
-    <details className="jp-CopilotRoom-settings">
-      <summary>Room settings</summary>
+    <div className="jp-CopilotRoom-settings">
       {settings &&
-        SECTIONS.flatMap(kinds => SETTINGS.filter(setting => kinds.includes(setting.kind))).map(
-          setting => (
-            <SettingField
-              key={setting.name}
-              setting={setting}
-              settings={settings}
-              disabled={action.busy}
-              onChange={value => change({ [setting.name]: value })}
-            />
-          )
-        )}
+        groupsOf().map(group => (
+          <section key={group.title} className="jp-CopilotRoom-settingsGroup">
+            <h3 className="jp-CopilotRoom-heading">{group.title}</h3>
+            {group.settings.map(setting => (
+              <div key={setting.name} className="jp-CopilotRoom-setting">
+                <SettingField
+                  setting={setting}
+                  settings={settings}
+                  disabled={action.busy}
+                  onChange={value => change({ [setting.name]: value })}
+                />
+                <p className="jp-CopilotRoom-settingHelp">{setting.description}</p>
+              </div>
+            ))}
+          </section>
+        ))}
       <Refusal action={action} />
-    </details>
+    </div>
   );
 }
 
@@ -177,14 +216,29 @@ function NumberField(props: {
 }): JSX.Element {
   const { setting, label, unit, value, disabled, onChange } = props;
   const [draft, setDraft] = useState(String(value));
-  const commit = () => {
-    const number = Number(draft);
-    if (draft.trim() && Number.isFinite(number) && number !== value) {
+  const changed = (text: string) => {
+    const number = Number(text);
+    return text.trim() && Number.isFinite(number) && number !== value ? number : null;
+  };
+  const sent = useRef<number | null>(null);
+  const send = (number: number | null) => {
+    if (number !== null && number !== sent.current) {
+      sent.current = number;
       onChange(number);
-    } else {
+    }
+  };
+  const commit = () => {
+    const number = changed(draft);
+    send(number);
+    if (number === null) {
       setDraft(String(value));
     }
   };
+  // Enter in a dialog's field closes the dialog (JupyterLab's dialogs submit on Enter), and
+  // the field goes before it is left: what was typed is sent as it goes.
+  const pending = useRef<() => void>();
+  pending.current = () => send(changed(draft));
+  useEffect(() => () => pending.current?.(), []);
   return (
     <label className="jp-CopilotRoom-numberSetting" title={setting.description}>
       <span>

@@ -51,6 +51,7 @@ export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
   const { model } = props;
   const allowed = maySignIn(model.me);
   const [flow, setFlow] = useState<ISignIn | null>(null);
+  const [dismissed, setDismissed] = useDismissed(model.me?.username);
   const action = useAction();
   const client = signInClient();
   const refresh = useCallback(
@@ -80,6 +81,22 @@ export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
   }
   const act = (step: () => Promise<ISignIn>) =>
     void action.run(step).then(shown => shown && setFlow(shown));
+  if (flow.state === 'idle' && dismissed) {
+    return (
+      <div className="jp-CopilotRoom-signinFolded">
+        <button
+          type="button"
+          className="jp-mod-styled jp-CopilotRoom-small"
+          disabled={action.busy}
+          title="The room answers with the demo model until it has a Copilot login"
+          onClick={() => act(() => client.beginSignIn())}
+        >
+          Sign in to GitHub Copilot
+        </button>
+        <Refusal action={action} />
+      </div>
+    );
+  }
   if (flow.state === 'idle') {
     return (
       <section className="jp-CopilotRoom-signin" aria-label="Sign in to GitHub Copilot">
@@ -87,12 +104,15 @@ export function SignInCard(props: { model: IRoomModel }): JSX.Element | null {
           Only you (hosts) see this: the room answers with the demo model until it has a Copilot
           login.
         </span>
-        <StepButton
-          label="Sign in to GitHub Copilot"
-          mod="accept"
-          busy={action.busy}
-          onClick={() => act(() => client.beginSignIn())}
-        />
+        <div className="jp-CopilotRoom-signinActions">
+          <StepButton
+            label="Sign in to GitHub Copilot"
+            mod="accept"
+            busy={action.busy}
+            onClick={() => act(() => client.beginSignIn())}
+          />
+          <StepButton label="Not now" busy={false} onClick={() => setDismissed(true)} />
+        </div>
         <Refusal action={action} />
       </section>
     );
@@ -185,4 +205,29 @@ function StepButton(props: {
       {props.label}
     </button>
   );
+}
+
+/** Whether this host put the sign-in card away ("Not now"), kept in this browser for them:
+ * the card then folds to one button. */
+function useDismissed(username: string | undefined): [boolean, (on: boolean) => void] {
+  const key = `jupyter-copilot-room:signin-not-now:${username ?? ''}`;
+  const [dismissed, setDismissed] = useState(() => readFlag(key));
+  useEffect(() => setDismissed(readFlag(key)), [key]);
+  const set = (on: boolean) => {
+    setDismissed(on);
+    try {
+      window.localStorage.setItem(key, on ? '1' : '');
+    } catch {
+      // storage refused (a private window): dismissed for this page only
+    }
+  };
+  return [dismissed, set];
+}
+
+function readFlag(key: string): boolean {
+  try {
+    return window.localStorage.getItem(key) === '1';
+  } catch {
+    return false;
+  }
 }

@@ -56,8 +56,8 @@ export interface ISettings {
    */
   execution_timeout: number;
   /**
-   * Let the agent's notebook edits through without asking (hosts can change this in the room);
-   * running cells, shell commands and other kinds always ask.
+   * Let the agent's notebook edits through without asking: the approval policy's notebook default
+   * as yes (auto) or no; running cells, shell commands and other kinds are not changed by it.
    */
   auto_approve_notebook_edits: boolean;
   /**
@@ -166,7 +166,7 @@ export const SETTINGS: readonly ISettingDeclaration[] = [
     name: 'auto_approve_notebook_edits',
     kind: 'boolean',
     description:
-      "Let the agent's notebook edits through without asking (hosts can change this in the room); running cells, shell commands and other kinds always ask.",
+      "Let the agent's notebook edits through without asking: the approval policy's notebook default as yes (auto) or no; running cells, shell commands and other kinds are not changed by it.",
     default: false
   },
   {

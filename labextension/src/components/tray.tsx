@@ -1,0 +1,53 @@
+/** Between the transcript and the prompt box: cards that wait on someone, the queue and the
+ * people. It scrolls on its own past its share of the panel, so the transcript keeps at least
+ * 40% of a laptop-sized panel (style/base.css), and it folds to one line that still counts
+ * what waits. */
+import React, { useState } from 'react';
+
+import { IRoomClient } from '../api';
+import { IRoomModel } from '../model';
+import { isAtTheDoor, mayAnswer } from '../policy';
+import { traySummary } from '../tray';
+import { Cards } from './cards';
+import { People } from './people';
+import { Queue } from './queue';
+
+export function Tray(props: { model: IRoomModel; client: IRoomClient }): JSX.Element {
+  const { model, client } = props;
+  const [folded, setFolded] = useState(false);
+  const people = model.participants;
+  const online = people.filter(p => p.online).length;
+  const someoneWaits = people.some(p => isAtTheDoor(p.role));
+  const summary = traySummary({
+    cards: model.approvals.length,
+    atTheDoor: people.filter(p => mayAnswer(model.me, p.answerers)).length,
+    queued: model.queue.length
+  });
+  return (
+    <div className="jp-CopilotRoom-tray" data-folded={folded}>
+      {summary && (
+        <button
+          type="button"
+          className="jp-CopilotRoom-trayFold"
+          aria-expanded={!folded}
+          title={folded ? 'Show the cards and the queue' : 'Fold the cards and the queue'}
+          onClick={() => setFolded(!folded)}
+        >
+          <span aria-hidden="true">{folded ? '▸' : '▾'}</span> {summary}
+        </button>
+      )}
+      {!folded && (
+        <>
+          <Cards model={model} client={client} />
+          <Queue model={model} client={client} />
+        </>
+      )}
+      <details className="jp-CopilotRoom-peopleBox">
+        <summary>
+          People ({online} online{someoneWaits ? ', someone is waiting' : ''})
+        </summary>
+        <People model={model} client={client} />
+      </details>
+    </div>
+  );
+}
