@@ -58,3 +58,12 @@ export function nameParts(template: string, people?: readonly string[] | null): 
   }
   return parts;
 }
+
+/** The username of the server's own token holder (a kernel, a script): the server owner. */
+const SERVER_OWNER = 'server-owner';
+
+/** "unverified" tells a reader something only about a guest whose name nobody vouched for:
+ * never about a host (the room trusts them with everything) or the server owner. */
+export function vouchedForByNobody(username: string, person: IParticipant): boolean {
+  return !person.verified && person.role !== 'host' && username !== SERVER_OWNER;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { displayName, nameOf, nameParts, SOMEONE } from '../src/names';
+import { displayName, nameOf, nameParts, SOMEONE, vouchedForByNobody } from '../src/names';
 import { IParticipant } from '../src/types';
 
 const guest: IParticipant = {
@@ -45,5 +45,15 @@ describe('naming people', () => {
     expect(nameOf(guest.username, room)).toBe('Anonymous Callirrhoe');
     expect(displayName('6e623df3', undefined)).toBe('6e623df3'); // never seen: all there is
     expect(displayName('', undefined)).toBe(SOMEONE);
+  });
+});
+
+describe('the unverified badge', () => {
+  const member = { ...guest, verified: false, role: 'member' } as IParticipant;
+  it('marks a guest nobody vouched for, never a host or the server owner', () => {
+    expect(vouchedForByNobody('6e62', member)).toBe(true);
+    expect(vouchedForByNobody('6e62', { ...member, role: 'host' })).toBe(false);
+    expect(vouchedForByNobody('server-owner', member)).toBe(false);
+    expect(vouchedForByNobody('alice', { ...member, verified: true })).toBe(false);
   });
 });

@@ -11,5 +11,6 @@ from ..harness.browser_fixtures import (  # noqa: F401 (fixtures for the tests b
     lab,
     model,
     open_lab,
+    pages,
     screenshot,
 )

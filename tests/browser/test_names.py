@@ -7,12 +7,16 @@ them, the queue, the people list, re-roled, removed and gone), no username is vi
 accessible name in the panel: only tooltips (`title`) carry it.
 """
 
+import pytest
+from jupyter_server.auth.identity import PasswordIdentityProvider
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
+from ..harness.browser_fixtures import printed_lab_url, serving
 from ..harness.pages import DARK, LIGHT, set_theme
 from ..harness.people import DISPLAY_NAMES, GUEST
+from ..harness.server import JupyterServer
 from .panel import send, set_sidebar_width, show_room
 
 USERNAMES = ("alice", "bob", GUEST)
@@ -116,3 +120,43 @@ def test_people_are_named_by_display_name_never_by_username(lab, model, open_lab
     check("removed")
     screenshot(alice.locator(PANEL), "removed")
     assert not problems, "\n".join(problems)
+
+
+@pytest.fixture
+def plain_lab(tmp_path, request):
+    """`jupyter lab` as it comes: jupyter_server's own identity, whose anonymous users may
+    change their names; guests get in as members (nobody needs to admit them here)."""
+    server = JupyterServer(
+        tmp_path,
+        app="lab",
+        room={"hosts": [], "guest_admission": "member"},
+        extra=({"ServerApp": {"identity_provider_class": PasswordIdentityProvider}},),
+    )
+
+    def start():
+        server.launch()
+        server.wait_until(lambda: "claim.html" in server.log.read_text(), 90, "claim notice")
+
+    with serving(server, request, start):
+        yield server
+
+
+def test_a_person_on_a_plain_lab_changes_their_name_and_another_sees_it(
+    plain_lab, pages, screenshot
+):
+    url = printed_lab_url(plain_lab.log.read_text())
+    ana, ben = (show_room(pages(who, url)) for who in ("ana", "ben"))
+    for page in (ana, ben):
+        page.locator(".jp-CopilotRoom-peopleBox > summary").click()
+        expect(page.locator(".jp-CopilotRoom-personRow")).to_have_count(2, timeout=15_000)
+    # An anonymous member carries "unverified": their name is whatever they say it is.
+    expect(ben.locator(".jp-CopilotRoom-personRow .jp-mod-unverified")).to_have_count(2)
+
+    ana.get_by_role("button", name="Change my name…").click()
+    dialog = ana.locator(".jp-Dialog")
+    dialog.locator("input").fill("  Ana   Lima ")
+    dialog.get_by_role("button", name="Ok").click()
+    renamed = ben.locator(".jp-CopilotRoom-personName", has_text="Ana Lima")
+    expect(renamed).to_have_count(1, timeout=15_000)
+    expect(ana.locator(".jp-CopilotRoom-personName", has_text="Ana Lima")).to_have_count(1)
+    screenshot(ben.locator(PANEL), "a-name-changed")

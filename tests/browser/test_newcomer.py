@@ -21,8 +21,8 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
 
-from ..harness.browser_fixtures import ARTIFACTS, serving
-from ..harness.pages import DARK, LIGHT, artifact_name, new_page, set_theme, wait_for_lab
+from ..harness.browser_fixtures import printed_lab_url, serving
+from ..harness.pages import DARK, LIGHT, set_theme
 from ..harness.server import REPO, JupyterServer
 from .panel import axe_violations, layout_problems, send, set_sidebar_width, show_room
 
@@ -48,31 +48,6 @@ def lab(tmp_path, request):
 
     with serving(server, request, start):
         yield server
-
-
-@pytest.fixture
-def pages(browser, request):
-    """`pages(name, url)`: a new browser (own cookies) on `url`, JupyterLab ready."""
-    opened = []
-
-    def open_page(name: str, url: str):
-        page = new_page(browser, name)
-        opened.append(page)
-        page.goto(url)
-        wait_for_lab(page)
-        return page
-
-    yield open_page
-    report = getattr(request.node, "report_call", None)
-    for page in opened:
-        if report is None or report.failed:
-            page.screenshot(path=str(ARTIFACTS / f"{artifact_name(request.node)}-{page.user}.png"))
-        page.context.close()
-
-
-def printed_lab_url(log: str) -> str:
-    """The first `http://127.0.0.1:PORT/lab?token=...` jupyter_server printed."""
-    return re.search(r"(http://127\.0\.0\.1:\d+/lab\?token=\w+)", log).group(1)
 
 
 def claim_secret(lab) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import threading
 from collections.abc import Callable
@@ -114,6 +115,31 @@ def serving(server: JupyterServer, request, start: Callable[[], None]):
         if (report is None or report.failed) and server.log.exists():
             ARTIFACTS.mkdir(exist_ok=True)
             shutil.copy(server.log, ARTIFACTS / f"{artifact_name(request.node)}-lab.log")
+
+
+@pytest.fixture
+def pages(browser, request):
+    """`pages(name, url)`: a new browser (own cookies) on `url`, JupyterLab ready."""
+    opened = []
+
+    def open_page(name: str, url: str):
+        page = new_page(browser, name)
+        opened.append(page)
+        page.goto(url)
+        wait_for_lab(page)
+        return page
+
+    yield open_page
+    report = getattr(request.node, "report_call", None)
+    for page in opened:
+        if report is None or report.failed:
+            page.screenshot(path=str(ARTIFACTS / f"{artifact_name(request.node)}-{page.user}.png"))
+        page.context.close()
+
+
+def printed_lab_url(log: str) -> str:
+    """The first `http://127.0.0.1:PORT/lab?token=...` jupyter_server printed."""
+    return re.search(r"(http://127\.0\.0\.1:\d+/lab\?token=\w+)", log).group(1)
 
 
 # -- the browser -----------------------------------------------------------------------------

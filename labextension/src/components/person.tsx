@@ -7,7 +7,7 @@
 import React from 'react';
 
 import { IRoomModel } from '../model';
-import { displayName } from '../names';
+import { displayName, vouchedForByNobody } from '../names';
 import { IParticipant } from '../types';
 
 export function colourOf(username: string, colour?: string | null): string {
@@ -50,7 +50,7 @@ export function PersonName(props: { username: string; person?: IParticipant }): 
     <span className="jp-CopilotRoom-person" title={nameTooltip(username, person)}>
       <Avatar username={username} person={person} />
       <span className="jp-CopilotRoom-personName">{displayName(username, person)}</span>
-      {person && !person.verified && (
+      {person && vouchedForByNobody(username, person) && (
         <span className="jp-CopilotRoom-badge jp-mod-unverified" title="Not verified by the server">
           unverified
         </span>
