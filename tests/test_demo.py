@@ -6,9 +6,11 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas
 import pytest
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
+from jupyter_copilot_room.kernel.summaries import attach_summaries
 
 from .harness.helpers import entries, eventually, finished, ready
 
@@ -102,6 +104,25 @@ async def test_the_demo_fixes_a_file_from_its_diff(api, room, jp_root_dir):
     await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
     await done(room, prompt_id)
     assert "(ordered[middle - 1] + ordered[middle]) / 2" in (jp_root_dir / "stats.py").read_text()
+
+
+async def test_the_readmes_with_df_prompt_is_answered_about_that_frame(api, room, jp_root_dir):
+    """`%%copilot --with df` sends the person's words and, after them, the frame's summary
+    (which names the notebook): the demo answers the words, about the frame."""
+    notebooks = {p.name: p.read_bytes() for p in jp_root_dir.glob("*.ipynb")}
+    await ready(api, room)
+    frame = pandas.DataFrame({"minutes": [150, 163, 120, 171]})
+    asked = attach_summaries("Why does the median of this frame look wrong?", {"df": frame})
+    reply = await done(room, await prompt(api, room, asked))
+    assert reply.startswith("You attached `df` from your notebook")
+    assert "**fix the bug in stats.py**" in reply and "Demo mode" not in reply
+    assert not room.document.approvals.to_py()
+    assert {p.name: p.read_bytes() for p in jp_root_dir.glob("*.ipynb")} == notebooks
+
+    asked = attach_summaries("fix the bug in stats.py", {"df": frame})
+    await prompt(api, room, asked)
+    _, shown = await card(room)
+    assert (shown["kind"], shown["summary"]) == ("write", "stats.py")
 
 
 async def test_a_skill_reviews_the_file_it_names(api, room):

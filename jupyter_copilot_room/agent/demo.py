@@ -69,6 +69,10 @@ NOT_APPROVED = re.compile(r"reject|denied|declined|not approved|nobody answered"
 SKILL = re.compile(r'<skill-context name="([^"]+)">')
 AGENT = re.compile(r'custom agent "([^"]+)"')
 STEERING = re.compile(r"\[([^\]]+)\] \(steering\): ([^\n]*)")
+#: Where `%%copilot --with` (kernel/summaries.py, `attach_summaries`) starts what it attached:
+#: the person's own words come before it, and only they choose what the demo does.
+ATTACHED = re.compile(r"\n\s*Attached from the notebook \(summaries, not the data\):")
+ATTACHED_NAME = re.compile(r"^\s*`([^`]+)`:", re.MULTILINE)
 
 
 class DemoScript:
@@ -110,6 +114,7 @@ class DemoScript:
                     ),
                 ),
             )
+        asked, attached = _own_words(asked)
         text = asked.lower()
         if re.search(r"\b(notebook|cell|ipynb)\b|\.ipynb", text):
             return self._read_notebook(asked)
@@ -124,6 +129,8 @@ class DemoScript:
                     ),
                 ),
             )
+        if attached and not re.search(r"\b(ask|question|choose)\b", text):
+            return Reply(_about_attached(asked, attached))
         if re.search(r"\b(ask|question|choose)\b", text):
             return Reply(
                 tool_calls=(
@@ -321,3 +328,25 @@ def steering(request: ModelRequest) -> tuple[str, str] | None:
         if message.get("role") == "user" and (match := STEERING.search(text_of(message))):
             found = found or (match.group(1), match.group(2).strip())
     return found
+
+
+def _own_words(asked: str) -> tuple[str, str]:
+    """The person's own words, and what `%%copilot --with` attached after them ('' for none)."""
+    parts = ATTACHED.split(asked, maxsplit=1)
+    return parts[0].strip(), (parts[1] if len(parts) > 1 else "")
+
+
+def _about_attached(asked: str, attached: str) -> str:
+    """An answer about the variables a notebook attached: their summaries are all it has."""
+    names = ATTACHED_NAME.findall(attached) or ["the variable"]
+    named = ", ".join(f"`{name}`" for name in names)
+    said = f"You attached {named} from your notebook: its summary, not the data."
+    if "median" in asked.lower():
+        return (
+            f"{said} The median in it comes from `median` in `stats.py`, which returns the upper "
+            "of the two middle values when there is an even number of them: for 1, 2, 3, 4 it "
+            "says 3, not 2.5. That is the bug. Ask me to **fix the bug in stats.py** and I will "
+            "propose the edit, with its diff."
+        )
+    summary = attached.strip()[:1200]
+    return f"{said} Here is what I was given about it:\n\n{summary}"
