@@ -82,6 +82,13 @@ class QuestionBody(Strict):
     answer: Text = Field(min_length=1, max_length=20_000)
 
 
+class RevertBody(Strict):
+    """`POST checkpoints/<commit>/revert`: `force` (hosts) reverts a notebook's cells even where
+    someone edited them since (what they typed there goes)."""
+
+    force: bool = False
+
+
 class RoleBody(Strict):
     role: ParticipantRole
 

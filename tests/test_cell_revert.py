@@ -74,11 +74,18 @@ async def test_a_cell_someone_edited_since_is_a_conflict_naming_it(tmp_path):
     nb.cells[0] = code("a", "x = 11  # bob's idea")
     save(path, nb)
     edited = path.read_bytes()
-    with pytest.raises(Conflict, match=r"nb\.ipynb.*a \(x = 11") as refused:
+    with pytest.raises(Conflict, match=r"nb\.ipynb.*: cell 1 \(x = 11") as refused:
         await checkpoints.revert(checkpoint.commit, ALICE)
     assert refused.value.code == "revert_conflict"
     assert path.read_bytes() == edited, "nothing was changed"
     assert nbformat.reads(edited.decode(), as_version=4).cells[1].source == "total = 0"
+
+    # A host's "revert anyway": the turn's cell as it was before the turn, the rest kept.
+    await checkpoints.revert(checkpoint.commit, ALICE, force=True)
+    assert list(cells(path.read_bytes()).items()) == [
+        ("a", ("x = 1", [])),
+        ("b", ("total = 0", [])),
+    ]
 
 
 SOURCES = st.text(alphabet="abcxyz =+1\n", max_size=12)

@@ -289,6 +289,17 @@ async def test_an_open_notebook_is_checkpointed_and_reverted_through_its_live_do
     assert person.sources() == expected
     assert git(root, "rev-parse", REF).strip() == second["commit"]
     assert json.loads((root / "live.ipynb").read_bytes()) == json.loads(saved)
+
+    # "Revert anyway" is a host's: over Bob's typing, the cell goes back to before the turn.
+    forced = {"force": True}
+    r = await api("bob", "POST", "checkpoints", second["commit"], "revert", body=forced)
+    assert (r.code, r.json["error"]) == (403, "not_allowed_to_force")
+    r = await api("alice", "POST", "checkpoints", second["commit"], "revert", body=forced)
+    assert r.code == 200, r.json
+    await eventually(
+        lambda: person.sources() == ["values = [1, 2]  # mine", "total = 0"],
+        what="the cell as it was before the second turn",
+    )
     person.close()
 
 

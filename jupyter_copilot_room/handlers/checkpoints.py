@@ -8,6 +8,7 @@ from __future__ import annotations
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
+from ..request_bodies import RevertBody
 from .base import RoomAPIHandler
 
 
@@ -27,4 +28,5 @@ class CheckpointRevertHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def post(self, item_id: str) -> None:
-        await self.reply(await self.room.revert(self.identity, item_id))
+        body = self.parse(RevertBody)
+        await self.reply(await self.room.revert(self.identity, item_id, force=body.force))

@@ -26,11 +26,12 @@ class EditedSince(Exception):
     cells: tuple[str, ...]
 
 
-def revert_cells(before: bytes, after: bytes, now: bytes) -> bytes | None:
+def revert_cells(before: bytes, after: bytes, now: bytes, force: bool = False) -> bytes | None:
     """`now` with the change from `before` to `after` undone cell by cell, as Jupyter writes
     it; None when a cell-level revert cannot be read off them (not notebooks, cells without
     ids, not as Jupyter writes them): the caller then reverts the file's lines. Raises
-    `EditedSince` for cells changed since the turn."""
+    `EditedSince` for cells changed since the turn, unless `force` (a host's "revert anyway":
+    those cells are put back as they were before the turn, what was typed in them since goes)."""
     try:
         start, end, current = (
             nbformat.reads(data.decode(), as_version=nbformat.NO_CONVERT)
@@ -51,8 +52,8 @@ def revert_cells(before: bytes, after: bytes, now: bytes) -> bytes | None:
         and was.get(cell.id) != made[cell.id]
         and cell.source != made[cell.id].source
     ]
-    if edited_since:
-        raise EditedSince(tuple(_named(cell) for cell in edited_since))
+    if edited_since and not force:
+        raise EditedSince(tuple(_named(cell, current.cells) for cell in edited_since))
 
     cells = []
     for cell in current.cells:
@@ -83,6 +84,7 @@ def _place(preceding: list, cells: list) -> int:
     return 0
 
 
-def _named(cell) -> str:
+def _named(cell, cells: list) -> str:
+    """As people find it, by its place and its first line: `cell 3 (total = 0)`."""
     first = cell.source.splitlines()[0][:40] if cell.source else "(empty)"
-    return f"{cell.id} ({first})"
+    return f"cell {cells.index(cell) + 1} ({first})"

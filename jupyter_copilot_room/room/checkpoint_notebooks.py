@@ -49,7 +49,7 @@ async def agents_share(
 
 
 async def cells_put_back(
-    git: CheckpointGit, now: str, commit: str, notebooks: list[str]
+    git: CheckpointGit, now: str, commit: str, notebooks: list[str], force: bool = False
 ) -> dict[str, str]:
     """The index line of each notebook the turn changed, undone cell by cell in `now` (those
     it cannot be read off are left out, for the diff); 409 naming cells edited since."""
@@ -59,11 +59,13 @@ async def cells_put_back(
         if blobs is None:
             continue  # added, deleted or gone since: the diff says what it can
         try:
-            data = await asyncio.to_thread(revert_cells, *blobs)
+            before, after, current = blobs
+            data = await asyncio.to_thread(revert_cells, before, after, current, force)
         except EditedSince as since:
             raise Conflict(
                 f"This turn cannot be reverted: in {path}, someone changed these cells since: "
-                f"{', '.join(since.cells)}. Nothing was changed.",
+                f"{', '.join(since.cells)}. Nothing was changed. A host can revert it anyway: "
+                "those cells then go back to how they were before the turn.",
                 code="revert_conflict",
             ) from None
         if data is not None:

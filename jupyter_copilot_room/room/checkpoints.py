@@ -253,7 +253,9 @@ class Checkpoints:
         files = await self._changed(f"{commit}^", commit)
         return await readable_diff(self.git, f"{commit}^", commit, files)
 
-    async def revert(self, commit: str, author: Author) -> tuple[str, Checkpoint]:
+    async def revert(
+        self, commit: str, author: Author, force: bool = False
+    ) -> tuple[str, Checkpoint]:
         """Put the checkpoint's files back as they were before its turn, or change nothing;
         the turn's prompt id and the revert's own checkpoint."""
         prompt_id, _ = await self.find(commit)
@@ -264,7 +266,7 @@ class Checkpoints:
             files = await self._changed(f"{commit}^", commit)
             for _ in range(REVERT_ATTEMPTS):
                 now = await self._snapshot()
-                if await self._put_back(now, commit, patch, files):
+                if await self._put_back(now, commit, patch, files, force):
                     break
             else:
                 raise Conflict(
@@ -281,7 +283,9 @@ class Checkpoints:
                 )
             return prompt_id, made
 
-    async def _put_back(self, now: str, commit: str, patch: str, files: tuple[str, ...]) -> bool:
+    async def _put_back(
+        self, now: str, commit: str, patch: str, files: tuple[str, ...], force: bool
+    ) -> bool:
         """Undo the turn in `now`, the worktree just read: its notebooks cell by cell
         (`notebooks/cell_revert.py`), the rest by applying its diff reversed; open notebooks
         through their live documents, other files on disk. False (nothing written) if an open
@@ -290,7 +294,7 @@ class Checkpoints:
         shutil.copyfile(self.git.index, scratch)
         try:
             await self.git.run("read-tree", now, index=scratch)
-            by_cell = await cells_put_back(self.git, now, commit, notebooks(files))
+            by_cell = await cells_put_back(self.git, now, commit, notebooks(files), force)
             excluded = [f"--exclude={glob.escape(path)}" for path in by_cell]
             try:
                 if len(by_cell) < len(files):

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from .. import export
 from ..access import rules
 from ..access.identity import Identity
-from ..access.roles import Action
+from ..access.roles import Action, Role
 from ..errors import (
     Conflict,
     NotAllowed,
@@ -55,10 +55,16 @@ class HistoryCommands(RoomParts):
         diff = await self.checkpoints.diff(commit)
         return {"commit": commit, "prompt_id": prompt_id, "author": author, "diff": diff}
 
-    async def revert(self, identity: Identity, commit: str) -> dict:
+    async def revert(self, identity: Identity, commit: str, force: bool = False) -> dict:
         """`POST checkpoints/<commit>/revert`: the turn's files as they were before it, recorded
-        as a new checkpoint; a host, or the turn's author while `authors_can_revert` is on."""
+        as a new checkpoint; a host, or the turn's author while `authors_can_revert` is on.
+        `force` ("revert anyway", hosts only) overrides cells people edited since."""
         role = self.people.require(identity, Action.READ_TRANSCRIPT)
+        if force and role != Role.HOST:
+            raise NotAllowed(
+                "Only a host can revert a turn over what people changed since.",
+                code="not_allowed_to_force",
+            )
         prompt_id, author = await self.checkpoints.find(commit)
         if not rules.may_revert(role, identity.username, author, self.terms()):
             raise NotAllowed(
@@ -71,7 +77,7 @@ class HistoryCommands(RoomParts):
         if self.turns.running is not None:
             raise Conflict("A turn is running: revert once it has ended.", code="turn_running")
         name = self.document.display_name(identity.username)
-        _, made = await self.checkpoints.revert(commit, Author(identity.username, name))
+        _, made = await self.checkpoints.revert(commit, Author(identity.username, name), force)
         self.recorder.commit(
             "turn.reverted",
             identity.username,

@@ -295,8 +295,10 @@ export class RoomClient implements IRoomClient {
   }
 
   /** Put a turn's files back as before it; a 409 `revert_conflict` names the files. */
-  revertCheckpoint(commit: string): Promise<{ commit: string; files: string[] }> {
-    return this._send('POST', `checkpoints/${encodeURIComponent(commit)}/revert`);
+  /** `force` (hosts): revert a notebook's cells even where people edited them since. */
+  revertCheckpoint(commit: string, force = false): Promise<{ commit: string; files: string[] }> {
+    const path = `checkpoints/${encodeURIComponent(commit)}/revert`;
+    return force ? this._send('POST', path, { force }) : this._send('POST', path);
   }
 
   /** The Copilot sign-in in hand (hosts; its address is never in the shared document). */

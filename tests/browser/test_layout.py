@@ -350,7 +350,7 @@ def test_a_card_that_needs_you_comes_into_view_without_taking_the_focus(
         open_lab(person)
     expect(alice.locator(".jp-CopilotRoom-admission")).to_have_count(3, timeout=30_000)
     alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
-    tray = alice.locator(".jp-CopilotRoom-tray")
+    tray = alice.locator(".jp-CopilotRoom-trayBody")
     tray.evaluate("n => { n.scrollTop = n.scrollHeight; }")  # reading who is in the room
     assert tray.evaluate("n => n.scrollTop") > 0, "the tray should scroll here"
     send(alice, "please write the file")

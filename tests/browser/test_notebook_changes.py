@@ -230,3 +230,37 @@ def test_a_badge_sits_clear_of_the_cell_toolbar_and_stays_after_switching_rooms(
     badge.click()  # back to the room that made it, at the prompt
     expect(alice.locator(".jp-CopilotRoom-switcherName")).to_have_text("main")
     expect(alice.locator(".jp-CopilotRoom-prompt.jp-mod-flash")).to_contain_text("add the total")
+
+
+def test_a_host_reverts_anyway_over_a_cell_someone_edited_since(open_lab, lab, model, screenshot):
+    first, _ = write_notebook(lab.root / "plan.ipynb", "x = 1", "print('people')")
+    model.script = by_prompt(
+        {
+            "set": ToolCall(
+                "notebook_replace_cell", {"path": "plan.ipynb", "cell_id": first, "source": "x = 2"}
+            )
+        }
+    )
+    alice = show_room(open_lab("alice"))
+    cells = open_notebook(alice, "plan.ipynb")
+    expect(cells).to_have_count(2, timeout=30_000)
+    send(alice, "set x to 2")
+    approve(alice)
+    expect(cells.nth(0)).to_contain_text("x = 2", timeout=30_000)
+    line = alice.locator(".jp-CopilotRoom-checkpoint")
+    expect(line).to_have_count(1, timeout=30_000)
+    cells.nth(0).locator(".jp-InputArea-editor").click()
+    alice.keyboard.press("End")
+    alice.keyboard.type("  # mine")
+
+    line.get_by_role("button", name="Revert this turn").click()
+    alice.locator(".jp-Dialog").get_by_role("button", name="Revert").click()
+    dialog = alice.locator(".jp-Dialog")
+    expect(dialog).to_contain_text("Revert anyway?", timeout=30_000)
+    expect(dialog).to_contain_text("someone changed these cells since")
+    expect(dialog).to_contain_text("cell 1 (x = 2  # mine)")
+    screenshot(alice.locator(".jp-Dialog-content"), "revert-anyway")
+    dialog.get_by_role("button", name="Revert anyway").click()
+    expect(line).to_contain_text("(reverted)", timeout=30_000)
+    expect(cells.nth(0).locator(".jp-InputArea-editor")).to_have_text("x = 1")
+    expect(cells.nth(1)).to_contain_text("print('people')")

@@ -3,7 +3,7 @@
 import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
 import React, { useState } from 'react';
 
-import { RoomClient, refusalMessage } from '../api';
+import { RoomAPIError, RoomClient, refusalMessage } from '../api';
 import { changedLabel, revertQuestion } from '../checkpoints';
 import { ICheckpoint } from '../entries';
 import { IRoomModel } from '../model';
@@ -47,7 +47,23 @@ export function CheckpointLine(props: {
     }
     setBusy(true);
     try {
-      await client.revertCheckpoint(checkpoint.commit);
+      try {
+        await client.revertCheckpoint(checkpoint.commit);
+      } catch (err) {
+        // Someone edited the turn's cells since: a host may revert anyway, having read which.
+        if (!(err instanceof RoomAPIError && err.code === 'revert_conflict' && isHost(model))) {
+          throw err;
+        }
+        const anyway = await showDialog({
+          title: 'Revert anyway?',
+          body: `${err.message.replace(/ A host can revert it anyway.*$/, '')} Reverting anyway puts those cells back as they were before the turn: what was typed in them since goes.`,
+          buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Revert anyway' })]
+        });
+        if (!anyway.button.accept) {
+          return;
+        }
+        await client.revertCheckpoint(checkpoint.commit, true);
+      }
       Notification.success('The turn was reverted.', { autoClose: 3000 });
     } catch (err) {
       Notification.error(refusalMessage(err), { autoClose: 8000 });
@@ -83,4 +99,8 @@ export function CheckpointLine(props: {
       </span>
     </div>
   );
+}
+
+function isHost(model: IRoomModel): boolean {
+  return model.me?.role === 'host';
 }

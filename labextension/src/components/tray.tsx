@@ -36,18 +36,20 @@ export function Tray(props: { model: IRoomModel; client: IRoomClient }): JSX.Ele
           <span aria-hidden="true">{folded ? '▸' : '▾'}</span> {summary}
         </button>
       )}
-      {!folded && (
-        <>
-          <Cards model={model} client={client} />
-          <Queue model={model} client={client} />
-        </>
-      )}
-      <details className="jp-CopilotRoom-peopleBox">
-        <summary>
-          People ({online} online{someoneWaits ? ', someone is waiting' : ''})
-        </summary>
-        <People model={model} client={client} />
-      </details>
+      <div className="jp-CopilotRoom-trayBody">
+        {!folded && (
+          <>
+            <Cards model={model} client={client} />
+            <Queue model={model} client={client} />
+          </>
+        )}
+        <details className="jp-CopilotRoom-peopleBox">
+          <summary>
+            People ({online} online{someoneWaits ? ', someone is waiting' : ''})
+          </summary>
+          <People model={model} client={client} />
+        </details>
+      </div>
     </div>
   );
 }

@@ -57,8 +57,10 @@ export function RoomOutput(props: { room: IRoom; options: IViewOptions }): JSX.E
       )}
       {(show.has('cards') || show.has('queue')) && (
         <div className="jp-CopilotRoom-tray">
-          {show.has('cards') && <Cards model={model} client={client} />}
-          {show.has('queue') && <Queue model={model} client={client} />}
+          <div className="jp-CopilotRoom-trayBody">
+            {show.has('cards') && <Cards model={model} client={client} />}
+            {show.has('queue') && <Queue model={model} client={client} />}
+          </div>
         </div>
       )}
       {show.has('prompt') &&
