@@ -70,6 +70,7 @@ def test_the_demo_edits_the_open_notebook_and_opening_it_leaves_the_clone_clean(
     assert git(lab.root, "status", "--porcelain", "--ignored=no") == "", git(lab.root, "diff")
 
     set_sidebar_width(alice, 420)
+    alice.get_by_role("button", name="Not now").click()  # the sign-in card folds to its button
     send(alice, "edit the notebook")
     card = alice.locator(".jp-CopilotRoom-approval")
     expect(card).to_contain_text("analysis.ipynb", timeout=30_000)
