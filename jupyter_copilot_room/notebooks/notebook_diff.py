@@ -32,12 +32,7 @@ def notebook_diff(before: str | None, after: str | None) -> str | None:
     lines: list[str] = []
     for number, old, new in _paired(base["cells"], remote["cells"]):
         lines += _cell_lines(number, old, new)
-    changed = sorted(
-        key
-        for key in set(base["metadata"]) | set(remote["metadata"])
-        if base["metadata"].get(key) != remote["metadata"].get(key)
-    )
-    if changed:
+    if changed := _changed_keys(base["metadata"], remote["metadata"]):
         lines.append(f"\\ notebook metadata changed: {', '.join(changed)}")
     if not lines:
         lines.append("\\ no cell changed")
@@ -189,15 +184,15 @@ def _notes(old: dict | None, new: dict | None) -> list[str]:
             else f"outputs: {was or now}"
         )
     if old is not None and new is not None:
-        keys = sorted(
-            key
-            for key in set(old.get("metadata") or {}) | set(new.get("metadata") or {})
-            if key != ROOMS_MARKS
-            and (old.get("metadata") or {}).get(key) != (new.get("metadata") or {}).get(key)
-        )
-        if keys:
+        was_marked, now_marked = old.get("metadata") or {}, new.get("metadata") or {}
+        if keys := _changed_keys(was_marked, now_marked, skip=ROOMS_MARKS):
             notes.append(f"metadata changed: {', '.join(keys)}")
     return notes
+
+
+def _changed_keys(old: dict, new: dict, skip: str = "") -> list[str]:
+    """The keys whose values differ between two metadata mappings, `skip` aside, sorted."""
+    return sorted(k for k in set(old) | set(new) if k != skip and old.get(k) != new.get(k))
 
 
 def _outputs(cell: dict | None) -> str:

@@ -64,8 +64,7 @@ async def cells_put_back(
         except EditedSince as since:
             raise Conflict(
                 f"This turn cannot be reverted: in {path}, someone changed these cells since: "
-                f"{', '.join(since.cells)}. Nothing was changed. A host can revert it anyway: "
-                "those cells then go back to how they were before the turn.",
+                f"{', '.join(since.cells)}. Nothing was changed.",
                 code="revert_conflict",
             ) from None
         if data is not None:

@@ -35,13 +35,14 @@ def relative(path: str, repository: Path) -> str:
 
 def file_diff(path: str, before: str | None, after: str | None) -> str:
     """One file's change: a notebook cell by cell, any other text as a unified diff."""
+    header = file_header(path, before, after)
     if path.endswith(".ipynb") and (cells := notebook_diff(before, after)) is not None:
-        return file_header(path, before, after) + cells
+        return header + cells
     lines = difflib.unified_diff(
         (before or "").splitlines(), (after or "").splitlines(), lineterm=""
     )
     hunks = [line for k, line in enumerate(lines) if k > 1]  # past difflib's own ---/+++ lines
-    return file_header(path, before, after) + "".join(line + "\n" for line in hunks)
+    return header + "".join(line + "\n" for line in hunks)
 
 
 def _write_diff(ask: PermissionAsk, repository: Path) -> str:

@@ -42,8 +42,7 @@ export class Vouchers {
   /** Learn what `room` (its model) recorded; whether anything changed. */
   learn(room: string, model: IRoomModel): boolean {
     let changed = false;
-    for (const [call, record] of notebookToolCalls(model)) {
-      const [promptId, author] = record.split(' ');
+    for (const [call, [promptId, author]] of notebookToolCalls(model)) {
       const voucher = { room, promptId, author, name: nameOf(author, model) };
       if (JSON.stringify(this._calls.get(call)) !== JSON.stringify(voucher)) {
         this._calls.set(call, voucher);
@@ -118,8 +117,8 @@ export function trackProvenance(
   notebooks.widgetAdded.connect((_, panel) => follow(panel));
 }
 
-/** `tool call id -> "prompt id author"` of every notebook tool call the room recorded. */
-export function notebookToolCalls(room: IRoomModel): Map<string, string> {
+/** `tool call id -> [prompt id, its author]` of every notebook tool call the room recorded. */
+function notebookToolCalls(room: IRoomModel): Map<string, [string, string]> {
   const authors = new Map<string, string>();
   const calls = new Map<string, string>();
   for (const source of room.entries) {
@@ -130,9 +129,9 @@ export function notebookToolCalls(room: IRoomModel): Map<string, string> {
       calls.set(entry.id, entry.prompt_id);
     }
   }
-  const recorded = new Map<string, string>();
+  const recorded = new Map<string, [string, string]>();
   for (const [call, prompt] of calls) {
-    recorded.set(call, `${prompt} ${authors.get(prompt) ?? ''}`);
+    recorded.set(call, [prompt, authors.get(prompt) ?? '']);
   }
   return recorded;
 }

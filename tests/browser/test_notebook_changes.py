@@ -55,6 +55,25 @@ def by_prompt(calls: dict[str, ToolCall]):
     return script
 
 
+def replace_cell(cell_id: str, source: str) -> ToolCall:
+    return ToolCall(
+        "notebook_replace_cell", {"path": "plan.ipynb", "cell_id": cell_id, "source": source}
+    )
+
+
+def insert_cell(index: int, source: str, path: str = "plan.ipynb") -> ToolCall:
+    arguments = {"path": path, "index": index, "cell_type": "code", "source": source}
+    return ToolCall("notebook_insert_cell", arguments)
+
+
+def alice_in(open_lab, path: str, count: int):
+    """Alice with the room and `path` open, its `count` cells shown; her page and its cells."""
+    alice = show_room(open_lab("alice"))
+    cells = open_notebook(alice, path)
+    expect(cells).to_have_count(count, timeout=30_000)
+    return alice, cells
+
+
 def approve(page) -> None:
     card = page.locator(".jp-CopilotRoom-approval")
     expect(card).to_have_count(1, timeout=30_000)
@@ -107,18 +126,11 @@ def test_an_older_notebook_turn_is_reverted_keeping_a_later_cell_and_a_persons_r
     first, _ = write_notebook(lab.root / "plan.ipynb", "x = 1", "print('people')")
     model.script = by_prompt(
         {
-            "set": ToolCall(
-                "notebook_replace_cell", {"path": "plan.ipynb", "cell_id": first, "source": "x = 2"}
-            ),
-            "add": ToolCall(
-                "notebook_insert_cell",
-                {"path": "plan.ipynb", "index": 2, "cell_type": "code", "source": "y = x + 1"},
-            ),
+            "set": replace_cell(first, "x = 2"),
+            "add": insert_cell(2, "y = x + 1"),
         }
     )
-    alice = show_room(open_lab("alice"))
-    cells = open_notebook(alice, "plan.ipynb")
-    expect(cells).to_have_count(2, timeout=30_000)
+    alice, cells = alice_in(open_lab, "plan.ipynb", 2)
 
     send(alice, "set x to 2")
     approve(alice)
@@ -146,18 +158,11 @@ def test_a_turn_whose_only_edit_was_rejected_offers_no_revert(open_lab, lab, mod
     _, second = write_notebook(lab.root / "plan.ipynb", "x = 1", "print('people')")
     model.script = by_prompt(
         {
-            "add": ToolCall(
-                "notebook_insert_cell",
-                {"path": "plan.ipynb", "index": 2, "cell_type": "code", "source": "y = 3"},
-            ),
-            "set": ToolCall(
-                "notebook_replace_cell", {"path": "plan.ipynb", "cell_id": second, "source": "x"}
-            ),
+            "add": insert_cell(2, "y = 3"),
+            "set": replace_cell(second, "x"),
         }
     )
-    alice = show_room(open_lab("alice"))
-    cells = open_notebook(alice, "plan.ipynb")
-    expect(cells).to_have_count(2, timeout=30_000)
+    alice, cells = alice_in(open_lab, "plan.ipynb", 2)
 
     send(alice, "add a cell")
     card = alice.locator(".jp-CopilotRoom-approval")
@@ -197,17 +202,12 @@ def test_a_badge_sits_clear_of_the_cell_toolbar_and_stays_after_switching_rooms(
     write_notebook(lab.root / "pair.ipynb", "values = [1, 2]")
     model.script = by_prompt(
         {
-            "add": ToolCall(
-                "notebook_insert_cell",
-                {"path": "pair.ipynb", "index": 1, "cell_type": "code", "source": "sum(values)"},
-            )
+            "add": insert_cell(1, "sum(values)", "pair.ipynb"),
         }
     )
     (lab.root / "other").mkdir()
     assert lab.api("alice", "POST", "rooms", {"name": "other", "repository": "other"})[0] == 201
-    alice = show_room(open_lab("alice"))
-    cells = open_notebook(alice, "pair.ipynb")
-    expect(cells).to_have_count(1, timeout=30_000)
+    alice, cells = alice_in(open_lab, "pair.ipynb", 1)
     send(alice, "add the total")
     approve(alice)
     badge = cells.nth(1).locator(".jp-CopilotRoom-provenance")
@@ -236,14 +236,10 @@ def test_a_host_reverts_anyway_over_a_cell_someone_edited_since(open_lab, lab, m
     first, _ = write_notebook(lab.root / "plan.ipynb", "x = 1", "print('people')")
     model.script = by_prompt(
         {
-            "set": ToolCall(
-                "notebook_replace_cell", {"path": "plan.ipynb", "cell_id": first, "source": "x = 2"}
-            )
+            "set": replace_cell(first, "x = 2"),
         }
     )
-    alice = show_room(open_lab("alice"))
-    cells = open_notebook(alice, "plan.ipynb")
-    expect(cells).to_have_count(2, timeout=30_000)
+    alice, cells = alice_in(open_lab, "plan.ipynb", 2)
     send(alice, "set x to 2")
     approve(alice)
     expect(cells.nth(0)).to_contain_text("x = 2", timeout=30_000)

@@ -56,7 +56,7 @@ export function CheckpointLine(props: {
         }
         const anyway = await showDialog({
           title: 'Revert anyway?',
-          body: `${err.message.replace(/ A host can revert it anyway.*$/, '')} Reverting anyway puts those cells back as they were before the turn: what was typed in them since goes.`,
+          body: `${err.message} Reverting anyway puts those cells back as they were before the turn: what was typed in them since goes.`,
           buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Revert anyway' })]
         });
         if (!anyway.button.accept) {
