@@ -27,6 +27,7 @@ from ..harness import config
 from ..harness.browser_fixtures import serving
 from ..harness.helpers import no_script
 from ..harness.server import JupyterServer
+from .panel import close_connection_lost_dialogs
 
 #: Seconds each phase of typing lasts (two phases around the restart); the benchmark sets more.
 PHASE = float(os.environ.get("COPILOT_ROOM_SOAK_PHASE", "12"))
@@ -239,6 +240,7 @@ def test_a_shared_notebook_keeps_every_keystroke_and_every_agent_edit(lab, model
     model.script = agent.script
     alice, bob = open_lab("alice"), open_lab("bob")
     for page in (alice, bob):
+        close_connection_lost_dialogs(page)  # one may show again between Escape and a click
         open_notebook(page)
     typists = [Typist(alice, "a", 0, "# alice:"), Typist(bob, "b", 1, "# bob:")]
     for typist in typists:
