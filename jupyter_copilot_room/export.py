@@ -6,9 +6,10 @@ the whole room, also what left the live window. Prompts, replies, chat and steer
 become Markdown with their author and time; the commands the agent ran (a tool call with a
 `command` argument: the runtime's shell) become Markdown too, the command and its output as
 recorded in fenced blocks: a record of what ran, never a cell that runs it again on a keystroke;
-other tool calls, permission requests and questions with their answers, aborts and errors become
-short notes. Opening an export fetches nothing: remote images and the like are left out, with a
-word saying so (`remote_resources.py`).
+other tool calls, permission requests and questions with their answers, withdrawn prompts,
+reverted turns, aborts and errors become short notes. Times are the reader's (the time zone the
+panel names), as the panel shows them. Opening an export fetches nothing: remote images and the
+like are left out, with a word saying so (`remote_resources.py`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 import nbformat
 from nbformat import v4
@@ -56,8 +58,20 @@ class Block:
     failed: bool = False
 
 
-def filename(fmt: Format, now: float) -> str:
-    stamp = datetime.fromtimestamp(now, UTC).strftime("%Y%m%d-%H%M%S")
+def zone(name: str | None) -> tzinfo:
+    """The time zone an IANA name (`Europe/Paris`) names; UTC when none is given. Raises
+    ValueError for a name that is not one (`tzdata` brings every zone, also without the
+    system's)."""
+    if not name:
+        return UTC
+    try:
+        return ZoneInfo(name)
+    except (KeyError, ValueError, OSError) as error:  # unknown (a KeyError), malformed, unreadable
+        raise ValueError(f"{name[:60]!r} is not a time zone") from error
+
+
+def filename(fmt: Format, now: float, tz: tzinfo = UTC) -> str:
+    stamp = datetime.fromtimestamp(now, tz).strftime("%Y%m%d-%H%M%S")
     return f"copilot-room-{stamp}.{fmt}"
 
 
@@ -75,7 +89,7 @@ def parse(text: str) -> list[tuple[Record, ev.Strict]]:
     return records
 
 
-def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
+def blocks(records: Iterable[tuple[Record, ev.Strict]], tz: tzinfo = UTC) -> list[Block]:
     """The transcript as the cells an export shows, in the order things happened."""
     names: dict[str, str] = {}
     prompts: dict[str, tuple[Record, ev.PromptSubmitted]] = {}
@@ -89,7 +103,7 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
 
     def said(record: Record, kind: str, heading: str, text: str) -> None:
         meta = {"kind": kind, "author": record.actor or AGENT_AUTHOR, "ts": record.ts}
-        out.append(Block("markdown", f"{heading} · {_time(record.ts)}\n\n{text}", meta))
+        out.append(Block("markdown", f"{heading} · {_time(record.ts, tz)}\n\n{text}", meta))
 
     def note(record: Record, text: str) -> Block:
         out.append(Block("markdown", f"*{text}*", {"kind": "note", "ts": record.ts}))
@@ -108,8 +122,17 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
                 more = f"\n\n*Attached: {', '.join(attached)}*" if attached else ""
                 heading = f"**{who(asked.actor)}** asked Copilot{target}"
                 said(asked, "prompt", heading, prompt.text + more)
+            case ev.PromptRef() if record.kind == "prompt.withdrawn" and p.id in prompts:
+                asked, prompt = prompts.pop(p.id)
+                whose = "their" if asked.actor == record.actor else f"{who(asked.actor)}'s"
+                quoted = _escape(_first_line(prompt.text))
+                note(record, f"{who(record.actor)} withdrew {whose} prompt before it ran: {quoted}")
             case ev.PromptRef() if record.kind == "abort":
                 note(record, f"{who(record.actor)} aborted the running turn.")
+            case ev.TurnReverted():
+                files = ", ".join(_code(f) for f in p.files) or "no files"
+                whose = f"{who(p.author)}'s"
+                note(record, f"{who(record.actor)} reverted {whose} turn: {files} put back.")
             case ev.AssistantMessage() if p.kind == "assistant" and p.text and not p.retried:
                 stopped = "\n\n*(The reply stopped here.)*" if p.partial else ""
                 said(record, "assistant", "**Copilot**", p.text + stopped)
@@ -149,13 +172,13 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]]) -> list[Block]:
     return out
 
 
-def to_notebook(records: Iterable[tuple[Record, ev.Strict]], now: float) -> str:
+def to_notebook(records: Iterable[tuple[Record, ev.Strict]], now: float, tz: tzinfo = UTC) -> str:
     """The transcript as an nbformat 4 notebook (JSON), valid by `nbformat.validate`."""
     cells = [
-        v4.new_markdown_cell(_markdown(block), metadata={"copilot_room": block.meta})
-        for block in blocks(records)
+        v4.new_markdown_cell(_markdown(block, tz), metadata={"copilot_room": block.meta})
+        for block in blocks(records, tz)
     ]
-    title = f"# Copilot room\n\n*Transcript exported {_time(now)}.*"
+    title = f"# Copilot room\n\n*Transcript exported {_time(now, tz)}.*"
     notebook = v4.new_notebook(
         cells=[v4.new_markdown_cell(title), *cells],
         metadata={
@@ -168,31 +191,31 @@ def to_notebook(records: Iterable[tuple[Record, ev.Strict]], now: float) -> str:
     return nbformat.writes(notebook)
 
 
-def to_markdown(records: Iterable[tuple[Record, ev.Strict]], now: float) -> str:
+def to_markdown(records: Iterable[tuple[Record, ev.Strict]], now: float, tz: tzinfo = UTC) -> str:
     """The same content as Markdown: each command a fenced block, its output another."""
-    parts = [f"# Copilot room\n\n*Transcript exported {_time(now)}.*"]
-    parts += [_markdown(block) for block in blocks(records)]
+    parts = [f"# Copilot room\n\n*Transcript exported {_time(now, tz)}.*"]
+    parts += [_markdown(block, tz) for block in blocks(records, tz)]
     return "\n\n".join(parts) + "\n"
 
 
-def _markdown(block: Block) -> str:
+def _markdown(block: Block, tz: tzinfo) -> str:
     """A block as Markdown: a command as fenced blocks, shown, never runnable."""
     if block.kind == "markdown":
         return block.text
     ran = f"**Copilot ran** {_code(block.meta.get('tool') or 'a command')}"
-    parts = [f"{ran} · {_time(block.meta['ts'])}", _fenced(block.text, "bash")]
+    parts = [f"{ran} · {_time(block.meta['ts'], tz)}", _fenced(block.text, "bash")]
     if block.output:
         label = "Error output" if block.failed else "Output"
         parts.append(f"{label}:\n\n{_fenced(block.output, 'text')}")
     return "\n\n".join(parts)
 
 
-def render(text: str, fmt: Format, now: float) -> str:
-    """A transcript's JSONL text in the format asked for."""
+def render(text: str, fmt: Format, now: float, tz: tzinfo = UTC) -> str:
+    """A transcript's JSONL text in the format asked for, its times in `tz`."""
     if fmt == "jsonl":
         return text
     records = parse(text)
-    return to_notebook(records, now) if fmt == "ipynb" else to_markdown(records, now)
+    return to_notebook(records, now, tz) if fmt == "ipynb" else to_markdown(records, now, tz)
 
 
 def _asked(opened: ev.RequestOpened) -> str:
@@ -211,8 +234,13 @@ def _settled(opened: ev.RequestOpened, settled: ev.RequestSettled, by: str) -> s
     return said + (f". Feedback: {settled.feedback}" if settled.feedback else "")
 
 
-def _time(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
+def _time(ts: float, tz: tzinfo) -> str:
+    return datetime.fromtimestamp(ts, tz).strftime("%Y-%m-%d %H:%M %Z")
+
+
+def _first_line(text: str, limit: int = 80) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= limit and line == text.strip() else line[:limit].rstrip() + "…"
 
 
 def _target(target: ev.Target) -> str:

@@ -124,7 +124,10 @@ async def test_a_turn_is_a_checkpoint_and_reverts_unless_someone_changed_the_sam
     )
 
     # A later change by a person to the same line: the revert conflicts and changes nothing.
-    second = await turn(api, room, "bob", "sed -i 's/^line 5$/agent 5/' a.txt")
+    # An export saved meanwhile (the panel's folder for them) is not the turn's change.
+    exported = "mkdir -p copilot-room-exports && echo x > copilot-room-exports/t.md"
+    second = await turn(api, room, "bob", f"sed -i 's/^line 5$/agent 5/' a.txt && {exported}")
+    assert second["files"] == ["a.txt"]
     (root / "a.txt").write_text(LINES.replace("line 5", "person 5"))
     r = await api("alice", "POST", "checkpoints", second["commit"], "revert")
     assert (r.code, r.json["error"]) == (409, "revert_conflict")

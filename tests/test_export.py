@@ -12,6 +12,7 @@ from jupyter_copilot_room.events import (
     AgentError,
     AssistantMessage,
     ChatMessage,
+    PersonSeen,
     PromptFinished,
     PromptRef,
     PromptSubmitted,
@@ -19,8 +20,9 @@ from jupyter_copilot_room.events import (
     RequestOpened,
     ToolCompleted,
     ToolStarted,
+    TurnReverted,
 )
-from jupyter_copilot_room.export import blocks, to_markdown, to_notebook
+from jupyter_copilot_room.export import blocks, to_markdown, to_notebook, zone
 from jupyter_copilot_room.room.document import RoomDocument
 
 from .harness import people
@@ -112,6 +114,9 @@ async def test_exports_are_attachments_for_members_and_hosts_only(export):
             assert (await export(user, fmt)).code == 403, (user, fmt)
     bad = await export("alice", "pdf")
     assert bad.code == 400 and b"invalid_format" in bad.body
+    for tz in ("Mars/Olympus_Mons", "../../etc/passwd"):
+        bad = await export("alice", "md", tz=tz)
+        assert bad.code == 400 and b"invalid_time_zone" in bad.body, tz
     paged = await export("alice", "ipynb", limit="10")
     assert paged.code == 400 and b"whole transcript" in paged.body, "not a page of JSONL"
 
@@ -249,3 +254,53 @@ def test_an_export_says_what_the_agent_asked_in_the_panels_words(kind):
     words = {"notebook": "edit a notebook", "execute": "run notebook cells"}
     expected = words.get(kind, "run a shell command")
     assert f"Copilot asked to {expected}: the thing" in to_markdown(records, 10.0)
+
+
+async def test_an_export_tells_the_time_where_its_reader_is(api, export):
+    """The panel names the browser's zone: the times and the file's name are the reader's, as
+    the panel shows them, not the server's UTC."""
+    await api("alice", "POST", "messages", body={"text": "what time is it"})
+    utc = (await export("alice", "md")).body.decode()
+    got = await export("alice", "md", tz="Asia/Kathmandu")  # UTC+05:45 all year
+    there_text = got.body.decode()
+    [said_utc] = re.findall(r"said to the room · (\S+ \S+) UTC", utc)
+    [said_there] = re.findall(r"said to the room · (\S+ \S+) \+0545", there_text)
+    hours, minutes = (int(x) for x in said_utc.split()[1].split(":"))
+    there = (hours * 60 + minutes + 5 * 60 + 45) % (24 * 60)
+    assert said_there.split()[1] == f"{there // 60:02d}:{there % 60:02d}"
+    stamp = re.search(r'copilot-room-(\d{8})-(\d{4})\d{2}\.md"', got.headers["Content-Disposition"])
+    assert stamp and stamp.group(2) == f"{there // 60:02d}{there % 60:02d}"
+
+
+def test_a_withdrawn_prompt_and_a_reverted_turn_are_in_the_export():
+    """What the room's lines said happened to a prompt that never ran and to a turn put back."""
+    records = recorded(
+        [
+            ("person.seen", PersonSeen(username="bob", display_name="Bob", verified=True), None),
+            ("prompt.submitted", PromptSubmitted(id="p1", text="use polars\nfor all of it"), "bob"),
+            ("prompt.withdrawn", PromptRef(id="p1"), "bob"),
+            ("prompt.submitted", PromptSubmitted(id="p2", text="delete the tests"), "bob"),
+            ("prompt.withdrawn", PromptRef(id="p2"), "alice"),
+            (
+                "turn.reverted",
+                TurnReverted(
+                    prompt_id="p0", author="bob", reverted="abc", commit="def", files=["a.py"]
+                ),
+                "alice",
+            ),
+        ]
+    )
+    notes = [b.text for b in blocks(records) if b.meta["kind"] == "note"]
+    assert notes == [
+        "*Bob withdrew their prompt before it ran: use polars…*",
+        "*alice withdrew Bob's prompt before it ran: delete the tests*",
+        "*alice reverted Bob's turn: `a.py` put back.*",
+    ]
+
+
+def test_a_time_zone_is_an_iana_name():
+    assert str(zone("Europe/Paris")) == "Europe/Paris"
+    assert str(zone(None)) == "UTC"
+    for name in ("Nowhere/City", "/etc/passwd", "Europe/../../x"):
+        with pytest.raises(ValueError, match="is not a time zone"):
+            zone(name)

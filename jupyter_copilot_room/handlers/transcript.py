@@ -47,7 +47,8 @@ class TranscriptHandler(PagedHandler):
     @authorized
     async def get(self) -> None:
         """The whole transcript, or with `before`/`limit` one page of its records; with
-        `format=ipynb|md|jsonl` the whole of it as a file to download (`export.py`)."""
+        `format=ipynb|md|jsonl` the whole of it as a file to download (`export.py`), its times in
+        the time zone `tz` names (UTC without one)."""
         fmt = self.get_query_argument("format", None)
         if fmt is not None:
             if {"before", "limit"} & set(self.request.query_arguments):
@@ -76,8 +77,14 @@ class TranscriptHandler(PagedHandler):
                 f"format is one of {', '.join(export.FORMATS)}, not {fmt[:40]!r}.",
                 code="invalid_format",
             )
-        text = await self.room.export_transcript(self.identity, fmt)
-        name = export.filename(fmt, time.time())
+        try:  # the reader's zone, as the panel shows times (`Intl`'s IANA name)
+            tz = export.zone(self.get_query_argument("tz", None))
+        except ValueError as error:
+            raise InvalidRequest(
+                f"{error}: tz is an IANA name such as Europe/Paris.", code="invalid_time_zone"
+            ) from None
+        text = await self.room.export_transcript(self.identity, fmt, tz)
+        name = export.filename(fmt, time.time(), tz)
         self.set_header("Content-Disposition", f'attachment; filename="{name}"')
         # APIHandler.finish would say application/json
         self.finish(text, set_content_type=export.MEDIA_TYPES[fmt])

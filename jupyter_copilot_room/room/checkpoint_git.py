@@ -19,6 +19,7 @@ EXCLUDES = (
     ".ipynb_checkpoints/",
     "__pycache__/",
     ".copilot-room/",
+    "/copilot-room-exports/",  # where the panel saves exports (labextension/src/exporting.ts)
     "**/.jupyter/collaboration_sessions.json",  # jupyter-collaboration's, at the server's root
 )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from datetime import UTC, tzinfo
 
 from .. import export
 from ..access import rules
@@ -30,12 +31,14 @@ class HistoryCommands(RoomParts):
         self.people.require(identity, Action.READ_TRANSCRIPT)
         return self.transcript.chunks()
 
-    async def export_transcript(self, identity: Identity, fmt: export.Format) -> str:
-        """The whole transcript as a notebook, Markdown or JSONL (read and rendered in a
-        thread)."""
+    async def export_transcript(
+        self, identity: Identity, fmt: export.Format, tz: tzinfo = UTC
+    ) -> str:
+        """The whole transcript as a notebook, Markdown or JSONL, its times in `tz` (read and
+        rendered in a thread)."""
         self.people.require(identity, Action.READ_TRANSCRIPT)
         read, now = self.transcript.read_text, time.time()
-        return await asyncio.to_thread(lambda: export.render(read(), fmt, now))
+        return await asyncio.to_thread(lambda: export.render(read(), fmt, now, tz))
 
     async def transcript_page(self, identity: Identity, before: int, limit: int) -> list[bytes]:
         """The last `limit` records with seq < `before` (the JSONL lines, ascending)."""

@@ -88,7 +88,8 @@ export interface IRoomClient {
   say(text: string): Promise<{ id: string }>;
   /** The whole transcript as a file: a notebook, Markdown or JSONL, and the name the room
    * gives it. */
-  exportTranscript(format: ExportFormat): Promise<IExported>;
+  /** The export's times in `timeZone` (an IANA name; the server's UTC without one). */
+  exportTranscript(format: ExportFormat, timeZone?: string): Promise<IExported>;
   answerPermission(id: string, approve: boolean, feedback?: string): Promise<void>;
   /** An open card's texts, none cut (everyone who sees the card; 404 once it settled). */
   approvalInFull(id: string): Promise<IWholeCard>;
@@ -203,8 +204,9 @@ export class RoomClient implements IRoomClient {
     return this._send('POST', 'messages', { text });
   }
 
-  async exportTranscript(format: ExportFormat): Promise<IExported> {
-    const response = await this._fetch(`transcript?format=${format}`);
+  async exportTranscript(format: ExportFormat, timeZone?: string): Promise<IExported> {
+    const zone = timeZone ? `&tz=${encodeURIComponent(timeZone)}` : '';
+    const response = await this._fetch(`transcript?format=${format}${zone}`);
     const text = await response.text();
     if (!response.ok) {
       throw errorFromResponse(response.status, response.statusText, text);

@@ -20,3 +20,13 @@ export function contentsOf(format: ExportFormat, text: string): Partial<Contents
   }
   return { type: 'file', format: 'text', content: text };
 }
+
+/** Where "Open in JupyterLab" saves exports: one folder of their own beside the repository's
+ * files, which checkpoints leave out (jupyter_copilot_room/room/checkpoint_git.py), so an export
+ * is never a turn's change. */
+export const EXPORT_FOLDER = 'copilot-room-exports';
+
+/** The reader's time zone, as the panel shows times (the export's times match them). */
+export function readersTimeZone(): string | undefined {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+}

@@ -80,7 +80,7 @@ def test_an_export_opens_in_jupyterlab_and_downloads_and_viewers_chat_when_allow
     lab, model, open_lab, screenshot
 ):
     model.script = lambda request: Reply("Exported **reply**.")
-    alice = show_room(open_lab("alice"))
+    alice = show_room(open_lab("alice", timezone="Asia/Kathmandu"))  # UTC+05:45
     say(alice, "a word before the prompt")
     box = alice.locator(PROMPT)
     box.fill("please answer for the export")
@@ -98,6 +98,7 @@ def test_an_export_opens_in_jupyterlab_and_downloads_and_viewers_chat_when_allow
     nbformat.validate(notebook)
     sources = json.dumps([cell.source for cell in notebook.cells])
     assert "please answer for the export" in sources and "a word before the prompt" in sources
+    assert "+0545" in notebook.cells[0].source, "the time as the reader's panel shows it"
 
     alice.get_by_role("button", name="Export the transcript").click()
     alice.locator(".jp-Dialog").get_by_role("button", name="Open in JupyterLab").click()
@@ -105,6 +106,8 @@ def test_an_export_opens_in_jupyterlab_and_downloads_and_viewers_chat_when_allow
     expect(opened).to_have_count(1, timeout=30_000)
     expect(opened.locator(".jp-MarkdownCell").filter(has_text="Exported reply")).to_have_count(1)
     expect(alice.locator(".lm-TabBar-tab.jp-mod-current")).to_contain_text("copilot-room-")
+    assert not list(lab.root.glob("copilot-room-*.ipynb")), "not among the repository's files"
+    assert len(list((lab.root / "copilot-room-exports").glob("copilot-room-*.ipynb"))) == 1
 
     # A viewer chats only once a host allows it, and then has no way to prompt.
     allowed = page_api(alice, "PATCH", "settings", {"viewers_can_chat": True})

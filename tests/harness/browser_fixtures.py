@@ -168,8 +168,8 @@ def open_lab(browser, lab, request):
     errors collect in `page.problems`. On failure every page is screenshotted."""
     pages = []
 
-    def open_as(user: str, path: str = "lab", viewport=(1280, 800)):
-        page = new_page(browser, user, viewport)
+    def open_as(user: str, path: str = "lab", viewport=(1280, 800), timezone=None):
+        page = new_page(browser, user, viewport, timezone)
         pages.append(page)
         page.goto(f"{lab.url}/{path}?token={people.token(user)}")
         wait_for_lab(page)

@@ -12,10 +12,13 @@ LIGHT, DARK = "JupyterLab Light", "JupyterLab Dark"
 ARTIFACTS = Path(__file__).parents[1] / "browser" / "artifacts"
 
 
-def new_page(browser, user: str, viewport=(1280, 800)):
-    """A page in a new browser context (its own cookies) for `user`. Console errors and uncaught
-    page errors collect in `page.problems`; `page.user` is `user`."""
-    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+def new_page(browser, user: str, viewport=(1280, 800), timezone: str | None = None):
+    """A page in a new browser context (its own cookies, its clock in `timezone` if given) for
+    `user`. Console errors and uncaught page errors collect in `page.problems`; `page.user` is
+    `user`."""
+    context = browser.new_context(
+        viewport={"width": viewport[0], "height": viewport[1]}, timezone_id=timezone
+    )
     context.set_default_timeout(30_000)
     page = context.new_page()
     page.problems = []

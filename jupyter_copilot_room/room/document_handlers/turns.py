@@ -54,6 +54,8 @@ def prompt_withdrawn(doc: RoomDocument, record: Record, p: ev.PromptRef) -> None
     item = doc.queue_item(p.id)
     if item is not None and item["author"] != record.actor:
         doc.say(record, "{0} withdrew {1}'s prompt.", record.actor, item["author"])
+    elif item is not None:  # the queue shows it no more: a line says why
+        doc.say(record, "{0} withdrew their prompt.", record.actor)
     doc.drop_queue_item(p.id)
 
 

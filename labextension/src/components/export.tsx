@@ -1,12 +1,12 @@
-/** The "Export…" dialog: a format, then Download, or Open in JupyterLab (saved beside the
- * repository's files under the name the room gives it, then opened like any document). */
+/** The "Export…" dialog: a format, then Download, or Open in JupyterLab (saved in the exports
+ * folder under the name the room gives it, then opened like any document). */
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
 import { ReactWidget } from '@jupyterlab/ui-components';
 import React from 'react';
 
 import { ExportFormat, IExported, IRoomClient, refusalMessage } from '../api';
-import { contentsOf, EXPORT_FORMATS } from '../exporting';
+import { contentsOf, EXPORT_FOLDER, EXPORT_FORMATS, readersTimeZone } from '../exporting';
 
 const OPEN = 'Open in JupyterLab';
 const DOWNLOAD = 'Download';
@@ -52,7 +52,7 @@ export async function exportTranscript(app: JupyterFrontEnd, client: IRoomClient
   const format = result.value;
   let exported: IExported;
   try {
-    exported = await client.exportTranscript(format);
+    exported = await client.exportTranscript(format, readersTimeZone());
   } catch (error) {
     Notification.error(`The export failed: ${refusalMessage(error)}`, { autoClose: 8000 });
     return;
@@ -62,10 +62,16 @@ export async function exportTranscript(app: JupyterFrontEnd, client: IRoomClient
     return;
   }
   try {
-    const saved = await app.serviceManager.contents.save(exported.name, {
+    const contents = app.serviceManager.contents;
+    await contents.get(EXPORT_FOLDER, { content: false }).catch(async () => {
+      const made = await contents.newUntitled({ type: 'directory' });
+      await contents.rename(made.path, EXPORT_FOLDER);
+    });
+    const path = `${EXPORT_FOLDER}/${exported.name}`;
+    const saved = await contents.save(path, {
       ...contentsOf(format, exported.text),
       name: exported.name,
-      path: exported.name
+      path
     });
     await app.commands.execute('docmanager:open', { path: saved.path });
   } catch (error) {
