@@ -127,6 +127,8 @@ async def test_rejection_feedback_reaches_the_model(api, room, model, jp_root_di
     results = " ".join(" ".join(r.tool_results) for r in model.requests)
     assert "Rejected by alice: not on Fridays" in results
     assert not (jp_root_dir / "rejected.txt").exists()
+    [tool] = entries(room, "tool")
+    assert tool["state"] == "declined", "a command nobody let run did not fail: it never ran"
 
 
 async def test_unanswered_command_is_rejected_when_time_runs_out(api, room, model, jp_root_dir):
@@ -142,6 +144,7 @@ async def test_unanswered_command_is_rejected_when_time_runs_out(api, room, mode
     results = " ".join(" ".join(r.tool_results) for r in model.requests)
     assert "Nobody answered within 1 s" in results
     assert not (jp_root_dir / "late.txt").exists()
+    assert [tool["state"] for tool in entries(room, "tool")] == ["declined"]
 
 
 def asks(question, choices):

@@ -72,6 +72,7 @@ class PermissionAsk:
     summary: str  # the exact command, path or URL
     details: dict = field(default_factory=dict)
     changes: tuple[FileChange, ...] = ()  # a write's files, where the runtime says them whole
+    call_id: str | None = None  # the tool call it asks for, where the runtime says which
 
 
 @dataclass(frozen=True)

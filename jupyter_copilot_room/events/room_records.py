@@ -27,6 +27,8 @@ class RequestOpened(Strict):
     approvers_needed: int = 1
     #: The policy rule that decided how this request is answered (since issue 16).
     rule: str | None = None
+    #: The tool call a permission request is for, where the runtime says (since 0.3).
+    call_id: str | None = None
 
 
 class RequestSettled(Strict):

@@ -151,6 +151,7 @@ class RoomAgentHost:
             rule if decision == "two" else None,
             details=ask.details,
             approvers_needed=2 if decision == "two" else 1,
+            call_id=ask.call_id,
         )
 
     async def ask_question(self, ask: QuestionAsk) -> Answer:

@@ -71,7 +71,9 @@ class OpenRequests:
     ) -> Answer:
         """The room's own rules decide (the approval policy, hosts let notebook edits through,
         nothing touches the room's state): still a card in the transcript, settled at once."""
-        request, _ = self._open(prompt, ask.kind, ask.summary, 0, rule, details=ask.details)
+        request, _ = self._open(
+            prompt, ask.kind, ask.summary, 0, rule, details=ask.details, call_id=ask.call_id
+        )
         settled = RequestSettled(
             id=request.id, outcome="approved" if approve else "rejected", feedback=why, rule=rule
         )
@@ -131,6 +133,7 @@ class OpenRequests:
         summary: str,
         timeout: float,
         rule: str | None = None,
+        call_id: str | None = None,
         **extra,
     ) -> tuple[Request, CardContent]:
         """A new request for the prompt's author, recorded (and so shown) as opened: its texts as
@@ -163,6 +166,7 @@ class OpenRequests:
                 deadline=self.wall_clock() + timeout,
                 approvers_needed=request.approvers_needed,
                 rule=rule,
+                call_id=call_id,
             ),
         )
         return request, content

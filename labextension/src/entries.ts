@@ -68,8 +68,9 @@ export interface IReasoningEntry extends IEntryBase {
   state: ReplyState;
 }
 
-/** `stopped`: its turn ended (an abort, a deadline, a restart) before it reported an end. */
-export type ToolState = 'running' | 'success' | 'error' | 'stopped';
+/** `stopped`: its turn ended (an abort, a deadline, a restart) before it reported an end;
+ * `declined`: its permission was rejected or timed out, so it never ran. */
+export type ToolState = 'running' | 'success' | 'error' | 'stopped' | 'declined';
 
 export interface IToolEntry extends IEntryBase {
   kind: 'tool';

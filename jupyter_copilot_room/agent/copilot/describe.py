@@ -6,13 +6,19 @@ Whole: the room cuts what a card shows and says how much it hid (`room/card_cont
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from ..base import FileChange, PermissionAsk
 
 
 def describe_permission(request: Any) -> PermissionAsk:
-    """A runtime permission request (the SDK's `PermissionRequest*` types) as the room's ask."""
+    """A runtime permission request (the SDK's `PermissionRequest*` types) as the room's ask,
+    with the tool call it is for (so a refused call reads as refused, not as failed)."""
+    return replace(_described(request), call_id=getattr(request, "tool_call_id", None))
+
+
+def _described(request: Any) -> PermissionAsk:
     kind = getattr(request, "kind", "unknown")
     intention = getattr(request, "intention", "") or ""
     match kind:

@@ -159,7 +159,8 @@ def tool_completed(doc: RoomDocument, record: Record, p: ev.ToolCompleted) -> No
     doc.close_row(p.call_id)
     if (entry := doc.entry(p.call_id)) is None:
         return  # evicted: only finished entries are, so its archived form is final
-    entry["state"] = "success" if p.success else "error"
+    if p.success or entry.get("state") != "declined":
+        entry["state"] = "success" if p.success else "error"
     entry["result"] = p.result
     entry["duration"] = p.duration
 
@@ -274,6 +275,8 @@ def request_opened(doc: RoomDocument, record: Record, p: ev.RequestOpened) -> No
         fields |= {"approvers_needed": p.approvers_needed, "approvers": []}
     if p.rule is not None:
         fields["rule"] = p.rule
+    if p.call_id is not None:  # the tool row it is for: refused, that row says so
+        fields["call_id"] = p.call_id
     doc.approvals[p.id] = Map(dict(fields))
     entry_kind = "question" if p.kind == "question" else "permission"
     extra = {k: v for k, v in fields.items() if k not in ("kind", "summary", "author")}
@@ -297,6 +300,10 @@ def request_settled(doc: RoomDocument, record: Record, p: ev.RequestSettled) -> 
         return  # evicted (see _on_tool_completed)
     entry["state"] = p.outcome
     entry["answered_by"] = record.actor
+    tool = doc.entry(call_id) if (call_id := entry.get("call_id")) else None
+    if tool is not None and p.outcome in ("rejected", "timed_out"):
+        tool["state"] = "declined"  # not run: the runtime's failure that follows is no failure
+        doc.close_row(tool["id"])
     entry["answerers"] = rules.request_answerers(
         entry.get("prompt_author") or "", approvals=p.approvers or (), open_=False
     )

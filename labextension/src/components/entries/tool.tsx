@@ -10,7 +10,8 @@ export const STATUS: Record<ToolState, string> = {
   running: 'running…',
   success: 'done',
   error: 'failed',
-  stopped: 'stopped'
+  stopped: 'stopped',
+  declined: 'not run'
 };
 
 export function ToolEntry(props: { entry: IToolEntry }): JSX.Element {
