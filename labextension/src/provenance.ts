@@ -1,7 +1,8 @@
 /**
  * Provenance in the notebook itself: every cell the agent created or changed carries
- * `metadata.copilot_room` (prompt, author, turn, tool call); the active notebook shows a small
- * badge on those cells, and the badge leads to the prompt's entry in the room's transcript.
+ * `metadata.copilot_room` (prompt, author, turn, tool call), and one it ran carries the same in
+ * `copilot_room.ran`; the active notebook shows a small badge on those cells ("Copilot ran" on
+ * one it only ran), and the badge leads to the prompt's entry in the room's transcript.
  *
  * Anyone who edits a notebook can write that metadata, so a badge shows only where the room's
  * own records agree: a notebook tool call with that id, for that prompt, by that prompt's author.
@@ -21,6 +22,8 @@ export interface IProvenance {
   turn: number;
   tool_call_id: string;
   time: number;
+  /** The agent's latest run of the cell (notebook_run_cells). */
+  ran?: IProvenance;
 }
 
 /** Who a notebook tool call the room recorded was for: the room, the prompt, its author by
@@ -143,11 +146,12 @@ function mark(
   vouchers: Vouchers,
   showPrompt: (room: string, promptId: string) => void
 ): void {
-  const provenance = cell.model.getMetadata('copilot_room') as IProvenance | undefined;
+  const metadata = cell.model.getMetadata('copilot_room') as IProvenance | undefined;
   const home = cell.node.querySelector<HTMLElement>(':scope > .jp-CellFooter') ?? cell.node;
   let badge = home.querySelector<HTMLButtonElement>(`:scope > .${BADGE}`);
-  const voucher = vouchers.vouching(provenance);
-  if (!provenance || !voucher) {
+  const changed = vouchers.vouching(metadata);
+  const ran = vouchers.vouching(metadata?.ran);
+  if (!metadata || !(changed || ran)) {
     badge?.remove();
     return;
   }
@@ -156,13 +160,22 @@ function mark(
     badge.className = BADGE;
     home.appendChild(badge);
   }
-  const when = new Date(provenance.time * 1000).toLocaleTimeString();
   // Named as the room knows the author; the audit trail keeps the username.
-  badge.textContent = `Copilot · ${voucher.name}`;
-  const said =
-    `Changed by Copilot for ${voucher.name}'s prompt in the room ${voucher.room} ` +
-    `(turn ${provenance.turn}, ${when}).`;
-  badge.setAttribute('aria-label', `${said} Show it in the room.`);
-  badge.title = `${said} Click to show it in the room.`;
+  const said = [
+    changed && `Changed by Copilot for ${described(changed, metadata)}.`,
+    ran && metadata.ran && `Run by Copilot for ${described(ran, metadata.ran)}.`
+  ].filter(Boolean);
+  const [voucher, provenance] = changed ? [changed, metadata] : [ran!, metadata.ran!];
+  badge.textContent = changed ? `Copilot · ${voucher.name}` : `Copilot ran · ${voucher.name}`;
+  badge.setAttribute('aria-label', `${said.join(' ')} Show it in the room.`);
+  badge.title = `${said.join(' ')} Click to show it in the room.`;
   badge.onclick = () => showPrompt(voucher.room, provenance.prompt_id);
+}
+
+/** "Alice's prompt in the room main (turn 2, 10:04:31)". */
+function described(voucher: IVoucher, provenance: IProvenance): string {
+  const when = new Date(provenance.time * 1000).toLocaleTimeString();
+  return (
+    `${voucher.name}'s prompt in the room ${voucher.room} ` + `(turn ${provenance.turn}, ${when})`
+  );
 }

@@ -199,10 +199,11 @@ def apart(a: dict, b: dict, slack: float = 2) -> bool:
 def test_a_badge_sits_clear_of_the_cell_toolbar_and_stays_after_switching_rooms(
     open_lab, lab, model, screenshot
 ):
-    write_notebook(lab.root / "pair.ipynb", "values = [1, 2]")
+    [first] = write_notebook(lab.root / "pair.ipynb", "values = [1, 2]")
     model.script = by_prompt(
         {
             "add": insert_cell(1, "sum(values)", "pair.ipynb"),
+            "run": ToolCall("notebook_run_cells", {"path": "pair.ipynb", "cell_ids": [first]}),
         }
     )
     (lab.root / "other").mkdir()
@@ -230,6 +231,18 @@ def test_a_badge_sits_clear_of_the_cell_toolbar_and_stays_after_switching_rooms(
     badge.click()  # back to the room that made it, at the prompt
     expect(alice.locator(".jp-CopilotRoom-switcherName")).to_have_text("main")
     expect(alice.locator(".jp-CopilotRoom-prompt.jp-mod-flash")).to_contain_text("add the total")
+
+    # A cell the agent ran, not changed, is marked too: that its outputs are the agent's run.
+    expect(cells.nth(0).locator(".jp-CopilotRoom-provenance")).to_have_count(0)
+    send(alice, "run the first cell")
+    approve(alice)
+    ran = cells.nth(0).locator(".jp-CopilotRoom-provenance")
+    expect(ran).to_have_text("Copilot ran · Alice", timeout=60_000)
+    assert (ran.get_attribute("title") or "").startswith(
+        "Run by Copilot for Alice's prompt in the room main (turn 2, "
+    )
+    expect(badge).to_have_text("Copilot · Alice")
+    screenshot(alice, "ran-badge")
 
 
 def test_a_host_reverts_anyway_over_a_cell_someone_edited_since(open_lab, lab, model, screenshot):
