@@ -145,7 +145,7 @@ def slow_command(request):
 
 def long_prompt() -> str:
     words = "Here is the context of my question, in full detail. " * 110
-    return f"{words}\n```python\ndef answer():\n    return 42\n```\nWhat does it return?"
+    return f"{words}\n```python\ndef answer():\n    return 42\n```\nWhat does `answer()` return?"
 
 
 def test_long_prompts_collapse_send_and_stop_close_every_row(lab, model, open_lab, screenshot):
@@ -228,6 +228,8 @@ def test_long_prompts_collapse_send_and_stop_close_every_row(lab, model, open_la
     assert prompt.bounding_box()["height"] > 300
     code = prompt.locator(".jp-CopilotRoom-codeBlock pre")
     expect(code).to_have_text("def answer():\n    return 42")
+    expect(prompt.locator(".jp-CopilotRoom-codeSpan")).to_have_text("answer()")
+    assert "`" not in (prompt.locator(".jp-CopilotRoom-promptText").text_content() or "")
     assert code.evaluate("e => getComputedStyle(e).fontFamily") != prompt.locator(
         ".jp-CopilotRoom-promptText span"
     ).first.evaluate("e => getComputedStyle(e).fontFamily")

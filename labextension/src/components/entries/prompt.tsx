@@ -1,12 +1,13 @@
 /** A prompt whose turn started: who asked, for which skill or agent, and what they wrote. Its
- * fenced code blocks (```) show as code, with a copy button; a long prompt is collapsed. What
+ * fenced code blocks (```) show as code, with a copy button, and its code spans (`df`) as
+ * inline code; a long prompt is collapsed. What
  * the turn cost is shown under the turn's last reply (./reply.tsx). */
 import React from 'react';
 
 import { IPromptEntry } from '../../entries';
 import { IRoomModel } from '../../model';
 import { targetLabel } from '../../policy';
-import { splitFences } from '../../fences';
+import { splitCodeSpans, splitFences } from '../../fences';
 import { AttachmentList } from '../attachments';
 import { CheckpointLine } from '../checkpoint';
 import { ChipList } from '../chips';
@@ -46,7 +47,17 @@ export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): 
                 </pre>
               </div>
             ) : (
-              <span key={n}>{part.text}</span>
+              <span key={n}>
+                {splitCodeSpans(part.text).map((span, m) =>
+                  span.code ? (
+                    <code className="jp-CopilotRoom-codeSpan" key={m}>
+                      {span.text}
+                    </code>
+                  ) : (
+                    span.text
+                  )
+                )}
+              </span>
             )
           )}
         </div>
