@@ -14,9 +14,10 @@ never unloaded); another room is built and started (its transcript replayed, fro
 where one matches) by its first request, REST or websocket (`open`), and unloaded (stopped: its
 document, transcript and state closed) once it has been quiet for `c.CopilotRoom.
 room_idle_timeout`: its agent asleep, nobody connected, nothing queued or waiting at the door.
-`GET rooms` lists an unloaded room as `sleeping`, with the caller's role read from its caches
-(`admissions.json`, `settings.json`) by `door`, never by a replay. A room whose start is refused
-(a full disk, a changed transcript) refuses its own routes only: the list says why.
+`GET rooms` lists an unloaded room as `sleeping` (`new` before its first start), with the
+caller's role read from its caches (`admissions.json`, `settings.json`) by `door`, never by a
+replay. A room whose start is refused (a full disk, a changed transcript) refuses its own routes
+only: the list says why.
 
 Who may create a room: the server's hosts (every room's hosts) and `c.CopilotRoom.room_creators`.
 What is server-level rather than per room: the hosts, the configured members/viewers and hub
@@ -39,7 +40,7 @@ from .access.identity import Identity
 from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, RoomError, Unavailable
 from .room.parts import MAIN
 from .room.room import Room
-from .statefiles import prepare_state_dir, read_json, write_json_atomically
+from .statefiles import TRANSCRIPT_FILE, prepare_state_dir, read_json, write_json_atomically
 
 log = logging.getLogger(__name__)
 
@@ -303,8 +304,9 @@ class Rooms:
 
     def entry(self, name: str, identity: Identity) -> dict:
         """One room as `GET rooms` shows it to `identity`: a loaded room says it itself; a room
-        not loaded is `sleeping`, nobody is in it, nothing waits there, and the caller's role
-        comes from its caches; a room that could not start says why (`start_error`)."""
+        not loaded is `sleeping` (`new` if it never started: it has no transcript yet), nobody
+        is in it, nothing waits there (nobody is `at_the_door`), and the caller's role comes
+        from its caches; a room that could not start says why (`start_error`)."""
         record = self._records[name]
         room = self._loaded.get(name)
         if room is not None:
@@ -314,7 +316,14 @@ class Rooms:
             role = door.role_of(
                 identity.username, verified=identity.verified, hub_role=identity.hub_role
             )
-            seen = {"state": "sleeping", "people": [], "role": role.value, "waiting_on_you": 0}
+            started = (self.main.state_dir / "rooms" / name / TRANSCRIPT_FILE).exists()
+            seen = {
+                "state": "sleeping" if started else "new",
+                "people": [],
+                "role": role.value,
+                "at_the_door": False,
+                "waiting_on_you": 0,
+            }
         if name in self._refused:
             seen["state"] = "unavailable"
         entry = {

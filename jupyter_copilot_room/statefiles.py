@@ -20,6 +20,8 @@ log = logging.getLogger(__name__)
 
 #: Where 0.1 kept a room's state, inside its repository.
 LEGACY_FOLDER = ".copilot-room"
+#: The room's transcript in its state directory: there once the room has started.
+TRANSCRIPT_FILE = "transcript.jsonl"
 
 
 def default_state_dir(repository: Path) -> Path:
@@ -32,7 +34,7 @@ def default_state_dir(repository: Path) -> Path:
 def move_legacy_state(repository: Path, state_dir: Path) -> None:
     """Move a 0.1 room's state out of its repository, unless the new place has a room already."""
     legacy = repository / LEGACY_FOLDER
-    if not (legacy / "transcript.jsonl").exists() or (state_dir / "transcript.jsonl").exists():
+    if not (legacy / TRANSCRIPT_FILE).exists() or (state_dir / TRANSCRIPT_FILE).exists():
         return
     state_dir.mkdir(parents=True, exist_ok=True)
     for entry in legacy.iterdir():

@@ -1,7 +1,7 @@
 """Rooms load when used (issue 26), as jupyter_server_ydoc's rooms do: the server's start replays
 main only; another room starts at its first request and, once it has been quiet for
 `room_idle_timeout` (its agent asleep, nobody connected, nothing queued), it is unloaded, its
-transcript closed, and `GET rooms` still lists it, asleep. The next request loads it again from
+transcript closed, and `GET rooms` still lists it, asleep (`new` before it ever started). The next request loads it again from
 its transcript, with everything it held."""
 
 import json
@@ -40,7 +40,7 @@ async def test_a_room_loads_at_its_first_request_and_unloads_once_quiet(
         "the server's start replays none of the other rooms"
     )
     rooms = listed(await api("bob", "GET", "rooms"))
-    assert [rooms[n]["state"] for n in ("alpha", "beta")] == ["sleeping", "sleeping"]
+    assert [rooms[n]["state"] for n in ("alpha", "beta")] == ["new", "new"], "never started"
     assert rooms["alpha"]["role"] == "member", "the role, from the room's caches"
 
     r = await api("bob", "POST", "rooms", "alpha", "prompts", body={"text": "say hello"})

@@ -117,7 +117,7 @@ async def test_main_refused_by_a_full_disk_refuses_only_its_own_routes_and_print
     assert rooms["main"]["state"] == "unavailable"
     assert rooms["main"]["start_error"]["error"] == "insufficient_storage"
     assert "Free some space" in rooms["main"]["start_error"]["message"]
-    assert (rooms["other"]["state"], "start_error" in rooms["other"]) == ("sleeping", False)
+    assert (rooms["other"]["state"], "start_error" in rooms["other"]) == ("new", False)
     assert len([r for r in logged() if "could not start" in r.getMessage()]) == 1, "once"
 
     filler.unlink()

@@ -30,6 +30,7 @@ from ..events import (
 )
 from ..notebooks import NotebookEditor
 from ..settings import SettingsStore
+from ..statefiles import TRANSCRIPT_FILE
 from . import budgets
 from .agent_host import RoomAgentHost
 from .agent_slots import AgentSlots
@@ -90,7 +91,7 @@ class RoomParts:
         self.catalog = catalog
         self.claim = claim
         self.state_dir = state_dir
-        self.transcript = Transcript(state_dir / "transcript.jsonl")
+        self.transcript = Transcript(state_dir / TRANSCRIPT_FILE)
         self.history = History(state_dir / "history.jsonl")
         self.document = RoomDocument(
             document_window, on_evict=self.history.append, on_compacted=self._compacted

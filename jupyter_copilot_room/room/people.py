@@ -26,6 +26,7 @@ from ..events import (
 )
 from ..settings import Policy, RoomSettings
 from .document import RoomDocument
+from .door import Door
 from .recorder import Recorder
 
 _HUB_ROLES: dict[Role | None, ParticipantRole] = {Role.MEMBER: "member", Role.VIEWER: "viewer"}
@@ -53,6 +54,7 @@ class People:
         self.recorder = recorder
         self.online = online
         self.known: dict[str, Identity] = {}
+        self.door = Door(self.presence_changed)  # who waits to come in now (door.py)
 
     # -- who is here -----------------------------------------------------------------------------
 
@@ -77,6 +79,10 @@ class People:
                 ),
             )
             self.known[identity.username] = identity
+        if self.role_of(identity.username) is Role.PENDING:
+            self.door.knock(identity.username)
+        else:
+            self.door.leave(identity.username)
         return self.show(identity)
 
     def require(self, identity: Identity, action: Action) -> Role:
@@ -95,7 +101,8 @@ class People:
 
     def show(self, person: Identity) -> Role:
         role = self.role_of(person.username)
-        at_the_door = role is Role.PENDING  # an admission card: who may admit them
+        # An admission card (who may admit them) while they knock: not once they went away.
+        at_the_door = role is Role.PENDING and person.username in self.door
         self.document.put_participant(
             person.username,
             () if at_the_door else ("answerers",),
@@ -104,7 +111,7 @@ class People:
             verified=person.verified,
             avatar_url=person.avatar_url,
             color=person.color,
-            online=person.username in self.online(),
+            online=at_the_door or person.username in self.online(),
             **({"answerers": rules.admission_answerers()} if at_the_door else {}),
         )
         return role

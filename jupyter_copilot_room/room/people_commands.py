@@ -73,7 +73,8 @@ class PeopleCommands(RoomParts):
     def overview(self, identity: Identity) -> dict:
         """What `GET rooms` says of this room to `identity`: the agent's state, who is
         connected and what waits on them there (only where they are admitted), their role,
-        decided without recording a visit (listing is no visit)."""
+        decided without recording a visit (listing is no visit), and whether they knock at its
+        door now (`door.py`: a pending role alone is only what the door would say)."""
         role = self.people.book.role_of(
             identity.username, verified=identity.verified, hub_role=identity.hub_role
         )
@@ -82,6 +83,7 @@ class PeopleCommands(RoomParts):
             "state": self.turns.state(),
             "people": self.people.connected() if admitted else [],
             "role": role.value,
+            "at_the_door": identity.username in self.people.door,
             "waiting_on_you": self.waiting_on(identity.username, role) if admitted else 0,
         }
 

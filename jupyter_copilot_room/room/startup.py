@@ -140,6 +140,7 @@ class RoomStartup(RoomParts):
         if self.agent is not None:
             await self.agent.stop()
         self.turns.leave_slots()
+        self.people.door.close()
         await self.sync.stop()
         await self.storage.stop()
         await self.snapshots.stop()

@@ -355,12 +355,14 @@ export interface IRoomEntry {
   name: string;
   /** The room's folder, relative to the server's root ('' is the root itself). */
   repository: string;
-  /** The agent's state (`idle`, `running`, `sleeping`, ...). */
+  /** The agent's state (`idle`, `running`, `sleeping`, `new` before its first start, ...). */
   state: string;
   /** Who is connected now (none listed where the reader is not admitted). */
   people: { username: string; name: string; role: string }[];
   /** The reader's role there (`host`, `member`, `viewer`, `pending`, ...). */
   role: string;
+  /** The reader knocks at its door now (a `pending` role alone is what its door would say). */
+  at_the_door?: boolean;
   /** Cards that wait on the reader there (`answerers`: people at the door, for its hosts). */
   waiting_on_you: number;
   created_by: string;

@@ -189,6 +189,7 @@ const AGENT_STATES: Record<AgentState, string> = {
   aborting: 'stopping',
   degraded: 'degraded',
   sleeping: 'asleep',
+  new: 'not started yet',
   held: 'waiting to start'
 };
 

@@ -59,7 +59,7 @@ export function roomDetails(room: IRoomEntry, people = room.people.length): stri
     peopleLabel(people)
   ];
   if (room.role === 'pending') {
-    parts.push('you asked to join');
+    parts.push(room.at_the_door ? 'you asked to join' : 'open it to ask to join');
   } else if (room.role === 'refused' || room.role === 'none') {
     parts.push('not in');
   }

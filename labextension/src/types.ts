@@ -109,6 +109,7 @@ export type AgentState =
   | 'unavailable'
   | 'no-agent'
   | 'sleeping' // its agent stopped after room_idle_timeout: the next prompt wakes it
+  | 'new' // a room never started (`GET rooms`): it starts when someone opens it
   | 'held'; // its agent waits for one of the server's max_active_rooms slots
 
 export interface IMeta {

@@ -47,9 +47,14 @@ describe('the rooms list, in words', () => {
   it("says a room's folder, its agent's state, who is in and what the reader waits for", () => {
     const people = [{ username: 'bob', name: 'Bob', role: 'member' }];
     expect(roomDetails(entry('main', { people }))).toBe('server root · idle · 1 person');
-    expect(
-      roomDetails(entry('data', { repository: 'projects/data', role: 'pending', state: 'running' }))
-    ).toMatch(/^projects\/data\/ · .+ · nobody in · you asked to join$/);
+    const knocking = { repository: 'projects/data', role: 'pending', at_the_door: true };
+    expect(roomDetails(entry('data', { ...knocking, state: 'running' }))).toMatch(
+      /^projects\/data\/ · .+ · nobody in · you asked to join$/
+    );
+    // Pending is only what its door would say: asking to join is opening the room.
+    expect(roomDetails(entry('data', { ...knocking, at_the_door: false, state: 'new' }))).toBe(
+      'projects/data/ · not started yet · nobody in · open it to ask to join'
+    );
     expect(roomDetails(entry('ops', { waiting_on_you: 2, people: [...people, ...people] }))).toBe(
       'ops/ · idle · 2 people · 2 waiting on you'
     );
