@@ -76,6 +76,17 @@ def show_an_unverified_badge(page) -> None:
     )
 
 
+def lengthen_a_name(page) -> None:
+    """A display name longer than a 250 px panel's row (the test people's are short), in the
+    transcript and in People: shown whole, and the presence dot stays beside it (`row_problems`)."""
+    page.evaluate(
+        """() => {
+            const names = document.querySelectorAll('#jp-copilot-room .jp-CopilotRoom-personName');
+            names.forEach(name => { name.textContent = 'Alexandra Konstantinopoulou-Smythe'; });
+        }"""
+    )
+
+
 def transcript_problems(page) -> list[str]:
     """The transcript keeps at least 40% of the panel's height, whatever else waits."""
     room = page.locator(".jp-CopilotRoom-room").bounding_box()
@@ -109,6 +120,7 @@ def test_a_busy_room_fits_every_width_keeps_the_prompt_box_and_passes_axe_in_bot
             set_theme(page, theme)
             for width in (250, 500, 765):
                 set_sidebar_width(page, width)
+                lengthen_a_name(page)
                 screenshot(page, f"{page.user}-{width}px-{name}")
                 where = f"{page.user}, {width} px, {name}"
                 problems += [f"{where}: {p}" for p in layout_problems(page, BOXES)]
