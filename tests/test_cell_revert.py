@@ -17,11 +17,12 @@ from jupyter_copilot_room.notebooks.tools import METADATA_KEY
 from .test_checkpoint_outputs import ALICE, cells, code, notebook, save, setup
 
 
-async def turn(checkpoints, prompt_id, change):
+async def turn(checkpoints, prompt_id, change, deleted=frozenset()):
+    """A turn making `change`; the agent's notebook tools deleted the cells in `deleted`."""
     checkpoints.turn_started(prompt_id)
     await checkpoints.started(prompt_id)
     change()
-    return await checkpoints.turn_ended(prompt_id, ALICE, prompt_id)
+    return await checkpoints.turn_ended(prompt_id, ALICE, prompt_id, deleted=deleted)
 
 
 def agents(cell_id, source, printed=None, prompt_id="p1"):
@@ -49,7 +50,7 @@ async def test_an_older_turn_reverts_after_a_later_turn_added_a_cell_and_someone
         nb.cells = [nb.cells[0], agents("d", "z = 3", prompt_id="p2"), nb.cells[1], ran]
         save(path, nb)
 
-    older = await turn(checkpoints, "p1", first)
+    older = await turn(checkpoints, "p1", first, deleted=frozenset({"c"}))
     assert await turn(checkpoints, "p2", second) is not None
     await checkpoints.revert(older.commit, ALICE)
     assert list(cells(path.read_bytes()).items()) == [

@@ -306,6 +306,45 @@ async def test_an_open_notebook_is_checkpointed_and_reverted_through_its_live_do
     person.close()
 
 
+async def test_a_cell_a_person_deleted_during_a_turn_is_not_the_turns_and_stays_deleted(
+    api, room, model, jp_root_dir
+):
+    """The agent deletes cell b while a person deletes cell c (the turn waits on the card):
+    the checkpoint takes away b only, and its revert brings b back, not c."""
+    root = jp_root_dir
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(s) for s in ("a = 1", "b = 2", "c = 3")]
+    nbformat.write(notebook, root / "nb.ipynb")
+    git(root, "init", "-q", "-b", "main")
+    a, b, c = (cell.id for cell in notebook.cells)
+    delete = ToolCall("notebook_delete_cell", {"path": "nb.ipynb", "cell_id": b})
+    model.script = lambda request: (
+        Reply("Done.") if request.tool_results else Reply(tool_calls=(delete,))
+    )
+    await ready(api, room)
+    prompt = (await api("bob", "POST", "prompts", body={"text": "drop b"})).json["id"]
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30, what="the card")
+    notebook.cells = [cell for cell in notebook.cells if cell.id != c]  # the person's deletion
+    nbformat.write(notebook, root / "nb.ipynb")
+    [card] = room.document.approvals.to_py()
+    assert (await api("bob", "POST", "approvals", card, body={"decision": "approve"})).code == 200
+    entry = {}
+
+    def checkpointed():
+        entry.update(next(e for e in room.document.transcript.to_py() if e["id"] == prompt))
+        return "checkpoint" in entry
+
+    await eventually(checkpointed, timeout=30, what="the turn's checkpoint")
+    commit = entry["checkpoint"]["commit"]
+    assert sources(git(root, "show", f"{commit}^:nb.ipynb")) == ["a = 1", "b = 2", "c = 3"]
+    assert sources(git(root, "show", f"{commit}:nb.ipynb")) == ["a = 1", "c = 3"]
+    assert [cell.id for cell in nbformat.read(root / "nb.ipynb", 4).cells] == [a]
+
+    r = await api("alice", "POST", "checkpoints", commit, "revert")
+    assert r.code == 200, r
+    assert [cell.id for cell in nbformat.read(root / "nb.ipynb", 4).cells] == [a, b]
+
+
 def processes(keep):
     """Running (not zombie) processes whose /proc stat fields `keep(comm, fields)` accepts."""
     found = []

@@ -1,8 +1,8 @@
 """Rooms load when used (issue 26), as jupyter_server_ydoc's rooms do: the server's start replays
 main only; another room starts at its first request and, once it has been quiet for
 `room_idle_timeout` (its agent asleep, nobody connected, nothing queued), it is unloaded, its
-transcript closed, and `GET rooms` still lists it, asleep (`new` before it ever started). The next request loads it again from
-its transcript, with everything it held."""
+transcript closed, and `GET rooms` still lists it, asleep (`new` before it ever started). The
+next request loads it again from its transcript, with everything it held."""
 
 import json
 import logging

@@ -26,6 +26,7 @@ from typing import Any
 import nbformat
 
 from .cell_sink import CellSink
+from .deletions import AgentDeletions
 from .edits import Delete, Edit, Insert, Move, Replace, source_of
 from .execution import Executions, Ran, card_code
 from .open_notebooks import LiveNotebooks
@@ -57,6 +58,7 @@ class NotebookEditor:
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._presence: dict[str, Presence] = {}  # notebooks the agent is editing this turn
         self.live = LiveNotebooks(server_settings)  # the open notebooks, for checkpoints
+        self.deletions = AgentDeletions()  # which deleted cells were the agent's, for checkpoints
 
     # -- the tools -------------------------------------------------------------------------------
 
@@ -75,7 +77,9 @@ class NotebookEditor:
             case "notebook_replace_cell":
                 return await self._edit(path, provenance, Replace(args["cell_id"], args["source"]))
             case "notebook_delete_cell":
-                return await self._edit(path, provenance, Delete(args["cell_id"]))
+                said = await self._edit(path, provenance, Delete(args["cell_id"]))
+                self.deletions.add(provenance.prompt_id, args["cell_id"])
+                return said
             case "notebook_move_cell":
                 return await self._edit(path, provenance, Move(args["cell_id"], args["index"]))
             case "notebook_inspect":

@@ -20,10 +20,12 @@ async def agents_share(
     changed: tuple[str, ...],
     prompt_id: str,
     wrote: frozenset[str],
+    deleted: frozenset[str] = frozenset(),
 ) -> str:
     """`after` with each notebook the turn changed (of the `changed` paths) holding only the
-    agent's share of the change: people's runs and cells are not the turn's. A notebook the
-    agent wrote itself (in `wrote`) is its change whole."""
+    agent's share of the change: people's runs, cells and deletions are not the turn's (the
+    agent deleted the cells in `deleted`). A notebook the agent wrote itself (in `wrote`) is its
+    change whole."""
     lines = []
     for path in notebooks(changed):
         if path in wrote:
@@ -32,7 +34,7 @@ async def agents_share(
         if blobs is None:
             continue  # added or deleted by the turn: the agent's either way
         old, new = blobs
-        share = await asyncio.to_thread(share_of_agent, old, new, prompt_id)
+        share = await asyncio.to_thread(share_of_agent, old, new, prompt_id, deleted)
         if share != new:
             lines.append(await _index_line(git, after, path, share))
     if not lines:

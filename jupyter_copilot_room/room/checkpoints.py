@@ -212,10 +212,16 @@ class Checkpoints:
                 await task
 
     async def turn_ended(
-        self, prompt_id: str, author: Author, text: str, wrote: frozenset[str] = frozenset()
+        self,
+        prompt_id: str,
+        author: Author,
+        text: str,
+        wrote: frozenset[str] = frozenset(),
+        deleted: frozenset[str] = frozenset(),
     ) -> Checkpoint | None:
         """The turn's checkpoint (None if it changed nothing); `wrote`: files the agent wrote
-        itself, whose change is its own whole."""
+        itself, whose change is its own whole; `deleted`: the ids of the notebook cells the
+        agent deleted (any other cell gone was a person's doing)."""
         await self.started(prompt_id)
         self._starting.pop(prompt_id, None)
         async with self._lock:
@@ -224,7 +230,7 @@ class Checkpoints:
                 return None
             after = await self._snapshot()
             changed = await self._changed(before, after)
-            after = await agents_share(self.git, before, after, changed, prompt_id, wrote)
+            after = await agents_share(self.git, before, after, changed, prompt_id, wrote, deleted)
             return await self._record(
                 before, after, author, message(text, prompt_id, author.username)
             )

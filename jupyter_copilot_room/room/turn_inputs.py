@@ -62,9 +62,10 @@ class TurnInputs:
         """Record what the turn changed (if anything) as a checkpoint; `wrote`: the files the
         agent wrote itself."""
         assert self.checkpoints is not None
+        deleted = self.notebooks.deletions.take(prompt.id) if self.notebooks else frozenset()
         try:
             author = Author(prompt.author, self.document.display_name(prompt.author))
-            made = await self.checkpoints.turn_ended(prompt.id, author, prompt.text, wrote)
+            made = await self.checkpoints.turn_ended(prompt.id, author, prompt.text, wrote, deleted)
             if made is not None:
                 self.recorder.commit(
                     "turn.checkpointed",
