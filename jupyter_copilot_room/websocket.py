@@ -102,7 +102,9 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
             return False
         if user is None or user.username != self.current_user.username:
             return False
-        return self.room.check_in(self.identity_of(user)) in ADMITTED
+        # Not a visit: this socket's cookies are those of its start, so the name they carry may
+        # be one the person has changed since (a plain lab's anonymous user renamed).
+        return self.room.role_now(self.identity_of(user)) in ADMITTED
 
     def __aiter__(self):
         return self

@@ -93,6 +93,14 @@ class People:
             raise NotAllowed(message, code=code)
         return role
 
+    def role_now(self, identity: Identity) -> Role:
+        """The role `identity` has now, decided afresh from what it says (the hub's grant),
+        without recording a visit: for listing rooms, and for a socket's recheck, whose cookies
+        are those of its start (a name changed since would be recorded back)."""
+        return self.book.role_of(
+            identity.username, verified=identity.verified, hub_role=identity.hub_role
+        )
+
     def role_of(self, username: str) -> Role:
         person = self.known.get(username)
         if person is None:

@@ -34,6 +34,10 @@ class PeopleCommands(RoomParts):
     def role_of(self, username: str) -> Role:
         return self.people.role_of(username)
 
+    def role_now(self, identity: Identity) -> Role:
+        """`identity`'s role decided afresh, no visit recorded (`People.role_now`)."""
+        return self.people.role_now(identity)
+
     def waiting_on(self, username: str, role: Role) -> int:
         """How many cards wait on `username` here: requests they may answer and have not
         approved, and people at the door if they admit people (each card's `answerers`)."""
@@ -75,9 +79,7 @@ class PeopleCommands(RoomParts):
         connected and what waits on them there (only where they are admitted), their role,
         decided without recording a visit (listing is no visit), and whether they knock at its
         door now (`door.py`: a pending role alone is only what the door would say)."""
-        role = self.people.book.role_of(
-            identity.username, verified=identity.verified, hub_role=identity.hub_role
-        )
+        role = self.people.role_now(identity)
         admitted = role in ADMITTED
         return {
             "state": self.turns.state(),

@@ -7,6 +7,8 @@ them, the queue, the people list, re-roled, removed and gone), no username is vi
 accessible name in the panel: only tooltips (`title`) carry it.
 """
 
+import time
+
 import pytest
 from jupyter_server.auth.identity import PasswordIdentityProvider
 from playwright.sync_api import expect
@@ -125,11 +127,12 @@ def test_people_are_named_by_display_name_never_by_username(lab, model, open_lab
 @pytest.fixture
 def plain_lab(tmp_path, request):
     """`jupyter lab` as it comes: jupyter_server's own identity, whose anonymous users may
-    change their names; guests get in as members (nobody needs to admit them here)."""
+    change their names; guests get in as members (nobody needs to admit them here). Sockets
+    ask again whether their people may stay every half second (a minute by default)."""
     server = JupyterServer(
         tmp_path,
         app="lab",
-        room={"hosts": [], "guest_admission": "member"},
+        room={"hosts": [], "guest_admission": "member", "websocket_recheck_interval": 0.5},
         extra=({"ServerApp": {"identity_provider_class": PasswordIdentityProvider}},),
     )
 
@@ -159,4 +162,10 @@ def test_a_person_on_a_plain_lab_changes_their_name_and_another_sees_it(
     renamed = ben.locator(".jp-CopilotRoom-personName", has_text="Ana Lima")
     expect(renamed).to_have_count(1, timeout=15_000)
     expect(ana.locator(".jp-CopilotRoom-personName", has_text="Ana Lima")).to_have_count(1)
+    # Her socket still holds the cookies of its start, with her old name: its rechecks must not
+    # put that name back (it flipped back and forth once a minute).
+    time.sleep(2)
+    for page in (ana, ben):
+        names = page.locator(".jp-CopilotRoom-personRow .jp-CopilotRoom-personName")
+        assert names.filter(has_text="Ana Lima").count() == 1, names.all_text_contents()
     screenshot(ben.locator(PANEL), "a-name-changed")
