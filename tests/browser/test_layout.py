@@ -133,11 +133,11 @@ def test_a_busy_room_fits_every_width_keeps_the_prompt_box_and_passes_axe_in_bot
     assert not problems, "\n".join(problems)
 
     fold = alice.locator(".jp-CopilotRoom-trayFold")
-    expect(fold).to_have_text("▾ 1 at the door · 2 cards · 2 queued")
+    expect(fold).to_have_text("▾ 1 at the door · 2 cards · 1 queued")  # bob's runs
     fold.click()
     expect(fold).to_have_attribute("aria-expanded", "false")
     expect(alice.locator(".jp-CopilotRoom-approval")).to_have_count(0)
-    expect(fold).to_have_text("▸ 1 at the door · 2 cards · 2 queued")
+    expect(fold).to_have_text("▸ 1 at the door · 2 cards · 1 queued")
     screenshot(alice, "tray-folded")
     fold.click()
     expect(alice.locator(".jp-CopilotRoom-approval")).to_be_visible()

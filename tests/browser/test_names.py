@@ -75,6 +75,8 @@ def test_people_are_named_by_display_name_never_by_username(lab, model, open_lab
     # At the door.
     card = alice.locator(".jp-CopilotRoom-admission")
     expect(card).to_contain_text(f"{NAME} asks to join")
+    expect(guest.locator(".jp-CopilotRoom-door")).to_contain_text(f"The hosts see you as {NAME}.")
+    expect(guest.get_by_role("button", name="Change my name…")).to_have_count(0)  # not theirs
     check("at the door")
     card.get_by_role("button", name="Admit as member").click()
     expect(alice.locator(".jp-CopilotRoom-system").last).to_contain_text(

@@ -11,6 +11,7 @@ import { IRoomClient } from '../api';
 import { claimSecret, isAtTheDoor, mayClaimHost } from '../policy';
 import { IMe } from '../types';
 import { Refusal, useAction } from './action';
+import { MyName } from './myname';
 import { OneLineForm } from './oneline';
 
 export const HOST_CLAIMED = 'You are the host of this room.';
@@ -61,11 +62,30 @@ export function Door(props: {
           <>
             <h2>Waiting to join the room</h2>
             <p>A host has been asked to let you in. This page updates by itself.</p>
+            <p>
+              The hosts see you as <strong>{me.display_name || me.username}</strong>.
+            </p>
           </>
         )}
       </div>
+      {isAtTheDoor(me.role) && !claimable && !claimed && <DoorName me={me} client={client} />}
       {claimable && <ClaimForm client={client} onClaimed={onClaimed} />}
     </div>
+  );
+}
+
+/** Who knocks, in a name the hosts can tell apart from another guest's. */
+function DoorName(props: { me: IMe; client: IRoomClient }): JSX.Element {
+  const action = useAction();
+  return (
+    <>
+      <MyName
+        current={props.me.display_name || props.me.username}
+        client={props.client}
+        action={action}
+      />
+      <Refusal action={action} />
+    </>
   );
 }
 

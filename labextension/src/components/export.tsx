@@ -73,7 +73,9 @@ export async function exportTranscript(app: JupyterFrontEnd, client: IRoomClient
       name: exported.name,
       path
     });
-    await app.commands.execute('docmanager:open', { path: saved.path });
+    // Markdown opens rendered, to read (its source is one "Open With" away).
+    const factory = format === 'md' ? 'Markdown Preview' : undefined;
+    await app.commands.execute('docmanager:open', { path: saved.path, factory });
   } catch (error) {
     Notification.error(`The export could not be opened: ${refusalMessage(error)}`, {
       autoClose: 8000

@@ -1,15 +1,15 @@
 /** Who is in the room, with their roles; hosts re-role and remove people here (people at the
  * door wait with the cards, cards.tsx, where hosts see them without opening this section). */
-import { Dialog, InputDialog, showDialog } from '@jupyterlab/apputils';
-import React, { useEffect, useState } from 'react';
+import { Dialog, showDialog } from '@jupyterlab/apputils';
+import React from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
-import { cleanName, mayRename, rename } from '../myname';
 import { displayName } from '../names';
 import { ASSIGNABLE_ROLES, isAdmitted, mayChangeRole } from '../policy';
 import { IParticipant } from '../types';
 import { IAction, Refusal, useAction } from './action';
+import { MyName } from './myname';
 import { PersonName } from './person';
 import { PersonUsage, RoomUsage } from './usage';
 
@@ -20,7 +20,13 @@ export function People(props: { model: IRoomModel; client: IRoomClient }): JSX.E
   return (
     <section className="jp-CopilotRoom-people" aria-label="People in the room">
       <h3 className="jp-CopilotRoom-heading">People</h3>
-      <MyName model={model} client={client} action={action} />
+      {model.me && (
+        <MyName
+          current={displayName(model.me.username, model.person(model.me.username))}
+          client={client}
+          action={action}
+        />
+      )}
       <RoomUsage model={model} />
       <ul>
         {people
@@ -94,53 +100,6 @@ function Person(props: {
       )}
       <PersonUsage model={model} client={client} username={username} action={action} />
     </li>
-  );
-}
-
-/** "Change my name…" where the server lets people choose theirs (a plain `jupyter lab`'s
- * anonymous users, ../myname.ts); everyone in the room sees the new name. */
-function MyName(props: {
-  model: IRoomModel;
-  client: IRoomClient;
-  action: IAction;
-}): JSX.Element | null {
-  const { model, client, action } = props;
-  const [allowed, setAllowed] = useState(false);
-  useEffect(() => {
-    let live = true;
-    void mayRename().then(may => live && setAllowed(may));
-    return () => {
-      live = false;
-    };
-  }, []);
-  const me = model.me;
-  if (!allowed || !me) {
-    return null;
-  }
-  const change = async () => {
-    const asked = await InputDialog.getText({
-      title: 'Your name in the room',
-      label: 'Everyone in the room sees you by this name.',
-      text: displayName(me.username, model.person(me.username)),
-      placeholder: 'Your name'
-    });
-    const name = asked.button.accept && asked.value ? cleanName(asked.value) : '';
-    if (name) {
-      await action.run(async () => {
-        await rename(name);
-        return client.room(); // the room checks the caller in: it hears the new name
-      });
-    }
-  };
-  return (
-    <button
-      type="button"
-      className="jp-mod-styled jp-CopilotRoom-small jp-CopilotRoom-myName"
-      disabled={action.busy}
-      onClick={() => void change()}
-    >
-      Change my name…
-    </button>
   );
 }
 

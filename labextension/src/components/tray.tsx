@@ -6,7 +6,7 @@ import React, { useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
-import { isAtTheDoor, mayAnswer } from '../policy';
+import { isAtTheDoor, isRunning, mayAnswer } from '../policy';
 import { traySummary } from '../tray';
 import { Cards } from './cards';
 import { People } from './people';
@@ -21,7 +21,7 @@ export function Tray(props: { model: IRoomModel; client: IRoomClient }): JSX.Ele
   const summary = traySummary({
     cards: model.approvals.length,
     atTheDoor: people.filter(p => mayAnswer(model.me, p.answerers)).length,
-    queued: model.queue.length
+    queued: model.queue.filter(item => !isRunning(item)).length // the running one is no queue
   });
   return (
     <div className="jp-CopilotRoom-tray" data-folded={folded}>
