@@ -2,24 +2,57 @@
 
 from __future__ import annotations
 
-from jupyter_core.application import JupyterApp
+from pathlib import Path
 
-from .agent.runtime import RUNTIME_VERSION, RuntimeMissing, install_runtime
+from jupyter_core.application import JupyterApp
+from traitlets import Bool, Unicode
+
+from .agent.runtime import RUNTIME_VERSION, RuntimeMissing, find_runtime, install_runtime
+from .agent.runtime_download import download_runtime, install_tarball, terminal_progress
 
 
 class InstallRuntime(JupyterApp):
     description = (
         f"Install the pinned Copilot runtime ({RUNTIME_VERSION}) from the npm registry into the "
-        "room's cache directory, for machines that cannot reach the SDK's own download."
+        "room's cache directory: downloaded and checked against its pinned integrity with Python "
+        "alone (no Node needed), from a tarball with --from, or with npm if asked (--npm)."
     )
+    use_npm = Bool(False, config=True, help="Install with `npm install` instead.")
+    tarball = Unicode(
+        "",
+        config=True,
+        help="Install from this tarball (@github/copilot-<platform>-<version>.tgz) instead of "
+        "downloading it, e.g. on an air-gapped hub; it is checked the same way.",
+    )
+    check = Bool(False, config=True, help="Say which runtime the room would run, and stop.")
+    flags = {
+        "npm": ({"InstallRuntime": {"use_npm": True}}, use_npm.help),
+        "check": ({"InstallRuntime": {"check": True}}, check.help),
+    }
+    aliases = {"from": "InstallRuntime.tarball"}
 
     def start(self) -> None:
+        if self.check:
+            self._check()
+            return
         try:
-            binary = install_runtime()
+            if self.tarball:
+                binary = install_tarball(Path(self.tarball).expanduser())
+            elif self.use_npm:
+                binary = install_runtime()
+            else:
+                binary = download_runtime(terminal_progress)
         except RuntimeMissing as err:
-            self.exit(str(err))
+            self.exit(f"{err.advice}\n{err.details}".rstrip())
         print(f"Copilot runtime {RUNTIME_VERSION} installed: {binary}")
         print("A running room finds it when a host presses Try again in the panel.")
+
+    def _check(self) -> None:
+        try:
+            found = find_runtime()
+        except RuntimeMissing as err:
+            self.exit(f"{err.advice}\n{err.details}".rstrip())
+        print(f"The room runs {found.path} (from the {found.source}; pinned: {RUNTIME_VERSION}).")
 
 
 class CopilotRoomCommand(JupyterApp):
