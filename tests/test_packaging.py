@@ -24,6 +24,9 @@ RUN_TIME_ONLY = {
     # Its jupyter_server_ydoc holds the open notebooks the agent edits live (found in the web
     # app's settings, `notebooks/editor.py`, `notebooks/open_notebooks.py`).
     "jupyter-collaboration",
+    # The time zones `zoneinfo` reads an export's zone from where the system has none
+    # (`export.zone`).
+    "tzdata",
 }
 
 

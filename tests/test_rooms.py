@@ -55,6 +55,7 @@ async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
             "repository": "",
             "people": [],
             "role": "pending",
+            "at_the_door": False,  # listing is no knock: dave has not asked to join
             "waiting_on_you": 0,
             "created_by": None,
         }

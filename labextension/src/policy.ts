@@ -193,6 +193,22 @@ const AGENT_STATES: Record<AgentState, string> = {
   held: 'waiting to start'
 };
 
+/** The settings dialog's words for a choice's value (the value itself where none is given). */
+const CHOICES: Record<string, string> = {
+  'ask-host': 'wait for a host',
+  viewer: 'let in as viewer',
+  member: 'let in as member',
+  refuse: 'turn away',
+  ask: 'ask',
+  auto: 'approve by itself',
+  deny: 'reject by itself',
+  two: 'ask two people'
+};
+
+export function choiceLabel(choice: string): string {
+  return CHOICES[choice] ?? choice;
+}
+
 export function agentStateLabel(state?: string): string {
   return state ? (AGENT_STATES[state as AgentState] ?? state) : '…';
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import {
   agentStateLabel,
+  choiceLabel,
   can,
   isAdmitted,
   kindOfSigil,
@@ -188,6 +189,10 @@ describe('words for states', () => {
     expect(agentStateLabel('held')).toBe('waiting to start');
     expect(agentStateLabel(undefined)).toBe('…');
     expect(agentStateLabel('brand-new')).toBe('brand-new');
+    expect(agentStateLabel('new')).toBe('not started yet');
+    expect(choiceLabel('ask-host')).toBe('wait for a host');
+    expect(choiceLabel('two')).toBe('ask two people');
+    expect(choiceLabel('nobody-knows')).toBe('nobody-knows');
     expect(promptStateLabel('submitted')).toBe('waiting');
     expect(promptStateLabel('input-required')).toBe('waiting for an answer');
     expect(outcomeLabel('timed_out')).toBe('nobody answered in time: rejected');

@@ -14,6 +14,7 @@ import {
   SETTINGS
 } from '../generated/declarations';
 import { ApprovalDecision, ApprovalPolicy, IKindPolicy, ISettings } from '../types';
+import { choiceLabel } from '../policy';
 import { Refusal, useAction } from './action';
 
 type SettingName = keyof ISettings;
@@ -149,7 +150,9 @@ function SettingField(props: {
             onChange={event => onChange(event.target.value as ISettings[SettingName])}
           >
             {(setting.choices ?? []).map(choice => (
-              <option key={choice}>{choice}</option>
+              <option key={choice} value={choice}>
+                {choiceLabel(choice)}
+              </option>
             ))}
           </select>
         </label>
@@ -303,7 +306,9 @@ function ApprovalPolicyEditor(props: {
               }
             >
               {APPROVAL_DECISIONS.map(decision => (
-                <option key={decision}>{decision}</option>
+                <option key={decision} value={decision}>
+                  {choiceLabel(decision)}
+                </option>
               ))}
             </select>
           </label>
