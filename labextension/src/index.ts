@@ -157,7 +157,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
     panel.title.icon = roomIcon;
     panel.title.caption = 'Copilot room';
     panel.title.className = 'jp-CopilotRoom-tab';
-    app.shell.add(panel, 'left', { rank: 600 });
+    // JupyterLab's left sidebar, beside the file browser; Notebook 7 (no ILabShell) keeps its
+    // left one for the table of contents, and the room goes on the right.
+    app.shell.add(panel, labShell ? 'left' : 'right', { rank: 600 });
 
     const open = () => app.shell.activateById(panel.id);
     app.commands.addCommand(CommandIDs.open, {

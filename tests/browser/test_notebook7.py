@@ -1,0 +1,54 @@
+"""The room in Notebook 7 (issue 30): its panel in the notebook page's right sidebar, where a
+person asks and the agent's reply streams in, as in JupyterLab."""
+
+import nbformat
+import pytest
+from playwright.sync_api import expect
+
+from jupyter_copilot_room.agent.scripted_model import Reply
+
+from ..harness import config
+from ..harness.browser_fixtures import serving
+from ..harness.pages import new_page
+from ..harness.people import token
+from ..harness.server import JupyterServer
+from .panel import layout_problems, replies, send, show_room
+
+
+@pytest.fixture
+def notebook_app(tmp_path, model, request):
+    """`jupyter notebook` (Notebook 7) with the room, its agent idle."""
+    model.script = lambda request: Reply("Hello from **Notebook 7**.")
+    server = JupyterServer(
+        tmp_path,
+        app="notebook",
+        room=config.copilot_agent(model.base_url),
+        extra=({"JupyterNotebookApp": {"expose_app_in_browser": True}},),
+    )
+    with serving(server, request, server.start):
+        yield server
+
+
+def test_the_room_is_in_notebook_7s_right_sidebar_and_answers_there(
+    notebook_app, browser, screenshot
+):
+    kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": kernel})  # no "Select Kernel"
+    nbformat.write(notebook, notebook_app.root / "plain.ipynb")
+    page = new_page(browser, "alice")
+    try:
+        page.goto(f"{notebook_app.url}/notebooks/plain.ipynb?token={token('alice')}")
+        page.wait_for_function("() => window.jupyterapp !== undefined", timeout=60_000)
+        page.evaluate("() => window.jupyterapp.restored")
+        show_room(page)
+        panel = page.locator("#jp-copilot-room")
+        expect(panel).to_be_visible()
+        box, width = panel.bounding_box(), page.viewport_size["width"]
+        assert box and box["x"] > width / 2, f"the panel is not on the right: {box}"
+        send(page, "hello from the notebook page")
+        expect(replies(page)).to_have_count(1, timeout=30_000)
+        expect(replies(page).first).to_contain_text("Hello from Notebook 7.")
+        screenshot(page, "notebook7")
+        assert not layout_problems(page, ".jp-CopilotRoom-entry, .jp-CopilotRoom-promptBox")
+    finally:
+        page.context.close()
