@@ -58,6 +58,12 @@ def test_the_wheel_installs_without_node_and_serves_the_room_panel(tmp_path, bro
     assert f"{data}/etc/jupyter/jupyter_server_config.d/jupyter_copilot_room.json" in names
     with tarfile.open(sdist) as archive:
         assert any(n.endswith("/labextension/static/style.js") for n in archive.getnames())
+        assert any(n.endswith("/LICENSE") for n in archive.getnames())
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(archive.read(n) for n in names if n.endswith(".dist-info/METADATA"))
+    assert b"Classifier: Framework :: Jupyter :: JupyterLab :: Extensions :: Prebuilt" in metadata
+    assert b"Description-Content-Type: text/markdown" in metadata
 
     env_dir = tmp_path / "env"
     subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, timeout=120)
