@@ -70,7 +70,8 @@ def test_the_wheel_installs_without_node_and_serves_the_room_panel(tmp_path, bro
     scripts = env_dir / "bin"
     start = time.monotonic()
     installed = subprocess.run(
-        [str(scripts / "pip"), "install", "--quiet", str(wheel)],
+        # --no-compile: a quarter less of the suite's time; Python compiles what it imports.
+        [str(scripts / "pip"), "install", "--quiet", "--no-compile", str(wheel)],
         capture_output=True,
         text=True,
         timeout=900,
