@@ -43,7 +43,7 @@ class InstallRuntime(JupyterApp):
             else:
                 binary = download_runtime(terminal_progress)
         except RuntimeMissing as err:
-            self.exit(f"{err.advice}\n{err.details}".rstrip())
+            self.exit(_told(err))
         print(f"Copilot runtime {RUNTIME_VERSION} installed: {binary}")
         print("A running room finds it when a host presses Try again in the panel.")
 
@@ -51,8 +51,13 @@ class InstallRuntime(JupyterApp):
         try:
             found = find_runtime()
         except RuntimeMissing as err:
-            self.exit(f"{err.advice}\n{err.details}".rstrip())
+            self.exit(_told(err))
         print(f"The room runs {found.path} (from the {found.source}; pinned: {RUNTIME_VERSION}).")
+
+
+def _told(err: RuntimeMissing) -> str:
+    """What to do, then what exactly was found: the command's one error, no traceback."""
+    return f"{err.advice}\n{err.details}".rstrip()
 
 
 class CopilotRoomCommand(JupyterApp):

@@ -239,8 +239,9 @@ def _time(ts: float, tz: tzinfo) -> str:
 
 
 def _first_line(text: str, limit: int = 80) -> str:
-    line = text.strip().split("\n", 1)[0]
-    return line if len(line) <= limit and line == text.strip() else line[:limit].rstrip() + "…"
+    whole = text.strip()
+    line = whole.split("\n", 1)[0][:limit].rstrip()
+    return line if line == whole else line + "…"
 
 
 def _target(target: ev.Target) -> str:

@@ -125,11 +125,15 @@ class Rooms:
         self._records[record.name] = record
         self._folders[record.name] = folder
 
+    def _room_dir(self, name: str) -> Path:
+        """Where the room `name` keeps its state (made only by `_state_dir`)."""
+        return self.main.state_dir / "rooms" / name
+
     def _door_of(self, name: str) -> AdmissionBook:
-        return self.door(self.main.state_dir / "rooms" / name)  # read only: nothing is made
+        return self.door(self._room_dir(name))  # read only: nothing is made
 
     def _state_dir(self, name: str) -> Path:
-        return prepare_state_dir(self.main.state_dir / "rooms" / name)
+        return prepare_state_dir(self._room_dir(name))
 
     def __iter__(self) -> Iterator[tuple[str, Room]]:
         """The rooms loaded now."""
@@ -313,10 +317,8 @@ class Rooms:
             seen = room.overview(identity)
         else:
             door = self._doors.get(name) or self._door_of(name)  # a build that failed has none
-            role = door.role_of(
-                identity.username, verified=identity.verified, hub_role=identity.hub_role
-            )
-            started = (self.main.state_dir / "rooms" / name / TRANSCRIPT_FILE).exists()
+            role = door.role_for(identity)
+            started = (self._room_dir(name) / TRANSCRIPT_FILE).exists()
             seen = {
                 "state": "sleeping" if started else "new",
                 "people": [],

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..errors import Conflict
 from ..settings import Policy
 from ..statefiles import read_json, write_cache
+from .identity import Identity
 from .roles import Role
 
 
@@ -57,6 +58,12 @@ class AdmissionBook:
 
     def is_host(self, username: str) -> bool:
         return username in self.hosts or username in self.claimed_hosts
+
+    def role_for(self, identity: Identity) -> Role:
+        """`role_of` for someone as they sign in now (verified or not, the hub's grant)."""
+        return self.role_of(
+            identity.username, verified=identity.verified, hub_role=identity.hub_role
+        )
 
     def role_of(self, username: str, *, verified: bool, hub_role: Role | None = None) -> Role:
         if self.is_host(username):

@@ -104,8 +104,10 @@ def _install(tarball, package: str) -> Path:
             f"Its sha512 is {got}; the pin is {RUNTIME_INTEGRITY[package]}.",
         )
     tarball.seek(0)
-    target = installed_binary().parent
-    staging = Path(tempfile.mkdtemp(prefix=".copilot-", dir=_made(target.parent)))
+    binary = installed_binary()
+    target = binary.parent
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".copilot-", dir=target.parent))
     staging.chmod(0o755)  # as npm leaves it: a hub image's root installs, its user runs
     try:
         with tarfile.open(fileobj=tarball, mode="r:gz") as archive:
@@ -113,21 +115,16 @@ def _install(tarball, package: str) -> Path:
             for member in members:
                 member.name = member.name.removeprefix("package/")
             archive.extractall(staging, members=members, filter="data")
-        binary = staging / installed_binary().name
-        if not binary.is_file():
+        unpacked = staging / binary.name
+        if not unpacked.is_file():
             raise RuntimeMissing(f"The tarball has no {binary.name}: nothing was installed.")
-        binary.chmod(0o755)
+        unpacked.chmod(0o755)
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return installed_binary()
-
-
-def _made(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return binary
 
 
 def _read(url: str, what: str) -> bytes:

@@ -28,8 +28,7 @@ class Door:
 
     def knock(self, username: str) -> None:
         """A visit of someone waiting to come in: their knock lasts `lasts` from now."""
-        if (timer := self._knocks.pop(username, None)) is not None:
-            timer.cancel()
+        self.leave(username)
         loop = asyncio.get_running_loop()
         self._knocks[username] = loop.call_later(self.lasts, self._gone, username)
 

@@ -97,15 +97,13 @@ class People:
         """The role `identity` has now, decided afresh from what it says (the hub's grant),
         without recording a visit: for listing rooms, and for a socket's recheck, whose cookies
         are those of its start (a name changed since would be recorded back)."""
-        return self.book.role_of(
-            identity.username, verified=identity.verified, hub_role=identity.hub_role
-        )
+        return self.book.role_for(identity)
 
     def role_of(self, username: str) -> Role:
         person = self.known.get(username)
         if person is None:
             return self.book.role_of(username, verified=False)
-        return self.book.role_of(username, verified=person.verified, hub_role=person.hub_role)
+        return self.book.role_for(person)
 
     def show(self, person: Identity) -> Role:
         role = self.role_of(person.username)
