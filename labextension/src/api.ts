@@ -87,8 +87,7 @@ export interface IRoomClient {
   /** Say something to the room (chat): recorded and shown, never sent to the agent. */
   say(text: string): Promise<{ id: string }>;
   /** The whole transcript as a file: a notebook, Markdown or JSONL, and the name the room
-   * gives it. */
-  /** The export's times in `timeZone` (an IANA name; the server's UTC without one). */
+   * gives it; its times in `timeZone` (an IANA name; UTC without one). */
   exportTranscript(format: ExportFormat, timeZone?: string): Promise<IExported>;
   answerPermission(id: string, approve: boolean, feedback?: string): Promise<void>;
   /** An open card's texts, none cut (everyone who sees the card; 404 once it settled). */

@@ -37,6 +37,7 @@ export function Door(props: {
 }): JSX.Element {
   const { me, client, claimed, onClaimed } = props;
   const claimable = mayClaimHost(me) && !claimed;
+  const name = me.display_name || me.username;
   return (
     <div className="jp-CopilotRoom-door">
       <div role="status">
@@ -63,27 +64,23 @@ export function Door(props: {
             <h2>Waiting to join the room</h2>
             <p>A host has been asked to let you in. This page updates by itself.</p>
             <p>
-              The hosts see you as <strong>{me.display_name || me.username}</strong>.
+              The hosts see you as <strong>{name}</strong>.
             </p>
           </>
         )}
       </div>
-      {isAtTheDoor(me.role) && !claimable && !claimed && <DoorName me={me} client={client} />}
+      {isAtTheDoor(me.role) && !claimable && !claimed && <DoorName name={name} client={client} />}
       {claimable && <ClaimForm client={client} onClaimed={onClaimed} />}
     </div>
   );
 }
 
 /** Who knocks, in a name the hosts can tell apart from another guest's. */
-function DoorName(props: { me: IMe; client: IRoomClient }): JSX.Element {
+function DoorName(props: { name: string; client: IRoomClient }): JSX.Element {
   const action = useAction();
   return (
     <>
-      <MyName
-        current={props.me.display_name || props.me.username}
-        client={props.client}
-        action={action}
-      />
+      <MyName current={props.name} client={props.client} action={action} />
       <Refusal action={action} />
     </>
   );
