@@ -158,6 +158,12 @@ export function isAtTheDoor(role: Role): boolean {
   return role === 'pending';
 }
 
+/** Someone knocking now: at the door, and still there (the server shows a pending person online
+ * only while their knock lasts, jupyter_copilot_room/room/door.py). */
+export function isKnocking(person: IParticipant): boolean {
+  return isAtTheDoor(person.role) && person.online;
+}
+
 export function isRunning(item: IQueueItem): boolean {
   return item.state === 'working' || item.state === 'input-required';
 }

@@ -5,6 +5,7 @@ import {
   choiceLabel,
   can,
   isAdmitted,
+  isKnocking,
   kindOfSigil,
   mayAbort,
   mayAnswer,
@@ -172,6 +173,16 @@ describe('who may do what', () => {
     expect(
       ['host', 'member', 'viewer', 'pending', 'refused'].map(r => isAdmitted(r as never))
     ).toEqual([true, true, true, false, false]);
+  });
+
+  it('counts someone at the door as waiting only while their knock lasts', () => {
+    const at = (role: string, online: boolean) =>
+      isKnocking({ username: 'x', display_name: 'X', role, online } as unknown as IParticipant);
+    expect([at('pending', true), at('pending', false), at('member', true)]).toEqual([
+      true,
+      false,
+      false
+    ]);
   });
 
   it('says why the prompt box is closed', () => {

@@ -6,7 +6,7 @@ import React, { useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
-import { isAtTheDoor, isRunning, mayAnswer } from '../policy';
+import { isKnocking, isRunning, mayAnswer } from '../policy';
 import { traySummary } from '../tray';
 import { Cards } from './cards';
 import { People } from './people';
@@ -17,7 +17,7 @@ export function Tray(props: { model: IRoomModel; client: IRoomClient }): JSX.Ele
   const [folded, setFolded] = useState(false);
   const people = model.participants;
   const online = people.filter(p => p.online).length;
-  const someoneWaits = people.some(p => isAtTheDoor(p.role));
+  const someoneWaits = people.some(isKnocking);
   const summary = traySummary({
     cards: model.approvals.length,
     atTheDoor: people.filter(p => mayAnswer(model.me, p.answerers)).length,
