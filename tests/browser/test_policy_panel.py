@@ -7,6 +7,7 @@ transcript's line names both and the rule. A 12,000-character command's card say
 hides, and "Show all" shows the rest (issue 27)."""
 
 import re
+import time
 
 from playwright.sync_api import expect
 
@@ -106,6 +107,10 @@ def test_a_host_asks_two_approvers_for_rm_and_the_card_says_who_still_may(
     expect(line).to_contain_text("Rule: shell: rm * -> two")
     expect(dave.locator(".jp-CopilotRoom-approval")).to_have_count(0)
     screenshot(line, "settled-line")
+    # The card settles, then the runtime runs the command: the file goes a moment later.
+    deadline = time.monotonic() + 15
+    while (lab.root / "doomed.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert not (lab.root / "doomed.txt").exists()
 
     # Nothing is approved unseen (issue 27): a long command's card says how much it hides, and
