@@ -59,6 +59,8 @@ class NotebookEditor:
         self._presence: dict[str, Presence] = {}  # notebooks the agent is editing this turn
         self.live = LiveNotebooks(server_settings)  # the open notebooks, for checkpoints
         self.deletions = AgentDeletions()  # which deleted cells were the agent's, for checkpoints
+        self._file_runs: set[asyncio.Task] = set()  # each saves its file when it ends
+        self._saving: set[asyncio.Future] = set()
 
     # -- the tools -------------------------------------------------------------------------------
 
@@ -140,6 +142,7 @@ class NotebookEditor:
             notebook = await self._load(path)
             chosen = _code_cells(notebook.cells, ids)
             choice = await self.executions.choose(path, _kernelspec(notebook.metadata))
+            self._file_runs.add(run := asyncio.current_task())  # type: ignore[arg-type]
             try:
                 return await self.executions.run(
                     path,
@@ -148,8 +151,12 @@ class NotebookEditor:
                 )
             finally:
                 # Shielded: an aborted turn cancels this call, and a save cut short mid-write
-                # would leave an empty file.
-                await asyncio.shield(self._save(path, notebook))
+                # would leave an empty file. The room's stop waits for it.
+                self._file_runs.discard(run)
+                saving = asyncio.ensure_future(self._save(path, notebook))
+                self._saving.add(saving)
+                saving.add_done_callback(self._saving.discard)
+                await asyncio.shield(saving)
 
     async def _save(self, path: str, notebook) -> None:
         contents = self._settings()["contents_manager"]
@@ -206,8 +213,13 @@ class NotebookEditor:
         self.executions.interrupt()
 
     async def stop(self) -> None:
-        """The room stops: no more following kernels."""
+        """The room stops: no more following kernels, and the runs into closed notebooks end
+        with their files written (none is left to save after the loop ends)."""
         await self.executions.stop()
+        for run in self._file_runs:
+            run.cancel()
+        await asyncio.gather(*self._file_runs, return_exceptions=True)
+        await asyncio.gather(*self._saving, return_exceptions=True)
 
     def contents_path(self, path: str) -> str:
         """A tool's path (relative to the room's repository, as the agent, working there, names
