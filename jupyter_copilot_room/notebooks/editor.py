@@ -29,6 +29,7 @@ from .cell_sink import CellSink
 from .deletions import AgentDeletions
 from .edits import Delete, Edit, Insert, Move, Replace, source_of
 from .execution import Executions, Ran, card_code
+from .file_runs import FileRuns
 from .open_notebooks import LiveNotebooks
 from .presence import Presence
 from .tools import METADATA_KEY, NotebookToolError, Provenance, validated
@@ -59,8 +60,7 @@ class NotebookEditor:
         self._presence: dict[str, Presence] = {}  # notebooks the agent is editing this turn
         self.live = LiveNotebooks(server_settings)  # the open notebooks, for checkpoints
         self.deletions = AgentDeletions()  # which deleted cells were the agent's, for checkpoints
-        self._file_runs: set[asyncio.Task] = set()  # each saves its file when it ends
-        self._saving: set[asyncio.Future] = set()
+        self.file_runs = FileRuns()  # runs into closed notebooks: each saves its file
 
     # -- the tools -------------------------------------------------------------------------------
 
@@ -142,21 +142,14 @@ class NotebookEditor:
             notebook = await self._load(path)
             chosen = _code_cells(notebook.cells, ids)
             choice = await self.executions.choose(path, _kernelspec(notebook.metadata))
-            self._file_runs.add(run := asyncio.current_task())  # type: ignore[arg-type]
-            try:
-                return await self.executions.run(
+            return await self.file_runs.run(
+                self.executions.run(
                     path,
                     choice,
                     [(c["id"], source_of(c), CellSink(None, c, c["id"], ran)) for c in chosen],
-                )
-            finally:
-                # Shielded: an aborted turn cancels this call, and a save cut short mid-write
-                # would leave an empty file. The room's stop waits for it.
-                self._file_runs.discard(run)
-                saving = asyncio.ensure_future(self._save(path, notebook))
-                self._saving.add(saving)
-                saving.add_done_callback(self._saving.discard)
-                await asyncio.shield(saving)
+                ),
+                lambda: self._save(path, notebook),
+            )
 
     async def _save(self, path: str, notebook) -> None:
         contents = self._settings()["contents_manager"]
@@ -216,10 +209,7 @@ class NotebookEditor:
         """The room stops: no more following kernels, and the runs into closed notebooks end
         with their files written (none is left to save after the loop ends)."""
         await self.executions.stop()
-        for run in self._file_runs:
-            run.cancel()
-        await asyncio.gather(*self._file_runs, return_exceptions=True)
-        await asyncio.gather(*self._saving, return_exceptions=True)
+        await self.file_runs.stop()
 
     def contents_path(self, path: str) -> str:
         """A tool's path (relative to the room's repository, as the agent, working there, names
