@@ -34,11 +34,17 @@ def show_room(page):
 def close_connection_lost_dialogs(page):
     """While the server is down long enough for JupyterLab's own polls to notice, JupyterLab shows
     its modal "Server Connection Error" dialog: close it as a person would, whenever it shows up
-    in the way of the test's next action."""
+    in the way of the test's next action. Returns the list the closes are counted in: a dialog
+    that opened during a keystroke took that keystroke."""
     dialog = page.locator(".jp-Dialog", has_text="Server Connection Error")
-    page.add_locator_handler(
-        dialog, lambda found: found.get_by_role("button", name="Close").click(), no_wait_after=True
-    )
+    closed: list[float] = []
+
+    def close(found) -> None:
+        found.get_by_role("button", name="Close").click()
+        closed.append(time.monotonic())
+
+    page.add_locator_handler(dialog, close, no_wait_after=True)
+    return closed
 
 
 def send(page, text):

@@ -25,7 +25,7 @@ def test_a_prompt_sent_while_the_server_is_down_waits_in_the_box_and_the_first_e
     lab, open_lab, screenshot
 ):
     alice = show_room(open_lab("alice"))
-    close_connection_lost_dialogs(alice)
+    dialogs_closed = close_connection_lost_dialogs(alice)
     box = alice.locator(PROMPT)
     box.fill("before the restart")
     box.press("Enter")
@@ -36,18 +36,34 @@ def test_a_prompt_sent_while_the_server_is_down_waits_in_the_box_and_the_first_e
     lab.process.wait(30)
     lab.stop()
     box.fill("while it is down")
-    box.press("Enter")
-    expect(alice.locator(".jp-CopilotRoom-room")).to_contain_text(
-        "The server cannot be reached", timeout=15_000
+    room = alice.locator(".jp-CopilotRoom-room")
+    press_enter(
+        box,
+        dialogs_closed,
+        lambda: expect(room).to_contain_text("The server cannot be reached", timeout=15_000),
     )
     expect(box).to_have_value("while it is down")  # nothing typed is lost
     screenshot(alice, "sent-while-down")
 
     lab.launch()
     lab.wait_until(lambda: lab.api("alice", "GET", "room")[0] == 200, 90, "the server back")
-    box.press("Enter")  # the first Enter once the server answers: sent
-    expect(box).to_have_value("", timeout=15_000)
+    # The first Enter once the server answers: sent.
+    press_enter(box, dialogs_closed, lambda: expect(box).to_have_value("", timeout=15_000))
     expect(replies(alice)).to_have_count(2, timeout=60_000)
     expect(alice.locator(".jp-CopilotRoom-promptText")).to_have_text(
         ["before the restart", "while it is down"]
     )
+
+
+def press_enter(box, dialogs_closed: list[float], outcome) -> None:
+    """Enter, then `outcome` asserted. Once more only if JupyterLab's "Server Connection Error"
+    dialog opened meanwhile: it takes the keystroke, as it would a person's."""
+    before = len(dialogs_closed)
+    box.press("Enter")
+    try:
+        outcome()
+    except AssertionError:
+        if len(dialogs_closed) == before:
+            raise
+        box.press("Enter")
+        outcome()

@@ -2,7 +2,8 @@
 it, the wheel, which holds the prebuilt panel and the server extension's enabling config. The
 wheel goes into a fresh virtual environment whose PATH has no node, npm or jlpm; there the
 server and the panel are listed enabled and OK, and a `jupyter lab` serves the room panel to a
-real browser. The same wheel comes from the checkout directly."""
+real browser. The same wheel comes from the checkout directly, and the sdist holds every file
+the checkout tracks but CI's and Binder's."""
 
 import hashlib
 import os
@@ -16,6 +17,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import expect
 
 from ..harness.pages import new_page, wait_for_lab
@@ -46,9 +48,36 @@ def contents(wheel: Path) -> dict[str, str]:
         }
 
 
-def test_the_wheel_installs_without_node_and_serves_the_room_panel(tmp_path, browser, screenshot):
-    [sdist] = build(tmp_path / "dist").glob("*.tar.gz")
-    [wheel] = (tmp_path / "dist").glob("*.whl")
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> tuple[Path, Path]:
+    """The sdist and the wheel `python -m build` makes from it."""
+    out = build(tmp_path_factory.mktemp("dist"))
+    [sdist] = out.glob("*.tar.gz")
+    [wheel] = out.glob("*.whl")
+    return sdist, wheel
+
+
+# What the checkout tracks for CI and Binder alone, and git's and the image's own files.
+NOT_PACKAGED = (".ci/", "binder/", ".gitignore", ".dockerignore", ".pre-commit-config.yaml")
+
+
+def test_the_sdist_holds_every_file_the_checkout_tracks(dist):
+    """check-manifest's rule: a file git tracks and the sdist lacks is a build from the sdist
+    that differs from the checkout (tests reading docs/ or examples/, a README link)."""
+    sdist, _ = dist
+    with tarfile.open(sdist) as archive:
+        packaged = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    missing = [f for f in tracked if f not in packaged and not f.startswith(NOT_PACKAGED)]
+    assert missing == [], f"tracked but not in the sdist: {missing}"
+
+
+def test_the_wheel_installs_without_node_and_serves_the_room_panel(
+    dist, tmp_path, browser, screenshot
+):
+    sdist, wheel = dist
     [direct] = build(tmp_path / "direct", "--wheel").glob("*.whl")
     assert contents(direct) == contents(wheel), "the sdist builds the same wheel"
     names = set(contents(wheel))

@@ -164,7 +164,8 @@ def descendants(pid: int) -> list[tuple[int, bool]]:
 
 class JupyterServer(ServerProcess):
     """`jupyter server` (or `jupyter lab`) with the room on a free port, configured by
-    `config.room` with `room` settings, then `extra` config sections.
+    `config.room` with `room` settings, then `extra` config sections, run by `python` (another
+    virtual environment's for the oldest supported versions).
 
     Its files are in `folder`: the repository the room works in (`root`), the room's
     `state_dir`, the config file, the log, and a home with its own Jupyter directories.
@@ -179,9 +180,11 @@ class JupyterServer(ServerProcess):
         extra: tuple[dict, ...] = (),
         env: dict[str, str] | None = None,
         strict_stop: bool = False,
+        python: Path | str = sys.executable,
     ):
         super().__init__(folder, app, strict_stop=strict_stop)
         self.app = app
+        self.python = str(python)
         self.root = folder / "repo"
         self.state_dir = folder / "room-state"
         self.home = folder / "home"
@@ -218,7 +221,7 @@ class JupyterServer(ServerProcess):
         env.pop("JUPYTER_TOKEN", None)
         self.spawn(
             [
-                sys.executable,
+                self.python,
                 "-m",
                 "jupyter",
                 self.app,
