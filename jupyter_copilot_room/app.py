@@ -171,8 +171,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
     budgets = Dict(
         config=True,
         help="Optional daily caps (UTC days) on what prompts may cost: {'per_person': {...}, "
-        "'room': {...}}, each in 'premium_requests' and/or 'tokens' (in + out), e.g. "
-        "{'per_person': {'premium_requests': 50}, 'room': {'tokens': 5000000}}. A prompt "
+        "'room': {...}}, each in 'ai_credits', 'premium_requests' and/or 'tokens' (in + out), "
+        "e.g. {'per_person': {'ai_credits': 20}, 'room': {'tokens': 5000000}}. A prompt "
         "beyond a cap is refused until the next midnight UTC; a host may lift one person's cap "
         "for the day.",
     )

@@ -55,6 +55,8 @@ async def test_usage_per_person_caps_refuse_and_a_hosts_lift_outlives_a_restart(
     booked = {r["payload"]["author"]: r["payload"] for r in records if r["kind"] == "usage"}
     assert set(booked) == {"alice", "bob"}
     assert all(isinstance(booked["bob"][k], int) for k in ("input_tokens", "output_tokens"))
+    # The real runtime reports no AI Credits for a provider's model: none booked, none invented.
+    assert [booked[p].get("ai_credits") for p in ("alice", "bob")] == [None, None]
     today = await usage()
     for person in ("alice", "bob"):
         mine = today["people"][person]

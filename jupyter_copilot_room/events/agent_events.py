@@ -105,6 +105,10 @@ class TurnUsage(AgentEvent):
     #: Premium requests the Copilot runtime billed (its `cost` per model call); 0 with your own
     #: provider, and in records written before 0.3.
     premium_requests: float = 0
+    #: AI Credits the Copilot runtime reported (its nano-AIU per model call, 10^9 to a credit);
+    #: None when it reported none: your own provider, whose calls credits do not apply to, and
+    #: records written before 0.3.
+    ai_credits: float | None = None
 
 
 class AgentError(AgentEvent):

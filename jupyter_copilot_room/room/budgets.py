@@ -17,10 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import RoomError
 
-#: What a cap counts: premium requests as the Copilot runtime bills them (its `cost` per model
-#: call; none with your own provider), or tokens in plus tokens out.
-Unit = Literal["premium_requests", "tokens"]
+#: What a cap counts: AI Credits and premium requests as the Copilot runtime reports them per
+#: model call (none with your own provider), or tokens in plus tokens out.
+Unit = Literal["ai_credits", "premium_requests", "tokens"]
 Cap = Annotated[float, Field(gt=0)]
+LABELS: dict[Unit, str] = {
+    "ai_credits": "AI Credits",
+    "premium_requests": "premium requests",
+    "tokens": "tokens",
+}
 
 
 class Budgets(BaseModel):
@@ -43,9 +48,9 @@ class Budgets(BaseModel):
             )
             raise ValueError(
                 f"c.CopilotRoom.budgets is not valid ({problems}). Expected e.g. "
-                '{"per_person": {"premium_requests": 50, "tokens": 2000000}, '
-                '"room": {"premium_requests": 300}}: daily caps (UTC) above 0, in the units '
-                "premium_requests and tokens."
+                '{"per_person": {"ai_credits": 20, "tokens": 2000000}, '
+                '"room": {"ai_credits": 100}}: daily caps (UTC) above 0, in the units '
+                "ai_credits, premium_requests and tokens."
             ) from None
 
 
@@ -77,6 +82,8 @@ def empty(day: str) -> dict[str, Any]:
 
 
 def spent_nothing() -> dict[str, float]:
+    """`ai_credits` joins the sums with the first turn that reported any (`amount` reads a
+    missing unit as 0)."""
     return {"premium_requests": 0, "input_tokens": 0, "output_tokens": 0, "turns": 0}
 
 
@@ -109,7 +116,7 @@ def check(budgets: Budgets, usage: dict[str, Any], username: str) -> None:
 
 def _refuse(scope: str, unit: Unit, cap: float, used: float, day: str, who: str) -> None:
     reset = resets_at(day)
-    label = unit.replace("_", " ")
+    label = LABELS[unit]
     lift = " A host can lift your cap for today." if scope == "per_person" else ""
     raise BudgetExceeded(
         f"{who} used {used:g} of {cap:g} {label} today (the {scope.replace('_', '-')} daily "

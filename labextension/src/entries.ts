@@ -22,6 +22,9 @@ export interface IUsage {
   input_tokens: number;
   output_tokens: number;
   model_calls: number;
+  /** What the runtime reported the turn's calls cost; null or missing: nothing reported (your
+   * own provider, or a turn from before 0.3). */
+  ai_credits?: number | null;
 }
 
 /** A prompt once its turn started; `usage` arrives when the turn ends. */

@@ -146,8 +146,10 @@ export interface ISeatQuota {
   resets_at?: string | null;
 }
 
-/** What turns cost: premium requests (none with a provider), tokens in and out, turns. */
+/** What turns cost: AI Credits and premium requests (none with a provider), tokens in and out,
+ * turns. `ai_credits` is missing from the sums of a day summed before 0.3. */
 export interface IUsageSums {
+  ai_credits?: number;
   premium_requests: number;
   input_tokens: number;
   output_tokens: number;
@@ -162,7 +164,7 @@ export interface IUsageToday {
   lifted: string[];
 }
 
-export type BudgetUnit = 'premium_requests' | 'tokens';
+export type BudgetUnit = 'ai_credits' | 'premium_requests' | 'tokens';
 
 export interface IBudgets {
   per_person: Partial<Record<BudgetUnit, number>>;

@@ -17,6 +17,13 @@ describe('usage and budgets in People', () => {
     expect(amount(undefined, 'tokens')).toBe(0);
   });
 
+  it('counts AI Credits, and none on a day summed before the room knew them', () => {
+    expect(amount({ ...sums, ai_credits: 1.25 }, 'ai_credits')).toBe(1.25);
+    expect(amount(sums, 'ai_credits')).toBe(0);
+    expect(reached({ ...sums, ai_credits: 20 }, { ai_credits: 20 })).toEqual(['ai_credits']);
+    expect(reached(sums, { ai_credits: 20 })).toEqual([]);
+  });
+
   it('names the caps a person reached, none when there are no caps', () => {
     expect(reached(sums, { tokens: 1000, premium_requests: 5 })).toEqual(['tokens']);
     expect(reached(sums, { tokens: 1001 })).toEqual([]);

@@ -28,6 +28,8 @@ from ...events import (
 from .describe import summarize_arguments, trim_arguments
 
 RESULT_EXCERPT = 2000
+#: The runtime reports AI Credits in nano-AIU (`copilot_usage.total_nano_aiu`, an exact count).
+NANO_AIU_PER_CREDIT = 1_000_000_000
 
 #: The runtime's `ask_user` tool is how the model asks a question; the room already shows it as
 #: the question and its answer (`on_user_input_request`), so its tool row would say it twice.
@@ -69,6 +71,7 @@ class EventTranslator:
         self.busy, self._error, self._usage_model = True, None, ""
         self._usage.clear()
         self._premium_requests = 0.0
+        self._nano_aiu: float | None = None
 
     def translate(self, event: Any) -> list[AgentEvent]:
         name, data = event_name(event), event.data
@@ -78,6 +81,8 @@ class EventTranslator:
             self._usage["output_tokens"] += data.output_tokens or 0
             self._usage["model_calls"] += 1
             self._premium_requests += data.cost or 0
+            if data.copilot_usage is not None:  # billed by Copilot: never with a provider
+                self._nano_aiu = (self._nano_aiu or 0) + data.copilot_usage.total_nano_aiu
             return []
         if event.agent_id is not None and not name.startswith("subagent."):
             self.ignored["subagent:" + name] += 1
@@ -181,6 +186,7 @@ class EventTranslator:
             output_tokens=self._usage["output_tokens"],
             model_calls=self._usage["model_calls"],
             premium_requests=self._premium_requests,
+            ai_credits=None if self._nano_aiu is None else self._nano_aiu / NANO_AIU_PER_CREDIT,
         )
         return [usage, ended]
 

@@ -197,6 +197,8 @@ def usage(doc: RoomDocument, record: Record, p: ev.TurnUsage) -> None:
             "output_tokens": p.output_tokens,
             "model_calls": p.model_calls,
             "premium_requests": p.premium_requests,
+            # Only where the runtime reported credits: a record from before 0.3 replays as it was.
+            **({"ai_credits": p.ai_credits} if p.ai_credits is not None else {}),
         }
     # Today's sums (budgets.py reads them): per author and for the room, from the records.
     usage = _usage_of(doc, budgets.day_of(record.ts))
@@ -204,6 +206,7 @@ def usage(doc: RoomDocument, record: Record, p: ev.TurnUsage) -> None:
         return
     spent = {
         "premium_requests": p.premium_requests,
+        **({"ai_credits": p.ai_credits} if p.ai_credits is not None else {}),
         "input_tokens": p.input_tokens,
         "output_tokens": p.output_tokens,
         "turns": 1,
@@ -347,7 +350,8 @@ def turn_reverted(doc: RoomDocument, record: Record, p: ev.TurnReverted) -> None
 
 
 def _summed(sums: dict[str, Any], spent: dict[str, Any]) -> dict[str, Any]:
-    return {key: sums.get(key, 0) + value for key, value in spent.items()}
+    """`sums` plus `spent`; a unit `spent` lacks (credits, on a provider's turn) stays."""
+    return {**sums, **{key: sums.get(key, 0) + value for key, value in spent.items()}}
 
 
 def _chip(chip: ev.Chip) -> dict[str, Any]:

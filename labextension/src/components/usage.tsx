@@ -12,8 +12,9 @@ import { can } from '../policy';
 import { BudgetUnit, IBudgets, IMeta, ISeatQuota, IUsageSums, IUsageToday } from '../types';
 import { IAction } from './action';
 
-const UNITS: BudgetUnit[] = ['premium_requests', 'tokens'];
+const UNITS: BudgetUnit[] = ['ai_credits', 'premium_requests', 'tokens'];
 const LABELS: Record<BudgetUnit, string> = {
+  ai_credits: 'AI Credits',
   premium_requests: 'premium requests',
   tokens: 'tokens'
 };
@@ -28,7 +29,7 @@ export function amount(sums: IUsageSums | undefined, unit: BudgetUnit): number {
   if (!sums) {
     return 0;
   }
-  return unit === 'tokens' ? sums.input_tokens + sums.output_tokens : sums.premium_requests;
+  return unit === 'tokens' ? sums.input_tokens + sums.output_tokens : (sums[unit] ?? 0);
 }
 
 /** The caps of one scope that `sums` reached, as "tokens" etc. */
@@ -49,7 +50,8 @@ function turns(n: number): string {
   return n === 1 ? '1 turn' : `${n} turns`;
 }
 
-/** "12.3k tokens · 2 premium requests", each with its cap ("of 50") where there is one. */
+/** "1.2 AI Credits · 2 premium requests · 12.3k tokens", each with its cap ("of 50") where there
+ * is one; credits and premium requests only once spent or capped (never with a provider). */
 function describe(sums: IUsageSums | undefined, caps: IBudgets['per_person'] | undefined): string {
   return UNITS.filter(unit => unit === 'tokens' || amount(sums, unit) > 0 || caps?.[unit])
     .map(unit => {

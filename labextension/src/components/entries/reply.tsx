@@ -61,8 +61,14 @@ function TurnCost(props: {
   return (
     <div className="jp-CopilotRoom-usage">
       {usage.model}: {tokens(usage.input_tokens)} tokens in, {tokens(usage.output_tokens)} out
+      {typeof usage.ai_credits === 'number' && ` · ${credits(usage.ai_credits)} AI Credits`}
     </div>
   );
+}
+
+/** "0.042": a turn's credits are often a small fraction of one. */
+export function credits(n: number): string {
+  return n.toLocaleString('en', { maximumSignificantDigits: 3 });
 }
 
 /** No later reply of the same turn (a turn's entries run until the next prompt). */
