@@ -47,6 +47,14 @@ def close_connection_lost_dialogs(page):
     return closed
 
 
+def open_document(page, path: str) -> None:
+    """Open `path` in JupyterLab, as the file browser would."""
+    page.evaluate(
+        "async path => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }",
+        path,
+    )
+
+
 def send(page, text):
     box = page.locator(PROMPT)
     expect(box).to_be_enabled(timeout=30_000)  # the room said this person may prompt

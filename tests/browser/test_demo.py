@@ -20,7 +20,7 @@ from jupyter_copilot_room.agent.copilot import CopilotAgent
 from ..harness.browser_fixtures import serving
 from ..harness.pages import DARK, LIGHT, set_theme
 from ..harness.server import REPO, JupyterServer
-from .panel import fits_at_every_look, send, set_sidebar_width, show_room
+from .panel import fits_at_every_look, open_document, send, set_sidebar_width, show_room
 
 EXAMPLE = REPO / "examples" / "pairing-repo"
 README_PICTURE = REPO / "docs" / "images" / "room.png"
@@ -57,10 +57,7 @@ def test_the_demo_edits_the_open_notebook_and_opening_it_leaves_the_clone_clean(
 ):
     alice = show_room(open_lab("alice", viewport=(1280, 800)))
     expect(alice.locator(".jp-CopilotRoom-agent")).to_have_text("demo model")
-    alice.evaluate(
-        "async () => { await window.jupyterapp.commands.execute('docmanager:open',"
-        " {path: 'analysis.ipynb'}); }"
-    )
+    open_document(alice, "analysis.ipynb")
     cells = alice.locator(".jp-Notebook .jp-Cell")
     expect(cells).to_have_count(2, timeout=30_000)
     expect(alice.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(

@@ -18,7 +18,7 @@ from jupyter_copilot_room.agent.copilot import CopilotAgent
 
 from ..harness.browser_fixtures import serving
 from ..harness.server import REPO, JupyterServer
-from .panel import send, show_room
+from .panel import open_document, send, show_room
 
 CONSTRAINTS = REPO / "tests" / "oldest-versions.txt"
 EXAMPLE = REPO / "examples" / "pairing-repo"
@@ -77,10 +77,7 @@ def test_the_demo_edits_the_open_notebook_on_the_oldest_supported_versions(
 ):
     alice = show_room(open_lab("alice"))
     expect(alice.locator(".jp-CopilotRoom-agent")).to_have_text("demo model")
-    alice.evaluate(
-        "async () => { await window.jupyterapp.commands.execute('docmanager:open',"
-        " {path: 'analysis.ipynb'}); }"
-    )
+    open_document(alice, "analysis.ipynb")
     cells = alice.locator(".jp-Notebook .jp-Cell")
     expect(cells).to_have_count(2, timeout=30_000)
 

@@ -190,6 +190,8 @@ def subagent_ended(doc: RoomDocument, record: Record, p: ev.SubagentEnded) -> No
 
 @handles("usage")
 def usage(doc: RoomDocument, record: Record, p: ev.TurnUsage) -> None:
+    # Credits only where the runtime reported any: a record from before 0.3 replays as it was.
+    credits = {"ai_credits": p.ai_credits} if p.ai_credits is not None else {}
     if p.prompt_id is not None and (entry := doc.entry(p.prompt_id)) is not None:
         entry["usage"] = {
             "model": p.model,
@@ -197,8 +199,7 @@ def usage(doc: RoomDocument, record: Record, p: ev.TurnUsage) -> None:
             "output_tokens": p.output_tokens,
             "model_calls": p.model_calls,
             "premium_requests": p.premium_requests,
-            # Only where the runtime reported credits: a record from before 0.3 replays as it was.
-            **({"ai_credits": p.ai_credits} if p.ai_credits is not None else {}),
+            **credits,
         }
     # Today's sums (budgets.py reads them): per author and for the room, from the records.
     usage = _usage_of(doc, budgets.day_of(record.ts))
@@ -206,7 +207,7 @@ def usage(doc: RoomDocument, record: Record, p: ev.TurnUsage) -> None:
         return
     spent = {
         "premium_requests": p.premium_requests,
-        **({"ai_credits": p.ai_credits} if p.ai_credits is not None else {}),
+        **credits,
         "input_tokens": p.input_tokens,
         "output_tokens": p.output_tokens,
         "turns": 1,
