@@ -134,13 +134,20 @@ async def test_shutdown_completes_within_5_s_every_time(servers, model, tmp_path
     )
 
 
+def runs_stdio(process):
+    """Whether a child's command line has `--stdio`; a child that just ended (a zombie not yet
+    reaped, as CI once showed) or is gone has none."""
+    try:
+        return "--stdio" in process.cmdline()
+    except (psutil.ZombieProcess, psutil.NoSuchProcess):
+        return False
+
+
 def runtime_of(server):
     """The Copilot runtime process the server started (not a process the runtime started with
     its own command line: CI once showed one, named `copilot-runtime`, beside it)."""
     found = [
-        p
-        for p in psutil.Process(server.process.pid).children(recursive=True)
-        if "--stdio" in p.cmdline()
+        p for p in psutil.Process(server.process.pid).children(recursive=True) if runs_stdio(p)
     ]
     started = [p for p in found if p.ppid() not in {f.pid for f in found}]
     assert len(started) == 1, found
