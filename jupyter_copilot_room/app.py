@@ -342,6 +342,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             AgentSettings(
                 repository=repository,
                 state_dir=state_dir,
+                runtime_directory=Path(self.state_dir).expanduser() / "copilot",  # main's
                 model=self.model,
                 models=tuple(self.models),
                 provider=dict(self.provider),

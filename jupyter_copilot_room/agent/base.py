@@ -145,6 +145,9 @@ class AgentSettings:
 
     repository: Path
     state_dir: Path
+    #: Where the agent's runtime keeps its own state, shared by every room of the server
+    #: (None: `state_dir/copilot`, a runtime of the room's own).
+    runtime_directory: Path | None = None
     model: str = ""
     #: With a provider: the models hosts may switch between (`c.CopilotRoom.models`).
     models: tuple[str, ...] = ()

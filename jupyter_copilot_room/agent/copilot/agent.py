@@ -61,6 +61,7 @@ class CopilotAgent(Agent):
         self._session_model = ""  # the model the session asks now
         self._ready_detail = ""  # what the last ready status said
         self._new_access = ""  # why a session left unresumed after a sign-in or -out is new
+        self._logins = 0  # the shared runtime's sign-ins and -outs when access was chosen
         self.watchdog = Watchdog(
             settings.model_timeout,
             self.translator,
@@ -98,7 +99,7 @@ class CopilotAgent(Agent):
     async def _bring_up(self, detail: str) -> None:
         async with self._lock:
             await self._status("starting", detail)
-            await self._disconnect()
+            await self._disconnect(reconnecting=True)
             try:
                 self._location = find_runtime(self.settings.cli_path)
                 await self._connect()
@@ -132,9 +133,15 @@ class CopilotAgent(Agent):
         """Start the runtime, work out model access, then resume or open the session."""
         assert self._location is not None
         token = login_token()
-        self.connection = Connection(self.settings, self._location.path, token)
+        self.connection = Connection(
+            self.settings, self._location.path, token, busy=lambda: self.translator.busy
+        )
         await self.connection.start()
+        if self._access is not None and self._logins != self.connection.runtime.logins:
+            await self._access.close()  # chosen before a sign-in or sign-out elsewhere
+            self._access = None
         if self._access is None:
+            self._logins = self.connection.runtime.logins
             self._access = await choose_model_access(
                 self.settings, self.connection.client, token, self.log
             )
@@ -168,10 +175,10 @@ class CopilotAgent(Agent):
             config["tools"] = self.callbacks.tools()
         return config
 
-    async def _disconnect(self) -> None:
+    async def _disconnect(self, *, reconnecting: bool = False) -> None:
         connection, self.connection = self.connection, None
         if connection is not None:
-            await connection.close()
+            await connection.close(reconnecting=reconnecting)
 
     def login_flow(self) -> LoginFlow | None:
         demo = self._access is not None and self._access.demo is not None
@@ -209,15 +216,19 @@ class CopilotAgent(Agent):
     ) -> None:
         """Model access is chosen once per start; a sign-in or sign-out chooses it again. The
         room's session was opened for the other access: if the runtime cannot resume it under
-        this one, `new_session` says what that means. `forget` runs with the runtime stopped."""
+        this one, `new_session` says what that means. `forget` runs with the runtime stopped,
+        which every room shares: the other rooms reconnect and choose their access again."""
         async with self._lock:
+            if self.connection is not None:
+                runtime = self.connection.runtime
+                if forget is not None:
+                    await runtime.stopped_for(self.connection, forget)  # or 409: a turn runs
+                else:
+                    runtime.logins += 1  # the other rooms choose again at their next start
             if self._access is not None:
                 await self._access.close()
                 self._access = None
             self._new_access = new_session
-            if forget is not None:
-                await self._disconnect()
-                forget()
         await self._bring_up(detail)
 
     async def stop(self) -> None:
@@ -243,7 +254,7 @@ class CopilotAgent(Agent):
         if catalog is not None and catalog.agent_configs() != self._agents:
             # Custom agents are fixed when a session is opened: reconnect to pass the new set.
             async with self._lock:
-                await self._disconnect()
+                await self._disconnect(reconnecting=True)
                 await self._connect()
         assert self.connection is not None
         if self._model and self._model != self._session_model:

@@ -1,8 +1,10 @@
-"""One Copilot runtime process and the room's one session in it.
+"""A room's session in the server's one Copilot runtime (`shared_runtime.py`).
 
 The session id is kept in `state_dir/copilot-session.json`, so a restarted server (or runtime)
 resumes the same conversation; the runtime does not keep a session's configuration, so every
-resume passes it again. The runtime's own state lives in `state_dir/copilot/`.
+resume passes it again. The runtime's own state (saved sessions, its login) is the server's,
+`main`'s `state_dir/copilot/`: a room that saved its session in its own `state_dir/copilot/`
+before the rooms shared a runtime has it moved there at its next start.
 
 The runtime runs in a session of its own (`setsid`, where there is one): a Ctrl-C in the
 server's terminal goes to the terminal's process group, and killed the runtime along with
@@ -23,52 +25,63 @@ import logging
 import os
 import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from copilot import CopilotClient, RuntimeConnection
+from copilot import CopilotClient
 
 from ...statefiles import read_json, write_json_atomically
 from ..base import AgentSettings
 from .environment import agent_environment
+from .shared_runtime import shared_runtime
 
-
-def in_own_session(runtime_path: str) -> RuntimeConnection:
-    """The runtime, started by `setsid` (which execs it: the process is the runtime's)."""
-    setsid = shutil.which("setsid")
-    if setsid is None:
-        return RuntimeConnection.for_stdio(path=runtime_path)
-    node = ["node"] if runtime_path.endswith(".js") else []  # as the SDK runs a script
-    return RuntimeConnection.for_stdio(path=setsid, args=[*node, runtime_path])
+SAVED_SESSIONS = "session-state"  # the runtime's folder of saved sessions, one per id
 
 
 class Connection:
-    def __init__(self, settings: AgentSettings, runtime_path: str | None, token: str | None):
+    def __init__(
+        self,
+        settings: AgentSettings,
+        runtime_path: str,
+        token: str | None,
+        busy: Callable[[], bool],
+    ):
         """`token`: a login the room hands each request itself; the runtime then never falls
-        back on a login of its own."""
+        back on a login of its own. `busy`: whether the room runs a turn now."""
         self.settings = settings
         self.token = token
+        self.busy = busy
         self.session_file = settings.state_dir / "copilot-session.json"
-        self.base = base = settings.state_dir / "copilot"  # the runtime's own state
-        base.mkdir(exist_ok=True)
-        self.client = CopilotClient(
-            connection=in_own_session(runtime_path) if runtime_path else None,
-            working_directory=str(settings.repository),
-            base_directory=str(base),
-            env=agent_environment(os.environ, settings.agent_env),
-            use_logged_in_user=token is None,
-            log_level="error",
+        self.base = base = settings.runtime_directory or settings.state_dir / "copilot"
+        base.mkdir(parents=True, exist_ok=True)
+        self.runtime = shared_runtime(
+            base,
+            runtime_path,
+            agent_environment(os.environ, settings.agent_env),
+            logged_in=token is None,
         )
+        self._client: CopilotClient | None = None
+        self.generation = 0
         self.session: Any = None
         self.responsive = True  # false once a ping went unanswered: closing it then kills it
 
     @property
     def pid(self) -> int | None:
-        """The runtime process's id (the SDK keeps the process it spawned)."""
-        process = getattr(self.client, "_cli_process", None)
-        return process.pid if process is not None else None
+        """The runtime process's id, while this connection's runtime is the one running."""
+        return self.runtime.pid if self.current else None
+
+    @property
+    def current(self) -> bool:
+        return self._client is not None and self.runtime.generation == self.generation
+
+    @property
+    def client(self) -> CopilotClient:
+        if self._client is None:
+            raise RuntimeError("the Copilot runtime is not connected")
+        return self._client
 
     async def start(self) -> None:
-        await self.client.start()
+        self._client, self.generation = await self.runtime.lease(self)
 
     async def open_session(
         self, config: dict[str, Any], on_event: Callable[[Any], None], log: logging.Logger
@@ -78,6 +91,7 @@ class Connection:
         session_id = (read_json(self.session_file) or {}).get("session_id")
         lost = False
         if session_id:
+            await asyncio.to_thread(self._bring_saved_session, session_id)
             try:
                 self.session = await self.client.resume_session(session_id, **config)
             except Exception as err:
@@ -89,9 +103,21 @@ class Connection:
         self.session.on(on_event)
         return lost
 
+    def _bring_saved_session(self, session_id: str) -> None:
+        """A session the room's own runtime saved (before the rooms shared one) moves to the
+        shared runtime's state, where resuming looks for it."""
+        own: Path = self.settings.state_dir / "copilot" / SAVED_SESSIONS / session_id
+        shared = self.base / SAVED_SESSIONS / session_id
+        if own != shared and own.is_dir() and not shared.exists():
+            shared.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(own, shared)
+
     async def alive(self, timeout: float) -> bool:
-        """Whether the runtime answers a ping within `timeout` s: a dead one does not, and
-        neither does one that is alive but stopped or hung."""
+        """Whether the runtime answers a ping within `timeout` s: a dead one does not, neither
+        does one that is alive but stopped or hung, and one another room discarded is gone."""
+        if not self.current:
+            self.responsive = False
+            return False
         try:
             await asyncio.wait_for(self.client.ping(), timeout)
         except Exception:
@@ -99,13 +125,16 @@ class Connection:
             return False
         return True
 
-    async def close(self) -> None:
-        """Stop the runtime; one that stopped answering is killed at once (SIGKILL): a stopped
-        process would neither hear a polite stop nor a SIGTERM."""
-        self.session = None
-        if self.responsive:
+    async def close(self, *, reconnecting: bool = False) -> None:
+        """Close the room's session and give the runtime back (the last room stops it, unless
+        this one is `reconnecting`); a runtime that stopped answering is killed, for all."""
+        session, self.session = self.session, None
+        if self._client is None:
+            return
+        if not self.responsive:
+            await self.runtime.discard(self.generation)
+        elif session is not None and self.current:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.client.stop(), 5)
-                return
-        with contextlib.suppress(Exception):
-            await self.client.force_stop()
+                await asyncio.wait_for(session.disconnect(), 5)
+        self._client = None
+        await self.runtime.release(self, keep=reconnecting)
