@@ -1,24 +1,27 @@
-"""Rooms benchmark: what each active room costs in memory, and how long a sleeping room's agent
-takes to wake for a prompt.
+"""Rooms benchmark: what each room costs on the server's one Copilot runtime, how 20 rooms' turns
+share it, and how long a room whose session was closed takes to answer.
 
-    python benchmarks/rooms.py        # about a minute
+    python benchmarks/rooms.py        # about two minutes
 
-The server (in process, pytest-jupyter) with the REAL Copilot runtime and the scripted model,
-`max_active_rooms = 3`:
+The server (in process, pytest-jupyter) with the REAL Copilot runtime and the scripted model, no
+`max_active_rooms`:
 
-- memory: after one finished turn in each of 1, 2, then 3 rooms (main, then rooms created by
-  `POST rooms`), the server's RSS (after `gc.collect()` and `malloc_trim`) and, apart, the RSS of
-  every runtime process (each room's agent is one, with its children), by psutil;
-- resume: prompt submitted -> the reply's first delta in the room's document, RUNS times with the
-  agent awake (the prompt right after the last turn) and RUNS times with it asleep (after
-  `room_idle_timeout`, here 1 s: the runtime process ended, the next prompt starts it again and
-  resumes the session). p50 and max of each.
+- memory: after one finished turn in each of 1, 5, then 20 rooms (main, then rooms created by
+  `POST rooms`), the server's RSS (after `gc.collect()` and `malloc_trim`) and the RSS of the
+  runtime processes with their children, by psutil; and how many runtime processes there are;
+- 20 rooms' turns at once, 5 at a time (a semaphore): wall time, and each turn's prompt ->
+  first delta;
+- resume: prompt submitted -> the reply's first delta in a room's document, RUNS times with its
+  session open (the prompt right after the last turn) and RUNS times with it closed (after the
+  room's idle timeout, here 1 s; the other rooms keep the runtime running, so the next prompt
+  resumes the session on it). p50 and max of each.
 
 Not part of the test suite.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import gc
@@ -41,7 +44,7 @@ MB = 1024 * 1024
 
 @pytest.fixture
 def room_config(copilot_config):
-    return {**copilot_config, "max_active_rooms": 3, "room_idle_timeout": 0}
+    return {**copilot_config, "room_idle_timeout": 0}
 
 
 def server_rss() -> int:
@@ -51,16 +54,20 @@ def server_rss() -> int:
     return psutil.Process().memory_info().rss
 
 
-def runtime_rss(rooms) -> list[int]:
-    """Each running agent's runtime process with its children."""
-    sizes = []
-    for room in rooms:
-        pid = room.agent.connection.pid if room.agent.connection is not None else None
-        if pid is None:
-            continue
-        process = psutil.Process(pid)
-        sizes.append(sum(p.memory_info().rss for p in [process, *process.children(True)]))
-    return sizes
+def runtimes() -> list[psutil.Process]:
+    """The runtime processes this process started (not those a runtime started itself)."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if "--stdio" in child.cmdline():
+                found.append(child)
+    pids = {p.pid for p in found}
+    return [p for p in found if p.ppid() not in pids]
+
+
+def runtime_rss() -> int:
+    """The runtime processes with their children."""
+    return sum(p.memory_info().rss for r in runtimes() for p in [r, *r.children(recursive=True)])
 
 
 async def turn(api, room, path, text) -> float:
@@ -84,40 +91,62 @@ async def test_rooms(api, room, room_app, model, jp_root_dir):
     await ready(api, room)
     rooms, paths = [room], [()]
     await turn(api, room, (), "hello main")
-    memory = [(server_rss(), runtime_rss(rooms))]
-    for name in ("second", "third"):
+    memory = {1: (server_rss(), runtime_rss(), len(runtimes()))}
+    for n in range(2, 21):
+        name = f"room-{n}"
         (jp_root_dir / name).mkdir()
         made = await api("alice", "POST", "rooms", body={"name": name, "repository": name})
         assert made.code == 201, made
         rooms.append(room_app.rooms.loaded(name))
         paths.append(("rooms", name))
         await turn(api, rooms[-1], paths[-1], f"hello {name}")
-        memory.append((server_rss(), runtime_rss(rooms)))
+        if n in (5, 20):
+            memory[n] = (server_rss(), runtime_rss(), len(runtimes()))
 
+    five = asyncio.Semaphore(5)
+
+    async def limited(r, path, text):
+        async with five:
+            return await turn(api, r, path, text)
+
+    start = time.monotonic()
+    together = await asyncio.gather(
+        *(limited(r, path, "all at once") for r, path in zip(rooms, paths, strict=True))
+    )
+    wall = time.monotonic() - start
+
+    sleeper, path = rooms[1], paths[1]
     awake, asleep = [], []
     for run in range(RUNS):
-        awake.append(await turn(api, room, (), f"awake {run}"))
-    room.turns.idle_timeout = 1.0  # from the next quiet moment on (config: room_idle_timeout)
-    await turn(api, room, (), "from now on, sleep when idle")
+        awake.append(await turn(api, sleeper, path, f"awake {run}"))
+    sleeper.turns.idle_timeout = 1.0  # from the next quiet moment on (config: room_idle_timeout)
+    await turn(api, sleeper, path, "from now on, sleep when idle")
     for run in range(RUNS):
         await eventually(
-            lambda: room.document.meta.get("state") == "sleeping", timeout=10, what="sleep"
+            lambda: sleeper.document.meta.get("state") == "sleeping", timeout=10, what="sleep"
         )
-        asleep.append(await turn(api, room, (), f"asleep {run}"))
+        asleep.append(await turn(api, sleeper, path, f"asleep {run}"))
+    assert len(runtimes()) == 1
 
     print()
-    print("Memory with N rooms' agents running (each after one finished turn)")
-    base = memory[0][0]
-    for count, (rss, runtimes) in enumerate(memory, 1):
+    print("Memory with N rooms, each after one finished turn")
+    server_1, runtime_1, _ = memory[1]
+    for count, (rss, runtime, processes) in memory.items():
+        extra = (rss + runtime - server_1 - runtime_1) / max(count - 1, 1) / MB
         print(
-            f"  {count} active: server RSS {rss / MB:7.1f} MB (+{(rss - base) / MB:5.1f} MB over "
-            f"1)   runtimes {sum(runtimes) / MB:7.1f} MB "
-            f"({', '.join(f'{r / MB:.0f}' for r in runtimes)} MB each)"
+            f"  {count:2} rooms: server RSS {rss / MB:7.1f} MB   runtime {runtime / MB:7.1f} MB "
+            f"({processes} process{'es' if processes != 1 else ''})   "
+            + (f"+{extra:5.1f} MB per room beyond the first" if count > 1 else "")
         )
-    print(f"Prompt submitted -> first delta, {RUNS} runs each")
-    for name, values in (("agent awake", awake), ("agent asleep (resumed)", asleep)):
+    print(
+        f"{len(rooms)} rooms' turns at once, 5 at a time: {wall:5.1f} s wall; prompt -> first "
+        f"delta p50 {statistics.median(together) * 1000:6.0f} ms, "
+        f"max {max(together) * 1000:6.0f} ms"
+    )
+    print(f"Prompt submitted -> first delta in one room, {RUNS} runs each")
+    for name, values in (("session open", awake), ("session closed (resumed)", asleep)):
         print(
-            f"  {name:<24} p50 {statistics.median(values) * 1000:7.0f} ms   "
+            f"  {name:<26} p50 {statistics.median(values) * 1000:7.0f} ms   "
             f"max {max(values) * 1000:7.0f} ms"
         )
 

@@ -154,11 +154,14 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "resuming the room's Copilot session. 0: never stop.",
     )
     max_active_rooms = Integer(
-        3,
+        None,
         min=1,
+        allow_none=True,
         config=True,
-        help="How many rooms' agents (each a Copilot runtime process) may run at once. A room "
-        "that needs its agent while all run takes the place of the one idle longest; if every "
+        help="How many rooms may have their agent's session open at once (default: no limit). "
+        "Every room's session is in the server's one Copilot runtime process, and each room "
+        "beyond the first adds a few MB to it (benchmarks/rooms.py). With a limit, a room that "
+        "needs its agent while all are open takes the place of the one idle longest; if every "
         "one is busy, it shows 'held' and its prompt starts when one is free.",
     )
     model_timeout = Float(

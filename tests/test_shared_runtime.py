@@ -7,13 +7,17 @@ The REAL Copilot runtime through the REAL SDK, against the tests' scripted model
 processes are counted in the test process's tree (the server runs in it).
 """
 
+import json
 import os
 import signal
 
 import psutil
 import pytest
 
+from jupyter_copilot_room.agent.copilot.shared_runtime import shared_runtime
+from jupyter_copilot_room.agent.runtime import find_runtime
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+from jupyter_copilot_room.errors import Conflict
 
 from .harness.helpers import READY, eventually, finished, ready
 
@@ -220,3 +224,66 @@ class TestAClosedSession:
         [card] = room.document.approvals.to_py()
         assert (await api("bob", "POST", "approvals", card, body={"decision": "approve"})).code
         await eventually(lambda: waiting["id"] in finished(room), timeout=30)
+
+    async def test_a_session_a_rooms_own_runtime_saved_resumes_on_the_shared_one(
+        self, api, room, room_app, model, jp_root_dir
+    ):
+        """Before 0.3 a created room's runtime kept its sessions in the room's own state: the
+        first resume moves the session to the shared runtime's state."""
+        model.script = script
+        await ready(api, room)
+        north = await make_room(api, room_app, jp_root_dir, "north")
+        path = ("rooms", "north", "prompts")
+        first = (await api("bob", "POST", *path, body={"text": "remember the word kiwi"})).json
+        await eventually(lambda: first["id"] in finished(north), timeout=READY)
+        await eventually(lambda: not runtimes(), timeout=20, what="both rooms asleep")
+        session = json.loads((north.state_dir / "copilot-session.json").read_text())["session_id"]
+        saved = room.state_dir / "copilot" / "session-state" / session
+        own = north.state_dir / "copilot" / "session-state" / session
+        own.parent.mkdir(parents=True)
+        saved.rename(own)  # where north's own runtime kept it
+
+        again = (await api("bob", "POST", *path, body={"text": "which word?"})).json
+        await eventually(lambda: again["id"] in finished(north), timeout=READY)
+        [asked] = [r for r in model.requests if r.prompt == "[bob]: which word?"]
+        assert any("remember the word kiwi" in str(m.get("content")) for m in asked.messages)
+        assert saved.is_dir() and not own.exists()
+
+
+class Holder:
+    """A room as the runtime sees it: whether it runs a turn."""
+
+    def __init__(self, busy=False):
+        self.running = busy
+
+    def busy(self):
+        return self.running
+
+
+async def test_a_change_that_stops_the_runtime_waits_for_every_other_rooms_turn(tmp_path):
+    """What a plain-text sign-out does: the runtime (every room's) stops while the login file
+    changes; refused while another room runs a turn, which it would cut."""
+    runtime = shared_runtime(tmp_path, find_runtime("").path, {"PATH": os.environ["PATH"]}, True)
+    signing_out, working = Holder(), Holder(busy=True)
+    await runtime.lease(signing_out)
+    await runtime.lease(working)
+    pid = runtime.pid
+    seen = []
+
+    def change():
+        seen.append(psutil.pid_exists(pid) and psutil.Process(pid).status())
+
+    with pytest.raises(Conflict) as refused:
+        await runtime.stopped_for(signing_out, change)
+    assert refused.value.code == "runtime_busy" and seen == []
+    assert runtime.pid == pid and psutil.Process(pid).is_running()
+
+    working.running = False
+    await runtime.stopped_for(signing_out, change)
+    assert seen in ([False], [psutil.STATUS_ZOMBIE]), "the change ran with the runtime stopped"
+    assert (runtime.logins, runtime.pid) == (1, None)
+    _, generation = await runtime.lease(signing_out)
+    assert generation == 2 and runtime.pid not in (None, pid)
+    await runtime.release(signing_out)
+    await runtime.release(working)
+    assert runtime.pid is None, "the last room's release stops it"

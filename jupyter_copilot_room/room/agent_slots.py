@@ -1,9 +1,10 @@
-"""Which rooms' agents may run at once: `c.CopilotRoom.max_active_rooms` slots, server-wide.
+"""Which rooms' agents may run at once: `c.CopilotRoom.max_active_rooms` slots, server-wide
+(none by default: each agent is a session in the server's one runtime, a few MB).
 
-Each agent is a runtime process (and a model session), so a server with many rooms runs only a
-few at a time. A room asks for a slot when it needs its agent (`need`: a prompt, or the room
-`main` at server start) and gives it back when its agent has stopped (`stopped`: after
-`room_idle_timeout` without a prompt, or when it was evicted). When every slot is held, the room
+A host who wants to bound how many rooms' sessions are open sets one. A room asks for a slot
+when it needs its agent (`need`: a prompt, or the room `main` at server start) and gives it back
+when its agent has stopped (`stopped`: after `room_idle_timeout` without a prompt, or when it
+was evicted). When every slot is held, the room
 that has been idle longest (no turn in flight, nothing queued, no open card) is told to stop its
 agent so the slot can pass on; a busy room is never told. If no room is idle, the asking room
 waits, first come first served, and gets the first slot freed. A stopping agent keeps its slot

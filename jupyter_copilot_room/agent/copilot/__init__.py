@@ -1,7 +1,8 @@
-"""The Copilot adapter: one runtime, one session, behind the room's agent seam.
+"""The Copilot adapter: the room's session in the server's one runtime, behind the agent seam.
 
 This package is the only code that imports the Copilot SDK (`github-copilot-sdk`). It is split by
-concern: `connection.py` starts, resumes and probes the runtime, `model_access.py` chooses how the
+concern: `shared_runtime.py` runs the one runtime process every room leases, `connection.py`
+opens, resumes and probes a room's session in it, `model_access.py` chooses how the
 model is reached (a provider, a Copilot login, or the demo model), `translate.py` turns runtime
 events into the room's events and sums usage, `describe.py` turns permission requests into what a
 person must see to decide, `runtime_callbacks.py` answers the runtime's requests through the room,
