@@ -29,6 +29,20 @@ def notebook_app(tmp_path, model, request):
         yield server
 
 
+def shown_for_good(page) -> dict:
+    """Open the room and return its box once it stays shown. Notebook 7 may fold its right
+    sidebar while the page finishes restoring its layout; a person would open it again."""
+    panel, last = page.locator("#jp-copilot-room"), None
+    for _ in range(20):
+        show_room(page)
+        page.wait_for_timeout(500)
+        box = panel.bounding_box()
+        if box is not None and box == last:
+            return box
+        last = box
+    raise AssertionError(f"the room never stayed shown: {last}")
+
+
 def test_the_room_is_in_notebook_7s_right_sidebar_and_answers_there(
     notebook_app, browser, screenshot
 ):
@@ -40,11 +54,8 @@ def test_the_room_is_in_notebook_7s_right_sidebar_and_answers_there(
         page.goto(f"{notebook_app.url}/notebooks/plain.ipynb?token={token('alice')}")
         page.wait_for_function("() => window.jupyterapp !== undefined", timeout=60_000)
         page.evaluate("() => window.jupyterapp.restored")
-        show_room(page)
-        panel = page.locator("#jp-copilot-room")
-        expect(panel).to_be_visible()
-        box, width = panel.bounding_box(), page.viewport_size["width"]
-        assert box and box["x"] > width / 2, f"the panel is not on the right: {box}"
+        box, width = shown_for_good(page), page.viewport_size["width"]
+        assert box["x"] > width / 2, f"the panel is not on the right: {box}"
         send(page, "hello from the notebook page")
         expect(replies(page)).to_have_count(1, timeout=30_000)
         expect(replies(page).first).to_contain_text("Hello from Notebook 7.")

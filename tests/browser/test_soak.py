@@ -121,11 +121,6 @@ def open_notebook(page) -> None:
     expect(page.locator(".jp-Notebook .jp-Cell")).to_have_count(2, timeout=30_000)
 
 
-def focus_end_of_cell(page, index: int) -> None:
-    page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content").click()
-    page.keyboard.press("Control+End")
-
-
 def browser_cells(page) -> list[dict]:
     """The notebook as this browser holds it: its shared model's cells."""
     return page.evaluate(
@@ -144,8 +139,10 @@ class Typist:
     `text` is what their cell holds by their own hand: each word is checked in their own
     browser's document right after it is typed. JupyterLab's "Server Connection Error" dialog
     takes the focus when the server goes away, so a keystroke can land on it instead of the
-    cell: the person closes the dialog, takes back what half-arrived and types the word again,
-    as anyone would. What their cell held before is never taken back: losing it is a failure.
+    cell, and the focus it gives back may put the caret anywhere in the cell: the person closes
+    the dialog, takes back what half-arrived (wherever it landed), puts the caret back at the end
+    and types the word again, as anyone would. What their cell held before is never taken back:
+    losing any of it, or finding in it anything they did not type, is a failure.
     """
 
     def __init__(self, page, letter: str, cell: int, text: str):
@@ -156,28 +153,67 @@ class Typist:
         word = f" {self.letter}{self.words:04d}"
         for _ in range(5):
             self._close_dialogs()
+            self._caret_to_end()
             self.page.keyboard.type(word, delay=10)
-            now = self.page.evaluate(
-                "([path, i]) => window.jupyterapp.shell.widgets('main').find("
-                "w => w.context && w.context.path === path"
-                ").content.model.sharedModel.cells[i].getSource()",
-                [NOTEBOOK, self.cell],
-            )
-            assert now.startswith(self.text), f"{self.letter}'s own cell lost text: {now!r}"
+            now = self._source()
             if now == self.text + word:
                 self.text, self.words = now, self.words + 1
                 return
+            strays = stray_keystrokes(self.text, now, word)
+            assert strays is not None, f"{self.letter}'s own cell lost text: {now!r}"
             self._close_dialogs()
-            for _ in range(len(now) - len(self.text)):
-                self.page.keyboard.press("Backspace")
+            self._take_back(strays)
         raise AssertionError(f"{self.letter} could not type {word!r} into their cell")
+
+    def _cell_js(self, body: str, *args):
+        """Run `body` with `cell` (this person's shared cell) and `editor` in their browser."""
+        return self.page.evaluate(
+            "([path, i, args]) => { const panel = window.jupyterapp.shell.widgets('main').find("
+            "w => w.context && w.context.path === path);"
+            "const cell = panel.content.model.sharedModel.cells[i];"
+            f"const editor = panel.content.widgets[i].editor; {body} }}",
+            [NOTEBOOK, self.cell, list(args)],
+        )
+
+    def _source(self) -> str:
+        return self._cell_js("return cell.getSource();")
+
+    def _caret_to_end(self) -> None:
+        self._cell_js(
+            "editor.setCursorPosition(editor.getPositionAt(cell.getSource().length));"
+            "editor.focus();"
+        )
+
+    def _take_back(self, strays: list[int]) -> None:
+        """Delete the characters at `strays` (offsets of their own half-arrived keystrokes)."""
+        self._cell_js(
+            "for (const at of [...args[0]].sort((a, b) => b - a)) cell.updateSource(at, at + 1);",
+            strays,
+        )
+        assert self._source() == self.text, f"{self.letter} could not take back {strays}"
 
     def _close_dialogs(self) -> None:
         dialogs = self.page.locator(".jp-Dialog")
-        if dialogs.count():
-            while dialogs.count():
-                self.page.keyboard.press("Escape")
-            focus_end_of_cell(self.page, self.cell)
+        while dialogs.count():
+            self.page.keyboard.press("Escape")
+
+
+def stray_keystrokes(before: str, now: str, word: str) -> list[int] | None:
+    """Where in `now` the characters of `word` landed around an unchanged `before`, or None when
+    `now` is not `before` with some of `word`'s characters inserted (something was lost)."""
+    strays, kept = [], 0
+    for at, char in enumerate(now):
+        if kept < len(before) and char == before[kept]:
+            kept += 1
+        else:
+            strays.append(at)
+    extra = [now[at] for at in strays]
+    typed = list(word)
+    for char in extra:
+        if char not in typed:
+            return None
+        typed.remove(char)
+    return strays if kept == len(before) else None
 
 
 def type_for(seconds: float, typists: list[Typist], until=None) -> None:
@@ -243,8 +279,6 @@ def test_a_shared_notebook_keeps_every_keystroke_and_every_agent_edit(lab, model
         close_connection_lost_dialogs(page)  # one may show again between Escape and a click
         open_notebook(page)
     typists = [Typist(alice, "a", 0, "# alice:"), Typist(bob, "b", 1, "# bob:")]
-    for typist in typists:
-        focus_end_of_cell(typist.page, typist.cell)
 
     def turn(text: str) -> None:
         agent.finishing.clear()
