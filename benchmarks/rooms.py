@@ -1,7 +1,7 @@
 """Rooms benchmark: what each room costs on the server's one Copilot runtime, how 20 rooms' turns
 share it, and how long a room whose session was closed takes to answer.
 
-    python benchmarks/rooms.py        # about two minutes
+    python benchmarks/rooms.py        # about 35 s on 2 cores
 
 The server (in process, pytest-jupyter) with the REAL Copilot runtime and the scripted model, no
 `max_active_rooms`:

@@ -207,8 +207,9 @@ class Agent(ABC):
 
     @abstractmethod
     async def stop(self) -> None:
-        """Release the agent's resources (its runtime process ends). The room may `start` it
-        again later (a sleeping room's next prompt): the session is then resumed."""
+        """Release the agent's resources (its session closes; a runtime nobody else uses ends).
+        The room may `start` it again later (a sleeping room's next prompt): the session is
+        then resumed."""
 
     # -- signing in from the panel (an agent without a login flow of its own offers none) --------
 

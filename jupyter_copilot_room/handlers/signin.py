@@ -1,7 +1,7 @@
 """Signing the server in to Copilot from the panel (demo mode, hosts only): each step of
 the runtime's own login flow as a command, and the sign-out that forgets its login. These are
-server-level routes for main's runtime only: another room's runtime keeps its own state, so it
-does not see main's login, and no room's name appears in these routes.
+server-level routes: every room's session runs in the server's one runtime, so the login they
+make or forget answers every room, and no room's name appears in these routes.
 """
 
 from __future__ import annotations
