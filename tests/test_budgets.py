@@ -58,6 +58,7 @@ async def test_usage_per_person_caps_refuse_and_a_hosts_lift_outlives_a_restart(
     # The real runtime reports no AI Credits for a provider's model: none booked, none invented.
     assert [booked[p].get("ai_credits") for p in ("alice", "bob")] == [None, None]
     today = await usage()
+    assert today["ai_credits_apply"] is False, "the room says credits do not apply to a provider"
     for person in ("alice", "bob"):
         mine = today["people"][person]
         assert mine["turns"] == 1

@@ -47,6 +47,9 @@ class AgentStatus(AgentEvent):
     detail: str = ""
     error: str = ""
     model: str = ""  # the model the next turn asks, when the agent knows it
+    #: Whether its model calls cost AI Credits (a Copilot login), or not (your own provider, the
+    #: demo); None while the agent does not know yet.
+    ai_credits: bool | None = None
 
     @property
     def ready(self) -> bool:

@@ -75,13 +75,15 @@ class AgentCommands(RoomParts):
             )
 
     def describe_usage(self, identity: Identity) -> dict:
-        """`GET budgets`: today's usage, the caps, and when they reset."""
+        """`GET budgets`: today's usage, the caps, when they reset, and whether the agent's
+        model calls cost AI Credits (false with your own provider: tokens only)."""
         self.people.require(identity, Action.WATCH)
         usage = self.usage_today()
         return {
             **usage,
             "caps": self.budgets.model_dump(),
             "resets_at": budgets.resets_at(usage["day"]),
+            "ai_credits_apply": self.document.meta.get("ai_credits_apply"),
         }
 
     def lift_budget(self, identity: Identity, username: str) -> dict:

@@ -381,6 +381,7 @@ class Turns(AgentLife):
             agent_detail=status.detail,
             agent_error=status.error,
             model=status.model or None,
+            ai_credits_apply=status.ai_credits,
         )
         if status.state == "lost":
             # The runtime died: the turn it had fails (it is never re-run) and it is restarted.

@@ -123,6 +123,9 @@ export interface IMeta {
   turn_prompt?: string | null;
   /** The model the next turn asks (the agent's label names it too). */
   model?: string | null;
+  /** Whether the agent's model calls cost AI Credits (a Copilot login): false with the server's
+   * own provider or the demo model, whose calls the room counts in tokens only. */
+  ai_credits_apply?: boolean | null;
   /** The kernel the agent last ran cells in: its state and its notebook. */
   kernel_state?: string | null;
   kernel_notebook?: string | null;

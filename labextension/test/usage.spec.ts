@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { amount, quotaWords, reached, usageToday } from '../src/components/usage';
+import { amount, quotaWords, reached, roomUsageWords, usageToday } from '../src/components/usage';
 import { IUsageSums } from '../src/types';
 
 const sums: IUsageSums = {
@@ -28,6 +28,18 @@ describe('usage and budgets in People', () => {
     expect(reached(sums, { tokens: 1000, premium_requests: 5 })).toEqual(['tokens']);
     expect(reached(sums, { tokens: 1001 })).toEqual([]);
     expect(reached(sums, undefined)).toEqual([]);
+  });
+
+  it("says the room's day, and that AI Credits do not apply to the server's own provider", () => {
+    const usage = { day: '2026-12-01', room: sums, people: { bob: sums }, lifted: [] };
+    const now = new Date('2026-12-01T12:00:00Z');
+    expect(roomUsageWords({ usage, ai_credits_apply: true }, now)).toBe(
+      'Today (UTC): 2 premium requests · 1,000 tokens · 3 turns'
+    );
+    expect(roomUsageWords({ usage, ai_credits_apply: false }, now)).toBe(
+      "Today (UTC): 2 premium requests · 1,000 tokens · 3 turns · no AI Credits: the server's own model provider answers"
+    );
+    expect(roomUsageWords({ ai_credits_apply: false }, now)).toBeNull();
   });
 
   it("shows only today's usage (UTC): a new day starts from nothing", () => {

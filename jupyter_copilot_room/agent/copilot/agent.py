@@ -108,9 +108,17 @@ class CopilotAgent(Agent):
                 await self._unavailable(err)
 
     async def _status(self, state: str, detail: str = "", error: str = "") -> None:
-        model = self._model or (self._access.session.get("model", "") if self._access else "")
+        access = self._access
+        model = self._model or (access.session.get("model", "") if access else "")
         await self.host.publish(
-            AgentStatus(state=state, label=self.label, detail=detail, error=error, model=model)  # type: ignore[arg-type]
+            AgentStatus(
+                state=state,  # type: ignore[arg-type]
+                label=self.label,
+                detail=detail,
+                error=error,
+                model=model,
+                ai_credits=access.ai_credits if access else None,
+            )
         )
 
     async def _unavailable(self, err: Exception) -> None:

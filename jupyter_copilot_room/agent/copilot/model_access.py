@@ -39,6 +39,7 @@ class ModelAccess:
     models: list[str] = field(default_factory=list)  # what a host may switch between
     via: str = ""  # the provider's host, for labels ("gpt-x via example.com")
     notes: list[str] = field(default_factory=list)  # what people should know about it
+    ai_credits: bool = False  # model calls cost AI Credits: only through a Copilot login
     demo: ScriptedModelServer | None = None  # running only in demo mode
 
     async def close(self) -> None:
@@ -87,7 +88,7 @@ async def choose_model_access(
         if token is not None:
             session["github_token"] = token
         listed = await listed_models(client, settings, token, log)
-        return ModelAccess(session, settings.model or "Copilot", listed)
+        return ModelAccess(session, settings.model or "Copilot", listed, ai_credits=True)
     demo = ScriptedModelServer(DemoScript(settings.repository), model=DEMO_MODEL)
     demo.start()
     return ModelAccess(

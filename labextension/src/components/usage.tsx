@@ -61,21 +61,36 @@ function describe(sums: IUsageSums | undefined, caps: IBudgets['per_person'] | u
     .join(' · ');
 }
 
-/** The room's line: "Today (UTC): 12.3k tokens · 4 turns", caps named; nothing before the
- * first turn of a room without caps. */
-export function RoomUsage(props: { model: IRoomModel }): JSX.Element | null {
-  const { meta } = props.model;
-  const usage = usageToday(meta);
+/** The room's line: "Today (UTC): 12.3k tokens · 4 turns", caps named, and where the model
+ * is the server's own provider, that AI Credits do not apply; null before the first turn of a
+ * room without caps. */
+export function roomUsageWords(meta: IMeta, now = new Date()): string | null {
+  const usage = usageToday(meta, now);
   const caps = meta.budgets?.room;
-  const capped = Object.keys(caps ?? {}).length > 0;
-  if (!usage && !capped) {
+  if (!usage && Object.keys(caps ?? {}).length === 0) {
     return null;
   }
   const full = reached(usage?.room, caps).length > 0;
+  const parts = [describe(usage?.room, caps), turns(usage?.room.turns ?? 0)];
+  if (full) {
+    parts.push('room cap reached until midnight UTC');
+  }
+  if (meta.ai_credits_apply === false) {
+    parts.push("no AI Credits: the server's own model provider answers");
+  }
+  return `Today (UTC): ${parts.join(' · ')}`;
+}
+
+export function RoomUsage(props: { model: IRoomModel }): JSX.Element | null {
+  const { meta } = props.model;
+  const words = roomUsageWords(meta);
+  if (words === null) {
+    return null;
+  }
+  const full = reached(usageToday(meta)?.room, meta.budgets?.room).length > 0;
   return (
     <p className="jp-CopilotRoom-roomUsage" data-reached={full}>
-      Today (UTC): {describe(usage?.room, caps)} · {turns(usage?.room.turns ?? 0)}
-      {full && ' · room cap reached until midnight UTC'}
+      {words}
     </p>
   );
 }
