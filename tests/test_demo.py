@@ -59,6 +59,15 @@ async def test_the_intro_lists_exactly_what_the_demo_does(api, room):
         assert offer in reply
 
 
+async def test_a_prompt_the_demo_cannot_answer_gets_one_line_not_the_whole_intro(api, room):
+    await ready(api, room)
+    reply = await done(room, await prompt(api, room, "What is the capital of France?"))
+    assert reply.startswith("I am the demo model") and "\n" not in reply
+    assert "**edit the notebook**" in reply and "**Demo mode.**" not in reply
+    asked = await done(room, await prompt(api, room, "what can you do?"))
+    assert asked.startswith("**Demo mode.**")
+
+
 async def test_the_demo_edits_the_notebook_after_approval(api, room, jp_root_dir):
     await ready(api, room)
     prompt_id = await prompt(api, room, "please edit the notebook")

@@ -50,6 +50,16 @@ approvals, the notebook edits, the transcript. It can do exactly these (try them
 To use Copilot itself, start the server with `COPILOT_GITHUB_TOKEN` set (or log in with the
 Copilot CLI), or configure your own model with `c.CopilotRoom.provider`."""
 
+#: What nothing else matches gets: one line, not the whole of INTRO (which asking for it gets).
+UNKNOWN = (
+    "I am the demo model, so I can't answer that. I can **edit the notebook**, **run the "
+    "notebook**, **fix the bug in stats.py**, `/review stats.py`, `@test-writer median`, **run a "
+    "command** and **ask you a question**; say **help** for what each does."
+)
+ASKED_FOR_HELP = re.compile(
+    r"^\W*(hello|hi|hey|help|intro)\b|\bwhat can you do\b|\bwho are you\b|\bdemo\b"
+)
+
 #: The room's system note says this; a sub-agent's system message (a custom agent's) does not.
 ROOM_MARKER = "working in a shared room"
 #: The example's planted bug (examples/pairing-repo/stats.py) and its fix.
@@ -144,7 +154,7 @@ class DemoScript:
                     ),
                 )
             )
-        return Reply(INTRO)
+        return Reply(INTRO if ASKED_FOR_HELP.search(text) else UNKNOWN)
 
     # -- the paths -------------------------------------------------------------------------------
 
