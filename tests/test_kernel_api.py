@@ -318,14 +318,15 @@ def test_the_kernel_answers_a_card_aborts_a_turn_and_reads_the_transcript_as_a_f
         "print(slow.outcome, list(asked['payload.text'][-2:]), set(asked['payload.origin']),"
         " frame['ts'].dt.tz, set(asked['actor_name']),"
         " frame['payload.input_tokens'].dtype, used['payload.input_tokens'].max(),"
-        " sep='|')"
+        " set(used['author_name']), sep='|')"
     )
-    outcome, texts, origins, tz, names, dtype, most = out.strip().split("|")
+    outcome, texts, origins, tz, names, dtype, most, payers = out.strip().split("|")
     assert outcome == "canceled"
     assert texts == str(["run the command", "slow please"])
     assert origins == str({"kernel"}) and tz == "UTC"
     assert names == str({"Alice"}), "people by the name they go by (alice is Alice), not username"
     assert dtype == "Int64" and int(most) > 0, "token counts are whole numbers"
+    assert payers == str({"Alice"}), "usage is booked to a name, not a username"
 
 
 @pytest.fixture(scope="module")

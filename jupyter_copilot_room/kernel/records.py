@@ -10,9 +10,10 @@ class Records(list):
 
     def to_dataframe(self) -> Any:
         """One row a record, the payload's fields as `payload.<field>` columns, `ts` as a UTC
-        time and `actor_name` beside `actor` (the name each person last went by: on a plain
-        `jupyter lab` usernames are random hex): who asked what (`prompt.submitted`) and what it
-        cost (`usage`: tokens as whole numbers). Needs pandas."""
+        time, and a `_name` column beside `actor` and `payload.author` (the name each person
+        last went by: on a plain `jupyter lab` usernames are random hex): who asked what
+        (`prompt.submitted`) and what it cost (`usage`, booked to `payload.author`: tokens as
+        whole numbers). Needs pandas."""
         try:
             import pandas as pd
         except ImportError:
@@ -20,10 +21,11 @@ class Records(list):
         frame = pd.json_normalize(list(self), sep=".")
         if "ts" in frame:
             frame["ts"] = pd.to_datetime(frame["ts"], unit="s", utc=True)
-        if "actor" in frame:
-            names = self._names()
-            named = frame["actor"].map(lambda actor: names.get(actor, actor))
-            frame.insert(frame.columns.get_loc("actor") + 1, "actor_name", named)
+        names = self._names()
+        for column, name_column in (("actor", "actor_name"), ("payload.author", "author_name")):
+            if column in frame:
+                named = frame[column].map(lambda user: names.get(user, user))
+                frame.insert(frame.columns.get_loc(column) + 1, name_column, named)
         # A count missing from other kinds of record made a float column (7539.0): pandas'
         # nullable types keep whole numbers whole.
         return frame.convert_dtypes()
