@@ -138,6 +138,11 @@ class AgentHost(Protocol):
 
     async def ask_question(self, ask: QuestionAsk) -> Answer: ...
 
+    def credits_left(self) -> float | None:
+        """AI Credits the running turn's author (or, between turns, the room) may still spend
+        today under the room's caps, this turn not counted yet; None: no cap in credits."""
+        ...
+
 
 @dataclass(frozen=True)
 class AgentSettings:

@@ -14,6 +14,7 @@ hears a refusal, and the turn fails once space returns.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable
 from pathlib import Path
 
@@ -33,6 +34,8 @@ from ..events import (
     TurnEnded,
 )
 from ..settings import SettingsStore
+from . import budgets
+from .budgets import Budgets
 from .document import RoomDocument
 from .open_requests import OpenRequests
 from .readable_asks import as_people_read, relative
@@ -66,6 +69,7 @@ class RoomAgentHost:
         repository: Path,
         state_dir: Path,
         confined: bool = False,
+        caps: Budgets | None = None,
     ):
         self.turns = turns
         self.desk = desk
@@ -76,6 +80,12 @@ class RoomAgentHost:
         self.repository = repository
         self.state_dir = state_dir.resolve()
         self.confined = confined  # reads and writes stay inside `repository` (not main's)
+        self.caps = caps or Budgets()
+
+    def credits_left(self) -> float | None:
+        usage = budgets.today(self.document.meta.get("usage"), time.time())
+        running = self.turns.running
+        return budgets.credits_left(self.caps, usage, running.prompt.author if running else None)
 
     async def publish(self, event: AgentEvent) -> None:
         try:

@@ -114,6 +114,18 @@ def check(budgets: Budgets, usage: dict[str, Any], username: str) -> None:
             _refuse("per_person", unit, cap, used, day, "You have")
 
 
+def credits_left(budgets: Budgets, usage: dict[str, Any], username: str | None) -> float | None:
+    """The AI Credits still to spend today under the room's cap and `username`'s (unless a host
+    lifted it); None when no cap is in credits. `usage` is `today(...)`."""
+    left = []
+    if (cap := budgets.room.get("ai_credits")) is not None:
+        left.append(cap - amount(usage["room"], "ai_credits"))
+    mine = budgets.per_person.get("ai_credits")
+    if mine is not None and username is not None and username not in usage["lifted"]:
+        left.append(mine - amount(usage["people"].get(username, {}), "ai_credits"))
+    return min(left) if left else None
+
+
 def _refuse(scope: str, unit: Unit, cap: float, used: float, day: str, who: str) -> None:
     reset = resets_at(day)
     label = LABELS[unit]

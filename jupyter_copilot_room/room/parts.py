@@ -141,6 +141,7 @@ class RoomParts:
             repository=repository or Path.cwd(),
             state_dir=state_dir,
             confined=name != MAIN,  # main's folder is the server's root, which holds the others
+            caps=self.budgets,
         )
         self.turns.host = self.agent_host
         self.turns.on_ready = self._read_seat_quota

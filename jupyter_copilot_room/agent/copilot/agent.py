@@ -18,7 +18,7 @@ from ...events import AgentError, AgentStatus
 from ...notebooks.outputs import Image
 from ..base import Agent, AgentHost, AgentSettings, SeatQuota, Turn
 from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
-from . import account
+from . import account, credit_limit
 from .attribution import SYSTEM_NOTE, attributed
 from .connection import Connection
 from .health import Watchdog
@@ -181,6 +181,8 @@ class CopilotAgent(Agent):
         self._session_model = config.get("model", "")
         if self.settings.notebooks is not None:
             config["tools"] = self.callbacks.tools()
+        if (limits := credit_limit.opening_limits(self.host.credits_left())) is not None:
+            config["session_limits"] = limits
         return config
 
     async def _disconnect(self, *, reconnecting: bool = False) -> None:
@@ -351,10 +353,24 @@ class CopilotAgent(Agent):
             event = await self._events.get()
             self.watchdog.saw(event_name(event))
             try:
+                if event_name(event) == "session_limits_exhausted.requested":
+                    await self._credit_limit_reached(event.data)
                 for mapped in self.translator.translate(event):
                     await self.host.publish(mapped)
             except Exception:
                 self.log.exception("Could not handle runtime event %s", event_name(event))
+
+    async def _credit_limit_reached(self, data: Any) -> None:
+        """The session spent its AI Credits limit: raise it to what the author may still spend
+        today, or (nothing left) cancel the blocked call and fail the turn saying why."""
+        left = self.host.credits_left()
+        if left is not None:
+            left -= self.translator.turn_credits
+        reply = credit_limit.answer(data.request_id, data.used_ai_credits, left)
+        if left is not None and left <= 0:
+            self.translator.fail(credit_limit.CAP_SPENT)
+        if self.connection is not None and self.connection.session is not None:
+            await self.connection.session.rpc.ui.handle_pending_session_limits_exhausted(reply)
 
 
 def error_chain(err: BaseException) -> str:

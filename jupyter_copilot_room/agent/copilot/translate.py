@@ -145,6 +145,11 @@ class EventTranslator:
                 self.ignored[name] += 1
                 return []
 
+    @property
+    def turn_credits(self) -> float:
+        """The AI Credits this turn's model calls reported so far."""
+        return (self._nano_aiu or 0) / NANO_AIU_PER_CREDIT
+
     def fail(self, message: str) -> None:
         """The room's own reason this turn fails (the runtime will end it as aborted)."""
         self._error = message
