@@ -31,9 +31,9 @@ answering, through the real Copilot runtime. Everything else is real: the shared
 approvals, the notebook edits, the transcript. It can do exactly these (try them in
 `examples/pairing-repo`):
 
-- **edit the notebook**: I add a cell to the notebook (the one you name, or the repository's
-  first), as a collaborator you can watch, after an approval card with its diff; the cell
-  carries a "Copilot" badge that leads back to the prompt.
+- **edit the notebook**: I add two cells to the notebook (the one you name, or the
+  repository's first), as a collaborator you can watch, each after an approval card with its
+  diff; each cell carries a "Copilot" badge that leads back to the prompt.
 - **run the notebook**: I run the notebook's first code cell in its kernel (one is started if
   nobody has it open), after an approval card with the code; everyone sees the output appear.
 - **fix the bug in stats.py** (or another file you name): a file edit, approved from its diff.

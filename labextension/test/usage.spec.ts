@@ -37,7 +37,7 @@ describe('usage and budgets in People', () => {
       'Today (UTC): 2 premium requests · 1,000 tokens · 3 turns'
     );
     expect(roomUsageWords({ usage, ai_credits_apply: false }, now)).toBe(
-      "Today (UTC): 2 premium requests · 1,000 tokens · 3 turns · no AI Credits: the server's own model provider answers"
+      "Today (UTC): 2 premium requests · 1,000 tokens · 3 turns · no AI Credits: this room's model is not billed through Copilot"
     );
     expect(roomUsageWords({ ai_credits_apply: false }, now)).toBeNull();
   });

@@ -76,7 +76,7 @@ export function roomUsageWords(meta: IMeta, now = new Date()): string | null {
     parts.push('room cap reached until midnight UTC');
   }
   if (meta.ai_credits_apply === false) {
-    parts.push("no AI Credits: the server's own model provider answers");
+    parts.push("no AI Credits: this room's model is not billed through Copilot");
   }
   return `Today (UTC): ${parts.join(' · ')}`;
 }
