@@ -9,7 +9,7 @@ import { mayChooseModel, mayEditSettings, mayExport, turnStateLabel } from '../p
 import { Refusal, useAction } from './action';
 import { Name } from './person';
 import { showRoomSettings } from './settings';
-import { CopilotSeat, SignInCard } from './signin';
+import { CopilotSeat } from './signin';
 import { AgentHeld } from './held';
 import { SeatQuota } from './usage';
 import { AgentUnavailable } from './unavailable';
@@ -92,7 +92,6 @@ export function RoomHeader(props: {
       )}
       <AgentUnavailable model={props.model} client={props.client} />
       <AgentHeld model={props.model} />
-      <SignInCard model={props.model} />
     </>
   );
 }

@@ -13,6 +13,7 @@ import { RoomHeader } from './header';
 import { useSignal } from './hooks';
 import { PromptBox } from './promptbox';
 import { QuoteContext } from './quote';
+import { SignInCard } from './signin';
 import { Transcript } from './transcript';
 import { Tray } from './tray';
 
@@ -53,22 +54,25 @@ export function Room(props: {
     <QuoteContext.Provider value={quotes}>
       <div className="jp-CopilotRoom-room">
         {header}
-        {claimed && me?.role === 'host' && (
-          <div className="jp-CopilotRoom-claimed" role="status">
-            <span>
-              {HOST_CLAIMED} You let people in, answer any card and change the room&apos;s settings.
-            </span>
-            <button
-              className="jp-mod-styled jp-CopilotRoom-small"
-              aria-label="Dismiss this message"
-              onClick={() => setClaimed(false)}
-            >
-              ×
-            </button>
-          </div>
-        )}
         <Transcript model={model} rendermime={rendermime} history={history} />
-        <Tray model={model} client={client} />
+        <Tray model={model} client={client}>
+          {claimed && me?.role === 'host' && (
+            <div className="jp-CopilotRoom-claimed" role="status">
+              <span>
+                {HOST_CLAIMED} You let people in, answer any card and change the room&apos;s
+                settings.
+              </span>
+              <button
+                className="jp-mod-styled jp-CopilotRoom-small"
+                aria-label="Dismiss this message"
+                onClick={() => setClaimed(false)}
+              >
+                ×
+              </button>
+            </div>
+          )}
+          <SignInCard model={model} />
+        </Tray>
         <PromptBox model={model} client={client} inputRef={inputRef} draft={props.draft} />
       </div>
     </QuoteContext.Provider>

@@ -1,7 +1,8 @@
-/** Between the transcript and the prompt box: cards that wait on someone, the queue and the
- * people. It scrolls on its own past its share of the panel, so the transcript keeps at least
- * 40% of a laptop-sized panel (style/base.css), and it folds to one line that still counts
- * what waits. */
+/** Between the transcript and the prompt box: cards that wait on someone, the queue, notices
+ * for the reader (`children`: the host's welcome, the Copilot sign-in) and the people. It
+ * scrolls on its own past its share of the panel, so the transcript keeps at least 40% of a
+ * laptop-sized panel (style/base.css); cards come first, so a card that waits on the reader is
+ * in sight before any notice, and it folds to one line that still counts what waits. */
 import React, { useState } from 'react';
 
 import { IRoomClient } from '../api';
@@ -12,7 +13,11 @@ import { Cards } from './cards';
 import { People } from './people';
 import { Queue } from './queue';
 
-export function Tray(props: { model: IRoomModel; client: IRoomClient }): JSX.Element {
+export function Tray(props: {
+  model: IRoomModel;
+  client: IRoomClient;
+  children?: React.ReactNode;
+}): JSX.Element {
   const { model, client } = props;
   const [folded, setFolded] = useState(false);
   const people = model.participants;
@@ -43,6 +48,7 @@ export function Tray(props: { model: IRoomModel; client: IRoomClient }): JSX.Ele
             <Queue model={model} client={client} />
           </>
         )}
+        {props.children}
         <details className="jp-CopilotRoom-peopleBox">
           <summary>
             People ({online} online{someoneWaits ? ', someone is waiting' : ''})
