@@ -131,9 +131,12 @@ class Connection:
         session, self.session = self.session, None
         if self._client is None:
             return
+        # The runtime's own stop disconnects every session: the last room does not do it first
+        # (at a server's stop, that was a second wait on the runtime within the stop's 5 s).
+        stopping = not reconnecting and self.runtime.stops_with(self)
         if not self.responsive:
             await self.runtime.discard(self.generation)
-        elif session is not None and self.current:
+        elif session is not None and self.current and not stopping:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(session.disconnect(), 5)
         self._client = None

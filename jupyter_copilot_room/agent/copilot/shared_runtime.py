@@ -96,6 +96,10 @@ class SharedRuntime:
             if not keep and not self._leases:
                 await self._stop()
 
+    def stops_with(self, holder: Lease) -> bool:
+        """Whether `holder` giving the runtime back stops it: no other room holds it."""
+        return self._leases <= {holder}
+
     async def discard(self, generation: int) -> None:
         """The runtime of `generation` stopped answering: kill it (SIGKILL: a stopped process
         hears nothing politer), once, however many rooms found it."""
