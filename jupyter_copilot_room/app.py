@@ -32,6 +32,7 @@ from .room.sync import CLIENT_BUFFER_BYTES
 from .rooms import MAIN, Rooms
 from .settings import Policy, RoomSettings, SettingsStore, settings_traits
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir, read_json
+from .threads import ThreadRegistry
 from .worker_threads import release_at_exit
 
 #: The room settings' starting values (`c.CopilotRoom.admission`, ...), from their declaration.
@@ -250,6 +251,15 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             idle_timeout=self.room_idle_timeout,
         )
         self.rooms.load()
+        self.threads = ThreadRegistry(
+            lambda room, thread, folder, thread_state, book: self._build_room(
+                folder,
+                thread_state,
+                name=f"{room.name}:thread-{thread.id}",
+                book=book,
+                settings=room.settings,
+            )
+        )
         self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics (main's only)
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
         self._claim_page: Path | None = None
@@ -264,13 +274,16 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         state_dir: Path,
         claim: HostClaim | None = None,
         name: str = MAIN,
+        book: AdmissionBook | None = None,
+        settings: SettingsStore | None = None,
     ) -> Room:
         """One room, main or created, built the same way: the configured settings as its
-        defaults, the server's hosts and allow lists, its own folder, state and agent."""
+        defaults, the server's hosts and allow lists, its own folder, state and agent (a side
+        thread: its own admissions, its room's settings)."""
         serverapp = self.serverapp
         assert serverapp is not None
-        settings = self._settings(state_dir)
-        book = self._book(settings)
+        settings = settings or self._settings(state_dir)
+        book = book or self._book(settings)
         catalog = Catalog(repository).refresh()
         notebooks = NotebookEditor(
             lambda: serverapp.web_app.settings,
@@ -295,6 +308,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             redactor=self._redactor,
         )
         notebooks.executions.on_kernel = room.document.set_kernel
+        room.turns.apply_thread = lambda turn: self.threads.of(room).apply_changes(turn)
         self._events.listen_to(room.recorder, name)
         return room
 
@@ -376,7 +390,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             server=hub_server_name(),  # as JupyterHub names it in scope filters (`server=alice/`)
         )
         context = RoomContext(
-            self.rooms, self.users_verified, grants, self.websocket_recheck_interval
+            self.rooms, self.users_verified, grants, self.websocket_recheck_interval, self.threads
         )
         self.handlers.extend(routes(context))
 
@@ -397,6 +411,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         notebooks = hold(web)  # before any await: see notebooks/at_stop.py
         release_at_exit()  # AnyIO workers left behind would hold the process's exit
         await keep(web, notebooks, self.log)
+        await self.threads.stop()
         await self.rooms.stop()
         metrics.unwatch(self.metrics)
         if self._claim_page is not None:

@@ -106,3 +106,32 @@ class RoomBody(Strict):
 
     name: Text = Field(max_length=200)
     repository: Text = Field("", max_length=1000)
+
+
+# -- side threads (`threads/`) ------------------------------------------------------------
+
+
+class ThreadBody(Strict):
+    """`POST threads`: fork after the turn of the prompt `from` (the latest finished: none)."""
+
+    from_: str | None = Field(None, alias="from", max_length=100)
+    title: Text = Field("", max_length=200)
+
+
+class PersonBody(Strict):
+    """`POST threads/<id>/people`: a member of the room joins the thread."""
+
+    username: str = Field(min_length=1, max_length=200)
+
+
+class ThreadPromptBody(Strict):
+    """`POST threads/<id>/prompts`."""
+
+    text: Text
+
+
+class PromoteBody(Strict):
+    """`POST threads/<id>/promote`: as "diff" (a card) or "prompt" (`text`, the last reply)."""
+
+    as_: Literal["diff", "prompt"] = Field(alias="as")
+    text: Text = ""

@@ -23,6 +23,7 @@ from tornado.websocket import WebSocketHandler
 from .access.roles import ADMITTED
 from .errors import RoomError
 from .handlers.base import RoomMixin
+from .room.room import Room
 from .rooms import MAIN
 
 log = logging.getLogger(__name__)
@@ -42,14 +43,18 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
     @ws_authenticated
     @authorized
     async def get(self, *args, **kwargs):
-        try:  # the room loads at its first request (`Rooms.open`)
-            self.room = await self.context.rooms.open(self.room_name)
-        except RoomError as err:  # no such room, a refused start (full disk, changed
-            raise web.HTTPError(err.status, err.message) from None  # transcript): its status
+        self.room = await self.room_to_serve()
         role = self.room.check_in(self.identity)
         if role not in ADMITTED:
             raise web.HTTPError(403, "You are not admitted to this room.")
         return await super().get(*args, **kwargs)
+
+    async def room_to_serve(self) -> Room:
+        """The room the route names, loaded at its first request (`Rooms.open`)."""
+        try:
+            return await self.context.rooms.open(self.room_name)
+        except RoomError as err:  # no such room, a refused start (full disk, changed
+            raise web.HTTPError(err.status, err.message) from None  # transcript): its status
 
     @property
     def path(self) -> str:

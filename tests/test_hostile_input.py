@@ -21,6 +21,10 @@ BODY_ROUTES = [
     ("PUT", ("participants", "bob")),
     ("POST", ("admissions", "dave")),
     ("PATCH", ("settings",)),
+    ("POST", ("threads",)),
+    ("POST", ("threads", "t1", "people")),
+    ("POST", ("threads", "t1", "prompts")),
+    ("POST", ("threads", "t1", "promote")),
 ]
 
 # Any Unicode at all, lone surrogates included, with the characters attacks favour mixed in.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -111,6 +112,10 @@ class ConsentNeeded(Exception):
     the token in plain text in its state directory (`LoginFlow.allow` goes on)."""
 
 
+class ForkFailed(Exception):
+    """The conversation cannot be forked where asked (`Agent.fork`); the message says why."""
+
+
 class LoginFlow(Protocol):
     """One run of a runtime's own sign-in: `begin` gives the address where the host signs in,
     `finish` waits for the browser's return and gives the login's name ("" if unknown), or
@@ -201,6 +206,14 @@ class Agent(ABC):
     @abstractmethod
     async def use_model(self, model: str) -> None:
         """Ask `model` from the next turn on (also after a restart: the room says it again)."""
+
+    async def fork(self, later: Sequence[str], into: Path, name: str) -> None:
+        """Copy the agent's conversation, up to the first turn of the prompts `later` (in the
+        order they started) that reached it, as a new session that an agent whose state_dir is
+        `into` resumes at its start: a side thread's (`threads/`). None reached it: all of it.
+        The agent must be connected. Raises `ForkFailed` when it cannot fork there (an agent
+        without sessions: `NotImplementedError`)."""
+        raise NotImplementedError("This agent cannot fork its conversation.")
 
     @abstractmethod
     async def abort(self) -> None:

@@ -90,6 +90,9 @@ class PromptSubmitted(Strict):
     # Absent from older records and from prompts without any.
     chips: list[Chip] | None = Field(None, max_length=MAX_CHIPS)
     attachments: list[Attachment] | None = Field(None, max_length=MAX_ATTACHMENTS)
+    thread: str | None = None  # the side thread it brings back (`threads/`); absent otherwise
+    #: True: the turn applies the thread's changes (a card, then the files), no agent in it.
+    applies: bool | None = None
 
 
 class PromptRef(Strict):

@@ -22,6 +22,7 @@ from ..access.identity import SERVER_OWNER, Identity
 from ..errors import InvalidRequest, RoomError
 from ..room.room import Room
 from ..rooms import MAIN, Rooms
+from ..threads import ThreadRegistry
 
 AUTH_RESOURCE = "copilot-room"
 Body = TypeVar("Body", bound=BaseModel)
@@ -44,6 +45,7 @@ class RoomContext:
     users_verified: bool
     grants: HubGrants
     recheck_interval: float  # seconds between re-checks of an open websocket's user
+    threads: ThreadRegistry  # every room's side threads
 
     @property
     def room(self) -> Room:

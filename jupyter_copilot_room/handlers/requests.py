@@ -21,6 +21,7 @@ class ApprovalHandler(RoomAPIHandler):
     @authorized
     async def post(self, item_id: str) -> None:
         body = self.parse(ApprovalBody)
+        self.room = self.context.threads.room_holding(self.room, item_id)  # or a thread's card
         self.room.answer_permission(
             self.identity, item_id, body.decision == "approve", body.feedback
         )
@@ -34,6 +35,7 @@ class ApprovalDetailsHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def get(self, item_id: str) -> None:
+        self.room = self.context.threads.room_holding(self.room, item_id)
         whole = self.room.approval_in_full(self.identity, item_id)
         # Up to a few times 5 MB of text: encoded off the event loop.
         body = await asyncio.to_thread(json.dumps, whole)
@@ -47,5 +49,6 @@ class QuestionHandler(RoomAPIHandler):
     @authorized
     async def post(self, item_id: str) -> None:
         body = self.parse(QuestionBody)
+        self.room = self.context.threads.room_holding(self.room, item_id)
         self.room.answer_question(self.identity, item_id, body.answer)
         await self.reply({"id": item_id, "answer": body.answer})

@@ -20,6 +20,7 @@ from . import (
     rooms,
     settings,
     signin,
+    threads,
     transcript,
 )
 from .base import RoomContext
@@ -55,6 +56,12 @@ PER_ROOM = [
     ("transcript", transcript.TranscriptHandler),
     ("history", transcript.HistoryHandler),
     ("catalog", agent.CatalogHandler),
+    ("threads", threads.ThreadsHandler),
+    (f"threads/{_ID}", threads.ThreadHandler),
+    (f"threads/{_ID}/transcript", threads.ThreadTranscriptHandler),
+    (f"threads/{_ID}/people", threads.ThreadPeopleHandler),
+    (f"threads/{_ID}/prompts", threads.ThreadPromptsHandler),
+    (f"threads/{_ID}/promote", threads.ThreadPromoteHandler),
 ]
 
 #: Server-level: the rooms, main's Copilot sign-in and the host claim.
@@ -80,6 +87,8 @@ def routes(context: RoomContext) -> list[tuple[str, type, dict[str, Any]]]:
             *((f"{API}/{path}", handler) for path, handler in PER_ROOM),  # main's
             *((f"{API}/rooms/{_ROOM}/{path}", handler) for path, handler in PER_ROOM),
             ("copilot-room/ws", RoomWebSocketHandler),
+            (f"copilot-room/ws/threads/{_ID}", threads.ThreadWebSocketHandler),
             (f"copilot-room/ws/{_ROOM}", RoomWebSocketHandler),
+            (f"copilot-room/ws/{_ROOM}/threads/{_ID}", threads.ThreadWebSocketHandler),
         ]
     ]

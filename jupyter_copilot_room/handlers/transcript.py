@@ -6,6 +6,7 @@ bounded, so a room kept for months is read a page at a time rather than all at o
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
 
 from jupyter_server.auth.decorator import authorized
 from tornado import web
@@ -19,6 +20,14 @@ PAGE_LIMIT, MAX_PAGE_LIMIT = 100, 1000
 
 
 class PagedHandler(RoomAPIHandler):
+    async def stream(self, chunks: AsyncIterator[bytes]) -> None:
+        """A whole transcript as JSONL, each chunk sent as it is read."""
+        self.set_header("Content-Type", "application/jsonl; charset=utf-8")
+        async for chunk in chunks:
+            self.write(chunk)
+            await self.flush()
+        self.finish()
+
     def page_arguments(self) -> tuple[int, int]:
         """`before` (a seq: the page ends just before it; default after the last) and
         `limit`; a clear 400 if either is not a whole number from 1 (`limit` up to 1000)."""
@@ -59,12 +68,7 @@ class TranscriptHandler(PagedHandler):
             await self._export(fmt)
             return
         if not self.request.query_arguments:  # streamed: the client reads as it comes
-            chunks = self.room.transcript_chunks(self.identity)
-            self.set_header("Content-Type", "application/jsonl; charset=utf-8")
-            async for chunk in chunks:
-                self.write(chunk)
-                await self.flush()
-            self.finish()
+            await self.stream(self.room.transcript_chunks(self.identity))
             return
         before, limit = self.page_arguments()
         lines = await self.room.transcript_page(self.identity, before, limit)

@@ -67,11 +67,19 @@ class PromptCommands(RoomParts):
         self._check_room_for(identity)  # the budget or the queue may have moved meanwhile
         return self._record_prompt(identity, body, chips, attached)
 
-    def submit(self, identity: Identity, body: PromptBody) -> tuple[str, int]:
+    def submit(
+        self,
+        identity: Identity,
+        body: PromptBody,
+        thread: str | None = None,
+        applies: bool = False,
+    ) -> tuple[str, int]:
+        """`thread`: the side thread the prompt brings back (`threads/`), marked as such;
+        `applies`: its turn applies the thread's changes rather than asking the agent."""
         attached = self._check_prompt(identity, body)
         # Last of the checks, first to write: an output's image joins the attachments' store.
         chips = context.store_images(body.chips, self.attachments)
-        return self._record_prompt(identity, body, chips, attached)
+        return self._record_prompt(identity, body, chips, attached, thread, applies)
 
     def _check_prompt(self, identity: Identity, body: PromptBody) -> list[Attachment]:
         """Everything `submit` refuses, before anything is written; the attachments resolved."""
@@ -98,7 +106,13 @@ class PromptCommands(RoomParts):
             )
 
     def _record_prompt(
-        self, identity: Identity, body: PromptBody, chips: list[Chip], attached: list[Attachment]
+        self,
+        identity: Identity,
+        body: PromptBody,
+        chips: list[Chip],
+        attached: list[Attachment],
+        thread: str | None = None,
+        applies: bool = False,
     ) -> tuple[str, int]:
         prompt_id = uuid.uuid4().hex
         record = self.recorder.commit(
@@ -111,6 +125,8 @@ class PromptCommands(RoomParts):
                 origin=body.origin,
                 chips=chips or None,
                 attachments=attached or None,
+                thread=thread,
+                applies=applies or None,
             ),
         )
         self.queue.submit(
@@ -121,6 +137,7 @@ class PromptCommands(RoomParts):
             record.ts,
             chips,
             attached,
+            thread if applies else None,
         )
         position = self.queue.position(prompt_id)
         self.turns.wake()

@@ -68,6 +68,8 @@ class QueuedPrompt:
     finished_at: float | None = None
     chips: tuple[Chip, ...] = ()  # what the author pointed at, expanded when the turn starts
     attachments: tuple[Attachment, ...] = ()  # images and repository files, read at the start
+    #: A side thread's changes this turn applies (`threads/`): the room does it, not the agent.
+    applies_thread: str | None = None
 
 
 def check_withdraw_prompt(prompt: QueuedPrompt, by: str, *, may_withdraw_any: bool) -> None:
@@ -134,6 +136,7 @@ class PromptQueue:
         now: float,
         chips: Sequence[Chip] = (),
         attachments: Sequence[Attachment] = (),
+        applies_thread: str | None = None,
     ) -> QueuedPrompt:
         """Queue a prompt. Only open prompts' ids are checked for duplicates (finished ones are
         forgotten), which is enough: ids are made by the server (uuid4), never by a client."""
@@ -148,6 +151,7 @@ class PromptQueue:
             submitted_at=now,
             chips=tuple(chips),
             attachments=tuple(attachments),
+            applies_thread=applies_thread,
         )
         self._prompts[prompt_id] = prompt
         self._waiting[prompt_id] = None

@@ -144,6 +144,7 @@ def replay_prompt(record: Record, p: Strict, queue: PromptQueue) -> QueuedPrompt
                 record.ts,
                 p.chips or (),
                 p.attachments or (),
+                p.thread if p.applies else None,
             )
         case "prompt.withdrawn", PromptRef():
             return queue.withdraw(p.id, record.actor or "", may_withdraw_any=True, now=record.ts)

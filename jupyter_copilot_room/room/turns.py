@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from ..agent.base import Agent
 from ..attachments import AttachmentStore
@@ -95,6 +95,9 @@ class Turns(AgentLife):
         self.checkpoints = checkpoints
         self.inputs = TurnInputs(recorder, document, catalog, notebooks, attachments, checkpoints)
         self.last_ready: AgentReady | None = None
+        #: Applies a side thread's changes in a turn of the room (`threads/`): the turn's error,
+        #: or None once they are in the shared working tree.
+        self.apply_thread: Callable[[RunningTurn], Awaitable[str | None]] | None = None
         #: Called each time the agent reports it is ready (the room reads the seat's quota).
         self.on_ready: Callable[[], None] = lambda: None
         #: Why the agent was restarted, counted (`degraded`, `lost`, `retry`): for the metrics.
@@ -180,11 +183,23 @@ class Turns(AgentLife):
         )
         if self.checkpoints is not None:  # beside the send: `worktree_read` gates the writes
             self.checkpoints.turn_started(prompt.id)
+        if prompt.applies_thread is not None:  # the room's own work: no agent in this turn
+            self.spawn(self._apply_thread(turn))
+            return
         sent = await self.inputs.turn(prompt)  # reads notebooks, files, images: it awaits
         if turn.stop is not None:  # stopped meanwhile (an abort, the deadline): never sent
             self.end()
             return
         await self.agent.send(sent)
+
+    async def _apply_thread(self, turn: RunningTurn) -> None:
+        try:
+            error = await self.apply_thread(turn) if self.apply_thread else "No thread applies."
+        except Exception as err:
+            log.exception("A side thread's changes could not be applied")
+            error = f"The thread's changes could not be applied: {err}"
+        if self.running is turn:
+            self.end(error)
 
     async def worktree_read(self) -> None:
         """Once the running turn's checkpoint has the worktree as the turn found it. The agent

@@ -9,7 +9,8 @@ and the room's turns as `session.send` calls. What the runtime asks of the room 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from copilot.session import Attachment, BlobAttachment, FileAttachment
@@ -21,6 +22,7 @@ from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
 from . import account, credit_limit
 from .attribution import SYSTEM_NOTE, attributed
 from .connection import Connection
+from .forks import TurnMessages, fork_into
 from .health import Watchdog
 from .login_flow import LoginFlow
 from .model_access import ModelAccess, choose_model_access, login_token
@@ -57,6 +59,7 @@ class CopilotAgent(Agent):
         self._lock = asyncio.Lock()  # held while the runtime (re)connects
         self._agents: list[dict] = []  # the custom agents the session was opened with
         self.callbacks = RuntimeCallbacks(settings, lambda: self.host, self._show_images)
+        self.turn_messages = TurnMessages(settings.state_dir)
         self._model = ""  # the model a host chose for the next turns ("": the configured one)
         self._session_model = ""  # the model the session asks now
         self._ready_detail = ""  # what the last ready status said
@@ -283,9 +286,18 @@ class CopilotAgent(Agent):
         attachments += [
             FileAttachment(type="file", path=f.path, displayName=f.name) for f in turn.files
         ]
-        await self.connection.session.send(
+        message_id = await self.connection.session.send(
             attributed(turn.author, turn.text), attachments=attachments or None
         )
+        await self.turn_messages.remember(turn.prompt_id, message_id)  # where a fork may cut
+
+    async def fork(self, later: Sequence[str], into: Path, name: str) -> None:
+        connection = self.connection
+        if connection is None or connection.session is None:
+            raise RuntimeError("the Copilot session is not connected")
+        sent = (self.turn_messages.message_of(prompt_id) for prompt_id in later)
+        boundary = next((message for message in sent if message is not None), None)
+        await fork_into(connection.client, connection.session, boundary, into, name)
 
     async def steer(self, author: str, text: str) -> None:
         if self.connection is None or self.connection.session is None:

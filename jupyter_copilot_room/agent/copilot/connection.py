@@ -36,6 +36,7 @@ from .environment import agent_environment
 from .shared_runtime import shared_runtime
 
 SAVED_SESSIONS = "session-state"  # the runtime's folder of saved sessions, one per id
+SESSION_FILE = "copilot-session.json"  # in a room's state_dir: the id of the session it resumes
 
 
 class Connection:
@@ -51,7 +52,7 @@ class Connection:
         self.settings = settings
         self.token = token
         self.busy = busy
-        self.session_file = settings.state_dir / "copilot-session.json"
+        self.session_file = settings.state_dir / SESSION_FILE
         self.base = base = settings.runtime_directory or settings.state_dir / "copilot"
         base.mkdir(parents=True, exist_ok=True)
         self.runtime = shared_runtime(

@@ -35,6 +35,7 @@ def prompt_submitted(doc: RoomDocument, record: Record, p: ev.PromptSubmitted) -
             "submitted_at": record.ts,
             # Only a kernel's prompt has one, so older documents and panels see no change.
             **({"origin": p.origin} if p.origin else {}),
+            **({"thread": p.thread} if p.thread else {}),  # brought back from a side thread
             # What the author pointed at, as everyone sees it: an image's bytes stay in the
             # transcript (`chips` of the record) and out of every client's document.
             **({"chips": [_chip(c) for c in p.chips]} if p.chips else {}),

@@ -1,0 +1,340 @@
+"""The threads of one room (`RoomThreads`), and of every room of the server (`ThreadRegistry`).
+
+Every command checks the caller against the room first (its own roles: a viewer sees that
+threads exist and by whom, never what they hold), then against the thread: its owner and the
+people they added (while members of the room) use it; the room's hosts see and answer in it.
+The room's transcript gets one line when a thread opens, is promoted and closes; everything else
+a thread does is in its own transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from ..access.identity import Identity
+from ..access.roles import Action, Role
+from ..agent.base import ForkFailed, PermissionAsk
+from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound, Unavailable
+from ..events import SystemNote
+from ..request_bodies import PromptBody
+from ..room.room import Room
+from ..room.running_turn import RunningTurn
+from . import worktree
+from .access import ThreadAdmissions
+from .fork_point import fork_point
+from .records import Thread, ThreadRecords
+
+log = logging.getLogger(__name__)
+
+#: Builds a thread's room: (the room, the thread, its folder, its state_dir, its admissions).
+ThreadFactory = Callable[[Room, Thread, Path, Path, ThreadAdmissions], Room]
+CONFLICTS = (
+    "{files} changed in the room since the thread forked, in the same places: the thread's "
+    "changes are not applied (nothing is merged blindly)."
+)
+#: Seconds a fork waits for the room's agent to wake (its session is what is forked).
+AGENT_WAKE_TIMEOUT = 60.0
+
+
+class RoomThreads:
+    def __init__(self, room: Room, build: ThreadFactory):
+        self.room = room  # the room as loaded now (`ThreadRegistry.of` keeps it current)
+        self.build = build
+        self.records = ThreadRecords(room.state_dir / "threads")
+        self._rooms: dict[str, Room] = {}
+        self._lock = asyncio.Lock()  # one thread opens or closes at a time
+
+    # -- who may do what ---------------------------------------------------------------------------
+
+    def _role_in_room(self, username: str) -> Role:
+        return self.room.people.role_of(username)
+
+    def _may_see(self, identity: Identity, thread: Thread) -> Role:
+        role = self.room.people.require(identity, Action.WATCH)
+        if role is Role.HOST or (role is Role.MEMBER and thread.may_use(identity.username)):
+            return role
+        raise NotAllowed(
+            "Only the thread's owner, the people they added and the room's hosts see a thread.",
+            code="not_in_thread",
+        )
+
+    def _owner_or_host(self, identity: Identity, thread: Thread) -> None:
+        role = self._may_see(identity, thread)
+        if role is not Role.HOST and identity.username != thread.owner:
+            raise NotAllowed("Only the thread's owner or a host may do this.", code="not_owner")
+
+    @staticmethod
+    def _open(thread: Thread) -> None:
+        if thread.state != "open":
+            raise Conflict("This thread is closed.", code="thread_closed")
+
+    # -- the commands --------------------------------------------------------------------------
+
+    def listing(self, identity: Identity) -> list[dict]:
+        self.room.people.require(identity, Action.WATCH)
+        return [thread.listing() for thread in self.records]
+
+    async def create(self, identity: Identity, after: str | None, title: str) -> dict:
+        """A thread forked after the turn of `after` (the latest finished one: None)."""
+        self.room.people.require(identity, Action.SUBMIT)
+        agent = self.room.agent
+        if agent is None:
+            raise Conflict("This room has no agent to fork.", code="no_agent")
+        text = await asyncio.to_thread(self.room.transcript.read_text)
+        point = fork_point(text, after)
+        repository = self._repository()
+        await worktree.toplevel(repository)  # 409 before anything is made
+        thread_id = uuid.uuid4().hex[:12]
+        async with self._lock:
+            await self._wake_agent()
+            started = await worktree.start(repository, self.records.worktree(thread_id), thread_id)
+            try:
+                await agent.fork(
+                    point.later, self.records.state_dir(thread_id), f"{self.room.name}: {title}"
+                )
+            except BaseException as err:
+                await worktree.remove(repository, self.records.worktree(thread_id), thread_id)
+                if isinstance(err, (ForkFailed, NotImplementedError)):
+                    raise Conflict(
+                        f"The agent's session cannot be forked: {err}", code="fork_failed"
+                    ) from None
+                raise
+            thread = Thread(
+                id=thread_id,
+                title=title,
+                owner=identity.username,
+                forked_after=point.after,
+                base=started.base,
+                folder=started.folder,
+                created_at=time.time(),
+            )
+            self.records.add(thread)
+        self._note(identity, f"opened the side thread “{title}”.")
+        return thread.listing()
+
+    async def _wake_agent(self) -> None:
+        """The room's agent connected (its session is what a fork copies)."""
+        turns = self.room.turns
+        if turns.agent_status in ("sleeping", "stopping"):
+            turns.need_agent()
+        deadline = time.monotonic() + AGENT_WAKE_TIMEOUT
+        while turns.agent_status != "ready":
+            if turns.agent_status == "unavailable" or time.monotonic() > deadline:
+                raise Unavailable(
+                    "The room's agent is not available, so its conversation cannot be forked.",
+                    code="agent_unavailable",
+                )
+            await asyncio.sleep(0.05)
+
+    async def thread_room(self, identity: Identity, thread_id: str) -> Room:
+        """The thread's room, started, for someone who may see it."""
+        thread = self.records.get(thread_id)
+        self._may_see(identity, thread)
+        return await self._room_of(thread)
+
+    async def _room_of(self, thread: Thread) -> Room:
+        room = self._rooms.get(thread.id)
+        if room is None:
+            book = ThreadAdmissions(thread=thread, room_role=self._role_in_room)
+            folder = self.records.worktree(thread.id) / thread.folder
+            room = self.build(self.room, thread, folder, self.records.state_dir(thread.id), book)
+            self._rooms[thread.id] = room
+        await room.ensure_started()
+        return room
+
+    def add_person(self, identity: Identity, thread_id: str, username: str) -> dict:
+        thread = self.records.get(thread_id)
+        self._owner_or_host(identity, thread)
+        self._open(thread)
+        if self._role_in_room(username) not in (Role.MEMBER, Role.HOST):
+            raise InvalidRequest(
+                f"{username} is not a member of this room: only members join a thread.",
+                code="not_a_member",
+            )
+        if not thread.may_use(username):
+            thread.people.append(username)
+            self.records.save()
+        return thread.listing()
+
+    async def submit(self, identity: Identity, thread_id: str, text: str) -> tuple[str, int]:
+        thread = self.records.get(thread_id)
+        self._may_see(identity, thread)
+        if not thread.may_use(identity.username):
+            raise NotAllowed(
+                "Only the thread's owner and the people they added prompt in it.",
+                code="not_in_thread",
+            )
+        self._open(thread)
+        room = await self._room_of(thread)
+        return room.submit(identity, PromptBody.model_validate({"text": text}))
+
+    async def promote_as_prompt(self, identity: Identity, thread_id: str, text: str) -> dict:
+        """A prompt in the room's queue by the owner: `text`, then the thread's last reply."""
+        thread = self.records.get(thread_id)
+        self._may_see(identity, thread)
+        if identity.username != thread.owner:
+            raise NotAllowed("Only the thread's owner promotes it.", code="not_owner")
+        room = await self._room_of(thread)
+        reply = await asyncio.to_thread(last_reply, room.transcript.read_text())
+        if reply is None:
+            raise Conflict("The thread has no reply to bring back yet.", code="nothing_to_promote")
+        said = f"{text}\n\n{reply}" if text.strip() else reply
+        body = PromptBody.model_validate({"text": said})
+        prompt_id, position = self.room.submit(identity, body, thread=thread.id)
+        self._note(identity, f"brought the side thread “{thread.title}” back as a prompt.")
+        return {"id": prompt_id, "position": position}
+
+    async def promote_as_diff(self, identity: Identity, thread_id: str) -> dict:
+        """A turn of the room, by the owner, that shows the thread's changes on a card and, once
+        approved, applies them to the shared working tree (`apply_changes`)."""
+        thread = self.records.get(thread_id)
+        self._may_see(identity, thread)
+        if identity.username != thread.owner:
+            raise NotAllowed("Only the thread's owner promotes it.", code="not_owner")
+        self._open(thread)
+        _, files = await worktree.changes(self.records.worktree(thread.id), thread.base)
+        if not files:
+            raise Conflict("The thread has changed no file yet.", code="nothing_to_promote")
+        count = f"{len(files)} file{'s' if len(files) != 1 else ''}"
+        said = f"Bring back the changes of the side thread “{thread.title}” ({count})"
+        body = PromptBody.model_validate({"text": said})
+        prompt_id, position = self.room.submit(identity, body, thread=thread.id, applies=True)
+        self._note(identity, f"brought the side thread “{thread.title}” back as a diff.")
+        return {"id": prompt_id, "position": position}
+
+    async def apply_changes(self, turn: RunningTurn) -> str | None:
+        """The promote turn: the card (answered like a write: the prompt's author and the
+        hosts, under the room's approval policy), then the thread's changes in the shared
+        working tree, whole or not at all; the turn's error, or None."""
+        prompt = turn.prompt
+        assert prompt.applies_thread is not None
+        thread = self.records.get(prompt.applies_thread)
+        if thread.state != "open":
+            return "The thread was closed before its changes came back."
+        repository = self._repository()
+        diff, files = await worktree.changes(self.records.worktree(thread.id), thread.base)
+        if not files:
+            return "The thread has no changes to bring back."
+        await self.room.turns.worktree_read()  # the turn's checkpoint has the tree before
+        refused = await worktree.conflicts(repository, diff, files)
+        summary = ", ".join(files)
+        details = {
+            "intention": f"Apply the side thread “{thread.title}” (by {thread.owner}) here.",
+            "diff": diff,
+        }
+        if refused:
+            details["conflicts"] = CONFLICTS.format(files=", ".join(refused))
+        desk, settings = self.room.desk, self.room.settings.current
+        decision, rule = settings.approval_policy.decide("write", summary)
+        if decision in ("auto", "deny"):
+            ask = PermissionAsk(kind="promote", summary=summary, details=details)
+            why = f"{'Approved' if decision == 'auto' else 'Rejected'} by rule {rule}."
+            answer = desk.settle_by_room(
+                prompt, ask, approve=decision == "auto", why=why, rule=rule
+            )
+        else:
+            answer = await desk.ask(
+                prompt,
+                "promote",
+                summary,
+                settings.permission_timeout,
+                rule if decision == "two" else None,
+                details=details,
+                approvers_needed=2 if decision == "two" else 1,
+            )
+        if not answer.approved:
+            return answer.text or "The changes were not applied."
+        if refused := await worktree.conflicts(repository, diff, files):  # again: time passed
+            return "Not applied: " + CONFLICTS.format(files=", ".join(refused))
+        await worktree.apply(repository, diff)
+        top = await worktree.toplevel(repository)
+        turn.wrote.update(relative_to(top / name, repository) for name in files)
+        return None
+
+    def _repository(self) -> Path:
+        assert self.room.agent is not None
+        return self.room.agent.settings.repository
+
+    async def close(self, identity: Identity, thread_id: str) -> None:
+        """The worktree and branch go; the transcript stays, and the thread is listed closed."""
+        thread = self.records.get(thread_id)
+        self._owner_or_host(identity, thread)
+        self._open(thread)
+        async with self._lock:
+            if (room := self._rooms.pop(thread.id, None)) is not None:
+                await room.stop()
+            await worktree.remove(self._repository(), self.records.worktree(thread.id), thread.id)
+            thread.state = "closed"
+            self.records.save()
+        self._note(identity, f"closed the side thread “{thread.title}”.")
+
+    def _note(self, identity: Identity, what: str) -> None:
+        name = identity.display_name or identity.username
+        self.room.recorder.commit("system", identity.username, SystemNote(text=f"{name} {what}"))
+
+    def room_holding(self, request_id: str) -> Room | None:
+        """The thread's room where the card `request_id` is open (answered by the room's
+        routes), if any."""
+        for room in self._rooms.values():
+            with contextlib.suppress(NotFound):
+                room.desk.ledger.get(request_id)
+                return room
+        return None
+
+    async def stop(self) -> None:
+        rooms, self._rooms = list(self._rooms.values()), {}
+        for room in rooms:
+            try:
+                await room.stop()
+            except Exception:
+                log.exception("A side thread of room %s did not stop cleanly", self.room.name)
+
+
+def relative_to(path: Path, folder: Path) -> str:
+    try:
+        return path.resolve().relative_to(folder.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def last_reply(transcript: str) -> str | None:
+    """The last whole reply of the agent in a transcript's text."""
+    reply = None
+    for line in transcript.split("\n"):
+        if '"assistant.message"' not in line:
+            continue
+        payload = json.loads(line).get("payload", {})
+        if payload.get("kind", "assistant") == "assistant" and not payload.get("retried"):
+            reply = payload.get("text") or reply
+    return reply
+
+
+class ThreadRegistry:
+    """Every room's threads, by room name; a room unloaded and loaded again keeps its threads."""
+
+    def __init__(self, build: ThreadFactory):
+        self.build = build
+        self._of: dict[str, RoomThreads] = {}
+
+    def of(self, room: Room) -> RoomThreads:
+        threads = self._of.get(room.name)
+        if threads is None:
+            threads = self._of[room.name] = RoomThreads(room, self.build)
+        threads.room = room
+        return threads
+
+    def room_holding(self, room: Room, request_id: str) -> Room:
+        """Where the card `request_id` is: a thread's room, or else `room`."""
+        threads = self._of.get(room.name)
+        return (threads.room_holding(request_id) if threads else None) or room
+
+    async def stop(self) -> None:
+        for threads in self._of.values():
+            await threads.stop()
