@@ -238,19 +238,6 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             key_variable=self.provider.get("api_key_env", ""),
             server_token=getattr(serverapp.identity_provider, "token", "") or "",
         )
-        self.room = self._build_room(Path(self.repository), state_dir, claim=claim)
-        self.rooms = Rooms(
-            root=Path(serverapp.root_dir),
-            main=self.room,
-            main_repository=Path(self.repository),
-            build=lambda record, folder, room_state: self._build_room(
-                folder, room_state, name=record.name
-            ),
-            door=self._door,
-            creators=frozenset(self.room_creators),
-            idle_timeout=self.room_idle_timeout,
-        )
-        self.rooms.load()
         self.threads = ThreadRegistry(
             lambda room, thread, folder, thread_state, book: self._build_room(
                 folder,
@@ -260,6 +247,19 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 settings=room.settings,
             )
         )
+        self.room = self._shared_room(Path(self.repository), state_dir, claim=claim)
+        self.rooms = Rooms(
+            root=Path(serverapp.root_dir),
+            main=self.room,
+            main_repository=Path(self.repository),
+            build=lambda record, folder, room_state: self._shared_room(
+                folder, room_state, name=record.name
+            ),
+            door=self._door,
+            creators=frozenset(self.room_creators),
+            idle_timeout=self.room_idle_timeout,
+        )
+        self.rooms.load()
         self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics (main's only)
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
         self._claim_page: Path | None = None
@@ -308,8 +308,16 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             redactor=self._redactor,
         )
         notebooks.executions.on_kernel = room.document.set_kernel
-        room.turns.apply_thread = lambda turn: self.threads.of(room).apply_changes(turn)
         self._events.listen_to(room.recorder, name)
+        return room
+
+    def _shared_room(
+        self, repository: Path, state_dir: Path, claim: HostClaim | None = None, name: str = MAIN
+    ) -> Room:
+        """A room people share (main or created, not a side thread): its threads wired in."""
+        room = self._build_room(repository, state_dir, claim=claim, name=name)
+        room.turns.apply_thread = lambda turn: self.threads.of(room).apply_changes(turn)
+        room.when_started(lambda: self.threads.of(room).show())
         return room
 
     def _settings(self, state_dir: Path) -> SettingsStore:

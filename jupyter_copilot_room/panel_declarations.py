@@ -177,7 +177,7 @@ def declarations() -> str:
         ),
         ts.const(
             "REQUEST_ACTIONS",
-            approval_policy.ACTIONS,
+            approval_policy.CARD_ACTIONS,
             'What the agent asks to do in a request of each kind ("Copilot asked to ...").',
             "Readonly<Record<string, string>>",
         ),

@@ -84,6 +84,7 @@ async def test_a_thread_forks_after_a_turn_works_in_its_own_worktree_and_comes_b
     }
     listing = (await api("carol", "GET", "threads")).json["threads"]
     assert [(t["id"], t["owner"], t["people"]) for t in listing] == [(thread["id"], "bob", ["bob"])]
+    assert room.document.meta.get("threads") == listing, "the document lists them too"
 
     # Only the owner, the people they add and the hosts see its content.
     for who in ("carol", "dave"):
@@ -92,7 +93,11 @@ async def test_a_thread_forks_after_a_turn_works_in_its_own_worktree_and_comes_b
         with pytest.raises(Exception) as refused:
             await connect(who, f"threads/{thread['id']}")
         assert "403" in str(refused.value), who
-    assert (await api("alice", "GET", "threads", thread["id"], "transcript")).code == 200
+    seen = await api("alice", "GET", "threads", thread["id"], "transcript")
+    assert seen.code == 200
+    assert "forked this side thread from the room main after Alice's turn “first question”" in (
+        seen.text
+    )
 
     records = room_app.threads.of(room).records
     worktree = records.worktree(thread["id"])
@@ -157,6 +162,14 @@ async def test_a_thread_outlives_a_restart_and_closes_keeping_its_transcript(
     one = await api("bob", "POST", "threads", thread["id"], "prompts", body={"text": "say mango"})
     side = thread_room(room_app, room, thread["id"])
     await eventually(lambda: one.json["id"] in finished(side), timeout=READY)
+
+    # The room's commands work in the thread too, under threads/<id>/.
+    said = await api("bob", "POST", "threads", thread["id"], "messages", body={"text": "psst"})
+    assert said.code == 201, said
+    assert "psst" in side.transcript.read_text() and "psst" not in room.transcript.read_text()
+    assert (
+        await api("dave", "POST", "threads", thread["id"], "messages", body={"text": "x"})
+    ).code == 403
 
     # The server's stop ends every thread's room; the next request builds it again from disk.
     await room_app.threads.stop()
@@ -233,6 +246,9 @@ async def test_promote_as_diff_is_a_card_then_one_checkpointed_turn_or_refused_o
     )
     r = await api("alice", "POST", "threads", thread["id"], "promote", body={"as": "diff"})
     assert (r.code, r.json["error"]) == (403, "not_owner"), "only the owner promotes"
+    preview = await api("bob", "GET", "threads", thread["id"], "diff")
+    assert preview.json["files"] == ["stats.py"] and "max(len" in preview.json["diff"]
+    assert (await api("dave", "GET", "threads", thread["id"], "diff")).code == 403
     promoted = await api("bob", "POST", "threads", thread["id"], "promote", body={"as": "diff"})
     assert promoted.code == 202, promoted
     await eventually(lambda: len(room.document.approvals) == 1, timeout=30, what="the card")
@@ -281,8 +297,8 @@ def test_the_fork_point_is_after_a_finished_turn_and_before_every_later_one():
             line("prompt.started", "c"),  # running
         ]
     )
-    assert fork_point(transcript, "a") == ForkPoint("a", ["b", "c"])
-    assert fork_point(transcript, None) == ForkPoint("b", ["c"]), "the latest finished turn"
+    assert fork_point(transcript, "a") == ForkPoint("a", ["b", "c"], ("", ""))
+    assert fork_point(transcript, None).later == ["c"], "after the latest finished turn"
     for prompt_id, code in (("c", "prompt_not_finished"), ("d", "prompt_not_finished")):
         with pytest.raises(InvalidRequest) as refused:
             fork_point(transcript, prompt_id)

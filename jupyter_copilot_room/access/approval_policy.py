@@ -37,13 +37,16 @@ ACTIONS: dict[str, str] = {
     "custom-tool": "use a tool",
 }
 KINDS: tuple[str, ...] = tuple(ACTIONS)
+#: Every card's action: the permission kinds, and a side thread's changes coming back (the room
+#: asks that itself, under the `write` rules: `threads/threads.py`).
+CARD_ACTIONS: dict[str, str] = {**ACTIONS, "promote": "bring back a side thread's changes"}
 #: The kinds whose subject (a command, a URL) rules match against.
 WITH_RULES: tuple[str, ...] = ("shell", "url")
 
 
 def action(kind: str) -> str:
     """What the agent asks to do in a request of `kind`, for a kind the room does not know too."""
-    return ACTIONS.get(kind) or f"use {kind or 'a tool'}"
+    return CARD_ACTIONS.get(kind) or f"use {kind or 'a tool'}"
 
 
 class Rule(BaseModel):

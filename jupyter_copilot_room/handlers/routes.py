@@ -61,7 +61,24 @@ PER_ROOM = [
     (f"threads/{_ID}/transcript", threads.ThreadTranscriptHandler),
     (f"threads/{_ID}/people", threads.ThreadPeopleHandler),
     (f"threads/{_ID}/prompts", threads.ThreadPromptsHandler),
+    (f"threads/{_ID}/diff", threads.ThreadChangesHandler),
     (f"threads/{_ID}/promote", threads.ThreadPromoteHandler),
+]
+
+#: A room's commands that work in one of its threads too, under `threads/<id>/`.
+IN_THREADS = [
+    (f"prompts/{_ID}", prompts.PromptHandler),
+    (f"prompts/{_ID}/steer", prompts.SteerHandler),
+    ("messages", prompts.MessagesHandler),
+    ("attachments", prompts.AttachmentsHandler),
+    (f"attachments/{_ID}", prompts.AttachmentHandler),
+    ("abort", agent.AbortHandler),
+    (f"checkpoints/{_ID}/diff", checkpoints.CheckpointDiffHandler),
+    (f"checkpoints/{_ID}/revert", checkpoints.CheckpointRevertHandler),
+]
+PER_ROOM += [
+    (rf"threads/(?P<thread_id>[A-Za-z0-9_-]+)/{path}", threads.in_thread(handler))
+    for path, handler in IN_THREADS
 ]
 
 #: Server-level: the rooms, main's Copilot sign-in and the host claim.

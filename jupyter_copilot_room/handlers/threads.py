@@ -73,6 +73,15 @@ class ThreadPromptsHandler(ThreadsMixin):
         await self.reply({"id": prompt_id, "position": position}, status=202)
 
 
+class ThreadChangesHandler(ThreadsMixin):
+    """`GET threads/<id>/diff`: the thread's changes against its fork point (a preview)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, item_id: str) -> None:
+        await self.reply(await self.threads.changes(self.identity, item_id))
+
+
 class ThreadPromoteHandler(ThreadsMixin):
     @web.authenticated
     @authorized
@@ -83,6 +92,23 @@ class ThreadPromoteHandler(ThreadsMixin):
         else:
             answer = await self.threads.promote_as_diff(self.identity, item_id)
         await self.reply(answer, status=202)
+
+
+class ThreadScoped(RoomAPIHandler):
+    """A room's command run in one of its threads (`threads/<id>/<command>`): the same handler,
+    its `room` the thread's, for the people who may see the thread."""
+
+    async def prepare(self, **kwargs: Any) -> None:
+        await super().prepare(**kwargs)
+        thread_id = self.path_kwargs.pop("thread_id")
+        if self.current_user is not None:
+            threads = self.context.threads.of(self.room)
+            self.room = await threads.thread_room(self.identity, thread_id)
+
+
+def in_thread(handler: type[RoomAPIHandler]) -> type[RoomAPIHandler]:
+    """`handler`, serving its command in a thread."""
+    return type(f"Thread{handler.__name__}", (ThreadScoped, handler), {})
 
 
 class ThreadWebSocketHandler(RoomWebSocketHandler):

@@ -14,13 +14,14 @@ from ..errors import InvalidRequest
 class ForkPoint:
     after: str | None  # the prompt whose turn is the thread's last (None: no turn yet)
     later: list[str]  # the prompts that started after it, in order
+    asked: tuple[str, str] | None = None  # who asked `after`, and what
 
 
 def fork_point(transcript: str, after: str | None) -> ForkPoint:
     """From the room's transcript text: a 400 for a prompt unknown or not finished."""
     started: list[str] = []
     finished: set[str] = set()
-    submitted: set[str] = set()
+    submitted: dict[str, tuple[str, str]] = {}
     for line in transcript.split("\n"):
         if '"prompt.' not in line:
             continue
@@ -28,7 +29,10 @@ def fork_point(transcript: str, after: str | None) -> ForkPoint:
         prompt_id = record.get("payload", {}).get("id")
         match record.get("kind"):
             case "prompt.submitted":
-                submitted.add(prompt_id)
+                submitted[prompt_id] = (
+                    record.get("actor") or "",
+                    record["payload"].get("text", ""),
+                )
             case "prompt.started":
                 started.append(prompt_id)
             case "prompt.finished":
@@ -44,4 +48,4 @@ def fork_point(transcript: str, after: str | None) -> ForkPoint:
             code="prompt_not_finished",
         )
     later = started[started.index(after) + 1 :] if after is not None else started
-    return ForkPoint(after, later)
+    return ForkPoint(after, later, submitted.get(after) if after is not None else None)

@@ -77,6 +77,11 @@ class RoomThreads:
 
     # -- the commands --------------------------------------------------------------------------
 
+    def show(self) -> None:
+        """The threads in the room's document (`meta.threads`): everyone admitted sees that
+        they exist and whose they are."""
+        self.room.document.set_meta(threads=[thread.listing() for thread in self.records])
+
     def listing(self, identity: Identity) -> list[dict]:
         self.room.people.require(identity, Action.WATCH)
         return [thread.listing() for thread in self.records]
@@ -117,7 +122,30 @@ class RoomThreads:
             )
             self.records.add(thread)
         self._note(identity, f"opened the side thread “{title}”.")
+        self.show()
+        await self._say_where_it_forked(identity, thread, point.asked)
         return thread.listing()
+
+    async def _say_where_it_forked(
+        self, identity: Identity, thread: Thread, asked: tuple[str, str] | None
+    ) -> None:
+        """The thread's first line: what its agent remembers, and where its files are."""
+        room = await self._room_of(thread)
+        name = identity.display_name or identity.username
+        if asked is None:
+            where = "before the room's first turn"
+        else:
+            author, text = asked
+            first = text.strip().splitlines()[0] if text.strip() else ""
+            short = first if len(first) <= 80 else first[:79] + "…"
+            who = self.room.document.display_name(author) or author
+            where = f"after {who}'s turn “{short}”"
+        note = (
+            f"{name} forked this side thread from the room {self.room.name} {where}: the agent "
+            "remembers the room's conversation up to there, and works on a copy of its files "
+            f"(branch {worktree.BRANCH.format(thread.id)}); the room sees none of it."
+        )
+        room.recorder.commit("system", identity.username, SystemNote(text=note))
 
     async def _wake_agent(self) -> None:
         """The room's agent connected (its session is what a fork copies)."""
@@ -161,6 +189,7 @@ class RoomThreads:
         if not thread.may_use(username):
             thread.people.append(username)
             self.records.save()
+            self.show()
         return thread.listing()
 
     async def submit(self, identity: Identity, thread_id: str, text: str) -> tuple[str, int]:
@@ -174,6 +203,14 @@ class RoomThreads:
         self._open(thread)
         room = await self._room_of(thread)
         return room.submit(identity, PromptBody.model_validate({"text": text}))
+
+    async def changes(self, identity: Identity, thread_id: str) -> dict:
+        """What promoting as a diff would bring: the diff against the fork, the files."""
+        thread = self.records.get(thread_id)
+        self._may_see(identity, thread)
+        self._open(thread)
+        diff, files = await worktree.changes(self.records.worktree(thread.id), thread.base)
+        return {"diff": diff, "files": files}
 
     async def promote_as_prompt(self, identity: Identity, thread_id: str, text: str) -> dict:
         """A prompt in the room's queue by the owner: `text`, then the thread's last reply."""
@@ -225,8 +262,9 @@ class RoomThreads:
         await self.room.turns.worktree_read()  # the turn's checkpoint has the tree before
         refused = await worktree.conflicts(repository, diff, files)
         summary = ", ".join(files)
+        owner = self.room.document.display_name(thread.owner) or thread.owner
         details = {
-            "intention": f"Apply the side thread “{thread.title}” (by {thread.owner}) here.",
+            "intention": f"Apply the side thread “{thread.title}” (by {owner}) here.",
             "diff": diff,
         }
         if refused:
@@ -273,6 +311,7 @@ class RoomThreads:
             await worktree.remove(self._repository(), self.records.worktree(thread.id), thread.id)
             thread.state = "closed"
             self.records.save()
+            self.show()
         self._note(identity, f"closed the side thread “{thread.title}”.")
 
     def _note(self, identity: Identity, what: str) -> None:

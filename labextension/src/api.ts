@@ -146,9 +146,9 @@ export const MAIN_ROOM = 'main';
 /** The server's own commands (the rooms, the host claim, main's Copilot sign-in) are not any
  * one room's: `copilot-room/api/<command>`. */
 const SERVER_API = 'copilot-room/api';
-const SERVER = 'server';
+export const SERVER = 'server';
 const ROOM = 'room';
-type Scope = typeof SERVER | typeof ROOM;
+export type Scope = typeof SERVER | typeof ROOM;
 
 /** Where a room's REST commands live: `copilot-room/api/rooms/<name>/`. */
 export function roomApiPath(room: string): string {
@@ -331,7 +331,7 @@ export class RoomClient implements IRoomClient {
     return this._send('POST', 'signout', undefined, SERVER);
   }
 
-  private _send<T>(method: string, path: string, body?: unknown, scope?: Scope): Promise<T> {
+  protected _send<T>(method: string, path: string, body?: unknown, scope?: Scope): Promise<T> {
     return this._request(
       path,
       { method, body: body === undefined ? undefined : JSON.stringify(body) },
@@ -339,11 +339,11 @@ export class RoomClient implements IRoomClient {
     );
   }
 
-  private _fetch(path: string, init: RequestInit = {}): Promise<Response> {
+  protected _fetch(path: string, init: RequestInit = {}): Promise<Response> {
     return apiFetch(this.serverSettings, URLExt.join(roomApiPath(this.roomName), path), init);
   }
 
-  private _request<T>(path: string, init: RequestInit = {}, scope: Scope = ROOM): Promise<T> {
+  protected _request<T>(path: string, init: RequestInit = {}, scope: Scope = ROOM): Promise<T> {
     const base = scope === SERVER ? SERVER_API : roomApiPath(this.roomName);
     return apiRequest(this.serverSettings, URLExt.join(base, path), init);
   }
@@ -410,7 +410,7 @@ async function apiFetch(
   }
 }
 
-async function apiRequest<T>(
+export async function apiRequest<T>(
   settings: ServerConnection.ISettings,
   path: string,
   init: RequestInit = {}

@@ -36,6 +36,8 @@ export interface IPromptEntry extends IEntryBase {
   usage?: IUsage;
   /** `kernel`: sent from a notebook kernel with the author's credentials (the kernel API). */
   origin?: 'kernel';
+  /** The side thread it brings back (../threads.ts). */
+  thread?: string;
   /** What the prompt pointed at (../chips.ts), when it pointed at anything. */
   chips?: IShownChip[];
   /** Images and repository files sent with it (../attachments.ts). */

@@ -20,6 +20,7 @@ import { refusalMessage, RoomDirectoryClient } from './api';
 import { Attention, INeed } from './attention';
 import { contextPlugin } from './context';
 import { RoomPanel } from './panel';
+import { registerThreads } from './threadcommands';
 import { exportTranscript } from './components/export';
 import { newRoomDialog } from './components/newroom';
 import { mayAbort, mayExport, maySubmit } from './policy';
@@ -146,6 +147,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       rendermime,
       onExport: () => void app.commands.execute(CommandIDs.exportTranscript),
       onNewRoom: () => void app.commands.execute(CommandIDs.newRoom),
+      threads: registerThreads(app, rooms, rendermime),
       onCopyLink: () => {
         Clipboard.copyToSystem(roomLink(PageConfig.getUrl({ mode: 'full' }), rooms.current.name));
         Notification.info(`A link to the room ${rooms.current.name} is on the clipboard.`, {

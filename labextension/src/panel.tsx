@@ -8,6 +8,7 @@ import React from 'react';
 import { INeed } from './attention';
 import { Room } from './components/room';
 import { RoomSwitcher } from './components/switcher';
+import { IThreadActions, ThreadActions } from './components/threads';
 import { IRooms } from './rooms';
 import { roomRendermime } from './sanitize';
 
@@ -21,6 +22,8 @@ export class RoomPanel extends ReactWidget {
     onNewRoom?: () => void;
     /** "Copy link to <room>" in the switcher. */
     onCopyLink?: () => void;
+    /** Forking and opening side threads (the page's commands). */
+    threads?: IThreadActions;
   }) {
     super();
     this.rooms = options.rooms;
@@ -93,28 +96,35 @@ export class RoomPanel extends ReactWidget {
   protected render(): JSX.Element {
     const room = this.rooms.current;
     return (
-      <Room
-        key={room.name}
-        model={room.model}
-        client={room.client}
-        rendermime={this._rendermime}
-        inputRef={this._input}
-        history={room.history}
-        draft={room.draft}
-        onExport={this._options.onExport}
-        switcher={
-          <RoomSwitcher
-            rooms={this.rooms}
-            onNewRoom={this._options.onNewRoom}
-            onCopyLink={this._options.onCopyLink}
-            openRequest={this._openRequest}
-          />
-        }
-      />
+      <ThreadActions.Provider value={this._options.threads ?? null}>
+        <Room
+          key={room.name}
+          model={room.model}
+          client={room.client}
+          rendermime={this._rendermime}
+          inputRef={this._input}
+          history={room.history}
+          draft={room.draft}
+          onExport={this._options.onExport}
+          switcher={
+            <RoomSwitcher
+              rooms={this.rooms}
+              onNewRoom={this._options.onNewRoom}
+              onCopyLink={this._options.onCopyLink}
+              openRequest={this._openRequest}
+            />
+          }
+        />
+      </ThreadActions.Provider>
     );
   }
 
-  private _options: { onExport?: () => void; onNewRoom?: () => void; onCopyLink?: () => void };
+  private _options: {
+    onExport?: () => void;
+    onNewRoom?: () => void;
+    onCopyLink?: () => void;
+    threads?: IThreadActions;
+  };
   private _rendermime: IRenderMimeRegistry;
   private _input = React.createRef<HTMLTextAreaElement>();
   private _openRequest = 0;

@@ -138,6 +138,21 @@ export interface IMeta {
   /** The premium requests the Copilot seat has left, as the runtime reports them for a Copilot
    * login (null: no seat answers, or the runtime cannot say). */
   copilot_quota?: ISeatQuota | null;
+  /** The room's side threads (../threads.ts): everyone admitted sees that they exist. */
+  threads?: IThread[];
+}
+
+/** A side thread as `GET threads` and `meta.threads` list it. */
+export interface IThread {
+  id: string;
+  title: string;
+  owner: string;
+  /** The prompt whose turn the thread forked after (null: before any turn). */
+  from: string | null;
+  state: 'open' | 'closed';
+  /** Who may use it: its owner first, then the people they added. */
+  people: string[];
+  created_at?: number;
 }
 
 /** `meta.copilot_quota` (jupyter_copilot_room/agent/base.py `SeatQuota`). */

@@ -76,6 +76,7 @@ def prompt_started(doc: RoomDocument, record: Record, p: ev.PromptRef) -> None:
         target=item.get("target"),
         state="working",
         **({"origin": origin} if (origin := item.get("origin")) else {}),
+        **({"thread": thread} if (thread := item.get("thread")) else {}),
         **({"chips": chips} if (chips := item.get("chips")) else {}),
         **({"attachments": a} if (a := item.get("attachments")) else {}),
     )

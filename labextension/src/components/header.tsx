@@ -11,6 +11,7 @@ import { Name } from './person';
 import { showRoomSettings } from './settings';
 import { CopilotSeat } from './signin';
 import { AgentHeld } from './held';
+import { ThreadList } from './threads';
 import { SeatQuota } from './usage';
 import { AgentUnavailable } from './unavailable';
 
@@ -82,6 +83,7 @@ export function RoomHeader(props: {
             )}
           </div>
         )}
+        <ThreadList model={props.model} />
       </header>
       {connection !== 'online' && (
         <div className="jp-CopilotRoom-offline" role="alert">

@@ -212,7 +212,8 @@ export const REQUEST_ACTIONS: Readonly<Record<string, string>> = {
   mcp: 'call an MCP tool',
   notebook: 'edit a notebook',
   execute: 'run notebook cells',
-  'custom-tool': 'use a tool'
+  'custom-tool': 'use a tool',
+  promote: "bring back a side thread's changes"
 };
 
 /** The permission kinds whose subject (a command, a URL) the policy's rules match. */

@@ -53,6 +53,11 @@ export function ApprovalCard(props: {
       {cut(SUMMARY, 'jp-CopilotRoom-cardSummary')}
       {intention && <div className="jp-CopilotRoom-note">{intention}</div>}
       {card.details.kernel && <div className="jp-CopilotRoom-note">{card.details.kernel}</div>}
+      {card.details.conflicts && (
+        <div className="jp-CopilotRoom-note jp-CopilotRoom-conflicts" role="alert">
+          {card.details.conflicts}
+        </div>
+      )}
       {card.details.waiting && (
         <div className="jp-CopilotRoom-note" role="status">
           {card.details.waiting}
@@ -70,7 +75,9 @@ export function ApprovalCard(props: {
         </details>
       )}
       {card.details.diff && (
-        <details open={card.kind === 'notebook' || isNotebook(card.summary)}>
+        <details
+          open={card.kind === 'notebook' || card.kind === 'promote' || isNotebook(card.summary)}
+        >
           <summary>Diff</summary>
           {cut('diff', 'jp-CopilotRoom-cardDiff', true)}
         </details>

@@ -12,6 +12,7 @@ import { AttachmentList } from '../attachments';
 import { CheckpointLine } from '../checkpoint';
 import { ChipList } from '../chips';
 import { PersonName } from '../person';
+import { ForkButton, ThreadOrigin } from '../threads';
 import { Collapsible } from './collapse';
 import { CopyButton } from './copy';
 import { formatTime } from './time';
@@ -29,8 +30,10 @@ export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): 
         {entry.origin === 'kernel' && (
           <span className="jp-CopilotRoom-origin">(from a notebook kernel)</span>
         )}
+        <ThreadOrigin entry={entry} model={model} />
         {entry.target && <span className="jp-CopilotRoom-badge">{targetLabel(entry.target)}</span>}
         <time className="jp-CopilotRoom-time">{formatTime(entry.ts)}</time>
+        <ForkButton entry={entry} model={model} />
       </div>
       <ChipList chips={entry.chips} />
       <AttachmentList attachments={entry.attachments} />

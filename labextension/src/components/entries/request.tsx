@@ -42,11 +42,17 @@ export function RequestEntry(props: {
   // The rule that asked two people; an automatic decision names its rule in its feedback.
   const rule = approvers.length > 0 && entry.rule ? entry.rule : null;
   const what =
-    entry.kind === 'question' ? 'asked' : `asked to ${requestAction(entry.request_kind)}`;
+    entry.kind === 'question'
+      ? 'asked'
+      : entry.request_kind === 'promote'
+        ? `to ${requestAction(entry.request_kind)}`
+        : `asked to ${requestAction(entry.request_kind)}`;
   const cut = hiddenIn(entry.details)[SUMMARY]; // the card said so too (room/card_content.py)
   return (
     <div className="jp-CopilotRoom-entry jp-CopilotRoom-request" data-state={entry.state}>
-      Copilot {what}: <code>{entry.body}</code>
+      {/* A side thread's changes coming back: the room asks that, not the agent. */}
+      {entry.request_kind === 'promote' ? 'The room asks' : 'Copilot'} {what}:{' '}
+      <code>{entry.body}</code>
       {cut && <span className="jp-CopilotRoom-hiddenNote">{` (${hiddenWords(cut)})`}</span>}{' '}
       <span className="jp-CopilotRoom-status">
         {outcomeLabel(entry.state)}

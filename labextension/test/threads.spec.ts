@@ -1,0 +1,79 @@
+import { ServerConnection } from '@jupyterlab/services';
+import { describe, expect, it } from 'vitest';
+
+import { maySeeThread, ThreadRoomClient, ThreadsClient } from '../src/threads';
+import { IMe, IThread } from '../src/types';
+
+function recording(): { serverSettings: ServerConnection.ISettings; requests: Request[] } {
+  const requests: Request[] = [];
+  const serverSettings = ServerConnection.makeSettings({
+    baseUrl: 'http://lab.test/base/',
+    wsUrl: 'ws://lab.test/base/',
+    token: '',
+    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+      requests.push(new Request(input, init));
+      return new Response('{}', { status: 200, headers: { 'Content-Type': 'application/json' } });
+    }) as typeof fetch
+  });
+  return { serverSettings, requests };
+}
+
+const where = (request: Request) => `${request.method} ${new URL(request.url).pathname}`;
+
+describe('a thread in the panel', () => {
+  it("sends the thread's own commands to the thread, and answers cards as the room's", async () => {
+    const { serverSettings, requests } = recording();
+    const client = new ThreadRoomClient({ serverSettings, room: 'main', thread: 't1' });
+    await client.submit('try polars');
+    await client.say('psst');
+    await client.withdraw('p2');
+    await client.abort();
+    await client.checkpointDiff('c0ffee');
+    await client.answerPermission('r1', true);
+    await client.room();
+    const api = '/base/copilot-room/api/rooms/main/';
+    expect(requests.map(where)).toEqual([
+      `POST ${api}threads/t1/prompts`,
+      `POST ${api}threads/t1/messages`,
+      `DELETE ${api}threads/t1/prompts/p2`,
+      `POST ${api}threads/t1/abort`,
+      `GET ${api}threads/t1/checkpoints/c0ffee/diff`,
+      `POST ${api}approvals/r1`,
+      `GET ${api}room`
+    ]);
+    expect(await requests[0].json()).toEqual({ text: 'try polars' });
+  });
+
+  it('forks, promotes and closes through the room', async () => {
+    const { serverSettings, requests } = recording();
+    const threads = new ThreadsClient(serverSettings, 'north');
+    await threads.open('polars', 'p1');
+    await threads.promote('t1', 'prompt', 'Adopt it:');
+    await threads.close('t1');
+    const api = '/base/copilot-room/api/rooms/north/threads';
+    expect(requests.map(where)).toEqual([
+      `POST ${api}`,
+      `POST ${api}/t1/promote`,
+      `DELETE ${api}/t1`
+    ]);
+    expect(await requests[0].json()).toEqual({ title: 'polars', from: 'p1' });
+    expect(await requests[1].json()).toEqual({ as: 'prompt', text: 'Adopt it:' });
+  });
+
+  it('is seen by its people and the hosts only', () => {
+    const thread: IThread = {
+      id: 't1',
+      title: 'x',
+      owner: 'bob',
+      from: null,
+      state: 'open',
+      people: ['bob', 'dave']
+    };
+    const me = (username: string, role: string) => ({ username, role }) as unknown as IMe;
+    expect(maySeeThread(me('dave', 'member'), thread)).toBe(true);
+    expect(maySeeThread(me('erin', 'member'), thread)).toBe(false);
+    expect(maySeeThread(me('alice', 'host'), thread)).toBe(true);
+    expect(maySeeThread(me('dave', 'viewer'), thread)).toBe(false);
+    expect(maySeeThread(null, thread)).toBe(false);
+  });
+});

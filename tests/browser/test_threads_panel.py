@@ -1,0 +1,89 @@
+"""Side threads in the panel (issue 31): "Fork" on a finished turn asks for a title and opens
+the thread in a panel of its own, where the owner prompts and answers its cards while the room
+goes on; "Promote as diff…" previews the changes and sends the room a card, which a host
+approves into the shared files. A member not added sees that the thread exists, not its content.
+"""
+
+import subprocess
+
+from playwright.sync_api import expect
+
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+
+from .panel import PROMPT, fits_at_every_look, send, show_room
+
+
+def script(request):
+    if request.tool_results:
+        return Reply("Wrote polars_try.py: polars reads the data in 0.2 s.")
+    if request.prompt.endswith("try polars"):
+        command = "printf 'import polars\\n' > polars_try.py"
+        return Reply(tool_calls=(ToolCall("bash", {"command": command, "description": "try"}),))
+    return Reply(f"Noted: {request.prompt.split(']: ', 1)[-1]}")
+
+
+def git(folder, *args):
+    subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True)
+
+
+def test_fork_work_in_a_thread_and_promote_its_diff_for_a_host_to_approve(
+    open_lab, lab, model, screenshot
+):
+    git(lab.root, "init", "-q", "-b", "main")
+    (lab.root / "analysis.py").write_text("import pandas\n")
+    git(lab.root, "add", "analysis.py")
+    git(lab.root, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-qm", "start")
+    model.script = script
+    alice = show_room(open_lab("alice"))
+    send(alice, "load the sales data")
+    prompt = alice.locator(".jp-CopilotRoom-prompt").first
+    expect(prompt).to_have_attribute("data-state", "completed", timeout=30_000)
+
+    prompt.get_by_role("button", name="Fork a side thread from here").click()
+    dialog = alice.locator(".jp-Dialog")
+    dialog.locator("input").fill("polars instead of pandas")
+    screenshot(dialog.locator(".jp-Dialog-content"), "forking")
+    dialog.get_by_role("button", name="Fork").click()
+
+    thread = alice.locator(".jp-CopilotRoom-threadPanel")
+    expect(thread.locator(".jp-CopilotRoom-threadTitle")).to_have_text("polars instead of pandas")
+    expect(alice.locator("#jp-copilot-room .jp-CopilotRoom-threads")).to_contain_text("1 open")
+    box = thread.locator(PROMPT)
+    expect(box).to_be_enabled(timeout=30_000)
+    box.fill("try polars")
+    box.press("Enter")
+    card = thread.locator(".jp-CopilotRoom-approval")
+    expect(card).to_have_count(1, timeout=60_000)
+    card.get_by_role("button", name="Approve").click()
+    expect(thread.locator(".jp-CopilotRoom-reply").last).to_contain_text(
+        "polars reads the data", timeout=30_000
+    )
+    expect(alice.locator("#jp-copilot-room .jp-CopilotRoom-reply")).to_have_count(1)
+    screenshot(alice, "thread-at-work")
+    assert not (lab.root / "polars_try.py").exists(), "the thread works in its own worktree"
+
+    # bob, a member not added, sees that the thread exists and whose it is, and cannot open it.
+    bob = show_room(open_lab("bob"))
+    threads = bob.locator(".jp-CopilotRoom-threads")
+    threads.locator("summary").click()
+    expect(threads).to_contain_text("polars instead of pandas")
+    expect(threads.get_by_role("button")).to_have_count(0)
+
+    thread.get_by_role("button", name="Promote as diff…").click()
+    preview = alice.locator(".jp-Dialog")
+    expect(preview.locator(".jp-CopilotRoom-diffView")).to_contain_text("+import polars")
+    screenshot(preview.locator(".jp-Dialog-content"), "promote-preview")
+    preview.get_by_role("button", name="Send the card").click()
+
+    room_card = bob.locator(".jp-CopilotRoom-approval[data-kind='promote']")
+    expect(room_card).to_contain_text("Bring back a side thread's changes", timeout=30_000)
+    expect(room_card).to_contain_text("+import polars")
+    expect(room_card.get_by_role("button", name="Approve")).to_have_count(0)
+    host_card = alice.locator("#jp-copilot-room .jp-CopilotRoom-approval[data-kind='promote']")
+    problems = fits_at_every_look(alice, screenshot, "promote-card-", "#jp-copilot-room")
+    assert problems == []
+    host_card.get_by_role("button", name="Approve").click()
+    expect(alice.locator("#jp-copilot-room .jp-CopilotRoom-checkpoint")).to_contain_text(
+        "polars_try.py", timeout=30_000
+    )
+    assert (lab.root / "polars_try.py").read_text() == "import polars\n"
