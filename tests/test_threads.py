@@ -14,6 +14,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from jupyter_copilot_room.errors import InvalidRequest
 from jupyter_copilot_room.threads.fork_point import ForkPoint, fork_point
 
+from .harness import config
 from .harness.helpers import READY, eventually, finished, ready
 
 SLOW = Reply("Slowly " * 300, chunk_size=4, delay=0.05)
@@ -307,3 +308,43 @@ def test_the_fork_point_is_after_a_finished_turn_and_before_every_later_one():
         fork_point(transcript, "zzz")
     assert refused.value.code == "unknown_prompt"
     assert fork_point("", None) == ForkPoint(None, []), "a room without turns forks whole"
+
+
+async def test_a_real_server_restart_keeps_an_open_thread_with_its_conversation(servers, model):
+    model.script = lambda request: Reply(f"Noted: {request.prompt}")
+    server = servers(room=config.copilot_agent(model.base_url))
+    git(server.root, "init", "-q", "-b", "main")
+    (server.root / "a.py").write_text("x = 1\n")
+    git(server.root, "add", "a.py")
+    git(server.root, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-qm", "start")
+
+    async def answer(user, method, path, body=None):
+        response = await server.call(user, method, path, body)
+        return response.code, json.loads(response.body) if response.body else None
+
+    async def finished_in(path, count):
+        async def done():
+            response = await server.call("bob", "GET", path)
+            return response.code == 200 and response.body.count(b'"prompt.finished"') >= count
+
+        await eventually(done, timeout=READY, what=f"{count} finished turns in {path}")
+
+    await server.start_async()
+    await answer("alice", "POST", "prompts", {"text": "remember kiwi"})
+    await finished_in("transcript", 1)
+    code, thread = await answer("bob", "POST", "threads", {"title": "mango"})
+    assert code == 201, thread
+    side = f"threads/{thread['id']}"
+    await answer("bob", "POST", f"{side}/prompts", {"text": "say mango"})
+    await finished_in(f"{side}/transcript", 1)
+
+    server.stop()
+    await server.start_async()
+    code, listing = await answer("carol", "GET", "threads")
+    assert [(t["id"], t["state"]) for t in listing["threads"]] == [(thread["id"], "open")]
+    code, asked = await answer("bob", "POST", f"{side}/prompts", {"text": "and now?"})
+    assert code == 202, asked
+    await finished_in(f"{side}/transcript", 2)
+    [resumed] = [r for r in model.requests if r.prompt == "[bob]: and now?"]
+    said = "\n".join(resumed.user_texts())
+    assert "remember kiwi" in said and "say mango" in said, "the thread's session was resumed"

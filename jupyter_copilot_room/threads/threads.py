@@ -375,5 +375,8 @@ class ThreadRegistry:
         return (threads.room_holding(request_id) if threads else None) or room
 
     async def stop(self) -> None:
-        for threads in self._of.values():
+        """The server stops: every thread's room stops, and what is known of threads is read
+        from disk again by the next start."""
+        of, self._of = list(self._of.values()), {}
+        for threads in of:
             await threads.stop()

@@ -187,9 +187,19 @@ LAYOUT_PROBLEMS = """box => {
             problems.push(`${i.what} sticks out of its box`);
         }
     }
+    // A sticky bar (a card's buttons at the tray's foot) is opaque and covers what scrolls
+    // under it, by design: that is no overlap.
+    const stickyOf = node => {
+        for (let el = node.nodeType === 1 ? node : node.parentElement; el && el !== box;
+             el = el.parentElement) {
+            if (getComputedStyle(el).position === 'sticky') return el;
+        }
+        return null;
+    };
     for (const [n, a] of shown.entries()) {
         for (const b of shown.slice(n + 1)) {
             if (a.node === b.node || a.node.contains(b.node) || b.node.contains(a.node)) continue;
+            if (stickyOf(a.node) !== stickyOf(b.node)) continue;
             const w = Math.min(a.seen.right, b.seen.right) - Math.max(a.seen.left, b.seen.left);
             const h = Math.min(a.seen.bottom, b.seen.bottom) - Math.max(a.seen.top, b.seen.top);
             if (w > 1 && h > 1) problems.push(`${a.what} overlaps ${b.what}`);

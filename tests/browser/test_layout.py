@@ -95,6 +95,29 @@ def transcript_problems(page) -> list[str]:
     return [] if share >= 0.4 else [f"the transcript has {share:.0%} of the panel's height"]
 
 
+def unreachable_buttons(page) -> list[str]:
+    """A card whose top is in sight in the tray has its buttons in sight too (they stay at the
+    tray's foot), however tall the card: nobody scrolls to answer what they see."""
+    return page.evaluate(
+        """() => {
+            const tray = document.querySelector('.jp-CopilotRoom-trayBody');
+            if (!tray) return [];
+            const view = tray.getBoundingClientRect();
+            const found = [];
+            for (const card of tray.querySelectorAll('.jp-CopilotRoom-card')) {
+                const actions = card.querySelector('.jp-CopilotRoom-cardActions');
+                const top = card.getBoundingClientRect().top;
+                if (!actions || top < view.top || top >= view.bottom - 24) continue;
+                const box = actions.getBoundingClientRect();
+                if (box.bottom > view.bottom + 1 || box.top < view.top - 1) {
+                    found.push(`${card.getAttribute('aria-label')}: its buttons are out of sight`);
+                }
+            }
+            return found;
+        }"""
+    )
+
+
 def test_a_busy_room_fits_every_width_keeps_the_prompt_box_and_passes_axe_in_both_themes(
     lab, model, open_lab, screenshot
 ):
@@ -127,6 +150,7 @@ def test_a_busy_room_fits_every_width_keeps_the_prompt_box_and_passes_axe_in_bot
                 problems += [f"{where}: {p}" for p in prompt_box_problems(page)]
                 problems += [f"{where}: {p}" for p in row_problems(page, width)]
                 problems += [f"{where}: {p}" for p in transcript_problems(page)]
+                problems += [f"{where}: {p}" for p in unreachable_buttons(page)]
                 if width != 500:
                     show_an_unverified_badge(page)
                     problems += [f"{where}: {p}" for p in axe_violations(page)]

@@ -18,8 +18,8 @@ export function People(props: { model: IRoomModel; client: IRoomClient }): JSX.E
   const action = useAction();
   const people = model.participants;
   return (
+    // The tray's "People (n online)" line is its heading: no second one here.
     <section className="jp-CopilotRoom-people" aria-label="People in the room">
-      <h3 className="jp-CopilotRoom-heading">People</h3>
       {model.me && (
         <MyName
           current={displayName(model.me.username, model.person(model.me.username))}

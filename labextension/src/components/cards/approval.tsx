@@ -75,31 +75,34 @@ export function ApprovalCard(props: {
         </details>
       )}
       {card.details.diff && (
-        <details
-          open={card.kind === 'notebook' || card.kind === 'promote' || isNotebook(card.summary)}
-        >
+        // Open: the change is what people judge a card by (its buttons stay in sight below it).
+        <details open>
           <summary>Diff</summary>
           {cut('diff', 'jp-CopilotRoom-cardDiff', true)}
         </details>
       )}
       {mayAnswer(model.me, card.answerers) && (
-        <div className="jp-CopilotRoom-cardActions">
-          {mayApprove(model.me, card.answerers) && (
+        <>
+          <div className="jp-CopilotRoom-cardActions">
+            {mayApprove(model.me, card.answerers) && (
+              <button
+                className="jp-mod-styled jp-mod-accept"
+                disabled={action.busy}
+                onClick={() => answer(true)}
+              >
+                Approve
+              </button>
+            )}
             <button
-              className="jp-mod-styled jp-mod-accept"
+              className="jp-mod-styled jp-mod-reject"
               disabled={action.busy}
-              onClick={() => answer(true)}
+              onClick={() => answer(false)}
             >
-              Approve
+              Reject
             </button>
-          )}
-          <button
-            className="jp-mod-styled jp-mod-reject"
-            disabled={action.busy}
-            onClick={() => answer(false)}
-          >
-            Reject
-          </button>
+          </div>
+          {/* Below the buttons, not in their bar: the bar stays at the tray's foot, and stays one
+            line high at 250 px. */}
           <input
             className="jp-mod-styled jp-CopilotRoom-feedback"
             placeholder="Why not? (optional)"
@@ -107,7 +110,7 @@ export function ApprovalCard(props: {
             value={feedback}
             onChange={event => setFeedback(event.target.value)}
           />
-        </div>
+        </>
       )}
     </div>
   );
@@ -133,9 +136,4 @@ function twoApprovers(card: IApproval, model: IRoomModel): JSX.Element {
   }
   const names = approvers.map(username => nameOf(username, model)).join(' and ');
   return <>{`Approved by ${names}; needs one more: ${stillMayApprove(card)}.`}</>;
-}
-
-/** A write to a notebook shows its cells at once: they are what people judge it by. */
-function isNotebook(path: string): boolean {
-  return path.endsWith('.ipynb');
 }
