@@ -232,6 +232,29 @@ def fits_at_every_look(page, take, label: str, selector: str, widths=(250, 500))
     )
 
 
+def unreachable_buttons(page) -> list[str]:
+    """A card whose top is in sight in the tray has its buttons in sight too (they stay at the
+    tray's foot), however tall the card: nobody scrolls to answer what they see."""
+    return page.evaluate(
+        """() => {
+            const tray = document.querySelector('.jp-CopilotRoom-trayBody');
+            if (!tray) return [];
+            const view = tray.getBoundingClientRect();
+            const found = [];
+            for (const card of tray.querySelectorAll('.jp-CopilotRoom-card')) {
+                const actions = card.querySelector('.jp-CopilotRoom-cardActions');
+                const top = card.getBoundingClientRect().top;
+                if (!actions || top < view.top || top >= view.bottom - 24) continue;
+                const box = actions.getBoundingClientRect();
+                if (box.bottom > view.bottom + 1 || box.top < view.top - 1) {
+                    found.push(`${card.getAttribute('aria-label')}: its buttons are out of sight`);
+                }
+            }
+            return found;
+        }"""
+    )
+
+
 def layout_problems(page, selector: str) -> list[str]:
     """What overlaps or sticks out in each element matching `selector` (see LAYOUT_PROBLEMS)."""
     problems = []

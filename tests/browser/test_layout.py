@@ -19,6 +19,7 @@ from .panel import (
     send,
     set_sidebar_width,
     show_room,
+    unreachable_buttons,
 )
 
 
@@ -93,29 +94,6 @@ def transcript_problems(page) -> list[str]:
     log = page.locator(".jp-CopilotRoom-transcriptBox").bounding_box()
     share = log["height"] / room["height"]
     return [] if share >= 0.4 else [f"the transcript has {share:.0%} of the panel's height"]
-
-
-def unreachable_buttons(page) -> list[str]:
-    """A card whose top is in sight in the tray has its buttons in sight too (they stay at the
-    tray's foot), however tall the card: nobody scrolls to answer what they see."""
-    return page.evaluate(
-        """() => {
-            const tray = document.querySelector('.jp-CopilotRoom-trayBody');
-            if (!tray) return [];
-            const view = tray.getBoundingClientRect();
-            const found = [];
-            for (const card of tray.querySelectorAll('.jp-CopilotRoom-card')) {
-                const actions = card.querySelector('.jp-CopilotRoom-cardActions');
-                const top = card.getBoundingClientRect().top;
-                if (!actions || top < view.top || top >= view.bottom - 24) continue;
-                const box = actions.getBoundingClientRect();
-                if (box.bottom > view.bottom + 1 || box.top < view.top - 1) {
-                    found.push(`${card.getAttribute('aria-label')}: its buttons are out of sight`);
-                }
-            }
-            return found;
-        }"""
-    )
 
 
 def test_a_busy_room_fits_every_width_keeps_the_prompt_box_and_passes_axe_in_both_themes(

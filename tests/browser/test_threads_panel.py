@@ -10,7 +10,14 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from .panel import PROMPT, fits_at_every_look, send, show_room
+from .panel import (
+    PROMPT,
+    layout_problems,
+    problems_at_every_look,
+    send,
+    show_room,
+    unreachable_buttons,
+)
 
 
 def script(request):
@@ -80,7 +87,12 @@ def test_fork_work_in_a_thread_and_promote_its_diff_for_a_host_to_approve(
     expect(room_card).to_contain_text("+import polars")
     expect(room_card.get_by_role("button", name="Approve")).to_have_count(0)
     host_card = alice.locator("#jp-copilot-room .jp-CopilotRoom-approval[data-kind='promote']")
-    problems = fits_at_every_look(alice, screenshot, "promote-card-", "#jp-copilot-room")
+    problems = problems_at_every_look(
+        alice,
+        screenshot,
+        "promote-card-",
+        lambda look: layout_problems(look, "#jp-copilot-room") + unreachable_buttons(look),
+    )
     assert problems == []
     host_card.get_by_role("button", name="Approve").click()
     expect(alice.locator("#jp-copilot-room .jp-CopilotRoom-checkpoint")).to_contain_text(
