@@ -13,6 +13,7 @@ from ..harness.pages import DARK, LIGHT, set_theme
 from .panel import (
     QUESTION_AND_COMMAND,
     axe_violations,
+    fits_at_every_look,
     layout_problems,
     prompt_box_problems,
     replies,
@@ -257,6 +258,7 @@ def test_sending_takes_the_sender_to_the_newest_entry(lab, model, open_lab, scre
         " return n.scrollHeight - n.scrollTop - n.clientHeight < 24; }"
     )
     screenshot(bob.locator("#jp-copilot-room"), "sent-scrolls-to-newest")
+    assert fits_at_every_look(bob, screenshot, "sent-", "#jp-copilot-room") == []
 
 
 def writes_a_file(request):

@@ -19,7 +19,7 @@ from ..harness.browser_fixtures import printed_lab_url, serving
 from ..harness.pages import DARK, LIGHT, set_theme
 from ..harness.people import DISPLAY_NAMES, GUEST
 from ..harness.server import JupyterServer
-from .panel import send, set_sidebar_width, show_room
+from .panel import fits_at_every_look, send, set_sidebar_width, show_room
 
 USERNAMES = ("alice", "bob", GUEST)
 NAME = DISPLAY_NAMES[GUEST]
@@ -171,3 +171,4 @@ def test_a_person_on_a_plain_lab_changes_their_name_and_another_sees_it(
         names = page.locator(".jp-CopilotRoom-personRow .jp-CopilotRoom-personName")
         assert names.filter(has_text="Ana Lima").count() == 1, names.all_text_contents()
     screenshot(ben.locator(PANEL), "a-name-changed")
+    assert fits_at_every_look(ben, screenshot, "a-name-changed-", PANEL) == []

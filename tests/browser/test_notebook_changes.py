@@ -152,6 +152,8 @@ def test_an_older_notebook_turn_is_reverted_keeping_a_later_cell_and_a_persons_r
     expect(cells.nth(2)).to_contain_text("y = x + 1")  # the later turn's cell stays
     expect(cells.nth(1).locator(".jp-OutputArea-output")).to_have_text("people")  # and the run
     screenshot(alice, "older-notebook-turn-reverted")
+    looks = fits_at_every_look(alice, screenshot, "reverted-", ".jp-CopilotRoom-checkpoint")
+    assert looks == []
 
 
 def test_a_turn_whose_only_edit_was_rejected_offers_no_revert(open_lab, lab, model, screenshot):
@@ -183,6 +185,7 @@ def test_a_turn_whose_only_edit_was_rejected_offers_no_revert(open_lab, lab, mod
     expect(checkpointed).to_contain_text("set the second cell")
     expect(alice.get_by_role("button", name="Revert this turn")).to_have_count(1)
     screenshot(alice, "rejected-turn-no-revert")
+    assert fits_at_every_look(alice, screenshot, "no-revert-", "#jp-copilot-room") == []
 
 
 def apart(a: dict, b: dict, slack: float = 2) -> bool:
