@@ -92,8 +92,8 @@ class RoomThreads:
         agent = self.room.agent
         if agent is None:
             raise Conflict("This room has no agent to fork.", code="no_agent")
-        text = await asyncio.to_thread(self.room.transcript.read_text)
-        point = fork_point(text, after)
+        read = self.room.transcript.read_text  # read and parsed off the loop: months of turns
+        point = await asyncio.to_thread(lambda: fork_point(read(), after))
         repository = self._repository()
         await worktree.toplevel(repository)  # 409 before anything is made
         thread_id = uuid.uuid4().hex[:12]
@@ -219,7 +219,8 @@ class RoomThreads:
         if identity.username != thread.owner:
             raise NotAllowed("Only the thread's owner promotes it.", code="not_owner")
         room = await self._room_of(thread)
-        reply = await asyncio.to_thread(last_reply, room.transcript.read_text())
+        read = room.transcript.read_text
+        reply = await asyncio.to_thread(lambda: last_reply(read()))
         if reply is None:
             raise Conflict("The thread has no reply to bring back yet.", code="nothing_to_promote")
         said = f"{text}\n\n{reply}" if text.strip() else reply
