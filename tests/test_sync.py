@@ -7,10 +7,17 @@ import logging
 import weakref
 
 import pytest
-from pycrdt import Array, Doc, Map, create_update_message
+from pycrdt import (
+    Array,
+    Doc,
+    Map,
+    create_sync_message,
+    create_update_message,
+    handle_sync_message,
+)
 from tornado.httpclient import HTTPClientError
 
-from jupyter_copilot_room.room.sync import RoomSync
+from jupyter_copilot_room.room.sync import RoomSync, is_routine
 
 from .harness.helpers import eventually, replies
 
@@ -110,6 +117,63 @@ async def test_an_unreadable_sync_message_closes_only_that_socket_with_a_reason(
     assert [r for r in caplog.records if r.exc_info] == [], "no traceback"
     [said] = [r for r in caplog.records if "sync message" in r.getMessage()]
     assert said.levelno == logging.WARNING and "carol" in said.getMessage()
+
+
+def room_with_deletions() -> Doc:
+    room = Doc()
+    queue = room.get("queue", type=Array)
+    queue.extend(["first", "second"])
+    del queue[0]
+    return room
+
+
+def synced_with(room: Doc) -> Doc:
+    client = Doc()
+    client.apply_update(room.get_update())
+    return client
+
+
+def test_a_synced_clients_answer_to_step1_is_routine_not_a_write():
+    """y-websocket answers the server's sync step 1 after it took the room's state: its step 2
+    holds no items and the room's own deletions (the panel's 16-byte frame)."""
+    room = room_with_deletions()
+    answer = handle_sync_message(create_sync_message(room)[1:], synced_with(room))
+    assert answer[:2] == b"\x00\x01" and answer != b"\x00\x01\x02\x00\x00", "it carries deletions"
+    assert is_routine(answer, room)
+    assert is_routine(handle_sync_message(create_sync_message(room)[1:], Doc()), room)
+
+
+def test_an_update_that_deletes_or_adds_is_not_routine():
+    room = room_with_deletions()
+    deleting = synced_with(room)
+    del deleting.get("queue", type=Array)[0]  # the room still holds "second"
+    assert not is_routine(create_update_message(deleting.get_update(room.get_state())), room)
+    adding = synced_with(room)
+    adding.get("queue", type=Array).append("forged")
+    assert not is_routine(create_update_message(adding.get_update(room.get_state())), room)
+    for garbage in (b"\x00\x02\x05garbage", b"\x00\x01", b"\x00\x02\x02\x00\xff", b"\xff"):
+        assert not is_routine(garbage, room)
+
+
+async def test_only_a_frame_that_writes_is_logged(api, connect, room, caplog, jp_serverapp):
+    caplog.set_level(logging.INFO)
+    jp_serverapp.log.addHandler(caplog.handler)  # the server's own loggers do not propagate
+    await api("bob", "POST", "prompts", body={"text": "say one"})  # its queue item is deleted
+    await eventually(lambda: room.document.meta.get("state") == "idle" and replies(room))
+    carol = await connect("carol")
+    await eventually(lambda: len(carol.transcript) == len(room.document.transcript))
+    ydoc = room.document.ydoc
+    carol.ws.write_message(
+        handle_sync_message(create_sync_message(ydoc)[1:], carol.doc), binary=True
+    )
+    forged = synced_with(ydoc)
+    del forged.get("transcript", type=Array)[0]
+    carol.ws.write_message(create_update_message(forged.get_update(ydoc.get_state())), binary=True)
+    await eventually(lambda: [r for r in caplog.records if "Dropped" in r.getMessage()])
+    jp_serverapp.log.removeHandler(caplog.handler)
+    [dropped] = [r for r in caplog.records if "Dropped" in r.getMessage()]
+    assert "(1 dropped on this connection)" in dropped.getMessage(), "the routine one was not"
+    assert len(room.document.transcript) == len(carol.transcript)
 
 
 @pytest.mark.parametrize("user", ["dave", None])

@@ -4,7 +4,9 @@ Clients get the full state on connect and every update live. The room document h
 writer, the server, so what a client sends is filtered: only SYNC_STEP1 (asking for state) is
 answered. Document updates a client sends (SYNC_STEP2, SYNC_UPDATE) and anything unreadable are
 dropped and logged; awareness is dropped quietly (presence is the server's: who is connected, in
-`participants`), so no client can speak as someone else or flood the others.
+`participants`), so no client can speak as someone else or flood the others. So is an update that
+holds nothing the room lacks: y-websocket answers the server's sync step 1 with one, carrying the
+room's own deletions once the client has the room's state.
 
 Each client has its own outbox: an update is queued once per client and a writer task hands the
 queue to the socket, one batch at a time, waiting until the batch has left for the network. A
@@ -32,7 +34,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Protocol
 
 from pycrdt import (
+    Decoder,
     Doc,
+    IdMap,
+    IdSet,
     Subscription,
     TransactionEvent,
     YMessageType,
@@ -70,11 +75,6 @@ class ClientChannel(Protocol):
     def close(self, code: int | None = None, reason: str | None = None) -> None: ...
 
 
-#: What a standard Yjs client answers to the server's sync step 1 when it has nothing of its own:
-#: SYNC, SYNC_STEP2, then an empty update. Dropping it is routine, not a forged write.
-EMPTY_STEP2 = b"\x00\x01\x02\x00\x00"
-
-
 def is_reader_message(message: bytes) -> bool:
     """True for the only message a read-only client may send: sync step 1."""
     return (
@@ -84,10 +84,25 @@ def is_reader_message(message: bytes) -> bool:
     )
 
 
-def is_routine(message: bytes) -> bool:
-    """What standard clients send anyway and is dropped without a warning: their (empty) sync
-    step 2 and their awareness."""
-    return message == EMPTY_STEP2 or message[:1] == bytes([YMessageType.AWARENESS])
+_UPDATES = {bytes([YSyncMessageType.SYNC_STEP2]), bytes([YSyncMessageType.SYNC_UPDATE])}
+
+
+def is_routine(message: bytes, ydoc: Doc) -> bool:
+    """What standard clients send anyway and is dropped without a warning: their awareness, and a
+    sync step 2 or update that adds nothing to `ydoc` (no items, and only deletions it holds)."""
+    if message[:1] == bytes([YMessageType.AWARENESS]):
+        return True
+    if message[:1] != bytes([YMessageType.SYNC]) or message[1:2] not in _UPDATES:
+        return False
+    try:
+        update = Decoder(message[2:]).read_message() or b""
+        if update[:1] != b"\x00":  # a count of clients with items: it adds items
+            return False
+        deleted = IdMap.from_set(IdSet.decode(update[1:]), [])
+        deleted.diff_with(IdSet.decode(ydoc.get_update(ydoc.get_state())[1:]))
+    except Exception:  # bytes pycrdt cannot read are not routine
+        return False
+    return deleted.is_empty()
 
 
 class Client:
@@ -161,12 +176,13 @@ class Client:
                 return
             self._sending = False
 
-    async def messages(self) -> AsyncIterator[bytes]:
-        """The client's reader messages; anything else is dropped (and logged once)."""
+    async def messages(self, ydoc: Doc) -> AsyncIterator[bytes]:
+        """The client's reader messages; anything else is dropped (and logged once, unless it is
+        routine for a client of `ydoc`)."""
         async for message in self.channel:
             if is_reader_message(message):
                 yield message
-            elif not is_routine(message):
+            elif not is_routine(message, ydoc):
                 self.dropped += 1
                 level = logging.WARNING if self.dropped == 1 else logging.DEBUG
                 log.log(
@@ -231,7 +247,7 @@ class RoomSync:
         on_presence(username)
         try:
             client.put(create_sync_message(ydoc))
-            async for message in client.messages():
+            async for message in client.messages(ydoc):
                 if client.closed or ydoc is not self._ydoc:
                     continue  # closing: wait for the socket's end
                 try:
