@@ -330,3 +330,25 @@ async def test_server_restart_resumes_the_session_with_the_queue_intact(servers,
         "the resumed session carries the earlier conversation"
     )
     server.stop()
+
+
+async def test_a_session_the_runtime_lost_is_said_in_words_not_tracebacks(servers, model):
+    """The saved session id names a session the runtime no longer has (its state was wiped): the
+    agent starts a new one, the room says its earlier context is gone, and the server's log has
+    one line for it, not the SDK's tracebacks."""
+    model.script = lambda request: Reply(f"Noted: {request.prompt}")
+    server = servers(room=copilot_agent(model.base_url), env={"SCRIPTED_MODEL_KEY": "test-key"})
+    server.state_dir.mkdir(parents=True)
+    lost = "0d1c5b6e-0000-4000-8000-000000000000"
+    (server.state_dir / "copilot-session.json").write_text(json.dumps({"session_id": lost}))
+    await server.start_async()
+    await server.call("alice", "POST", "prompts", {"text": "hello again"})
+    await eventually(
+        lambda: any(r.prompt == "[alice]: hello again" for r in model.requests), timeout=READY
+    )
+    server.stop()
+    transcript = (server.state_dir / "transcript.jsonl").read_text()
+    assert "could not be resumed" in transcript
+    log = server.log.read_text()
+    assert log.count(f"Could not resume Copilot session {lost}") == 1
+    assert "copilot._jsonrpc.JsonRpcError" not in log and "resume_session failed" not in log

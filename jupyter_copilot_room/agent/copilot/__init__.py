@@ -7,8 +7,8 @@ model is reached (a provider, a Copilot login, or the demo model), `translate.py
 events into the room's events and sums usage, `describe.py` turns permission requests into what a
 person must see to decide, `runtime_callbacks.py` answers the runtime's requests through the room,
 `health.py` notices the hangs the runtime does not report, `attribution.py` marks who said what,
-`account.py` reads the seat's quota and signs the login out, and `agent.py` ties them to the
-room's `Agent` seam.
+`account.py` reads the seat's quota and signs the login out, `sdk_log.py` puts the SDK's log lines
+in the server's log, and `agent.py` ties them to the room's `Agent` seam.
 """
 
 from .agent import CopilotAgent

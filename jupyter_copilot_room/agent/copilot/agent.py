@@ -27,6 +27,7 @@ from .health import Watchdog
 from .login_flow import LoginFlow
 from .model_access import ModelAccess, choose_model_access, login_token
 from .runtime_callbacks import RuntimeCallbacks
+from .sdk_log import hear_sdk_in
 from .translate import EventTranslator, event_name, model_silent
 
 #: What the agent's ready line says when the room's session could not be resumed: in general,
@@ -49,6 +50,7 @@ class CopilotAgent(Agent):
     def __init__(self, settings: AgentSettings):
         super().__init__(settings)
         self.log = settings.log
+        hear_sdk_in(self.log)
         self.translator = EventTranslator()
         self.connection: Connection | None = None
         self._host: AgentHost | None = None
