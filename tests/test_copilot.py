@@ -352,3 +352,26 @@ async def test_a_session_the_runtime_lost_is_said_in_words_not_tracebacks(server
     log = server.log.read_text()
     assert log.count(f"Could not resume Copilot session {lost}") == 1
     assert "copilot._jsonrpc.JsonRpcError" not in log and "resume_session failed" not in log
+
+
+async def test_restarts_add_no_ready_lines_when_nothing_changed(servers, model):
+    """A server started three times, the room prompted only before the last: the agent's ready
+    line is said once. The runtime saves no session nobody prompted, and not resuming it loses
+    nothing, so no start says the earlier context was lost."""
+    model.script = lambda request: Reply(f"Noted: {request.prompt}")
+    server = servers(room=copilot_agent(model.base_url), env={"SCRIPTED_MODEL_KEY": "test-key"})
+
+    async def idle():
+        return (await server.room())["agent"].get("state") == "idle"
+
+    for start in range(3):
+        await server.start_async()
+        await eventually(idle, timeout=READY, what="the agent to start")
+        if start == 1:
+            await server.call("alice", "POST", "prompts", {"text": "remember kiwi"})
+            await eventually(lambda: len(model.requests) == 1, timeout=30)
+            await eventually(idle, timeout=30)
+        server.stop()
+    records = [json.loads(line) for line in (server.state_dir / "transcript.jsonl").open()]
+    [ready] = [r["payload"] for r in records if r["kind"] == "agent.ready"]
+    assert ready["detail"] == "", ready

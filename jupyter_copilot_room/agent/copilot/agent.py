@@ -292,6 +292,7 @@ class CopilotAgent(Agent):
             attributed(turn.author, turn.text), attachments=attachments or None
         )
         await self.turn_messages.remember(turn.prompt_id, message_id)  # where a fork may cut
+        await self.connection.prompted()
 
     async def fork(self, later: Sequence[str], into: Path, name: str) -> None:
         connection = self.connection

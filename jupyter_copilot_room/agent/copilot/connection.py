@@ -39,6 +39,11 @@ SAVED_SESSIONS = "session-state"  # the runtime's folder of saved sessions, one 
 SESSION_FILE = "copilot-session.json"  # in a room's state_dir: the id of the session it resumes
 
 
+def save_session(path: Path, session_id: str, *, conversation: bool) -> None:
+    """The session a room resumes, and whether it holds a conversation to lose."""
+    write_json_atomically(path, {"session_id": session_id, "conversation": conversation})
+
+
 class Connection:
     def __init__(
         self,
@@ -64,6 +69,7 @@ class Connection:
         self._client: CopilotClient | None = None
         self.generation = 0
         self.session: Any = None
+        self.conversation = False  # whether the session was ever prompted (or forked with one)
         self.responsive = True  # false once a ping went unanswered: closing it then kills it
 
     @property
@@ -88,21 +94,36 @@ class Connection:
         self, config: dict[str, Any], on_event: Callable[[Any], None], log: logging.Logger
     ) -> bool:
         """Resume the room's session by id; a new one only when there is none to resume.
-        True when there was one and it could not be resumed: the earlier context is lost."""
-        session_id = (read_json(self.session_file) or {}).get("session_id")
+        True when there was one with a conversation and it could not be resumed: the earlier
+        context is lost. (The runtime saves no session nobody has prompted: not resuming one
+        loses nothing.)"""
+        saved = read_json(self.session_file) or {}
+        session_id = saved.get("session_id")
         lost = False
         if session_id:
             await asyncio.to_thread(self._bring_saved_session, session_id)
             try:
                 self.session = await self.client.resume_session(session_id, **config)
             except Exception as err:
-                log.warning("Could not resume Copilot session %s: %s", session_id, err)
-                lost = True
+                lost = saved.get("conversation", True)  # files from before 0.3 did not say
+                level = logging.WARNING if lost else logging.INFO
+                log.log(level, "Could not resume Copilot session %s: %s", session_id, err)
+            else:
+                self.conversation = saved.get("conversation", True)
         if self.session is None:
             self.session = await self.client.create_session(**config)
-            write_json_atomically(self.session_file, {"session_id": self.session.session_id})
+            self.conversation = False
+            save_session(self.session_file, self.session.session_id, conversation=False)
         self.session.on(on_event)
         return lost
+
+    async def prompted(self) -> None:
+        """The session holds a conversation now: a resume that fails from here on loses it."""
+        if not self.conversation:
+            self.conversation = True
+            await asyncio.to_thread(
+                save_session, self.session_file, self.session.session_id, conversation=True
+            )
 
     def _bring_saved_session(self, session_id: str) -> None:
         """A session the room's own runtime saved (before the rooms shared one) moves to the

@@ -20,7 +20,7 @@ from copilot.generated.session_events import SessionEventType
 
 from ...statefiles import read_json, write_json_atomically
 from ..base import ForkFailed
-from .connection import SESSION_FILE
+from .connection import SESSION_FILE, save_session
 
 TURNS_FILE = "copilot-turns.json"
 
@@ -73,7 +73,5 @@ async def fork_into(
         )
     )
     into.mkdir(parents=True, exist_ok=True)
-    await asyncio.to_thread(
-        write_json_atomically, into / SESSION_FILE, {"session_id": result.session_id}
-    )
+    await asyncio.to_thread(save_session, into / SESSION_FILE, result.session_id, conversation=True)
     return result.session_id
