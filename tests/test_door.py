@@ -50,3 +50,18 @@ async def test_a_person_who_stops_knocking_leaves_no_card_and_the_next_visit_kno
     assert r.code == 200
     assert (await api("dave", "GET", "room")).json["me"]["role"] == "member"
     assert "dave" not in room.people.door
+
+
+async def test_a_panel_closed_at_the_door_takes_the_knock_away_at_once(api, room):
+    """The panel says `DELETE door` as its tab closes: the hosts' card goes then, not after the
+    knock's 90 s. Anyone may say it of themselves; it changes nobody's role."""
+    assert (await api("dave", "GET", "room")).json["me"]["role"] == "pending"
+    assert door_card(room, "dave")
+    assert (await api("dave", "DELETE", "door")).code == 204
+    participants = room.document.participants.to_py()
+    assert not participants["dave"].get("answerers") and not participants["dave"]["online"]
+    assert participants["dave"]["role"] == "pending"
+    assert (await api("alice", "GET", "rooms")).json["rooms"][0]["waiting_on_you"] == 0
+    assert (await api("bob", "DELETE", "door")).code == 204  # a member: nothing to take away
+    await api("dave", "GET", "room")  # his next visit knocks again
+    assert door_card(room, "dave")

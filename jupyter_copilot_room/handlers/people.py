@@ -51,6 +51,16 @@ class AdmissionHandler(RoomAPIHandler):
         await self.reply({"username": username, "role": role.value})
 
 
+class DoorHandler(RoomAPIHandler):
+    """`DELETE door`: my panel closed while I waited at the door; hosts' cards drop my knock."""
+
+    @web.authenticated
+    @authorized
+    async def delete(self) -> None:
+        self.room.left_door(self.identity)
+        await self.reply_empty()
+
+
 class ClaimAPIHandler(RoomAPIHandler):
     """`POST claim {secret}`: the door's "I started this server", in the tab already open."""
 

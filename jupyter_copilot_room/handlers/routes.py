@@ -50,6 +50,7 @@ PER_ROOM = [
     ("participants", people.ParticipantsHandler),
     (f"participants/{_USERNAME}", people.ParticipantHandler),
     (f"admissions/{_USERNAME}", people.AdmissionHandler),
+    ("door", people.DoorHandler),
     ("budgets", budgets.BudgetsHandler),
     (f"budgets/{_USERNAME}/lift", budgets.BudgetLiftHandler),
     ("settings", settings.SettingsHandler),

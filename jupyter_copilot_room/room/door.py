@@ -4,7 +4,9 @@ Someone outside the room cannot hold its live document, so their panel asks `GET
 2 s while it waits (`DOOR_POLL_MS` in labextension/src/connection.ts; a background tab's timers
 slow to once a minute). A knock lasts `KNOCK_LASTS` seconds after the last of those visits: a
 browser closed at the door leaves no card behind in the hosts' panels, and the person's next
-visit knocks again. Nothing here is recorded: a knock is presence, not a decision.
+visit knocks again. A panel that is closed (its tab, or the room it showed) says so
+(`DELETE door`), so its card goes at once rather than after `KNOCK_LASTS`. Nothing here is
+recorded: a knock is presence, not a decision.
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ class Door:
         """They are no longer outside (admitted, turned away, removed)."""
         if (timer := self._knocks.pop(username, None)) is not None:
             timer.cancel()
+
+    def went_away(self, username: str) -> None:
+        """Their panel closed: the knock ends now, and their card says so."""
+        if username in self._knocks:
+            self.leave(username)
+            self.on_change(username)
 
     def close(self) -> None:
         for timer in self._knocks.values():

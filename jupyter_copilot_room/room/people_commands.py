@@ -31,6 +31,10 @@ class PeopleCommands(RoomParts):
         """Register the caller's visit and decide their role now."""
         return self.people.check_in(identity)
 
+    def left_door(self, identity: Identity) -> None:
+        """`DELETE door`: the caller's panel closed while they waited to come in."""
+        self.people.door.went_away(identity.username)
+
     def role_of(self, username: str) -> Role:
         return self.people.role_of(username)
 

@@ -105,6 +105,8 @@ export interface IRoomClient {
   /** Become the host of a room that has none, with the secret the server's start named. */
   claimHost(secret: string): Promise<IRoomStatus>;
   admit(username: string, decision: Decision): Promise<void>;
+  /** My panel closed while I waited at the door: the hosts' card of my knock goes at once. */
+  leaveDoor(): Promise<void>;
   setRole(username: string, role: 'viewer' | 'member'): Promise<void>;
   remove(username: string): Promise<void>;
   /** Lift one person's daily cap for the rest of today (hosts). */
@@ -268,6 +270,11 @@ export class RoomClient implements IRoomClient {
 
   remove(username: string): Promise<void> {
     return this._send('DELETE', `participants/${encodeURIComponent(username)}`);
+  }
+
+  /** Sent as the tab closes, so it is `keepalive`: the browser finishes it after the page. */
+  leaveDoor(): Promise<void> {
+    return this._request('door', { method: 'DELETE', keepalive: true });
   }
 
   liftBudget(username: string): Promise<void> {

@@ -48,6 +48,8 @@ class FakeProvider implements IDocumentProvider {
 describe('the connection', () => {
   let providers: FakeProvider[];
   let room: ReturnType<typeof vi.fn<() => Promise<IRoomStatus>>>;
+  let leaveDoor: ReturnType<typeof vi.fn<() => Promise<void>>>;
+  let page: EventTarget;
   let model: RoomModel;
   let connection: RoomConnection;
 
@@ -55,9 +57,12 @@ describe('the connection', () => {
     vi.useFakeTimers();
     providers = [];
     room = vi.fn<() => Promise<IRoomStatus>>(async () => ({ me: me('bob', 'member') }));
+    leaveDoor = vi.fn<() => Promise<void>>(async () => undefined);
+    page = new EventTarget();
     model = new RoomModel();
     connection = new RoomConnection({
-      client: { room },
+      client: { room, leaveDoor },
+      page,
       model,
       provider: doc => {
         const provider = new FakeProvider(doc);
@@ -148,6 +153,29 @@ describe('the connection', () => {
     await vi.advanceTimersByTimeAsync(DOOR_POLL_MS);
     expect(model.me?.role).toBe('member');
     expect(providers).toHaveLength(1);
+  });
+
+  it('says it left the door when its page goes, and only while it waits there', async () => {
+    room.mockResolvedValue({ me: me('dave', 'pending') });
+    connection.start();
+    await settle();
+    page.dispatchEvent(new Event('pagehide'));
+    expect(leaveDoor).toHaveBeenCalledTimes(1);
+
+    room.mockResolvedValue({ me: me('dave', 'member') });
+    await vi.advanceTimersByTimeAsync(DOOR_POLL_MS);
+    page.dispatchEvent(new Event('pagehide'));
+    connection.dispose();
+    expect(leaveDoor).toHaveBeenCalledTimes(1); // let in: no knock to take away
+  });
+
+  it('says it left the door when the panel stops showing the room', async () => {
+    room.mockResolvedValue({ me: me('dave', 'pending') });
+    connection.start();
+    await settle();
+    connection.dispose();
+    page.dispatchEvent(new Event('pagehide'));
+    expect(leaveDoor).toHaveBeenCalledTimes(1);
   });
 
   it('asks again when my role changes in the document, and leaves when I am removed', async () => {

@@ -140,6 +140,17 @@ def test_a_pending_person_waits_until_a_host_admits_them(lab, open_lab, screensh
     expect(alice.locator(".jp-CopilotRoom-admission")).to_have_count(0)
 
 
+def test_a_tab_closed_at_the_door_takes_its_card_away_at_once(lab, open_lab):
+    """Without the panel's word, the card would stay for the knock's 90 s."""
+    alice = open_room(open_lab, "alice")
+    erin = open_room(open_lab, "erin")
+    expect(erin.locator(".jp-CopilotRoom-door")).to_contain_text("Waiting to join the room")
+    alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
+    expect(alice.locator(".jp-CopilotRoom-admission")).to_contain_text("Erin asks to join")
+    erin.close(run_before_unload=True)
+    expect(alice.locator(".jp-CopilotRoom-admission")).to_have_count(0, timeout=10_000)
+
+
 def test_reload_mid_stream_resumes_the_live_transcript(lab, model, open_lab):
     model.script = lambda request: Reply("slow words " * 80, chunk_size=5, delay=0.05)
     bob = open_room(open_lab, "bob")
