@@ -4,35 +4,29 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import cast
 
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Dict, Float, Integer, List, TraitError, Type, Unicode, default, validate
 from traitlets.config import Configurable
 
 from . import metrics
-from .access.admissions import AdmissionBook, restore_decisions
 from .access.approval_policy import parse_policy
 from .access.claim_notice import announcement, claim_page_path, claim_urls, write_claim_page
 from .access.hub_grants import hub_server_name
 from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
-from .agent.base import Agent, AgentSettings
-from .catalog import Catalog
+from .agent.base import Agent
 from .eventlog import EventEmitter
 from .handlers.base import HubGrants, RoomContext
 from .handlers.routes import routes
-from .notebooks import NotebookEditor
 from .notebooks.at_stop import hold, keep
-from .room.agent_slots import AgentSlots
 from .room.budgets import Budgets
 from .room.document import DEFAULT_WINDOW, MIN_WINDOW
 from .room.redaction import Redactor
-from .room.room import Room
 from .room.sync import CLIENT_BUFFER_BYTES
-from .rooms import MAIN, Rooms
-from .settings import Policy, RoomSettings, SettingsStore, settings_traits
-from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir, read_json
-from .threads import ThreadRegistry
+from .room_factory import RoomFactory
+from .rooms import Rooms
+from .settings import settings_traits
+from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
 from .worker_threads import release_at_exit
 
 #: The room settings' starting values (`c.CopilotRoom.admission`, ...), from their declaration.
@@ -226,36 +220,29 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         claim = HostClaim() if not hosts else None  # dropped at start if someone claimed it
         if not provider_verifies_users(serverapp.identity_provider):
             hosts.add(SERVER_OWNER.username)  # kernels and scripts holding the server's token
-        self._hosts = frozenset(hosts)
-        self._claimed_hosts: set[str] = set()  # main's claim makes a host of every room
         assert serverapp.event_logger is not None  # made before extensions load
-        self._events = EventEmitter(
-            serverapp.event_logger, redact_personal_data=self.redact_event_personal_data
+        self.factory = RoomFactory(
+            self,
+            frozenset(hosts),
+            EventEmitter(
+                serverapp.event_logger, redact_personal_data=self.redact_event_personal_data
+            ),
+            Redactor.of_server(
+                os.environ,
+                key_variable=self.provider.get("api_key_env", ""),
+                server_token=getattr(serverapp.identity_provider, "token", "") or "",
+            ),
         )
-        self.agent_slots = AgentSlots(self.max_active_rooms)  # shared by every room
-        self._redactor = Redactor.of_server(
-            os.environ,
-            key_variable=self.provider.get("api_key_env", ""),
-            server_token=getattr(serverapp.identity_provider, "token", "") or "",
-        )
-        self.threads = ThreadRegistry(
-            lambda room, thread, folder, thread_state, book: self._build_room(
-                folder,
-                thread_state,
-                name=f"{room.name}:thread-{thread.id}",
-                book=book,
-                settings=room.settings,
-            )
-        )
-        self.room = self._shared_room(Path(self.repository), state_dir, claim=claim)
+        self.threads = self.factory.threads  # every room's side threads
+        self.room = self.factory.shared(Path(self.repository), state_dir, claim=claim)
         self.rooms = Rooms(
             root=Path(serverapp.root_dir),
             main=self.room,
             main_repository=Path(self.repository),
-            build=lambda record, folder, room_state: self._shared_room(
+            build=lambda record, folder, room_state: self.factory.shared(
                 folder, room_state, name=record.name
             ),
-            door=self._door,
+            door=self.factory.door,
             creators=frozenset(self.room_creators),
             idle_timeout=self.room_idle_timeout,
         )
@@ -267,120 +254,6 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             # Request logs mask the claim link's secret the way jupyter_server masks tokens.
             scrubbed = serverapp.web_app.settings.get("extra_log_scrub_param_keys", [])
             self.settings["extra_log_scrub_param_keys"] = [*scrubbed, "secret"]
-
-    def _build_room(
-        self,
-        repository: Path,
-        state_dir: Path,
-        claim: HostClaim | None = None,
-        name: str = MAIN,
-        book: AdmissionBook | None = None,
-        settings: SettingsStore | None = None,
-    ) -> Room:
-        """One room, main or created, built the same way: the configured settings as its
-        defaults, the server's hosts and allow lists, its own folder, state and agent (a side
-        thread: its own admissions, its room's settings)."""
-        serverapp = self.serverapp
-        assert serverapp is not None
-        settings = settings or self._settings(state_dir)
-        book = book or self._book(settings)
-        catalog = Catalog(repository).refresh()
-        notebooks = NotebookEditor(
-            lambda: serverapp.web_app.settings,
-            repository,
-            execution_timeout=lambda: settings.current.execution_timeout,
-        )
-        room = Room(
-            state_dir=state_dir,
-            repository=repository,
-            book=book,
-            settings=settings,
-            agent=self._make_agent(repository, state_dir, catalog, notebooks),
-            catalog=catalog,
-            notebooks=notebooks,
-            claim=claim,
-            client_buffer_bytes=self.client_buffer_bytes,
-            document_window=self.document_window,
-            budgets=Budgets.from_config(self.budgets),
-            name=name,
-            slots=self.agent_slots,
-            idle_timeout=self.room_idle_timeout,
-            redactor=self._redactor,
-        )
-        notebooks.executions.on_kernel = room.document.set_kernel
-        self._events.listen_to(room.recorder, name)
-        return room
-
-    def _shared_room(
-        self, repository: Path, state_dir: Path, claim: HostClaim | None = None, name: str = MAIN
-    ) -> Room:
-        """A room people share (main or created, not a side thread): its threads wired in."""
-        room = self._build_room(repository, state_dir, claim=claim, name=name)
-        room.turns.apply_thread = lambda turn: self.threads.of(room).apply_changes(turn)
-        room.when_started(lambda: self.threads.of(room).show())
-        return room
-
-    def _settings(self, state_dir: Path) -> SettingsStore:
-        """A room's settings: the configured ones, as the room's defaults."""
-        configured = RoomSettings(
-            **{name: getattr(self, name) for name in RoomSettings.model_fields}
-        )
-        return SettingsStore(state_dir / "settings.json", configured)
-
-    def _book(self, settings: SettingsStore) -> AdmissionBook:
-        """A room's admissions: the server's hosts and allow lists, the room's policies."""
-        return AdmissionBook(
-            hosts=self._hosts,
-            members=frozenset(self.members),
-            viewers=frozenset(self.viewers),
-            policy=Policy(settings.current.admission),
-            guest_policy=Policy(settings.current.guest_admission),
-            claimed_hosts=self._claimed_hosts,
-        )
-
-    def _door(self, state_dir: Path) -> AdmissionBook:
-        """Who a room not loaded admits, from the caches its last start and its hosts'
-        decisions wrote (`settings.json`, `admissions.json`), with no replay: `GET rooms`. Caches
-        that cannot be read leave the configuration's word (logged): the list must answer."""
-        settings = self._settings(state_dir)
-        try:
-            settings.restore(read_json(settings.path) or {})
-            book = self._book(settings)
-            restore_decisions(state_dir / "admissions.json", book)
-        except (OSError, ValueError) as err:
-            self.log.warning(
-                "The caches in %s cannot be read (%s): the room's list uses the "
-                "configuration for it",
-                state_dir,
-                err,
-            )
-            return self._book(self._settings(state_dir))
-        return book
-
-    def _make_agent(
-        self, repository: Path, state_dir: Path, catalog: Catalog, notebooks: NotebookEditor
-    ) -> Agent | None:
-        if self.agent_class is None:
-            return None
-        agent_class = cast(type[Agent], self.agent_class)
-        return agent_class(
-            AgentSettings(
-                repository=repository,
-                state_dir=state_dir,
-                runtime_directory=Path(self.state_dir).expanduser() / "copilot",  # main's
-                model=self.model,
-                models=tuple(self.models),
-                provider=dict(self.provider),
-                cli_path=self.cli_path,
-                agent_env=tuple(self.agent_env),
-                github_host=self.github_host,
-                signin_timeout=self.signin_timeout,
-                model_timeout=self.model_timeout,
-                catalog=catalog,
-                notebooks=notebooks,
-                log=self.log,
-            )
-        )
 
     def _announce_claim(self, secret: str) -> None:
         """After the server printed its URLs: how to become the host, the secret's middle hidden

@@ -38,8 +38,9 @@ def repository(jp_root_dir):
 
 
 @pytest.fixture
-def room_config(copilot_config):
-    return {**copilot_config, "members": ["bob", "dave"]}
+def room_config(copilot_config, request):
+    """The real agent; bob and dave members; a test's own settings (`indirect`) on top."""
+    return {**copilot_config, "members": ["bob", "dave"], **getattr(request, "param", {})}
 
 
 def thread_room(room_app, room, thread_id):
@@ -194,6 +195,39 @@ async def test_a_thread_outlives_a_restart_and_closes_keeping_its_transcript(
     assert kinds.count("prompt.finished") == 2
     r = await api("bob", "POST", "threads", thread["id"], "prompts", body={"text": "more"})
     assert (r.code, r.json["error"]) == (409, "thread_closed")
+
+
+@pytest.mark.parametrize("room_config", [{"budgets": {"per_person": {"tokens": 1}}}], indirect=True)
+async def test_a_threads_turns_spend_from_the_rooms_daily_caps(
+    api, room, room_app, model, repository
+):
+    """A cap of one token a person: a turn spends it. Dave spends his in the room, bob his in
+    his thread (dave added to it); each is then refused in both, since the thread checks the
+    room's sums and books its turns there (the room's transcript holds bob's thread's cost)."""
+    model.script = lambda request: Reply(f"Noted: {request.prompt}")
+    await ready(api, room)
+    first = (await api("dave", "POST", "prompts", body={"text": "in the room"})).json
+    await eventually(lambda: first["id"] in finished(room), timeout=30)
+    thread = (await api("bob", "POST", "threads", body={"title": "t"})).json
+    await api("bob", "POST", "threads", thread["id"], "people", body={"username": "dave"})
+    side = thread_room(room_app, room, thread["id"])
+    one = await api("bob", "POST", "threads", thread["id"], "prompts", body={"text": "in it"})
+    assert one.code == 202, one
+    await eventually(lambda: one.json["id"] in finished(side), timeout=READY)
+
+    usage = (await api("carol", "GET", "budgets")).json
+    assert {person: sums["turns"] for person, sums in usage["people"].items()} == {
+        "bob": 1,
+        "dave": 1,
+    }
+    for who in ("bob", "dave"):
+        for where in (("prompts",), ("threads", thread["id"], "prompts")):
+            r = await api(who, "POST", *where, body={"text": "one more"})
+            assert (r.code, r.json["error"]) == (429, "budget_exceeded"), (who, where, r)
+            assert r.json["cap"]["scope"] == "per_person"
+    booked = [json.loads(line) for line in room.transcript.read_text().splitlines()]
+    [cost] = [r["payload"] for r in booked if r["kind"] == "usage" and r["payload"].get("thread")]
+    assert (cost["thread"], cost["author"], cost.get("prompt_id")) == (thread["id"], "bob", None)
 
 
 async def test_a_folder_outside_git_cannot_fork(api, room, model, jp_root_dir):

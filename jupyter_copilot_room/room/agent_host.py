@@ -14,7 +14,6 @@ hears a refusal, and the turn fails once space returns.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable
 from pathlib import Path
 
@@ -32,14 +31,14 @@ from ..events import (
     ToolCompleted,
     ToolStarted,
     TurnEnded,
+    TurnUsage,
 )
 from ..settings import SettingsStore
-from . import budgets
-from .budgets import Budgets
 from .document import RoomDocument
 from .open_requests import OpenRequests
 from .readable_asks import as_people_read, relative
 from .recorder import Recorder
+from .spending import Spending
 from .streams import Streams
 from .turns import RunningTurn, Turns
 
@@ -66,10 +65,10 @@ class RoomAgentHost:
         recorder: Recorder,
         document: RoomDocument,
         settings: SettingsStore,
+        spending: Spending,
         repository: Path,
         state_dir: Path,
         confined: bool = False,
-        caps: Budgets | None = None,
     ):
         self.turns = turns
         self.desk = desk
@@ -80,12 +79,11 @@ class RoomAgentHost:
         self.repository = repository
         self.state_dir = state_dir.resolve()
         self.confined = confined  # reads and writes stay inside `repository` (not main's)
-        self.caps = caps or Budgets()
+        self.spending = spending
 
     def credits_left(self) -> float | None:
-        usage = budgets.today(self.document.meta.get("usage"), time.time())
         running = self.turns.running
-        return budgets.credits_left(self.caps, usage, running.prompt.author if running else None)
+        return self.spending.credits_left(running.prompt.author if running else None)
 
     async def publish(self, event: AgentEvent) -> None:
         try:
@@ -128,6 +126,8 @@ class RoomAgentHost:
         fields = type(event).model_fields
         stamped = event.model_copy(update={k: v for k, v in context.items() if k in fields})
         self.recorder.commit(RECORDED_EVENTS[type(event)], None, stamped)
+        if isinstance(stamped, TurnUsage):
+            self.spending.booked(stamped)
 
     async def request_permission(self, ask: PermissionAsk) -> Answer:
         answer = await self._refused_when_disk_full(self._request_permission(ask))

@@ -31,7 +31,6 @@ from ..events import (
 from ..notebooks import NotebookEditor
 from ..settings import SettingsStore
 from ..statefiles import TRANSCRIPT_FILE
-from . import budgets
 from .agent_host import RoomAgentHost
 from .agent_slots import AgentSlots
 from .budgets import Budgets
@@ -46,6 +45,7 @@ from .recorder import Recorder
 from .redaction import Redactor
 from .replay import Replayed
 from .snapshot import LiveRecords, Snapshot, Snapshots
+from .spending import Spending
 from .storage import StorageWatch
 from .streams import Streams
 from .sync import CLIENT_BUFFER_BYTES, RoomSync
@@ -101,6 +101,7 @@ class RoomParts:
         self.sync = RoomSync(self.document.ydoc, client_buffer_bytes=client_buffer_bytes)
         self.storage = StorageWatch(state_dir)
         self.recorder = Recorder(self.transcript, self.document, clock, self.storage, redactor)
+        self.spending = Spending(self.budgets, self.document, self.recorder, clock)
         self.people = People(
             book, state_dir / "admissions.json", self.document, self.recorder, self.sync.connected
         )
@@ -141,7 +142,7 @@ class RoomParts:
             repository=repository or Path.cwd(),
             state_dir=state_dir,
             confined=name != MAIN,  # main's folder is the server's root, which holds the others
-            caps=self.budgets,
+            spending=self.spending,
         )
         self.turns.host = self.agent_host
         self.turns.on_ready = self._read_seat_quota
@@ -210,8 +211,12 @@ class RoomParts:
         )
 
     def usage_today(self) -> dict:
-        """Today's (UTC) usage per person and for the room, as the records sum it."""
-        return budgets.today(self.document.meta.get("usage"), self.clock())
+        """Today's (UTC) usage per person and for the room (a side thread: its room's)."""
+        return self.spending.today()
+
+    def spends_from(self, room: RoomParts, thread: str) -> None:
+        """This room is `room`'s side thread `thread`: it spends from `room`'s daily caps."""
+        self.spending.spends_from(room.spending, thread)
 
     @property
     def quiet(self) -> bool:

@@ -35,7 +35,6 @@ from ..events import (
 )
 from ..notebooks import context
 from ..request_bodies import ChatBody, PromptBody, SteerBody
-from . import budgets
 from .parts import RoomParts, visible
 from .queue import PromptQueue, QueuedPrompt, check_withdraw_prompt
 from .replay import replay_prompt
@@ -96,7 +95,7 @@ class PromptCommands(RoomParts):
 
     def _check_room_for(self, identity: Identity) -> None:
         """The day's budget and the author's share of the queue."""
-        budgets.check(self.budgets, self.usage_today(), identity.username)
+        self.spending.check(identity.username)
         waiting = self.queue.waiting_by(identity.username)
         if waiting >= self.settings.current.max_waiting_prompts:
             raise TooMany(
