@@ -345,7 +345,12 @@ def test_the_fork_point_is_after_a_finished_turn_and_before_every_later_one():
 
 
 async def test_a_real_server_restart_keeps_an_open_thread_with_its_conversation(servers, model):
-    model.script = lambda request: Reply(f"Noted: {request.prompt}")
+    def script(request):
+        return (
+            Reply(hang=True) if "hold on" in request.prompt else Reply(f"Noted: {request.prompt}")
+        )
+
+    model.script = script
     server = servers(room=config.copilot_agent(model.base_url))
     git(server.root, "init", "-q", "-b", "main")
     (server.root / "a.py").write_text("x = 1\n")
@@ -372,13 +377,24 @@ async def test_a_real_server_restart_keeps_an_open_thread_with_its_conversation(
     await answer("bob", "POST", f"{side}/prompts", {"text": "say mango"})
     await finished_in(f"{side}/transcript", 1)
 
-    server.stop()
+    def asked(text):
+        return [r for r in model.requests if r.prompt == f"[bob]: {text}"]
+
+    await answer("bob", "POST", f"{side}/prompts", {"text": "hold on"})
+    await eventually(lambda: asked("hold on"), timeout=READY, what="the thread's slow turn")
+    code, _ = await answer("bob", "POST", f"{side}/prompts", {"text": "then this"})
+    assert code == 202
+    server.stop()  # during the thread's turn, with one of its prompts queued
     await server.start_async()
+    # Nobody opens the thread: it starts with its room and runs what was queued.
+    await eventually(lambda: asked("then this"), timeout=READY, what="the queued prompt's turn")
+
     code, listing = await answer("carol", "GET", "threads")
     assert [(t["id"], t["state"]) for t in listing["threads"]] == [(thread["id"], "open")]
-    code, asked = await answer("bob", "POST", f"{side}/prompts", {"text": "and now?"})
-    assert code == 202, asked
-    await finished_in(f"{side}/transcript", 2)
-    [resumed] = [r for r in model.requests if r.prompt == "[bob]: and now?"]
+    await finished_in(f"{side}/transcript", 3)  # mango, the one cut by the stop, then this
+    code, sent = await answer("bob", "POST", f"{side}/prompts", {"text": "and now?"})
+    assert code == 202, sent
+    await finished_in(f"{side}/transcript", 4)
+    [resumed] = asked("and now?")
     said = "\n".join(resumed.user_texts())
     assert "remember kiwi" in said and "say mango" in said, "the thread's session was resumed"

@@ -50,6 +50,7 @@ class RoomThreads:
         self.records = ThreadRecords(room.state_dir / "threads")
         self._rooms: dict[str, Room] = {}
         self._lock = asyncio.Lock()  # one thread opens or closes at a time
+        self._resuming: set[asyncio.Task] = set()
 
     # -- who may do what ---------------------------------------------------------------------------
 
@@ -81,6 +82,24 @@ class RoomThreads:
         """The threads in the room's document (`meta.threads`): everyone admitted sees that
         they exist and whose they are."""
         self.room.document.set_meta(threads=[thread.listing() for thread in self.records])
+
+    def resume(self) -> None:
+        """The room started: its threads are shown and its open ones load with it, so a prompt
+        queued in one before a restart runs without waiting for someone to open the thread."""
+        self.show()
+        for thread in self.records:
+            if thread.state == "open":
+                task = asyncio.create_task(self._resume(thread))
+                self._resuming.add(task)
+                task.add_done_callback(self._resuming.discard)
+
+    async def _resume(self, thread: Thread) -> None:
+        try:
+            await self._room_of(thread)
+        except Exception as err:  # its own requests say so too, with the room's error
+            log.warning(
+                "The side thread %s of room %s did not start: %s", thread.id, self.room.name, err
+            )
 
     def listing(self, identity: Identity) -> list[dict]:
         self.room.people.require(identity, Action.WATCH)
@@ -329,6 +348,9 @@ class RoomThreads:
         return None
 
     async def stop(self) -> None:
+        for task in list(self._resuming):
+            task.cancel()
+        await asyncio.gather(*self._resuming, return_exceptions=True)
         rooms, self._rooms = list(self._rooms.values()), {}
         for room in rooms:
             try:
