@@ -58,6 +58,18 @@ async def run_git(*args, stdin: bytes | None = None, **options) -> tuple[int, by
     return proc.returncode, out, err
 
 
+def git_environment() -> dict[str, str]:
+    """The environment the room's git runs in: the server's without its `GIT_*` variables (a
+    hook's `GIT_DIR` would send git elsewhere), our committer, no system config, C messages."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    return env | {
+        "GIT_COMMITTER_NAME": COMMITTER[0],
+        "GIT_COMMITTER_EMAIL": COMMITTER[1],
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "LC_ALL": "C",
+    }
+
+
 class CheckpointGit:
     """git for the checkpoints of the folder `root`, with its files in `folder`
     (`state_dir/checkpoints`): the index, the excludes, a git directory if `root` is none's."""
@@ -93,13 +105,7 @@ class CheckpointGit:
         """Find the repository (or make our own git directory) and our index, once."""
         self.dir.mkdir(parents=True, exist_ok=True)
         excludes = list(EXCLUDES)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env |= {
-            "GIT_COMMITTER_NAME": COMMITTER[0],
-            "GIT_COMMITTER_EMAIL": COMMITTER[1],
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "LC_ALL": "C",
-        }
+        env = git_environment()
         status, out, _ = await run_git(
             "git", "rev-parse", "--show-toplevel", cwd=self.root, env=env
         )

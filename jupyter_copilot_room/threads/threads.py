@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import uuid
@@ -20,13 +19,13 @@ from pathlib import Path
 
 from ..access.identity import Identity
 from ..access.roles import Action, Role
-from ..agent.base import ForkFailed, PermissionAsk
+from ..agent.base import ForkFailed
 from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound, Unavailable
 from ..events import SystemNote
 from ..request_bodies import PromptBody
 from ..room.room import Room
 from ..room.running_turn import RunningTurn
-from . import worktree
+from . import promotion, worktree
 from .access import ThreadAdmissions
 from .fork_point import fork_point
 from .records import Thread, ThreadRecords
@@ -35,10 +34,6 @@ log = logging.getLogger(__name__)
 
 #: Builds a thread's room: (the room, the thread, its folder, its state_dir, its admissions).
 ThreadFactory = Callable[[Room, Thread, Path, Path, ThreadAdmissions], Room]
-CONFLICTS = (
-    "{files} changed in the room since the thread forked, in the same places: the thread's "
-    "changes are not applied (nothing is merged blindly)."
-)
 #: Seconds a fork waits for the room's agent to wake (its session is what is forked).
 AGENT_WAKE_TIMEOUT = 60.0
 
@@ -239,7 +234,7 @@ class RoomThreads:
             raise NotAllowed("Only the thread's owner promotes it.", code="not_owner")
         room = await self._room_of(thread)
         read = room.transcript.read_text
-        reply = await asyncio.to_thread(lambda: last_reply(read()))
+        reply = await asyncio.to_thread(lambda: promotion.last_reply(read()))
         if reply is None:
             raise Conflict("The thread has no reply to bring back yet.", code="nothing_to_promote")
         said = f"{text}\n\n{reply}" if text.strip() else reply
@@ -267,54 +262,15 @@ class RoomThreads:
         return {"id": prompt_id, "position": position}
 
     async def apply_changes(self, turn: RunningTurn) -> str | None:
-        """The promote turn: the card (answered like a write: the prompt's author and the
-        hosts, under the room's approval policy), then the thread's changes in the shared
-        working tree, whole or not at all; the turn's error, or None."""
-        prompt = turn.prompt
-        assert prompt.applies_thread is not None
-        thread = self.records.get(prompt.applies_thread)
+        """The promote turn (`promotion.apply_changes`): the turn's error, or None."""
+        assert turn.prompt.applies_thread is not None
+        thread = self.records.get(turn.prompt.applies_thread)
         if thread.state != "open":
             return "The thread was closed before its changes came back."
-        repository = self._repository()
-        diff, files = await worktree.changes(self.records.worktree(thread.id), thread.base)
-        if not files:
-            return "The thread has no changes to bring back."
-        await self.room.turns.worktree_read()  # the turn's checkpoint has the tree before
-        refused = await worktree.conflicts(repository, diff, files)
-        summary = ", ".join(files)
-        owner = self.room.document.display_name(thread.owner) or thread.owner
-        details = {
-            "intention": f"Apply the side thread “{thread.title}” (by {owner}) here.",
-            "diff": diff,
-        }
-        if refused:
-            details["conflicts"] = CONFLICTS.format(files=", ".join(refused))
-        desk, settings = self.room.desk, self.room.settings.current
-        decision, rule = settings.approval_policy.decide("write", summary)
-        if decision in ("auto", "deny"):
-            ask = PermissionAsk(kind="promote", summary=summary, details=details)
-            why = f"{'Approved' if decision == 'auto' else 'Rejected'} by rule {rule}."
-            answer = desk.settle_by_room(
-                prompt, ask, approve=decision == "auto", why=why, rule=rule
-            )
-        else:
-            answer = await desk.ask(
-                prompt,
-                "promote",
-                summary,
-                settings.permission_timeout,
-                rule if decision == "two" else None,
-                details=details,
-                approvers_needed=2 if decision == "two" else 1,
-            )
-        if not answer.approved:
-            return answer.text or "The changes were not applied."
-        if refused := await worktree.conflicts(repository, diff, files):  # again: time passed
-            return "Not applied: " + CONFLICTS.format(files=", ".join(refused))
-        await worktree.apply(repository, diff)
-        top = await worktree.toplevel(repository)
-        turn.wrote.update(relative_to(top / name, repository) for name in files)
-        return None
+        worktree_dir = self.records.worktree(thread.id)
+        return await promotion.apply_changes(
+            self.room, thread, worktree_dir, self._repository(), turn
+        )
 
     def _repository(self) -> Path:
         assert self.room.agent is not None
@@ -357,25 +313,6 @@ class RoomThreads:
                 await room.stop()
             except Exception:
                 log.exception("A side thread of room %s did not stop cleanly", self.room.name)
-
-
-def relative_to(path: Path, folder: Path) -> str:
-    try:
-        return path.resolve().relative_to(folder.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
-def last_reply(transcript: str) -> str | None:
-    """The last whole reply of the agent in a transcript's text."""
-    reply = None
-    for line in transcript.split("\n"):
-        if '"assistant.message"' not in line:
-            continue
-        payload = json.loads(line).get("payload", {})
-        if payload.get("kind", "assistant") == "assistant" and not payload.get("retried"):
-            reply = payload.get("text") or reply
-    return reply
 
 
 class ThreadRegistry:

@@ -10,13 +10,12 @@ naming the files, where the room changed the same places since.
 from __future__ import annotations
 
 import contextlib
-import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Conflict
-from ..room.checkpoint_git import COMMITTER, run_git
+from ..room.checkpoint_git import COMMITTER, git_environment, run_git
 
 BRANCH = "copilot-room/threads/{}"
 
@@ -30,19 +29,11 @@ class NotARepository(Conflict):
         )
 
 
-def _environment(index: Path | None = None) -> dict[str, str]:
-    """The server's environment without its `GIT_*` variables, our committer, our index."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+def _environment(index: Path | None) -> dict[str, str]:
+    """The room's git environment (`git_environment`), the thread's commits by our committer."""
     name, email = COMMITTER
-    env.update(
-        GIT_AUTHOR_NAME=name,
-        GIT_AUTHOR_EMAIL=email,
-        GIT_COMMITTER_NAME=name,
-        GIT_COMMITTER_EMAIL=email,
-    )
-    if index is not None:
-        env["GIT_INDEX_FILE"] = str(index)
-    return env
+    env = git_environment() | {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email}
+    return env | ({"GIT_INDEX_FILE": str(index)} if index is not None else {})
 
 
 async def git(cwd: Path, *args: str, index: Path | None = None, stdin: bytes | None = None) -> str:
@@ -127,9 +118,9 @@ async def changes(worktree: Path, base: str) -> tuple[str, list[str]]:
     return diff, [name for name in names.split("\0") if name]
 
 
-async def conflicts(repository: Path, diff: str, files: list[str]) -> list[str]:
-    """The files whose part of `diff` does not apply to the shared working tree now."""
-    top = await toplevel(repository)
+async def conflicts(top: Path, diff: str, files: list[str]) -> list[str]:
+    """The files whose part of `diff` does not apply to the shared working tree (whose top
+    level is `top`) now."""
     if not diff:
         return []
     try:
@@ -146,9 +137,8 @@ async def conflicts(repository: Path, diff: str, files: list[str]) -> list[str]:
     return refused or list(files)
 
 
-async def apply(repository: Path, diff: str) -> None:
-    """Write the thread's changes into the shared working tree (whole, or nothing)."""
-    top = await toplevel(repository)
+async def apply(top: Path, diff: str) -> None:
+    """Write the thread's changes into the shared working tree at `top` (whole, or nothing)."""
     await git(top, "apply", "-", stdin=diff.encode())
 
 
