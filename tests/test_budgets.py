@@ -62,6 +62,7 @@ async def test_usage_per_person_caps_refuse_and_a_hosts_lift_outlives_a_restart(
     for person in ("alice", "bob"):
         mine = today["people"][person]
         assert mine["turns"] == 1
+        assert all(type(mine[n]) is int for n in ("turns", "input_tokens", "output_tokens"))
         assert spent(mine) == booked[person]["input_tokens"] + booked[person]["output_tokens"]
     assert spent(today["room"]) == spent(today["people"]["alice"]) + spent(today["people"]["bob"])
     assert today["room"]["premium_requests"] == 0, "your own provider bills no premium requests"

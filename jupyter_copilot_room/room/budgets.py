@@ -93,10 +93,22 @@ def amount(sums: dict[str, float], unit: Unit) -> float:
     return sums.get(unit, 0)
 
 
+#: The sums that count whole things (credits and premium requests may be fractional).
+COUNTS = ("input_tokens", "output_tokens", "turns")
+
+
 def today(usage: dict[str, Any] | None, now: float) -> dict[str, Any]:
-    """The document's `meta.usage` if it is today's, else today's empty sums."""
+    """The document's `meta.usage` if it is today's, else today's empty sums; counts as
+    integers (the document, like Yjs, holds every number as a float)."""
     day = day_of(now)
-    return usage if usage and usage.get("day") == day else empty(day)
+    if not usage or usage.get("day") != day:
+        return empty(day)
+    people = {name: _whole(sums) for name, sums in usage["people"].items()}
+    return {**usage, "room": _whole(usage["room"]), "people": people}
+
+
+def _whole(sums: dict[str, float]) -> dict[str, float]:
+    return {unit: int(value) if unit in COUNTS else value for unit, value in sums.items()}
 
 
 def check(budgets: Budgets, usage: dict[str, Any], username: str) -> None:
