@@ -1,4 +1,3 @@
-import { ServerConnection } from '@jupyterlab/services';
 import { describe, expect, it } from 'vitest';
 
 import {
@@ -9,25 +8,7 @@ import {
   RoomClient,
   RoomDirectoryClient
 } from '../src/api';
-
-type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
-
-function settingsAnswering(answer: Fetch): {
-  serverSettings: ServerConnection.ISettings;
-  requests: Request[];
-} {
-  const requests: Request[] = [];
-  const serverSettings = ServerConnection.makeSettings({
-    baseUrl: 'http://lab.test/base/',
-    wsUrl: 'ws://lab.test/base/',
-    token: '',
-    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
-      requests.push(new Request(input, init));
-      return answer(input, init);
-    }) as typeof fetch
-  });
-  return { serverSettings, requests };
-}
+import { Fetch, settingsAnswering } from './fakeserver';
 
 function clientAnswering(
   answer: Fetch,

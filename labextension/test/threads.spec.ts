@@ -1,21 +1,13 @@
-import { ServerConnection } from '@jupyterlab/services';
 import { describe, expect, it } from 'vitest';
 
 import { maySeeThread, ThreadRoomClient, ThreadsClient } from '../src/threads';
 import { IMe, IThread } from '../src/types';
+import { settingsAnswering } from './fakeserver';
 
-function recording(): { serverSettings: ServerConnection.ISettings; requests: Request[] } {
-  const requests: Request[] = [];
-  const serverSettings = ServerConnection.makeSettings({
-    baseUrl: 'http://lab.test/base/',
-    wsUrl: 'ws://lab.test/base/',
-    token: '',
-    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
-      requests.push(new Request(input, init));
-      return new Response('{}', { status: 200, headers: { 'Content-Type': 'application/json' } });
-    }) as typeof fetch
-  });
-  return { serverSettings, requests };
+function recording(): ReturnType<typeof settingsAnswering> {
+  return settingsAnswering(
+    async () => new Response('{}', { status: 200, headers: { 'Content-Type': 'application/json' } })
+  );
 }
 
 const where = (request: Request) => `${request.method} ${new URL(request.url).pathname}`;
