@@ -75,8 +75,11 @@ class RoomThreads:
 
     def show(self) -> None:
         """The threads in the room's document (`meta.threads`): everyone admitted sees that
-        they exist and whose they are."""
+        they exist and whose they are. A thread's own document says what it is
+        (`meta.thread`), so its panel reads no other room's, whichever room the sidebar shows."""
         self.room.document.set_meta(threads=[thread.listing() for thread in self.records])
+        for thread_id, room in self._rooms.items():
+            room.document.set_meta(thread=self.records.get(thread_id).listing())
 
     def resume(self) -> None:
         """The room started: its threads are shown and its open ones load with it, so a prompt
@@ -189,6 +192,7 @@ class RoomThreads:
             room = self.build(self.room, thread, folder, self.records.state_dir(thread.id), book)
             self._rooms[thread.id] = room
         await room.ensure_started()
+        room.document.set_meta(thread=thread.listing())
         return room
 
     def add_person(self, identity: Identity, thread_id: str, username: str) -> dict:

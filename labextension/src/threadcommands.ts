@@ -29,7 +29,6 @@ export function registerThreads(
     if (!view) {
       view = new ThreadPanel({
         thread: openThread({ room: room.name, thread: thread.id, serverSettings, rendermime }),
-        room: room.model,
         rendermime: roomRendermime(rendermime)
       });
       view.id = `jp-copilot-room-thread-${room.name}-${thread.id}`;

@@ -14,15 +14,10 @@ import { Name } from './components/person';
 import { Room } from './components/room';
 import { IRoomModel } from './model';
 import { IOpenThread } from './threads';
-import { IThread } from './types';
+import { IParticipant, IThread } from './types';
 
 export class ThreadPanel extends ReactWidget {
-  constructor(options: {
-    thread: IOpenThread;
-    /** The room's own model: its `meta.threads` says the thread's title, people and state. */
-    room: IRoomModel;
-    rendermime: IRenderMimeRegistry;
-  }) {
+  constructor(options: { thread: IOpenThread; rendermime: IRenderMimeRegistry }) {
     super();
     this._options = options;
     this.addClass('jp-CopilotRoom');
@@ -36,10 +31,10 @@ export class ThreadPanel extends ReactWidget {
   }
 
   protected render(): JSX.Element {
-    const { thread, room, rendermime } = this._options;
+    const { thread, rendermime } = this._options;
     return (
       <div className="jp-CopilotRoom-threadView">
-        <ThreadBar thread={thread} room={room} onTitle={this._setTitle} />
+        <ThreadBar thread={thread} onTitle={this._setTitle} />
         <Room
           switcher={<span className="jp-CopilotRoom-title">The thread&apos;s agent</span>}
           model={thread.model}
@@ -54,20 +49,18 @@ export class ThreadPanel extends ReactWidget {
   private _setTitle = (title: string): void => {
     this.title.label = title;
   };
-  private _options: { thread: IOpenThread; room: IRoomModel; rendermime: IRenderMimeRegistry };
+  private _options: { thread: IOpenThread; rendermime: IRenderMimeRegistry };
   private _input = React.createRef<HTMLTextAreaElement>();
 }
 
-function ThreadBar(props: {
-  thread: IOpenThread;
-  room: IRoomModel;
-  onTitle: (title: string) => void;
-}): JSX.Element {
-  const { thread, room } = props;
-  useSignal(room.changed);
-  useSignal(thread.model.changed);
-  const entry = (room.meta.threads ?? []).find(each => each.id === thread.thread);
-  const me = thread.model.me ?? room.me;
+/** What the thread is and what its owner may do with it, from the thread's own document
+ * (`meta.thread`): the sidebar may show another room meanwhile. */
+function ThreadBar(props: { thread: IOpenThread; onTitle: (title: string) => void }): JSX.Element {
+  const { thread } = props;
+  const model = thread.model;
+  useSignal(model.changed);
+  const entry = model.meta.thread;
+  const me = model.me;
   const { onTitle } = props;
   const title = entry?.title;
   useEffect(() => {
@@ -86,7 +79,7 @@ function ThreadBar(props: {
       <div className="jp-CopilotRoom-threadLine">
         <span className="jp-CopilotRoom-threadTitle">{entry.title}</span>
         <span className="jp-CopilotRoom-threadOwner">
-          side thread of {thread.room} by <Name username={entry.owner} model={room} />
+          side thread of {thread.room} by <Name username={entry.owner} model={model} />
         </span>
         {!open && <span className="jp-CopilotRoom-badge">closed</span>}
       </div>
@@ -111,7 +104,7 @@ function ThreadBar(props: {
           <>
             <button
               className="jp-mod-styled jp-CopilotRoom-small"
-              onClick={() => void addPerson(thread, entry, room)}
+              onClick={() => void addPerson(thread, entry)}
             >
               Add a person…
             </button>
@@ -209,8 +202,15 @@ async function promoteAsPrompt(thread: IOpenThread, entry: IThread): Promise<voi
   }
 }
 
-async function addPerson(thread: IOpenThread, entry: IThread, room: IRoomModel): Promise<void> {
-  const candidates = room.participants.filter(
+async function addPerson(thread: IOpenThread, entry: IThread): Promise<void> {
+  let people: IParticipant[];
+  try {
+    people = await thread.threads.roomPeople();
+  } catch (error) {
+    Notification.error(refusalMessage(error), { autoClose: 6000 });
+    return;
+  }
+  const candidates = people.filter(
     person => person.role === 'member' && !entry.people.includes(person.username)
   );
   if (candidates.length === 0) {

@@ -22,7 +22,7 @@ import {
 } from './api';
 import { IDocumentProvider, RoomConnection } from './connection';
 import { IRoomModel, RoomModel } from './model';
-import { IMe, IThread } from './types';
+import { IMe, IParticipant, IThread } from './types';
 
 export type { IThread };
 
@@ -65,6 +65,15 @@ export class ThreadsClient {
 
   close(id: string): Promise<void> {
     return this._send('DELETE', encodeURIComponent(id));
+  }
+
+  /** The room's people (a thread adds its members), whichever room the sidebar shows. */
+  async roomPeople(): Promise<IParticipant[]> {
+    const answer = await apiRequest<{ participants: IParticipant[] }>(
+      this.serverSettings,
+      URLExt.join(roomApiPath(this.room), 'participants')
+    );
+    return answer.participants;
   }
 
   private _send<T>(method: string, path: string, body?: unknown): Promise<T> {

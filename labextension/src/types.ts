@@ -140,6 +140,8 @@ export interface IMeta {
   copilot_quota?: ISeatQuota | null;
   /** The room's side threads (../threads.ts): everyone admitted sees that they exist. */
   threads?: IThread[];
+  /** A side thread's own document: the thread it is. */
+  thread?: IThread;
 }
 
 /** A side thread as `GET threads` and `meta.threads` list it. */

@@ -42,11 +42,13 @@ describe('a thread in the panel', () => {
     await threads.open('polars', 'p1');
     await threads.promote('t1', 'prompt', 'Adopt it:');
     await threads.close('t1');
+    await threads.roomPeople();
     const api = '/base/copilot-room/api/rooms/north/threads';
     expect(requests.map(where)).toEqual([
       `POST ${api}`,
       `POST ${api}/t1/promote`,
-      `DELETE ${api}/t1`
+      `DELETE ${api}/t1`,
+      'GET /base/copilot-room/api/rooms/north/participants'
     ]);
     expect(await requests[0].json()).toEqual({ title: 'polars', from: 'p1' });
     expect(await requests[1].json()).toEqual({ as: 'prompt', text: 'Adopt it:' });

@@ -2,6 +2,7 @@
 the thread in a panel of its own, where the owner prompts and answers its cards while the room
 goes on; "Promote as diff…" previews the changes and sends the room a card, which a host
 approves into the shared files. A member not added sees that the thread exists, not its content.
+The thread's panel keeps its commands while the sidebar shows another room.
 """
 
 import subprocess
@@ -18,6 +19,7 @@ from .panel import (
     show_room,
     unreachable_buttons,
 )
+from .test_rooms_panel import switch_to
 
 
 def script(request):
@@ -41,6 +43,8 @@ def test_fork_work_in_a_thread_and_promote_its_diff_for_a_host_to_approve(
     git(lab.root, "add", "analysis.py")
     git(lab.root, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-qm", "start")
     model.script = script
+    (lab.root / "other").mkdir()
+    assert lab.api("alice", "POST", "rooms", {"name": "other", "repository": "other"})[0] == 201
     alice = show_room(open_lab("alice"))
     send(alice, "load the sales data")
     prompt = alice.locator(".jp-CopilotRoom-prompt").first
@@ -99,3 +103,17 @@ def test_fork_work_in_a_thread_and_promote_its_diff_for_a_host_to_approve(
         "polars_try.py", timeout=30_000
     )
     assert (lab.root / "polars_try.py").read_text() == "import polars\n"
+
+    # The sidebar moves to another room: the thread's panel reads its own document, so its
+    # owner still adds a person (from the thread's room) and closes it from there.
+    switch_to(alice, "other")
+    screenshot(alice, "thread-beside-another-room")
+    thread.get_by_role("button", name="Add a person…").click()
+    chooser = alice.locator(".jp-Dialog")
+    expect(chooser.locator("select option")).to_have_text(["Bob"])
+    chooser.get_by_role("button", name="Add").click()
+    expect(threads.get_by_role("button", name="Open")).to_have_count(1)  # bob may open it now
+    thread.get_by_role("button", name="Close thread…").click()
+    alice.locator(".jp-Dialog").get_by_role("button", name="Close thread").click()
+    expect(thread.locator(".jp-CopilotRoom-threadBar")).to_have_attribute("data-state", "closed")
+    expect(thread.locator(".jp-CopilotRoom-threadBar").get_by_role("button")).to_have_count(0)
