@@ -79,7 +79,23 @@ class CheckpointGit:
         self.dir = folder
         self.index = self.dir / "index"
         self.work_tree = self.root  # the repository's top level, once found
+        #: The room's folder in the work tree ("." for all of it), once found: checkpoints
+        #: hold only its changes, named from it (`in_tree`, `shown`).
+        self.scope = "."
         self._env: dict[str, str] | None = None
+
+    @property
+    def pathspec(self) -> str:
+        return f":(literal){self.scope}"
+
+    def in_tree(self, path: str) -> str:
+        """A path as the room names it (from its folder) as the work tree does."""
+        return path if self.scope == "." else f"{self.scope}/{path}"
+
+    def shown(self, path: str) -> str:
+        """A work tree's path as the room names it (from its folder)."""
+        prefix = "" if self.scope == "." else self.scope + "/"
+        return path.removeprefix(prefix)
 
     async def run(
         self, *args: str, index: Path | None = None, stdin: bytes | None = None, env=None
@@ -111,6 +127,8 @@ class CheckpointGit:
         )
         if status == 0:
             self.work_tree = Path(out.decode().strip())
+            with contextlib.suppress(ValueError):  # git's top level names it without links
+                self.scope = self.root.relative_to(self.work_tree.resolve()).as_posix()
         else:  # not a repository: a git directory of our own, the folder its work tree
             self.work_tree = self.root
             git_dir = self.dir / "git"

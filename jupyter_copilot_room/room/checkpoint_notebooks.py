@@ -78,18 +78,23 @@ async def readable_diff(git: CheckpointGit, before: str, after: str, files: tupl
     """What changed from `before` to `after` in `files`, for people: git's unified diff for
     plain files (a binary one named, not spelled out), notebooks cell by cell."""
     shown = notebooks(files)
-    plain = [f":(literal){path}" for path in files if path not in shown]
-    parts = [await git.run("diff", "--no-color", before, after, "--", *plain)] if plain else []
+    plain = [path for path in files if path not in shown]
+    parts = [await _plain_diff(git, before, after, plain)] if plain else []
     for path in shown:
         texts = [await _text(git, path, tree) for tree in (before, after)]
         cells = await asyncio.to_thread(notebook_diff, *texts)
         if cells is None:  # not a notebook after all: as a plain file
-            parts.append(
-                await git.run("diff", "--no-color", before, after, "--", f":(literal){path}")
-            )
+            parts.append(await _plain_diff(git, before, after, [path]))
         else:
-            parts.append(file_header(path, *texts) + cells)
+            parts.append(file_header(git.shown(path), *texts) + cells)
     return "".join(parts)
+
+
+async def _plain_diff(git: CheckpointGit, before: str, after: str, paths: list[str]) -> str:
+    """git's unified diff of `paths`, named as the room names them (from its folder)."""
+    relative = [] if git.scope == "." else [f"--relative={git.scope}"]
+    literal = [f":(literal){path}" for path in paths]
+    return await git.run("diff", "--no-color", *relative, before, after, "--", *literal)
 
 
 def notebooks(paths: tuple[str, ...]) -> list[str]:

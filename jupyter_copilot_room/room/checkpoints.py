@@ -88,7 +88,7 @@ def trailers(commit_object: str) -> dict[str, str] | None:
 @dataclass(frozen=True)
 class Checkpoint:
     commit: str
-    files: tuple[str, ...]
+    files: tuple[str, ...]  # named as the room names them: from its folder
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ class Checkpoints:
     async def _snapshot(self) -> str:
         """The worktree as a tree: tracked files and untracked ones that are not ignored, open
         notebooks as their live documents hold them."""
-        await self.git.run("add", "-A", "--ignore-errors", "--", ".")
+        await self.git.run("add", "-A", "--ignore-errors", "--", self.git.pathspec)
         await self._read_open_notebooks()
         return (await self.git.run("write-tree")).strip()
 
@@ -128,8 +128,10 @@ class Checkpoints:
         if self.live is None:
             return
         found = {}
+        folder = self.git.work_tree / self.git.scope
         for notebook in await self.live.open():
-            with contextlib.suppress(ValueError):
+            with contextlib.suppress(ValueError):  # another room's folder: not this room's
+                notebook.file.resolve().relative_to(folder)
                 found[notebook.file.resolve().relative_to(self.git.work_tree).as_posix()] = notebook
         if not found:
             return
@@ -160,7 +162,11 @@ class Checkpoints:
             return None
 
     async def _changed(self, a: str, b: str) -> tuple[str, ...]:
-        out = await self.git.run("diff-tree", "-r", "-z", "--name-only", "--no-renames", a, b)
+        """The work tree's paths that differ in the room's folder (a checkpoint made before
+        the room kept to its folder may hold others: they are not the room's to show or undo)."""
+        out = await self.git.run(
+            "diff-tree", "-r", "-z", "--name-only", "--no-renames", a, b, "--", self.git.pathspec
+        )
         return tuple(name for name in out.split("\0") if name)
 
     async def _record(
@@ -181,7 +187,7 @@ class Checkpoints:
             "commit-tree", "--no-gpg-sign", after, "-p", start.strip(), "-m", message, env=env
         )
         await self.git.run("update-ref", REF, commit.strip(), tip or "0" * 40)
-        return Checkpoint(commit.strip(), files)
+        return Checkpoint(commit.strip(), tuple(self.git.shown(path) for path in files))
 
     # -- turns -----------------------------------------------------------------------------------
 
@@ -230,6 +236,7 @@ class Checkpoints:
                 return None
             after = await self._snapshot()
             changed = await self._changed(before, after)
+            wrote = frozenset(self.git.in_tree(path) for path in wrote)
             after = await agents_share(self.git, before, after, changed, prompt_id, wrote, deleted)
             return await self._record(
                 before, after, author, message(text, prompt_id, author.username)
@@ -268,7 +275,9 @@ class Checkpoints:
         subject = (await self.git.run("log", "-1", "--format=%s", commit)).strip()
         note = message(f'Revert "{subject}"', prompt_id, author.username)
         async with self._lock:
-            patch = await self.git.run("diff", "--binary", "--full-index", f"{commit}^", commit)
+            patch = await self.git.run(
+                "diff", "--binary", "--full-index", f"{commit}^", commit, "--", self.git.pathspec
+            )
             files = await self._changed(f"{commit}^", commit)
             for _ in range(REVERT_ATTEMPTS):
                 now = await self._snapshot()
