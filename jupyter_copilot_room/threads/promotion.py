@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from ..agent.base import PermissionAsk
+from ..room.readable_asks import relative
 from ..room.room import Room
 from ..room.running_turn import RunningTurn
 from . import worktree
@@ -77,12 +78,5 @@ async def apply_changes(
     if refused := await worktree.conflicts(top, diff, files):  # again: time has passed
         return "Not applied: " + CONFLICTS.format(files=", ".join(refused))
     await worktree.apply(top, diff)
-    turn.wrote.update(_relative(top / name, repository) for name in files)
+    turn.wrote.update(relative(str(top / name), repository) for name in files)
     return None
-
-
-def _relative(path: Path, folder: Path) -> str:
-    try:
-        return path.resolve().relative_to(folder.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
