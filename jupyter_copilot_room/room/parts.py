@@ -214,10 +214,6 @@ class RoomParts:
         """Today's (UTC) usage per person and for the room (a side thread: its room's)."""
         return self.spending.today()
 
-    def spends_from(self, room: RoomParts, thread: str) -> None:
-        """This room is `room`'s side thread `thread`: it spends from `room`'s daily caps."""
-        self.spending.spends_from(room.spending, thread)
-
     @property
     def quiet(self) -> bool:
         """Nothing would notice the room unloaded: started, its agent asleep, nobody connected,

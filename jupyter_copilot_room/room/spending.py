@@ -25,21 +25,21 @@ class Spending:
         self, caps: Budgets, document: RoomDocument, recorder: Recorder, clock: Callable[[], float]
     ):
         self.caps = caps
-        self._document = document
-        self._recorder = recorder
-        self._clock = clock
-        self._room: Spending | None = None  # a side thread's: the room it spends from
-        self._thread = ""
+        self.document = document
+        self.recorder = recorder
+        self.clock = clock
+        self.room: Spending | None = None  # a side thread's: the room it spends from
+        self.thread = ""
 
     def spends_from(self, room: Spending, thread: str) -> None:
         """This is the side thread `thread` of the room whose spending is `room`."""
-        self._room, self._thread = room, thread
+        self.room, self.thread = room, thread
 
     def today(self) -> dict[str, Any]:
         """Today's (UTC) usage per person and for the room, as the records sum it."""
-        if self._room is not None:
-            return self._room.today()
-        return budgets.today(self._document.meta.get("usage"), self._clock())
+        if self.room is not None:
+            return self.room.today()
+        return budgets.today(self.document.meta.get("usage"), self.clock())
 
     def check(self, username: str) -> None:
         """Refuse a prompt by `username` past a cap (`budgets.check`)."""
@@ -50,7 +50,7 @@ class Spending:
 
     def booked(self, usage: TurnUsage) -> None:
         """A turn's cost was recorded here: a thread's goes to its room's sums as well."""
-        if self._room is not None:
-            self._room._recorder.commit(
-                "usage", None, usage.model_copy(update={"prompt_id": None, "thread": self._thread})
+        if self.room is not None:
+            self.room.recorder.commit(
+                "usage", None, usage.model_copy(update={"prompt_id": None, "thread": self.thread})
             )
