@@ -130,9 +130,9 @@ class Checkpoints:
         found = {}
         folder = self.git.work_tree / self.git.scope
         for notebook in await self.live.open():
-            with contextlib.suppress(ValueError):  # another room's folder: not this room's
-                notebook.file.resolve().relative_to(folder)
-                found[notebook.file.resolve().relative_to(self.git.work_tree).as_posix()] = notebook
+            file = notebook.file.resolve()
+            if file.is_relative_to(folder):  # not another folder's (another room's)
+                found[file.relative_to(self.git.work_tree).as_posix()] = notebook
         if not found:
             return
         staged = await self.git.run("--literal-pathspecs", "ls-files", "-s", "-z", "--", *found)
