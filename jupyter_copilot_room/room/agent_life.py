@@ -1,20 +1,25 @@
-"""The agent's life, as a room needs it: started on use, asleep when idle, and the state people see.
+"""The agent's life, as a room needs it: started on use, asleep when idle, restarted, and the
+state people see.
 
 The agent is one runtime process, so it runs only while its room uses it. It holds one of the
 server's `AgentSlots` (`room/agent_slots.py`) while it runs; after `idle_timeout` s with nothing
 to do (or when a room waiting for a slot takes it) it stops and the room is `sleeping`; the next
 prompt starts it again, resuming its session. `Turns` is an `AgentLife`: the turns decide when
-the agent is needed, this part how it comes and goes and what `meta.state` says.
+the agent is needed and when it must be restarted (it ignored an abort, its runtime was lost),
+this part how it comes, goes and comes back (`_restart`, the one place; a host's `retry`) and
+what `meta.state` says.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from ..agent.base import Agent, AgentHost
+from ..errors import Conflict
 from .agent_slots import AgentSlots, Order
 from .document import RoomDocument
 from .queue import PromptQueue, TaskState
@@ -54,6 +59,8 @@ class AgentLife:
         #: running), stopping (going to sleep).
         self.agent_status = "starting"
         self.restarting = False  # the agent ignored an abort; no turn starts until it is back
+        #: Why the agent was restarted, counted (`degraded`, `lost`, `retry`): for the metrics.
+        self.restarts: Counter[str] = Counter()
         self._quiet = False  # the agent is up with nothing to do (told to the slots)
         self._idle_timer: asyncio.TimerHandle | None = None
         self._wakeup = asyncio.Event()
@@ -103,6 +110,39 @@ class AgentLife:
         room is `held` until one is."""
         self.slots.need(self.name)
         self.show_state()
+
+    def retry(self, by: str) -> None:
+        """A host's retry of an agent that could not start: the runtime is looked for again, so
+        one installed since is found without restarting the server. Prompts waiting meanwhile
+        start once it is ready."""
+        if self.agent is None:
+            raise Conflict("This room has no agent to start.", code="no_agent")
+        if self.agent_status == "sleeping":
+            self.need_agent()
+            return
+        if self.agent_status != "unavailable" or self.restarting:
+            raise Conflict(
+                f"The agent is {self.state()}, not unavailable: there is nothing to retry.",
+                code="agent_not_unavailable",
+            )
+        log.info("Copilot room: %s asked to start the agent again", by)
+        self.agent_status = "starting"
+        self.show_state()
+        self.spawn(self._restart("retry"))
+
+    async def _restart(self, reason: str) -> None:
+        """The only place the agent is restarted; `reason` is counted for the metrics."""
+        assert self.agent is not None
+        self.restarts[reason] += 1
+        try:
+            await self.agent.restart()
+        except Exception as err:
+            log.exception("Restarting the agent failed")
+            self.document.set_meta(agent_detail=f"Restarting the agent failed: {err}")
+            return
+        self.restarting = False
+        self.show_state()
+        self.wake()
 
     def leave_slots(self) -> None:
         """The room stopped with its agent: its slot (or place in line) passes on."""

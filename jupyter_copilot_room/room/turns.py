@@ -3,11 +3,11 @@
 A single task starts turns, one at a time and only while the agent is ready, so every event the
 agent reports belongs to exactly one prompt. The prompt in flight is a `RunningTurn`; how it is
 being stopped (a host's abort, its deadline) is one `Stop` value on it, and whatever stops a turn
-settles every request still open for it at once, with the real reason. This module is also the
-one owner of restarts: an agent that ignores an abort, or whose runtime is lost, is restarted
-here and nowhere else. The agent's life (started on use, asleep when idle) is `agent_life.py`,
-what a turn is sent and the checkpoint it leaves `turn_inputs.py`; a full disk stops the turn and
-its end is recorded once space returns.
+settles every request still open for it at once, with the real reason; an agent that ignores an
+abort (`degraded`) or whose runtime is lost is restarted from here. The agent's life (started on
+use, asleep when idle, restarted: `_restart`) is `agent_life.py`, what a turn is sent and the
+checkpoint it leaves `turn_inputs.py`; a full disk stops the turn and its end is recorded once
+space returns.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import Counter
 from collections.abc import Awaitable, Callable
 
 from ..agent.base import Agent
@@ -100,8 +99,6 @@ class Turns(AgentLife):
         self.apply_thread: Callable[[RunningTurn], Awaitable[str | None]] | None = None
         #: Called each time the agent reports it is ready (the room reads the seat's quota).
         self.on_ready: Callable[[], None] = lambda: None
-        #: Why the agent was restarted, counted (`degraded`, `lost`, `retry`): for the metrics.
-        self.restarts: Counter[str] = Counter()
         #: A turn's end the full disk did not let the room record: recorded when space returns.
         self._unrecorded: tuple[RunningTurn, TaskState, str | None] | None = None
         self._runner: asyncio.Task | None = None
@@ -274,39 +271,6 @@ class Turns(AgentLife):
         )
         self._close(turn, turn.stop.outcome if turn.stop else TaskState.FAILED, reason)
         self.spawn(self._restart("degraded"))
-
-    def retry(self, by: str) -> None:
-        """A host's retry of an agent that could not start: the runtime is looked for again, so
-        one installed since is found without restarting the server. Prompts waiting meanwhile
-        start once it is ready."""
-        if self.agent is None:
-            raise Conflict("This room has no agent to start.", code="no_agent")
-        if self.agent_status == "sleeping":
-            self.need_agent()
-            return
-        if self.agent_status != "unavailable" or self.restarting:
-            raise Conflict(
-                f"The agent is {self.state()}, not unavailable: there is nothing to retry.",
-                code="agent_not_unavailable",
-            )
-        log.info("Copilot room: %s asked to start the agent again", by)
-        self.agent_status = "starting"
-        self.show_state()
-        self.spawn(self._restart("retry"))
-
-    async def _restart(self, reason: str) -> None:
-        """The only place the agent is restarted; `reason` is counted for the metrics."""
-        assert self.agent is not None
-        self.restarts[reason] += 1
-        try:
-            await self.agent.restart()
-        except Exception as err:
-            log.exception("Restarting the agent failed")
-            self.document.set_meta(agent_detail=f"Restarting the agent failed: {err}")
-            return
-        self.restarting = False
-        self.show_state()
-        self.wake()
 
     def end(self, error: str | None = None) -> None:
         """The agent is idle again (or could not take the turn): record how the turn ended."""
