@@ -15,6 +15,7 @@ from .access.claim_notice import announcement, claim_page_path, claim_urls, writ
 from .access.hub_grants import hub_server_name
 from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
 from .agent.base import Agent
+from .api import RoomsAPI
 from .eventlog import EventEmitter
 from .handlers.base import HubGrants, RoomContext
 from .handlers.routes import routes
@@ -247,6 +248,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             idle_timeout=self.room_idle_timeout,
         )
         self.rooms.load()
+        #: The public in-process API (`api/`): REST, the websocket and every front use it.
+        self.api = RoomsAPI(self.rooms, self.threads)
         self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics (main's only)
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
         self._claim_page: Path | None = None
@@ -271,7 +274,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             server=hub_server_name(),  # as JupyterHub names it in scope filters (`server=alice/`)
         )
         context = RoomContext(
-            self.rooms, self.users_verified, grants, self.websocket_recheck_interval, self.threads
+            self.api, self.users_verified, grants, self.websocket_recheck_interval
         )
         self.handlers.extend(routes(context))
 

@@ -28,7 +28,7 @@ from PIL import Image as PILImage
 from PIL import UnidentifiedImageError
 
 from .agent.base import File, Image
-from .errors import InsufficientStorage, InvalidRequest, NotFound, RoomError, TooLarge
+from .errors import InsufficientStorage, InvalidRequest, NotFound, Refused, TooLarge
 from .events import IMAGE_TYPES, MAX_FILE_BYTES, MAX_IMAGE_BYTES, MAX_IMAGES, Attachment
 
 #: At most this many pixels (25 megapixels: a 5K screenshot), so decoding one costs ~100 MB.
@@ -49,7 +49,7 @@ class RoomFolder(Protocol):
     def resolve(self, path: str) -> str: ...
 
 
-class UnsupportedType(RoomError):
+class UnsupportedType(Refused):
     """An upload of a type the room does not take (only the images models read)."""
 
     status = 415

@@ -9,7 +9,7 @@ starts, not when it was queued.
 A name is a word (`NAME`: letters, digits, `.`, `_`, `-`): a file whose name is not one is
 reported among the catalog's problems, not offered, and a prompt naming something that is not in
 the catalog is refused when it is submitted (`check_target`), a clear 400 rather than a turn
-that fails later. A target gone by the time its turn starts is a `RoomError` too: the turn
+that fails later. A target gone by the time its turn starts is a `Refused` too: the turn
 fails with its message and no traceback.
 """
 

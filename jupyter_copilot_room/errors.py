@@ -5,7 +5,7 @@ in one place, so a message written here is exactly what a person sees in the pan
 """
 
 
-class RoomError(Exception):
+class Refused(Exception):
     """Something a client asked for that the room will not do; the message says what to do."""
 
     status = 400
@@ -18,50 +18,50 @@ class RoomError(Exception):
             self.code = code
 
 
-class InvalidRequest(RoomError):
+class InvalidRequest(Refused):
     status = 400
     code = "invalid_request"
 
 
-class NotAllowed(RoomError):
+class NotAllowed(Refused):
     """The caller's role does not allow the action."""
 
     status = 403
     code = "forbidden"
 
 
-class NotFound(RoomError):
+class NotFound(Refused):
     status = 404
     code = "not_found"
 
 
-class Conflict(RoomError):
+class Conflict(Refused):
     """The action is valid in general but not in the current state (already answered, running)."""
 
     status = 409
     code = "conflict"
 
 
-class TooLarge(RoomError):
+class TooLarge(Refused):
     status = 413
     code = "too_large"
 
 
-class Unavailable(RoomError):
+class Unavailable(Refused):
     """The room cannot serve at all until someone fixes what the message names."""
 
     status = 503
     code = "unavailable"
 
 
-class TooMany(RoomError):
+class TooMany(Refused):
     """The caller has as much waiting as one person may."""
 
     status = 429
     code = "too_many"
 
 
-class InsufficientStorage(RoomError):
+class InsufficientStorage(Refused):
     """The disk that holds the room's state is full: nothing was recorded, nothing changed."""
 
     status = 507

@@ -69,6 +69,11 @@ def schema_of(kind: str) -> dict[str, Any]:
                 "description": "The username who acted, or null for the room or the agent.",
                 "personal-data": True,
             },
+            "source": {
+                "type": "string",
+                "description": "Where the actor acted from when not from JupyterLab (a bridge: "
+                "`slack`, `teams`), as the in-process API's `Person.source` said.",
+            },
             "chain": {
                 "type": ["string", "null"],
                 "description": "The transcript's hash chain after this record.",
@@ -151,7 +156,8 @@ class EventEmitter:
     def emit(self, record: Record, room: str = "main") -> None:
         """One committed record of `room` as an event; a logging failure never reaches it."""
         try:
-            data = {**record.model_dump(), "room": room}
+            unset = {"source"} if record.source is None else set()
+            data = {**record.model_dump(exclude=unset), "room": room}
             self.event_logger.emit(schema_id=schema_id(record.kind), data=data)
         except Exception:
             log.exception("Copilot room: could not emit record %s as a Jupyter Event", record.seq)

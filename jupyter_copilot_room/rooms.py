@@ -37,7 +37,7 @@ from pathlib import Path
 
 from .access.admissions import AdmissionBook
 from .access.identity import Identity
-from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, RoomError, Unavailable
+from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, Refused, Unavailable
 from .room.parts import MAIN
 from .room.room import Room
 from .statefiles import TRANSCRIPT_FILE, prepare_state_dir, read_json, write_json_atomically
@@ -92,7 +92,7 @@ class Rooms:
         self._folders: dict[str, Path] = {MAIN: main_repository}  # the rooms it serves
         self._loaded: dict[str, Room] = {MAIN: main}
         self._doors: dict[str, AdmissionBook] = {}  # the rooms not loaded: who they admit
-        self._refused: dict[str, RoomError] = {}  # why a room's last start was refused
+        self._refused: dict[str, Refused] = {}  # why a room's last start was refused
         self._unloading: dict[str, asyncio.Task[None]] = {}
         self._last_used: dict[str, float] = {}
         self._checks: dict[str, asyncio.TimerHandle] = {}
@@ -146,10 +146,10 @@ class Rooms:
 
     async def open(self, name: str) -> Room:
         """The room `name`, started: built and started now if it is not loaded (a replay), after
-        an unload under way has finished; 404 `room_not_found` for a name that is no room, the
+        an unload under way has finished; 404 `unknown_room` for a name that is no room, the
         room's own refusal (503, 507) if it cannot start."""
         if name not in self._folders:
-            raise NotFound(f"There is no room called {name[:60]!r} here.", code="room_not_found")
+            raise NotFound(f"There is no room called {name[:60]!r} here.", code="unknown_room")
         if self._stopping:  # a room loaded now would outlive the server's stop
             raise Unavailable(
                 f"The server is stopping, so the room {name!r} does not start.",
@@ -167,13 +167,13 @@ class Rooms:
         self._used(name)
         try:
             await room.ensure_started()
-        except RoomError as err:
+        except Refused as err:
             self._refusal(name, room, err)
             raise
         self._refused.pop(name, None)
         return room
 
-    def _refusal(self, name: str, room: Room, err: RoomError) -> None:
+    def _refusal(self, name: str, room: Room, err: Refused) -> None:
         """Logged in one line, once for each reason, saying why and what to do."""
         known = self._refused.get(name)
         self._refused[name] = err
@@ -344,7 +344,7 @@ class Rooms:
         """The server's start starts `main` only (the others load when used). Its refusal (a
         full disk, a changed transcript) is logged in one line and answers main's routes with
         it; `GET rooms` answers all the same."""
-        with contextlib.suppress(RoomError):  # logged by `open`
+        with contextlib.suppress(Refused):  # logged by `open`
             await self.open(MAIN)
 
     async def stop(self) -> None:

@@ -10,7 +10,7 @@ import pytest
 from tornado.httpclient import HTTPClientError
 
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.errors import NotFound, RoomError, Unavailable
+from jupyter_copilot_room.errors import NotFound, Refused, Unavailable
 from jupyter_copilot_room.events import PromptFinished, Record
 from jupyter_copilot_room.request_bodies import ChatBody, PromptBody
 from jupyter_copilot_room.room.document import RoomDocument
@@ -98,7 +98,7 @@ async def test_a_start_from_the_snapshot_and_a_full_replay_rebuild_the_same_queu
             refusals = []
             for prompt_id in (*done, failed, held, waiting[1]):
                 for person in (ALICE, BOB):
-                    with pytest.raises(RoomError) as refused:
+                    with pytest.raises(Refused) as refused:
                         await again.withdraw(person, prompt_id)
                     refusals.append((refused.value.status, refused.value.code))
             return list(again.queue.open()), known, refusals

@@ -103,7 +103,7 @@ async def test_who_may_create_a_room_and_what_a_bad_one_is_told(
     assert room_app.rooms.loaded("proj").state_dir == room_app.room.state_dir / "rooms" / "proj"
 
     r = await api("alice", "GET", "rooms", "nowhere", "room")
-    assert (r.code, r.json["error"]) == (404, "room_not_found")
+    assert (r.code, r.json["error"]) == (404, "unknown_room")
     r = await api("alice", "GET", "rooms", "proj", "room")
     assert r.code == 200 and r.json["me"]["role"] == "host"  # the server's hosts host every room
     # The Jupyter Events say which room's transcript a record is in.

@@ -102,14 +102,25 @@ class Record(BaseModel):
     kind: str
     actor: str | None = None
     payload: dict = Field(default_factory=dict)
+    #: Where the actor acted from when not from JupyterLab (a bridge: "slack", "teams"), as the
+    #: in-process API's `Person.source` says (since 0.4; absent otherwise, and then not written).
+    source: str | None = None
     #: sha256 of the previous record's `chain` and this record (records before 0.2 have none):
     #: a record changed, removed or added behind the room's back breaks the chain.
     chain: str | None = None
 
     def linked_to(self, previous: str | None) -> str:
         """This record's `chain` value after the record whose chain is `previous`."""
-        body = self.model_dump_json(exclude={"chain"})
+        body = self.model_dump_json(exclude={"chain", *self._unset_source()})
         return hashlib.sha256(f"{previous or ''}\n{body}".encode()).hexdigest()
+
+    def line(self) -> bytes:
+        """The record as `transcript.jsonl` holds it, one line (no `source` when it has none,
+        so every record written before 0.4 keeps its bytes and its chain)."""
+        return self.model_dump_json(exclude=self._unset_source()).encode() + b"\n"
+
+    def _unset_source(self) -> set[str]:
+        return {"source"} if self.source is None else set()
 
     def parsed(self) -> Strict:
         """The payload as its kind's class; raises ValueError for an unknown kind or bad fields."""

@@ -24,7 +24,7 @@ class ModelHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def put(self) -> None:
-        await self.reply(await self.room.choose_model(self.identity, self.parse(ModelBody)))
+        await self.reply(await self.room.choose_model(self.identity, self.parse(ModelBody).model))
 
 
 class CatalogHandler(RoomAPIHandler):

@@ -1,5 +1,5 @@
 """What every REST handler of the room shares, in one place: the room a route names,
-who the caller is, how a body is parsed, and how a `RoomError` leaves as
+who the caller is, how a body is parsed, and how a `Refused` leaves as
 `{"error": code, "message": text}` with its HTTP status. Every handler is guarded by
 jupyter_server's `@authorized` on the resource `copilot-room` (so a deployment's Authorizer can
 restrict the room as a whole), then by the room's own role table; the acting user is always
@@ -14,15 +14,15 @@ from http.client import responses
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from tornado import web
 
 from ..access.hub_grants import hub_grant
 from ..access.identity import SERVER_OWNER, Identity
-from ..errors import InvalidRequest, RoomError
-from ..room.room import Room
-from ..rooms import MAIN, Rooms
-from ..threads import ThreadRegistry
+from ..api import RoomAPI, RoomsAPI
+from ..errors import InvalidRequest, Refused
+from ..request_bodies import validated
+from ..rooms import MAIN
 
 AUTH_RESOURCE = "copilot-room"
 Body = TypeVar("Body", bound=BaseModel)
@@ -39,18 +39,13 @@ class HubGrants:
 
 @dataclass(frozen=True)
 class RoomContext:
-    """What every handler is given: the rooms, whether users are verified, the hub's grants."""
+    """What every handler is given: the rooms (the in-process API every handler calls),
+    whether users are verified, the hub's grants."""
 
-    rooms: Rooms
+    rooms: RoomsAPI
     users_verified: bool
     grants: HubGrants
     recheck_interval: float  # seconds between re-checks of an open websocket's user
-    threads: ThreadRegistry  # every room's side threads
-
-    @property
-    def room(self) -> Room:
-        """The `main` room: the routes without a room's name are its."""
-        return self.rooms.main
 
 
 if TYPE_CHECKING:
@@ -66,18 +61,19 @@ class RoomMixin(_Handler):
 
     def initialize(self, context: RoomContext) -> None:
         self.context = context
-        self.room = context.room
+        self.rooms = context.rooms
+        self.room: RoomAPI = context.rooms.main  # the routes without a room's name are main's
 
     async def open_room(self) -> None:
         """The room a `rooms/<name>/...` route names (tornado hands the name to the method as a
         keyword, so it is taken out here and the methods keep their arguments; the routes
         without one are main's), started: a room loads at its first request (`Rooms.open`),
-        and one that cannot start refuses with its reason; 404 `room_not_found` for a name
+        and one that cannot start refuses with its reason; 404 `unknown_room` for a name
         that is no room. Left to `@web.authenticated` when nobody signed in, so the list of
         rooms is never told to strangers and no room starts for them."""
         name = self.path_kwargs.pop("room_name", MAIN)
         if self.current_user is not None:
-            self.room = await self.context.rooms.open(name)
+            self.room = await self.rooms.open(name)
 
     @property
     def identity(self) -> Identity:
@@ -120,12 +116,7 @@ class RoomAPIHandler(RoomMixin, APIHandler):
             raise InvalidRequest(
                 f"The request body is not valid JSON: {err}.", code="malformed_json"
             ) from None
-        try:
-            return model.model_validate(data)
-        except ValidationError as err:
-            first = err.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "body"
-            raise InvalidRequest(f"{where}: {first['msg']}.", code="invalid_body") from None
+        return validated(model, data)
 
     async def reply(self, data: object, status: int = 200) -> None:
         """Answer once what the command recorded is on disk (`Room.durable`)."""
@@ -142,7 +133,7 @@ class RoomAPIHandler(RoomMixin, APIHandler):
 
     def write_error(self, status_code: int, **kwargs) -> None:
         error = kwargs.get("exc_info", (None, None, None))[1]
-        if isinstance(error, RoomError):
+        if isinstance(error, Refused):
             status_code, code, message = error.status, error.code, error.message
         elif isinstance(error, web.HTTPError):
             code = responses.get(status_code, "error").lower().replace(" ", "_")
@@ -157,7 +148,7 @@ class RoomAPIHandler(RoomMixin, APIHandler):
         self.finish(json.dumps({"error": code, "message": message, **details}))
 
     def log_exception(self, typ, value, tb) -> None:
-        if isinstance(value, RoomError):
+        if isinstance(value, Refused):
             self.log.info(
                 "copilot-room: %s %s -> %d %s",
                 self.request.method,

@@ -13,7 +13,7 @@ from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import JupyterHandler
 from tornado import web
 
-from ..errors import NotAllowed, RoomError
+from ..errors import Refused
 from ..request_bodies import AdmissionBody, ClaimBody, RoleBody
 from .base import RoomAPIHandler, RoomMixin
 
@@ -32,8 +32,7 @@ class ParticipantHandler(RoomAPIHandler):
     @authorized
     async def put(self, username: str) -> None:
         body = self.parse(RoleBody)
-        role = self.room.set_role(self.identity, username, body.role)
-        await self.reply({"username": username, "role": role.value})
+        await self.reply(self.room.set_role(self.identity, username, body.role))
 
     @web.authenticated
     @authorized
@@ -47,8 +46,7 @@ class AdmissionHandler(RoomAPIHandler):
     @authorized
     async def post(self, username: str) -> None:
         body = self.parse(AdmissionBody)
-        role = self.room.admit(self.identity, username, body.decision)
-        await self.reply({"username": username, "role": role.value})
+        await self.reply(self.room.admit(self.identity, username, body.decision))
 
 
 class DoorHandler(RoomAPIHandler):
@@ -68,14 +66,7 @@ class ClaimAPIHandler(RoomAPIHandler):
     @authorized
     async def post(self) -> None:
         body = self.parse(ClaimBody)
-        if self.acts_as_server_owner:
-            raise NotAllowed(
-                "The host secret makes the person who opens it in a browser the host; a request "
-                "with only the server's token (a script, a kernel) cannot spend it.",
-                code="claim_needs_a_person",
-            )
-        self.room.claim_host(self.identity, body.secret)
-        await self.reply(self.room.describe(self.identity))
+        await self.reply(self.room.claim_host(self.identity, body.secret))
 
 
 class ClaimHandler(RoomMixin, JupyterHandler):
@@ -93,14 +84,8 @@ class ClaimHandler(RoomMixin, JupyterHandler):
             self.redirect(f"{self.request.path}?{urlencode({'secret': secret})}")
             return
         try:
-            if self.acts_as_server_owner:  # a script or a kernel: no browser, no person
-                raise NotAllowed(
-                    "The claim link makes the person who opens it in a browser the host; a "
-                    "request with only the server's token cannot spend it.",
-                    code="claim_needs_a_person",
-                )
             self.room.claim_host(self.identity, secret)
-        except RoomError as err:
+        except Refused as err:
             self.set_status(err.status)
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.finish(_refused_claim_page(err.message, self.base_url))

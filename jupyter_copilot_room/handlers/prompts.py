@@ -20,8 +20,7 @@ class PromptsHandler(RoomAPIHandler):
     @authorized
     async def post(self) -> None:
         body = self.parse(PromptBody)
-        prompt_id, position = await self.room.submit_from_request(self.identity, body)
-        await self.reply({"id": prompt_id, "position": position}, status=202)
+        await self.reply(await self.room.post_prompt(self.identity, body), status=202)
 
 
 class PromptHandler(RoomAPIHandler):
@@ -39,7 +38,9 @@ class SteerHandler(RoomAPIHandler):
     @authorized
     async def post(self, item_id: str) -> None:
         body = self.parse(SteerBody)
-        await self.reply({"id": await self.room.steer(self.identity, item_id, body)}, status=201)
+        await self.reply(
+            {"id": await self.room.steer(self.identity, item_id, body.text)}, status=201
+        )
 
 
 class AttachmentsHandler(RoomAPIHandler):
@@ -76,4 +77,4 @@ class MessagesHandler(RoomAPIHandler):
     @authorized
     async def post(self) -> None:
         body = self.parse(ChatBody)
-        await self.reply({"id": self.room.say(self.identity, body)}, status=201)
+        await self.reply({"id": await self.room.say(self.identity, body.text)}, status=201)

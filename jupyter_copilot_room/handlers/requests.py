@@ -21,11 +21,8 @@ class ApprovalHandler(RoomAPIHandler):
     @authorized
     async def post(self, item_id: str) -> None:
         body = self.parse(ApprovalBody)
-        self.room = self.context.threads.room_holding(self.room, item_id)  # or a thread's card
-        self.room.answer_permission(
-            self.identity, item_id, body.decision == "approve", body.feedback
-        )
-        await self.reply({"id": item_id, "decision": body.decision})
+        answer = await self.room.answer(self.identity, item_id, body.decision, body.feedback)
+        await self.reply(answer)
 
 
 class ApprovalDetailsHandler(RoomAPIHandler):
@@ -35,8 +32,7 @@ class ApprovalDetailsHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def get(self, item_id: str) -> None:
-        self.room = self.context.threads.room_holding(self.room, item_id)
-        whole = self.room.approval_in_full(self.identity, item_id)
+        whole = self.room.card_in_full(self.identity, item_id)
         # Up to a few times 5 MB of text: encoded off the event loop.
         body = await asyncio.to_thread(json.dumps, whole)
         self.set_header("Content-Type", "application/json")
@@ -49,6 +45,4 @@ class QuestionHandler(RoomAPIHandler):
     @authorized
     async def post(self, item_id: str) -> None:
         body = self.parse(QuestionBody)
-        self.room = self.context.threads.room_holding(self.room, item_id)
-        self.room.answer_question(self.identity, item_id, body.answer)
-        await self.reply({"id": item_id, "answer": body.answer})
+        await self.reply(await self.room.reply(self.identity, item_id, body.answer))

@@ -35,17 +35,12 @@ class RoomsHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        rooms = self.context.rooms
-        await self.reply(
-            {
-                "rooms": rooms.describe(self.identity),
-                "can_create": rooms.may_create(self.identity),
-            }
-        )
+        await self.reply(self.rooms.listing(self.identity))
 
     @web.authenticated
     @authorized
     async def post(self) -> None:
         body = self.parse(RoomBody)
-        await self.context.rooms.create(self.identity, body.name, body.repository)
-        await self.reply(self.context.rooms.entry(body.name, self.identity), status=201)
+        await self.reply(
+            await self.rooms.create(self.identity, body.name, body.repository), status=201
+        )

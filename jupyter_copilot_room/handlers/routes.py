@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..websocket import RoomWebSocketHandler
 from . import (
     agent,
     budgets,
@@ -24,6 +23,7 @@ from . import (
     transcript,
 )
 from .base import RoomContext
+from .websocket import RoomWebSocketHandler
 
 _USERNAME = r"(?P<username>[^/]+)"
 _ID = r"(?P<item_id>[A-Za-z0-9_-]+)"

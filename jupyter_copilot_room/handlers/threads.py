@@ -10,87 +10,76 @@ from typing import Any
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from ..errors import RoomError
+from ..api import RoomAPI
 from ..request_bodies import PersonBody, PromoteBody, ThreadBody, ThreadPromptBody
-from ..room.room import Room
-from ..threads import RoomThreads
-from ..websocket import RoomWebSocketHandler
 from .base import RoomAPIHandler
 from .transcript import PagedHandler
+from .websocket import RoomWebSocketHandler
 
 
-class ThreadsMixin(RoomAPIHandler):
-    @property
-    def threads(self) -> RoomThreads:
-        return self.context.threads.of(self.room)
-
-
-class ThreadsHandler(ThreadsMixin):
+class ThreadsHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        await self.reply({"threads": self.threads.listing(self.identity)})
+        await self.reply({"threads": self.room.threads.listing(self.identity)})
 
     @web.authenticated
     @authorized
     async def post(self) -> None:
         body = self.parse(ThreadBody)
-        title = body.title.strip() or "Side thread"
-        await self.reply(await self.threads.create(self.identity, body.from_, title), status=201)
+        thread = await self.room.threads.create(self.identity, body.from_, body.title)
+        await self.reply(thread, status=201)
 
 
-class ThreadHandler(ThreadsMixin):
+class ThreadHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def delete(self, item_id: str) -> None:
-        await self.threads.close(self.identity, item_id)
+        await self.room.threads.close(self.identity, item_id)
         await self.reply_empty()
 
 
-class ThreadTranscriptHandler(ThreadsMixin, PagedHandler):
+class ThreadTranscriptHandler(PagedHandler):
     @web.authenticated
     @authorized
     async def get(self, item_id: str) -> None:
         """The thread's whole transcript, as JSONL (like the room's)."""
-        room = await self.threads.thread_room(self.identity, item_id)
-        await self.stream(room.transcript_chunks(self.identity))
+        await self.stream(await self.room.threads.transcript(self.identity, item_id))
 
 
-class ThreadPeopleHandler(ThreadsMixin):
+class ThreadPeopleHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def post(self, item_id: str) -> None:
         body = self.parse(PersonBody)
-        await self.reply(self.threads.add_person(self.identity, item_id, body.username))
+        await self.reply(self.room.threads.add_person(self.identity, item_id, body.username))
 
 
-class ThreadPromptsHandler(ThreadsMixin):
+class ThreadPromptsHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def post(self, item_id: str) -> None:
         body = self.parse(ThreadPromptBody)
-        prompt_id, position = await self.threads.submit(self.identity, item_id, body.text)
-        await self.reply({"id": prompt_id, "position": position}, status=202)
+        await self.reply(
+            await self.room.threads.submit(self.identity, item_id, body.text), status=202
+        )
 
 
-class ThreadChangesHandler(ThreadsMixin):
+class ThreadChangesHandler(RoomAPIHandler):
     """`GET threads/<id>/diff`: the thread's changes against its fork point (a preview)."""
 
     @web.authenticated
     @authorized
     async def get(self, item_id: str) -> None:
-        await self.reply(await self.threads.changes(self.identity, item_id))
+        await self.reply(await self.room.threads.changes(self.identity, item_id))
 
 
-class ThreadPromoteHandler(ThreadsMixin):
+class ThreadPromoteHandler(RoomAPIHandler):
     @web.authenticated
     @authorized
     async def post(self, item_id: str) -> None:
         body = self.parse(PromoteBody)
-        if body.as_ == "prompt":
-            answer = await self.threads.promote_as_prompt(self.identity, item_id, body.text)
-        else:
-            answer = await self.threads.promote_as_diff(self.identity, item_id)
+        answer = await self.room.threads.promote(self.identity, item_id, body.as_, body.text)
         await self.reply(answer, status=202)
 
 
@@ -102,8 +91,7 @@ class ThreadScoped(RoomAPIHandler):
         await super().prepare(**kwargs)
         thread_id = self.path_kwargs.pop("thread_id")
         if self.current_user is not None:
-            threads = self.context.threads.of(self.room)
-            self.room = await threads.thread_room(self.identity, thread_id)
+            self.room = await self.room.threads.open(self.identity, thread_id)
 
 
 def in_thread(handler: type[RoomAPIHandler]) -> type[RoomAPIHandler]:
@@ -118,9 +106,6 @@ class ThreadWebSocketHandler(RoomWebSocketHandler):
         await super().prepare(*args, **kwargs)
         self.thread_id = self.path_kwargs.pop("item_id")
 
-    async def room_to_serve(self) -> Room:
+    async def room_to_serve(self) -> RoomAPI:
         room = await super().room_to_serve()
-        try:
-            return await self.context.threads.of(room).thread_room(self.identity, self.thread_id)
-        except RoomError as err:
-            raise web.HTTPError(err.status, err.message) from None
+        return await room.threads.open(self.identity, self.thread_id)

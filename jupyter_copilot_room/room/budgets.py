@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import RoomError
+from ..errors import Refused
 
 #: What a cap counts: AI Credits and premium requests as the Copilot runtime reports them per
 #: model call (none with your own provider), or tokens in plus tokens out.
@@ -54,7 +54,7 @@ class Budgets(BaseModel):
             ) from None
 
 
-class BudgetExceeded(RoomError):
+class BudgetExceeded(Refused):
     """A prompt beyond a daily cap: the body names the cap and when it resets."""
 
     status = 429

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..access import rules
 from ..access.admissions import AdmissionBook, Decision, save_decisions
-from ..access.identity import HostClaim, Identity
+from ..access.identity import SERVER_OWNER, HostClaim, Identity
 from ..access.roles import Action, Role, can
 from ..errors import Conflict, NotAllowed, NotFound
 from ..events import (
@@ -190,6 +190,12 @@ class People:
 
     def claim_host(self, identity: Identity, claim: HostClaim | None, secret: str) -> None:
         """The one-time secret makes its bearer the host; the refusals say what to do next."""
+        if identity == SERVER_OWNER:  # a script or a kernel with the token: no person
+            raise NotAllowed(
+                "The host secret makes the person who opens it in a browser the host; a request "
+                "with only the server's token (a script, a kernel) cannot spend it.",
+                code="claim_needs_a_person",
+            )
         if claim is None or claim.secret is None:
             raise Conflict(
                 "This room already has a host, so there is nothing to claim (the host secret "

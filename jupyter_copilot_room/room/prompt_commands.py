@@ -20,7 +20,7 @@ from ..errors import (
     InvalidRequest,
     NotAllowed,
     NotFound,
-    RoomError,
+    Refused,
     TooLarge,
     TooMany,
 )
@@ -223,7 +223,7 @@ class PromptCommands(RoomParts):
         past = PromptQueue()
         last: QueuedPrompt | None = None
         for record, payload in await self.transcript.records_with_id(prompt_id):
-            with contextlib.suppress(RoomError, RuntimeError):  # the room's replay logged it
+            with contextlib.suppress(Refused, RuntimeError):  # the room's replay logged it
                 last = replay_prompt(record, payload, past) or last
         if last is not None:
             check_withdraw_prompt(last, by, may_withdraw_any=may_withdraw_any)

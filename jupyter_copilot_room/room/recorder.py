@@ -11,7 +11,9 @@ server's secrets: each is redacted first (`redaction.py`), so nothing derived fr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 
 from ..errors import InsufficientStorage
 from ..events import Record, Strict
@@ -19,6 +21,26 @@ from .document import RoomDocument
 from .redaction import Redactor
 from .storage import StorageWatch
 from .transcript import Transcript
+
+#: Who acts through the in-process API in this task, and from where (`api/`): each record
+#: committed with that actor carries the source. A context variable, so a source never reaches
+#: another request's records (each request is a task of its own).
+_ACTING: ContextVar[tuple[str, str] | None] = ContextVar("copilot_room_acting", default=None)
+
+
+@contextlib.contextmanager
+def acting_from(username: str, source: str | None) -> Iterator[None]:
+    """Records committed for `username` inside the block say they came from `source`."""
+    token = _ACTING.set((username, source) if source else None)
+    try:
+        yield
+    finally:
+        _ACTING.reset(token)
+
+
+def _source_of(actor: str | None) -> str | None:
+    acting = _ACTING.get()
+    return acting[1] if acting is not None and actor is not None and acting[0] == actor else None
 
 
 class Recorder:
@@ -40,10 +62,15 @@ class Recorder:
     def listen(self, listener: Callable[[Record], None]) -> None:
         self._listeners.append(listener)
 
+    def unlisten(self, listener: Callable[[Record], None]) -> None:
+        self._listeners.remove(listener)
+
     def commit(self, kind: str, actor: str | None, payload: Strict) -> Record:
         payload = self.redactor.payload(payload)
         try:
-            record = self.transcript.append(kind, actor, payload, self.clock())
+            record = self.transcript.append(
+                kind, actor, payload, self.clock(), source=_source_of(actor)
+            )
         except InsufficientStorage:
             self.storage.ran_out()
             raise

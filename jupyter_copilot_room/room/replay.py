@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from ..access.admissions import Decision
 from ..access.identity import Identity
 from ..access.roles import Role
-from ..errors import RoomError
+from ..errors import Refused
 from ..events import (
     AdmissionDecided,
     AgentReady,
@@ -121,7 +121,7 @@ async def replay(
             live.add(record)
             if document is not None:
                 document.apply(record, payload)
-        except (RoomError, RuntimeError, KeyError, ValueError) as err:
+        except (Refused, RuntimeError, KeyError, ValueError) as err:
             log.warning(
                 "transcript seq %d (%s) cannot be replayed, skipped: %r",
                 record.seq,

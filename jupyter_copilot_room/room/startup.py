@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any
 
 from ..errors import (
-    RoomError,
+    Refused,
     Unavailable,
 )
 from . import snapshot
@@ -153,7 +153,7 @@ class RoomStartup(RoomParts):
         """Let the transcript's group commit end (`close` syncs whatever it had not)."""
         try:
             await self.durable()
-        except (OSError, RoomError) as err:  # a full disk too: logged, the stop goes on
+        except (OSError, Refused) as err:  # a full disk too: logged, the stop goes on
             log.warning("The room %r could not sync its transcript at its stop: %s", self.name, err)
 
     async def _replay(self) -> Replayed:

@@ -235,7 +235,9 @@ class Transcript:
             self._size += 1
             self._line += 1
 
-    def append(self, kind: str, actor: str | None, payload: Strict, ts: float) -> Record:
+    def append(
+        self, kind: str, actor: str | None, payload: Strict, ts: float, source: str | None = None
+    ) -> Record:
         """Write one record durably and return it; the caller acknowledges only after this."""
         if self._file is None:
             raise RuntimeError("load() the transcript before appending")
@@ -247,9 +249,10 @@ class Transcript:
             kind=kind,
             actor=actor,
             payload=payload.model_dump(mode="json", exclude_none=True),
+            source=source,
         )
         record.chain = record.linked_to(self._chain)
-        line = record.model_dump_json().encode() + b"\n"
+        line = record.line()
         self._write_whole(line)  # raises, with the file as it was, when it cannot be written
         self._next_seq += 1
         self._chain = record.chain

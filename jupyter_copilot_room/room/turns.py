@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from ..agent.base import Agent
 from ..attachments import AttachmentStore
 from ..catalog import Catalog
-from ..errors import Conflict, InsufficientStorage, RoomError
+from ..errors import Conflict, InsufficientStorage, Refused
 from ..events import (
     AgentReady,
     AgentStatus,
@@ -157,7 +157,7 @@ class Turns(AgentLife):
         self.show_state()
         try:
             await self._begin(prompt)
-        except RoomError as err:  # the room's own words (its skill gone since): no traceback
+        except Refused as err:  # the room's own words (its skill gone since): no traceback
             log.warning("Prompt %s could not start: %s", prompt.id, err.message)
             self.end(error=f"The agent could not take this prompt: {err.message}")
         except Exception as err:

@@ -20,11 +20,10 @@ from jupyter_server.base.websocket import WebSocketMixin
 from tornado import web
 from tornado.websocket import WebSocketHandler
 
-from .access.roles import ADMITTED
-from .errors import RoomError
-from .handlers.base import RoomMixin
-from .room.room import Room
-from .rooms import MAIN
+from ..api import RoomAPI
+from ..errors import Refused
+from ..rooms import MAIN
+from .base import RoomMixin
 
 log = logging.getLogger(__name__)
 
@@ -43,18 +42,16 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
     @ws_authenticated
     @authorized
     async def get(self, *args, **kwargs):
-        self.room = await self.room_to_serve()
-        role = self.room.check_in(self.identity)
-        if role not in ADMITTED:
-            raise web.HTTPError(403, "You are not admitted to this room.")
+        try:
+            self.room = await self.room_to_serve()
+            self.room.check_watcher(self.identity)
+        except Refused as err:  # no such room, a refused start (full disk, changed
+            raise web.HTTPError(err.status, err.message) from None  # transcript), not admitted
         return await super().get(*args, **kwargs)
 
-    async def room_to_serve(self) -> Room:
+    async def room_to_serve(self) -> RoomAPI:
         """The room the route names, loaded at its first request (`Rooms.open`)."""
-        try:
-            return await self.context.rooms.open(self.room_name)
-        except RoomError as err:  # no such room, a refused start (full disk, changed
-            raise web.HTTPError(err.status, err.message) from None  # transcript): its status
+        return await self.rooms.open(self.room_name)
 
     @property
     def path(self) -> str:
@@ -62,7 +59,7 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
 
     def open(self, *args: Any, **kwargs: Any) -> None:
         self._frames: asyncio.Queue[bytes | None] = asyncio.Queue()
-        self._serving = asyncio.create_task(self.room.connect(self, self.identity))
+        self._serving = asyncio.create_task(self.room.connect(self.identity, self))
         self._serving.add_done_callback(self._served)
         self._rechecking = asyncio.create_task(self._keep_checking())
 
@@ -109,7 +106,7 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
             return False
         # Not a visit: this socket's cookies are those of its start, so the name they carry may
         # be one the person has changed since (a plain lab's anonymous user renamed).
-        return self.room.role_now(self.identity_of(user)) in ADMITTED
+        return self.room.still_watches(self.identity_of(user))
 
     def __aiter__(self):
         return self

@@ -1,0 +1,58 @@
+"""Who acts through the in-process API: a person a front (a bridge, another extension) vouches
+for, by the username the room knows them by.
+
+The room applies the role that username has in the room (the hub's grant seen on their last
+visit, hosts' admissions, the host claim): a front never says what someone may do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from ..access.identity import Identity
+from ..errors import InvalidRequest
+
+#: A source names a front in a record (`slack`, `teams`, `github`): short, lower case.
+_SOURCE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+
+
+@dataclass(frozen=True)
+class Person:
+    """The acting person: `username` as the room knows it, the name to show if the room has
+    none yet (or a newer one), and the front they act from, recorded on what they do."""
+
+    username: str
+    display_name: str | None = None
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.username or len(self.username) > 200:
+            raise InvalidRequest("A person needs a username.", code="invalid_person")
+        if self.source is not None and not _SOURCE.fullmatch(self.source):
+            raise InvalidRequest(
+                "A source is a short lower-case name such as 'slack'.", code="invalid_source"
+            )
+
+
+#: Who calls an API method: a front's `Person`, or the REST handlers' `Identity` (from
+#: jupyter_server's `current_user`, with the hub's grant of this very request).
+Caller = Person | Identity
+
+
+def identity_of(caller: Caller, known: Identity | None) -> Identity:
+    """The identity the room checks: a REST caller's as it is; a front's person as the room last
+    saw them (their hub grant and avatar kept), under the name the front gives. A person the
+    room never saw is vouched for by the front, so they count as verified (not a guest)."""
+    if isinstance(caller, Identity):
+        return caller
+    if known is not None:
+        return dataclasses.replace(known, display_name=caller.display_name or known.display_name)
+    return Identity(
+        username=caller.username, display_name=caller.display_name or caller.username, verified=True
+    )
+
+
+def source_of(caller: Caller) -> str | None:
+    return caller.source if isinstance(caller, Person) else None

@@ -1,0 +1,293 @@
+"""One room as every front drives it: REST's handlers, the websocket, side threads, bridges.
+
+Each method is one command: it takes the caller (a front's `Person`, or REST's `Identity`),
+leaves every decision to the room (`People.require`, `access/rules.py`) and raises `Refused`,
+with REST's code and status, for what the room will not do. What a `Person` does is recorded
+with their `source`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Iterator
+from datetime import tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel
+
+from ..access import rules
+from ..access.identity import Identity
+from ..access.roles import ADMITTED, Action
+from ..attachments import Upload
+from ..export import Format
+from ..request_bodies import ChatBody, ModelBody, PromptBody, SteerBody, validated
+from ..room.recorder import acting_from
+from ..room.room import Room
+from ..room.sync import ClientChannel
+from .follow import follow
+from .person import Caller, identity_of, source_of
+from .threads_api import ThreadsAPI
+
+if TYPE_CHECKING:
+    from ..threads import ThreadRegistry
+
+Decision = Literal["approve", "reject"]
+
+
+class RoomAPI:
+    """A started room (`RoomsAPI.open`), or one of its side threads (`ThreadsAPI.open`)."""
+
+    def __init__(self, room: Room, threads: ThreadRegistry):
+        self.room = room
+        self._threads = threads
+
+    @property
+    def name(self) -> str:
+        return self.room.name
+
+    @contextlib.contextmanager
+    def _acting(self, caller: Caller) -> Iterator[Identity]:
+        identity = identity_of(caller, self.room.people.known.get(caller.username))
+        with acting_from(identity.username, source_of(caller)):
+            yield identity
+
+    def _holding(self, card_id: str) -> RoomAPI:
+        """This room, or its thread where the card `card_id` is open."""
+        holder = self._threads.room_holding(self.room, card_id)
+        return self if holder is self.room else RoomAPI(holder, self._threads)
+
+    async def durable(self) -> None:
+        """Once everything recorded so far is on disk (REST answers after this)."""
+        await self.room.durable()
+
+    # -- who is here -------------------------------------------------------------------------------
+
+    def role_of(self, caller: Caller) -> str | None:
+        """ "host", "member" or "viewer"; None for someone not (or not yet) admitted."""
+        role = self.room.people.role_of(caller.username)
+        return role.value if role in ADMITTED else None
+
+    def describe(self, caller: Caller) -> dict:
+        """`GET room`: who the caller is, what they may do (`me.can`); the state if admitted."""
+        with self._acting(caller) as identity:
+            return self.room.describe(identity)
+
+    def list_people(self, caller: Caller) -> list[dict]:
+        with self._acting(caller) as identity:
+            return self.room.list_people(identity)
+
+    def set_role(self, caller: Caller, username: str, role: str) -> dict:
+        with self._acting(caller) as identity:
+            now = self.room.set_role(identity, username, role)  # type: ignore[arg-type]
+            return {"username": username, "role": now.value}
+
+    def remove(self, caller: Caller, username: str) -> None:
+        with self._acting(caller) as identity:
+            self.room.remove(identity, username)
+
+    def admit(self, caller: Caller, username: str, decision: str) -> dict:
+        with self._acting(caller) as identity:
+            now = self.room.admit(identity, username, decision)  # type: ignore[arg-type]
+            return {"username": username, "role": now.value}
+
+    def left_door(self, caller: Caller) -> None:
+        with self._acting(caller) as identity:
+            self.room.left_door(identity)
+
+    def claim_host(self, caller: Caller, secret: str) -> dict:
+        """The host secret spent: the caller is the host; `GET room` as they now see it."""
+        with self._acting(caller) as identity:
+            self.room.claim_host(identity, secret)
+            return self.room.describe(identity)
+
+    def check_watcher(self, caller: Caller) -> None:
+        """Refuse, as REST would, someone who may not watch the room's live document."""
+        with self._acting(caller) as identity:
+            self.room.people.require(identity, Action.WATCH)
+
+    def still_watches(self, identity: Identity) -> bool:
+        """Whether `identity` (re-read from the identity provider) may still watch, no visit
+        recorded: an open socket's periodic check."""
+        return rules.may(self.room.people.role_now(identity), Action.WATCH, self.room.terms())
+
+    async def connect(self, caller: Caller, channel: ClientChannel) -> None:
+        """Serve the live document to the caller until they disconnect."""
+        with self._acting(caller) as identity:
+            await self.room.connect(channel, identity)
+
+    # -- prompts and chat --------------------------------------------------------------------------
+
+    async def post_prompt(self, caller: Caller, body: PromptBody) -> dict:
+        """A prompt with everything it may carry: `{"id", "position"}` in the queue."""
+        with self._acting(caller) as identity:
+            prompt_id, position = await self.room.submit_from_request(identity, body)
+            return {"id": prompt_id, "position": position}
+
+    async def submit(self, caller: Caller, text: str, **fields: Any) -> str:
+        """Queue a prompt (`fields`: what `POST prompts` takes besides its text); its id."""
+        answer = await self.post_prompt(caller, validated(PromptBody, {"text": text, **fields}))
+        return answer["id"]
+
+    async def say(self, caller: Caller, text: str) -> str:
+        """Chat to the room (never to the agent); the message's id."""
+        with self._acting(caller) as identity:
+            return self.room.say(identity, validated(ChatBody, {"text": text}))
+
+    async def steer(self, caller: Caller, prompt_id: str, text: str) -> str:
+        with self._acting(caller) as identity:
+            return await self.room.steer(identity, prompt_id, validated(SteerBody, {"text": text}))
+
+    async def withdraw(self, caller: Caller, prompt_id: str) -> None:
+        with self._acting(caller) as identity:
+            await self.room.withdraw(identity, prompt_id)
+
+    async def abort(self, caller: Caller) -> None:
+        with self._acting(caller) as identity:
+            await self.room.abort(identity)
+
+    async def upload(self, caller: Caller, data: bytes, declared: str) -> Upload:
+        with self._acting(caller) as identity:
+            return await self.room.upload(identity, data, declared)
+
+    def attachment(self, caller: Caller, image_id: str) -> tuple[Path, str]:
+        with self._acting(caller) as identity:
+            return self.room.attachment(identity, image_id)
+
+    # -- the agent's cards -------------------------------------------------------------------------
+
+    def cards_for(self, caller: Caller) -> list[dict]:
+        """The open cards, each with `id`, `kind`, `prompt`, `summary`, `answerers` and whether
+        the caller may answer it now (`may_answer`, from `access/rules.py`)."""
+        role = self.room.people.role_of(caller.username)
+        return [
+            {
+                "id": card_id,
+                "kind": card.get("kind"),
+                "prompt": card.get("prompt_id"),
+                "summary": card.get("summary"),
+                "answerers": card.get("answerers") or {},
+                "may_answer": rules.may_approve(card.get("answerers") or {}, caller.username, role),
+            }
+            for card_id, card in (self.room.document.approvals.to_py() or {}).items()
+        ]
+
+    async def answer(
+        self, caller: Caller, card_id: str, decision: Decision, feedback: str | None = None
+    ) -> dict:
+        """Approve or reject a card (here, or in one of the room's threads)."""
+        holder = self._holding(card_id)
+        with holder._acting(caller) as identity:
+            holder.room.answer_permission(identity, card_id, decision == "approve", feedback)
+        return {"id": card_id, "decision": decision}
+
+    async def reply(self, caller: Caller, card_id: str, text: str) -> dict:
+        """Answer the agent's question on a card."""
+        holder = self._holding(card_id)
+        with holder._acting(caller) as identity:
+            holder.room.answer_question(identity, card_id, text)
+        return {"id": card_id, "answer": text}
+
+    def card_in_full(self, caller: Caller, card_id: str) -> dict:
+        """An open card's summary and details with nothing cut."""
+        holder = self._holding(card_id)
+        with holder._acting(caller) as identity:
+            return holder.room.approval_in_full(identity, card_id)
+
+    # -- the agent and its model -------------------------------------------------------------------
+
+    async def describe_model(self, caller: Caller) -> dict:
+        with self._acting(caller) as identity:
+            return await self.room.describe_model(identity)
+
+    async def choose_model(self, caller: Caller, model: str) -> dict:
+        with self._acting(caller) as identity:
+            return await self.room.choose_model(identity, validated(ModelBody, {"model": model}))
+
+    def describe_catalog(self, caller: Caller) -> dict:
+        with self._acting(caller) as identity:
+            return self.room.describe_catalog(identity)
+
+    def start_agent(self, caller: Caller) -> None:
+        with self._acting(caller) as identity:
+            self.room.start_agent(identity)
+
+    def describe_signin(self, caller: Caller) -> dict:
+        with self._acting(caller) as identity:
+            return self.room.describe_signin(identity)
+
+    async def begin_signin(self, caller: Caller) -> dict:
+        with self._acting(caller) as identity:
+            return await self.room.begin_signin(identity)
+
+    async def deliver_signin(self, caller: Caller, landed: str) -> dict:
+        with self._acting(caller) as identity:
+            return await self.room.deliver_signin(identity, landed)
+
+    async def allow_signin(self, caller: Caller) -> dict:
+        with self._acting(caller) as identity:
+            return await self.room.allow_signin(identity)
+
+    async def cancel_signin(self, caller: Caller) -> dict:
+        with self._acting(caller) as identity:
+            return await self.room.cancel_signin(identity)
+
+    async def sign_out(self, caller: Caller) -> None:
+        with self._acting(caller) as identity:
+            await self.room.sign_out(identity)
+
+    # -- budgets and settings ----------------------------------------------------------------------
+
+    def describe_usage(self, caller: Caller) -> dict:
+        with self._acting(caller) as identity:
+            return self.room.describe_usage(identity)
+
+    def lift_budget(self, caller: Caller, username: str) -> dict:
+        with self._acting(caller) as identity:
+            return self.room.lift_budget(identity, username)
+
+    def get_settings(self, caller: Caller) -> dict:
+        with self._acting(caller) as identity:
+            return self.room.get_settings(identity)
+
+    def patch_settings(self, caller: Caller, patch: BaseModel) -> dict:
+        with self._acting(caller) as identity:
+            return self.room.patch_settings(identity, patch)
+
+    # -- the transcript and the checkpoints --------------------------------------------------------
+
+    def follow(self, after: int = 0) -> AsyncIterator[dict]:
+        """The transcript's records after seq `after` (as `transcript.jsonl` holds them), then
+        each new one, live: an async iterator."""
+        return follow(self.room.recorder, self.room.transcript, after)
+
+    def transcript_chunks(self, caller: Caller) -> AsyncIterator[bytes]:
+        with self._acting(caller) as identity:
+            return self.room.transcript_chunks(identity)
+
+    async def transcript_page(self, caller: Caller, before: int, limit: int) -> list[bytes]:
+        with self._acting(caller) as identity:
+            return await self.room.transcript_page(identity, before, limit)
+
+    async def export_transcript(self, caller: Caller, fmt: Format, tz: tzinfo) -> str:
+        with self._acting(caller) as identity:
+            return await self.room.export_transcript(identity, fmt, tz)
+
+    async def history_page(self, caller: Caller, before: int, limit: int) -> dict:
+        with self._acting(caller) as identity:
+            return await self.room.history_page(identity, before, limit)
+
+    async def checkpoint_diff(self, caller: Caller, commit: str) -> dict:
+        with self._acting(caller) as identity:
+            return await self.room.checkpoint_diff(identity, commit)
+
+    async def revert(self, caller: Caller, commit: str, force: bool = False) -> dict:
+        with self._acting(caller) as identity:
+            return await self.room.revert(identity, commit, force=force)
+
+    # -- side threads ------------------------------------------------------------------------------
+
+    @property
+    def threads(self) -> ThreadsAPI:
+        """The room's side threads."""
+        return ThreadsAPI(self._threads.of(self.room), lambda room: RoomAPI(room, self._threads))

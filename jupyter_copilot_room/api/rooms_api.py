@@ -1,0 +1,54 @@
+"""The server's rooms as fronts reach them: `rooms_of(serverapp)` from any other Jupyter server
+extension, `RoomsAPI` for REST's handlers and the websocket."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..rooms import Rooms
+from ..threads import ThreadRegistry
+from .person import Caller, identity_of
+from .room_api import RoomAPI
+
+
+class RoomsAPI:
+    def __init__(self, rooms: Rooms, threads: ThreadRegistry):
+        self._rooms = rooms
+        self._threads = threads
+
+    @property
+    def main(self) -> RoomAPI:
+        """The room of the server's root, as loaded (it starts with the server)."""
+        return RoomAPI(self._rooms.main, self._threads)
+
+    async def open(self, name: str) -> RoomAPI:
+        """The room `name`, loaded and started if it slept; `Refused` (`unknown_room`, 404) for
+        a name that is no room, and the room's own refusal (503, 507) if it cannot start."""
+        return RoomAPI(await self._rooms.open(name), self._threads)
+
+    def listing(self, caller: Caller) -> dict:
+        """`GET rooms`: every room as the caller may see it, and whether they may create one.
+        Nothing is recorded and no room opens: listing is no visit."""
+        identity = identity_of(caller, self._rooms.main.people.known.get(caller.username))
+        return {
+            "rooms": self._rooms.describe(identity),
+            "can_create": self._rooms.may_create(identity),
+        }
+
+    async def create(self, caller: Caller, name: str, repository: str = "") -> dict:
+        """A new room (hosts and `room_creators`), started; its entry in `GET rooms`."""
+        identity = identity_of(caller, self._rooms.main.people.known.get(caller.username))
+        await self._rooms.create(identity, name, repository)
+        return self._rooms.entry(name, identity)
+
+
+def rooms_of(serverapp: Any) -> RoomsAPI:
+    """The rooms of a running Jupyter server whose `jupyter_copilot_room` extension is loaded;
+    a `LookupError` when it is not."""
+    from ..app import CopilotRoom  # the app imports the API: resolved when first asked
+
+    for point in serverapp.extension_manager.extension_points.values():
+        app = getattr(point, "app", None)
+        if isinstance(app, CopilotRoom):
+            return app.api
+    raise LookupError("The jupyter_copilot_room extension is not loaded in this server.")

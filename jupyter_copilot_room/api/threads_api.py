@@ -1,0 +1,78 @@
+"""A room's side threads as fronts drive them: open one forked from the conversation, list them,
+add people, prompt in one, bring it back, close it. `threads/` decides who may do what."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Literal
+
+from ..room.recorder import acting_from
+from ..room.room import Room
+from ..threads import RoomThreads
+from .person import Caller, identity_of, source_of
+
+if TYPE_CHECKING:
+    from .room_api import RoomAPI
+
+
+class ThreadsAPI:
+    def __init__(self, threads: RoomThreads, wrap: Callable[[Room], RoomAPI]):
+        self._threads = threads
+        self._wrap = wrap
+
+    def _identity(self, caller: Caller):
+        identity = identity_of(caller, self._threads.room.people.known.get(caller.username))
+        return identity, acting_from(identity.username, source_of(caller))
+
+    def listing(self, caller: Caller) -> list[dict]:
+        identity, acting = self._identity(caller)
+        with acting:
+            return self._threads.listing(identity)
+
+    async def create(self, caller: Caller, after: str | None, title: str) -> dict:
+        """A thread forked after the turn of the prompt `after` (the latest finished: None)."""
+        identity, acting = self._identity(caller)
+        with acting:
+            return await self._threads.create(identity, after, title.strip() or "Side thread")
+
+    async def open(self, caller: Caller, thread_id: str) -> RoomAPI:
+        """The thread as a room of its own, for the people who may see it."""
+        identity, acting = self._identity(caller)
+        with acting:
+            return self._wrap(await self._threads.thread_room(identity, thread_id))
+
+    async def transcript(self, caller: Caller, thread_id: str) -> AsyncIterator[bytes]:
+        thread = await self.open(caller, thread_id)
+        return thread.transcript_chunks(caller)
+
+    def add_person(self, caller: Caller, thread_id: str, username: str) -> dict:
+        identity, acting = self._identity(caller)
+        with acting:
+            return self._threads.add_person(identity, thread_id, username)
+
+    async def submit(self, caller: Caller, thread_id: str, text: str) -> dict:
+        identity, acting = self._identity(caller)
+        with acting:
+            prompt_id, position = await self._threads.submit(identity, thread_id, text)
+            return {"id": prompt_id, "position": position}
+
+    async def changes(self, caller: Caller, thread_id: str) -> dict:
+        identity, acting = self._identity(caller)
+        with acting:
+            return await self._threads.changes(identity, thread_id)
+
+    async def promote(
+        self, caller: Caller, thread_id: str, as_: Literal["diff", "prompt"], text: str = ""
+    ) -> dict:
+        """Bring the thread back: its last reply as a prompt of the room, or its changes as a
+        card, then a turn of the room."""
+        identity, acting = self._identity(caller)
+        with acting:
+            if as_ == "prompt":
+                return await self._threads.promote_as_prompt(identity, thread_id, text)
+            return await self._threads.promote_as_diff(identity, thread_id)
+
+    async def close(self, caller: Caller, thread_id: str) -> None:
+        identity, acting = self._identity(caller)
+        with acting:
+            await self._threads.close(identity, thread_id)
