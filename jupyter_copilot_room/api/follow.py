@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from ..events import Record
 from ..room.recorder import Recorder
 from ..room.transcript import Transcript
 
 
-async def follow(recorder: Recorder, transcript: Transcript, after: int) -> AsyncIterator[dict]:
+async def follow(recorder: Recorder, transcript: Transcript, after: int) -> AsyncGenerator[dict]:
     """Every record with `seq > after`, as `transcript.jsonl` holds it, first from the file
     (read in worker threads), then live. The listener is in place before the file is read, so a
     record committed meanwhile comes once, from whichever saw it first."""

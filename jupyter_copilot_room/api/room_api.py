@@ -9,7 +9,7 @@ with their `source`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -256,7 +256,7 @@ class RoomAPI:
 
     # -- the transcript and the checkpoints --------------------------------------------------------
 
-    def follow(self, after: int = 0) -> AsyncIterator[dict]:
+    def follow(self, after: int = 0) -> AsyncGenerator[dict]:
         """The transcript's records after seq `after` (as `transcript.jsonl` holds them), then
         each new one, live: an async iterator."""
         return follow(self.room.recorder, self.room.transcript, after)
