@@ -70,7 +70,7 @@ def schema_of(kind: str) -> dict[str, Any]:
                 "personal-data": True,
             },
             "source": {
-                "type": "string",
+                "type": ["string", "null"],
                 "description": "Where the actor acted from when not from JupyterLab (a bridge: "
                 "`slack`, `teams`), as the in-process API's `Person.source` said.",
             },

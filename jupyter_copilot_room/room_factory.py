@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from .access.admissions import AdmissionBook, restore_decisions
 from .access.identity import HostClaim
+from .access.thread_admissions import ThreadAdmissions
 from .agent.base import Agent, AgentSettings
 from .catalog import Catalog
 from .eventlog import EventEmitter
@@ -25,7 +26,6 @@ from .rooms import MAIN
 from .settings import Policy, RoomSettings, SettingsStore
 from .statefiles import read_json
 from .threads import ThreadRegistry
-from .threads.access import ThreadAdmissions
 from .threads.records import Thread
 
 if TYPE_CHECKING:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .access import rules
 from .access.admissions import AdmissionBook
 from .access.identity import Identity
 from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, Refused, Unavailable
@@ -227,7 +228,7 @@ class Rooms:
     # -- creating a room -------------------------------------------------------------------------
 
     def may_create(self, identity: Identity) -> bool:
-        return self.main.is_host(identity.username) or identity.username in self.creators
+        return rules.may_create_room(self.main.role_now(identity), identity.username, self.creators)
 
     async def create(self, identity: Identity, name: str, repository: str) -> Room:
         """A new room (hosts and `room_creators`): checked, recorded in main's transcript,

@@ -4,7 +4,9 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from jupyter_copilot_room.errors import Conflict, NotAllowed, NotFound
+from jupyter_copilot_room.access import rules
+from jupyter_copilot_room.access.roles import Role
+from jupyter_copilot_room.errors import Conflict, NotFound
 from jupyter_copilot_room.room.queue import (
     IN_FLIGHT,
     TERMINAL,
@@ -34,29 +36,29 @@ def test_position_counts_the_prompts_ahead_including_the_running_one():
     assert [queue.position(p) for p in ("p0", "p1", "p2")] == [0, 1, 2]
     queue.start_next(5)
     assert queue.position("p2") == 2
-    queue.withdraw("p1", "bob", may_withdraw_any=False, now=6)
+    queue.withdraw("p1", now=6)
     assert queue.position("p2") == 1
 
 
 def test_author_withdraws_own_waiting_prompt():
     queue = queue_with("alice", "bob")
     queue.start_next(1)
-    assert queue.withdraw("p1", "bob", may_withdraw_any=False, now=2).state is TaskState.CANCELED
+    assert queue.withdraw("p1", now=2).state is TaskState.CANCELED
     assert [p.id for p in queue.open()] == ["p0"]
 
 
-def test_member_cannot_withdraw_someone_elses_prompt():
-    queue = queue_with("alice", "bob")
-    with pytest.raises(NotAllowed):
-        queue.withdraw("p1", "carol", may_withdraw_any=False, now=2)
-
-
-def test_host_withdraws_any_waiting_prompt_but_not_the_running_one():
+def test_who_withdraws_is_the_rules_and_only_waiting_prompts_go():
+    """The author and hosts may withdraw (`access/rules.py`); the queue says whether it waits."""
+    terms = rules.Terms()
+    assert rules.may_withdraw(Role.MEMBER, "bob", "bob", terms)
+    assert not rules.may_withdraw(Role.MEMBER, "carol", "bob", terms)
+    assert rules.may_withdraw(Role.HOST, "alice", "bob", terms)
+    assert not rules.may_withdraw(Role.VIEWER, "bob", "bob", terms)
     queue = queue_with("alice", "bob")
     queue.start_next(1)
-    queue.withdraw("p1", "alice", may_withdraw_any=True, now=2)
+    queue.withdraw("p1", now=2)
     with pytest.raises(Conflict):
-        queue.withdraw("p0", "alice", may_withdraw_any=True, now=3)
+        queue.withdraw("p0", now=3)
 
 
 def test_input_required_and_back():
@@ -78,7 +80,7 @@ def test_a_finished_prompt_is_returned_once_then_forgotten(final):
         lambda: queue.finish("p0", TaskState.COMPLETED, 3),
         lambda: queue.need_input("p0"),
         lambda: queue.resume("p0"),
-        lambda: queue.withdraw("p0", "bob", may_withdraw_any=True, now=3),
+        lambda: queue.withdraw("p0", now=3),
     ):
         with pytest.raises(NotFound):
             attempt()
@@ -91,7 +93,7 @@ def test_the_queue_holds_only_open_prompts_after_many_finished_turns():
     for n in range(300):
         queue.submit(f"p{n}", "bob", "text " * 100, None, now=float(n))
         if n % 4 == 3:
-            withdrawn = queue.withdraw(f"p{n}", "bob", may_withdraw_any=False, now=n + 0.5)
+            withdrawn = queue.withdraw(f"p{n}", now=n + 0.5)
             assert withdrawn.state is TaskState.CANCELED
             continue
         queue.start_next(n + 0.1)
@@ -109,7 +111,7 @@ def test_the_queue_holds_only_open_prompts_after_many_finished_turns():
 def test_unknown_and_duplicate_prompts():
     queue = queue_with("bob")
     with pytest.raises(NotFound):
-        queue.withdraw("nope", "bob", may_withdraw_any=False, now=1)
+        queue.withdraw("nope", now=1)
     with pytest.raises(Conflict):
         queue.submit("p0", "bob", "again", None, now=1)
 
@@ -154,17 +156,19 @@ class QueueMachine(RuleBasedStateMachine):
         prompt_id = data.draw(st.sampled_from(self.submitted))
         if prompt_id in self.final:
             with pytest.raises(NotFound):  # forgotten: the room asks the transcript
-                self.queue.withdraw(prompt_id, by, may_withdraw_any=host, now=self.tick())
+                self.queue.withdraw(prompt_id, now=self.tick())
             return
         prompt = self.queue.get(prompt_id)
-        try:
-            self.queue.withdraw(prompt_id, by, may_withdraw_any=host, now=self.tick())
-        except NotAllowed:
+        role = Role.HOST if host else Role.MEMBER
+        if not rules.may_withdraw(role, by, prompt.author, rules.Terms()):
             assert prompt.author != by and not host
+            return
+        try:
+            self.queue.withdraw(prompt_id, now=self.tick())
         except Conflict:
             assert prompt.state is not TaskState.SUBMITTED
         else:
-            assert prompt.state is TaskState.SUBMITTED and (host or prompt.author == by)
+            assert prompt.state is TaskState.SUBMITTED
             self.final[prompt_id] = TaskState.CANCELED
 
     @rule(outcome=st.sampled_from(sorted(TERMINAL)))

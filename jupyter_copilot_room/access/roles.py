@@ -36,6 +36,7 @@ class Action(StrEnum):
     SIGN_IN = "sign_in"  # sign the room's runtime in to (or out of) GitHub Copilot
     REVERT_ANY = "revert_any"  # revert any turn's checkpoint
     REVERT_OWN = "revert_own"  # ... one's own turns, while `authors_can_revert` is on
+    REVERT_ANYWAY = "revert_anyway"  # ... over cells people edited since (what they typed goes)
     CLAIM_HOST = "claim_host"  # the room has no host yet: claim it with the server's secret
 
 
@@ -60,6 +61,7 @@ _HOST = _MEMBER | {
     Action.CHOOSE_MODEL,
     Action.SIGN_IN,
     Action.REVERT_ANY,
+    Action.REVERT_ANYWAY,
 }
 
 ROLE_ACTIONS: dict[Role, frozenset[Action]] = {

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .roles import ROLE_ACTIONS, Action, Role
+from .roles import ADMITTED, ROLE_ACTIONS, Action, Role
 
 #: The roles that answer any card (`answer_any`) and that admit people (`manage_people`).
 ANSWERING_ROLES = tuple(role.value for role in Role if Action.ANSWER_ANY in ROLE_ACTIONS[role])
@@ -69,6 +69,77 @@ def may_steer(role: Role, username: str, author: str) -> bool:
     return _own_or_any(role, Terms(), Action.STEER_OWN, Action.STEER_ANY, username, author)
 
 
+def may_withdraw(role: Role, username: str, author: str, terms: Terms) -> bool:
+    """A waiting prompt: its author, and hosts any (the queue says whether it still waits)."""
+    return _own_or_any(role, terms, Action.WITHDRAW_OWN, Action.WITHDRAW_ANY, username, author)
+
+
+def may_revert_anyway(role: Role, terms: Terms) -> bool:
+    """ "Revert anyway": a revert over cells people edited since, which loses what they typed."""
+    return may(role, Action.REVERT_ANYWAY, terms)
+
+
+# -- who is in -------------------------------------------------------------------------------------
+
+
+def admitted(role: Role) -> bool:
+    """In the room: a host, a member or a viewer (not at the door, not refused)."""
+    return role in ADMITTED
+
+
+def at_the_door(role: Role) -> bool:
+    """Waiting for a host to let them in."""
+    return role is Role.PENDING
+
+
+def re_roleable(role: Role) -> bool:
+    """Whom a host may make a member or a viewer: someone already admitted below host."""
+    return role in (Role.MEMBER, Role.VIEWER)
+
+
+#: What a refusal says to each role: its code and its words.
+_REFUSALS = {
+    Role.PENDING: ("not_admitted", "You are waiting for a host to let you into the room."),
+    Role.REFUSED: ("refused", "You are not admitted to this room; ask a host to let you in."),
+    Role.VIEWER: ("forbidden", "Viewers can watch the room but not act in it."),
+    Role.MEMBER: ("forbidden", "Only a host can do that."),
+}
+
+
+def refusal(role: Role) -> tuple[str, str]:
+    """The code and the words that refuse `role` an action it may not take."""
+    return _REFUSALS.get(role, ("forbidden", "Not allowed."))
+
+
+def may_create_room(role_in_main: Role, username: str, creators: frozenset[str]) -> bool:
+    """A new room: the server's hosts (main's) and the people `room_creators` names."""
+    return role_in_main is Role.HOST or username in creators
+
+
+# -- side threads ----------------------------------------------------------------------------------
+
+
+def thread_role(role_in_room: Role, added: bool) -> Role:
+    """The role someone has in a side thread: the room's hosts host it; its owner and the
+    people they added (`added`) are its members while they are members of the room; everyone
+    else is refused, whatever the room's admission policy."""
+    if role_in_room is Role.HOST:
+        return Role.HOST
+    if role_in_room is Role.MEMBER and added:
+        return Role.MEMBER
+    return Role.REFUSED
+
+
+def may_manage_thread(role_in_room: Role, username: str, owner: str) -> bool:
+    """Add people to a thread, bring it back, close it: its owner and the room's hosts."""
+    return username == owner or may(role_in_room, Action.MANAGE_PEOPLE, Terms())
+
+
+def may_join_thread(role_in_room: Role) -> bool:
+    """Whom a thread's owner may add: the room's members and hosts."""
+    return may(role_in_room, Action.SUBMIT, Terms())
+
+
 # -- who may answer a card ------------------------------------------------------------------------
 
 
@@ -118,6 +189,19 @@ def waits_on(answerers: Mapping[str, Any], username: str, role: Role) -> bool:
     approved = answerers.get("approved", ())
     named = [user for user in answerers.get("users", ()) if user not in approved]
     return username in named if named else role.value in answerers.get("roles", ())
+
+
+def still_may(answerers: Mapping[str, Any]) -> str:
+    """Who may still give a two-approver card's missing approval, in words (the panel's
+    `stillMayApprove` says the same)."""
+    users, approved = answerers.get("users", ()), answerers.get("approved", ())
+    return "a host" if all(user in approved for user in users) else "the author or another host"
+
+
+def who_answers(answerers: Mapping[str, Any]) -> str:
+    """Who may answer a card, in words, for the refusal of someone else."""
+    users = " or ".join(f"{user} (who asked for this turn)" for user in answerers.get("users", ()))
+    return f"{users} or a host" if users else "a host"
 
 
 def waiting_on(cards: Iterable[Mapping[str, Any]], username: str, role: Role) -> int:

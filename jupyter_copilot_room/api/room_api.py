@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from ..access import rules
 from ..access.identity import Identity
-from ..access.roles import ADMITTED, Action
+from ..access.roles import Action
 from ..attachments import Upload
 from ..export import Format
 from ..request_bodies import ChatBody, ModelBody, PromptBody, SteerBody, validated
@@ -66,7 +66,7 @@ class RoomAPI:
     def role_of(self, caller: Caller) -> str | None:
         """ "host", "member" or "viewer"; None for someone not (or not yet) admitted."""
         role = self.room.people.role_of(caller.username)
-        return role.value if role in ADMITTED else None
+        return role.value if rules.admitted(role) else None
 
     def describe(self, caller: Caller) -> dict:
         """`GET room`: who the caller is, what they may do (`me.can`); the state if admitted."""

@@ -12,7 +12,7 @@ from datetime import UTC, tzinfo
 from .. import export
 from ..access import rules
 from ..access.identity import Identity
-from ..access.roles import Action, Role
+from ..access.roles import Action
 from ..errors import (
     Conflict,
     NotAllowed,
@@ -63,7 +63,7 @@ class HistoryCommands(RoomParts):
         as a new checkpoint; a host, or the turn's author while `authors_can_revert` is on.
         `force` ("revert anyway", hosts only) overrides cells people edited since."""
         role = self.people.require(identity, Action.READ_TRANSCRIPT)
-        if force and role != Role.HOST:
+        if force and not rules.may_revert_anyway(role, self.terms()):
             raise NotAllowed(
                 "Only a host can revert a turn over what people changed since.",
                 code="not_allowed_to_force",

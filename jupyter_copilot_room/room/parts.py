@@ -103,7 +103,12 @@ class RoomParts:
         self.recorder = Recorder(self.transcript, self.document, clock, self.storage, redactor)
         self.spending = Spending(self.budgets, self.document, self.recorder, clock)
         self.people = People(
-            book, state_dir / "admissions.json", self.document, self.recorder, self.sync.connected
+            book,
+            state_dir / "admissions.json",
+            self.document,
+            self.recorder,
+            self.sync.connected,
+            self.terms,
         )
         self.queue = PromptQueue()
         self.attachments = AttachmentStore(state_dir / "attachments")
@@ -224,7 +229,7 @@ class RoomParts:
             and not self.sync.connected()
             and self.queue.in_flight is None
             and self.queue.next_up() is None
-            and not any(p.get("role") == Role.PENDING.value for p in self.people.listing())
+            and not any(rules.at_the_door(Role(p["role"])) for p in self.people.listing())
         )
 
     async def durable(self) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..access import rules
 from ..access.admissions import AdmissionBook, Decision, save_decisions
 from ..access.identity import SERVER_OWNER, HostClaim, Identity
-from ..access.roles import Action, Role, can
+from ..access.roles import Action, Role
 from ..errors import Conflict, NotAllowed, NotFound
 from ..events import (
     AdmissionChoice,
@@ -31,13 +31,6 @@ from .recorder import Recorder
 
 _HUB_ROLES: dict[Role | None, ParticipantRole] = {Role.MEMBER: "member", Role.VIEWER: "viewer"}
 
-_REFUSALS = {
-    Role.PENDING: ("not_admitted", "You are waiting for a host to let you into the room."),
-    Role.REFUSED: ("refused", "You are not admitted to this room; ask a host to let you in."),
-    Role.VIEWER: ("forbidden", "Viewers can watch the room but not act in it."),
-    Role.MEMBER: ("forbidden", "Only a host can do that."),
-}
-
 
 class People:
     def __init__(
@@ -47,12 +40,14 @@ class People:
         document: RoomDocument,
         recorder: Recorder,
         online: Callable[[], set[str]],
+        terms: Callable[[], rules.Terms] = rules.Terms,
     ):
         self.book = book
         self.decisions_file = decisions_file
         self.document = document
         self.recorder = recorder
         self.online = online
+        self.terms = terms  # what of the room's settings and state the rules depend on
         self.known: dict[str, Identity] = {}
         self.door = Door(self.presence_changed)  # who waits to come in now (door.py)
 
@@ -79,17 +74,18 @@ class People:
                 ),
             )
             self.known[identity.username] = identity
-        if self.role_of(identity.username) is Role.PENDING:
+        if rules.at_the_door(self.role_of(identity.username)):
             self.door.knock(identity.username)
         else:
             self.door.leave(identity.username)
         return self.show(identity)
 
     def require(self, identity: Identity, action: Action) -> Role:
-        """Check the caller in and refuse, with a message for them, what their role forbids."""
+        """Check the caller in and refuse, with a message for them, what the rules forbid them
+        on the room's terms now (`access/rules.py`, as `me.can` says)."""
         role = self.check_in(identity)
-        if not can(role, action):
-            code, message = _REFUSALS.get(role, ("forbidden", "Not allowed."))
+        if not rules.may(role, action, self.terms()):
+            code, message = rules.refusal(role)
             raise NotAllowed(message, code=code)
         return role
 
@@ -108,7 +104,7 @@ class People:
     def show(self, person: Identity) -> Role:
         role = self.role_of(person.username)
         # An admission card (who may admit them) while they knock: not once they went away.
-        at_the_door = role is Role.PENDING and person.username in self.door
+        at_the_door = rules.at_the_door(role) and person.username in self.door
         self.document.put_participant(
             person.username,
             () if at_the_door else ("answerers",),
@@ -164,7 +160,7 @@ class People:
     def set_role(self, host: Identity, username: str, role: ParticipantRole) -> Role:
         """A host re-roles someone already in the room; it holds even against the hub's grant."""
         current = self._known_target(username)
-        if current not in (Role.MEMBER, Role.VIEWER):
+        if not rules.re_roleable(current):
             raise Conflict(
                 f"{username} is {current.value}; admit them first (POST admissions/{username}).",
                 code="not_a_participant",

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from ..access import rules
 from ..access.identity import Identity
-from ..access.roles import ADMITTED, Action, Role, can
+from ..access.roles import Action, Role
 from ..events import (
     AdmissionChoice,
     ParticipantRole,
@@ -52,7 +52,7 @@ class PeopleCommands(RoomParts):
         """`GET room`: who I am and what I may do; the room's state only for those admitted."""
         role = self.people.check_in(identity)
         me = self.people.me(identity, role, self.terms())
-        if role not in ADMITTED:
+        if not rules.admitted(role):
             return {"me": me}
         state = self.document.snapshot("meta", "queue", "approvals")
         return {
@@ -70,7 +70,7 @@ class PeopleCommands(RoomParts):
 
     async def connect(self, channel: ClientChannel, identity: Identity) -> None:
         """Serve the live document to an admitted person until they disconnect."""
-        if not can(self.people.check_in(identity), Action.WATCH):
+        if not rules.may(self.people.check_in(identity), Action.WATCH, self.terms()):
             channel.close(4403, "You are not admitted to this room.")  # lost since the upgrade
             return
         try:
@@ -84,7 +84,7 @@ class PeopleCommands(RoomParts):
         decided without recording a visit (listing is no visit), and whether they knock at its
         door now (`door.py`: a pending role alone is only what the door would say)."""
         role = self.people.role_now(identity)
-        admitted = role in ADMITTED
+        admitted = rules.admitted(role)
         return {
             "state": self.turns.state(),
             "people": self.people.connected() if admitted else [],
@@ -92,9 +92,6 @@ class PeopleCommands(RoomParts):
             "at_the_door": identity.username in self.people.door,
             "waiting_on_you": self.waiting_on(identity.username, role) if admitted else 0,
         }
-
-    def is_host(self, username: str) -> bool:
-        return self.people.book.is_host(username)
 
     def record_room_created(self, identity: Identity, name: str, repository: str) -> float:
         """The creation of another room, recorded in this room's (main's) transcript by its
@@ -124,7 +121,7 @@ class PeopleCommands(RoomParts):
 
     def _after_decision(self, host: Identity, username: str, role: Role) -> Role:
         """Someone no longer admitted loses their connections and their waiting prompts."""
-        if role in ADMITTED:
+        if rules.admitted(role):
             return role
         self.sync.disconnect(username, "You are no longer admitted to this room.")
         for prompt in list(self.queue.open()):
@@ -132,7 +129,7 @@ class PeopleCommands(RoomParts):
                 record = self.recorder.commit(
                     "prompt.withdrawn", host.username, PromptRef(id=prompt.id)
                 )
-                self.queue.withdraw(prompt.id, host.username, may_withdraw_any=True, now=record.ts)
+                self.queue.withdraw(prompt.id, now=record.ts)
         return role
 
     def claim_host(self, identity: Identity, secret: str) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..access import rules
 from ..access.identity import Identity
-from ..access.roles import Action, can
+from ..access.roles import Action, Role
 from ..attachments import Upload
 from ..catalog import check_target
 from ..errors import (
@@ -155,8 +155,7 @@ class PromptCommands(RoomParts):
     def say(self, identity: Identity, body: ChatBody) -> str:
         """A chat message to the room: recorded, shown in the transcript, never sent to the
         agent. Viewers may chat only while `viewers_can_chat` is on."""
-        if not rules.may(self.people.check_in(identity), Action.CHAT, self.terms()):
-            self.people.require(identity, Action.CHAT)  # refuses with the role's own words
+        self.people.require(identity, Action.CHAT)
         self._check_text(body.text, "message")
         message_id = uuid.uuid4().hex
         self.recorder.commit(
@@ -200,23 +199,28 @@ class PromptCommands(RoomParts):
         return steering_id
 
     async def withdraw(self, identity: Identity, prompt_id: str) -> None:
+        """A waiting prompt withdrawn, by its author or a host (`rules.may_withdraw`)."""
         role = self.people.require(identity, Action.WITHDRAW_OWN)
-        may_withdraw_any = can(role, Action.WITHDRAW_ANY)
         try:
-            self.queue.check_withdraw(
-                prompt_id, identity.username, may_withdraw_any=may_withdraw_any
-            )
+            prompt = self.queue.get(prompt_id)
         except NotFound:
-            await self._refuse_as_before(prompt_id, identity.username, may_withdraw_any)
+            await self._refuse_as_before(prompt_id, identity.username, role)
             raise
+        self._check_withdraw(prompt, identity.username, role)
         record = self.recorder.commit(
             "prompt.withdrawn", identity.username, PromptRef(id=prompt_id)
         )
-        self.queue.withdraw(
-            prompt_id, identity.username, may_withdraw_any=may_withdraw_any, now=record.ts
-        )
+        self.queue.withdraw(prompt_id, now=record.ts)
 
-    async def _refuse_as_before(self, prompt_id: str, by: str, may_withdraw_any: bool) -> None:
+    def _check_withdraw(self, prompt: QueuedPrompt, by: str, role: Role) -> None:
+        """Whose it is first (403 not_your_prompt), then whether it still waits (409)."""
+        if not rules.may_withdraw(role, by, prompt.author, self.terms()):
+            raise NotAllowed(
+                "Only its author or a host can withdraw this prompt.", code="not_your_prompt"
+            )
+        check_withdraw_prompt(prompt)
+
+    async def _refuse_as_before(self, prompt_id: str, by: str, role: Role) -> None:
         """The queue forgets finished prompts: one is refused as the queue would refuse it
         (403 not_your_prompt or 409 not_pending, not 404), in the state its records replayed
         into a queue of its own leave it. Returns if the transcript has no such prompt."""
@@ -226,7 +230,7 @@ class PromptCommands(RoomParts):
             with contextlib.suppress(Refused, RuntimeError):  # the room's replay logged it
                 last = replay_prompt(record, payload, past) or last
         if last is not None:
-            check_withdraw_prompt(last, by, may_withdraw_any=may_withdraw_any)
+            self._check_withdraw(last, by, role)
 
     def start_agent(self, identity: Identity) -> None:
         """A host's retry of an agent that could not start (no server restart needed)."""

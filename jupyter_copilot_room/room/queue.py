@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from ..errors import Conflict, NotAllowed, NotFound
+from ..errors import Conflict, NotFound
 from ..events import Attachment, Chip, Target
 
 
@@ -72,13 +72,10 @@ class QueuedPrompt:
     applies_thread: str | None = None
 
 
-def check_withdraw_prompt(prompt: QueuedPrompt, by: str, *, may_withdraw_any: bool) -> None:
-    """Raise unless `by` may withdraw `prompt` as it is: the queue's rule, also for a finished
-    prompt the room read back from the transcript."""
-    if prompt.author != by and not may_withdraw_any:
-        raise NotAllowed(
-            "Only its author or a host can withdraw this prompt.", code="not_your_prompt"
-        )
+def check_withdraw_prompt(prompt: QueuedPrompt) -> None:
+    """Raise unless `prompt` can be withdrawn as it is (it still waits): the queue's rule, also
+    for a finished prompt the room read back from the transcript. Who may withdraw it is
+    `access/rules.py`'s `may_withdraw`, asked before this."""
     if prompt.state is not S.SUBMITTED:
         raise Conflict(
             f"This prompt is {prompt.state.value}; only waiting prompts can be withdrawn "
@@ -157,17 +154,15 @@ class PromptQueue:
         self._waiting[prompt_id] = None
         return prompt
 
-    def check_withdraw(self, prompt_id: str, by: str, *, may_withdraw_any: bool) -> QueuedPrompt:
-        """The prompt `by` may withdraw now; raises (changing nothing) when they may not."""
+    def check_withdraw(self, prompt_id: str) -> QueuedPrompt:
+        """The prompt, if it can be withdrawn now; raises (changing nothing) when it cannot."""
         prompt = self.get(prompt_id)
-        check_withdraw_prompt(prompt, by, may_withdraw_any=may_withdraw_any)
+        check_withdraw_prompt(prompt)
         return prompt
 
-    def withdraw(
-        self, prompt_id: str, by: str, *, may_withdraw_any: bool, now: float
-    ) -> QueuedPrompt:
+    def withdraw(self, prompt_id: str, now: float) -> QueuedPrompt:
         """Withdraw a waiting prompt: returned canceled, and forgotten."""
-        prompt = self.check_withdraw(prompt_id, by, may_withdraw_any=may_withdraw_any)
+        prompt = self.check_withdraw(prompt_id)
         return self._move(prompt, E.WITHDRAW, finished_at=now)
 
     def next_up(self) -> QueuedPrompt | None:

@@ -147,7 +147,7 @@ def replay_prompt(record: Record, p: Strict, queue: PromptQueue) -> QueuedPrompt
                 p.thread if p.applies else None,
             )
         case "prompt.withdrawn", PromptRef():
-            return queue.withdraw(p.id, record.actor or "", may_withdraw_any=True, now=record.ts)
+            return queue.withdraw(p.id, now=record.ts)
         case "prompt.started", PromptRef():
             started = queue.start_next(record.ts)
             if started is None or started.id != p.id:

@@ -54,6 +54,11 @@ class Request:
         return self.kind == "question"
 
     @property
+    def answerers(self) -> dict:
+        """Who may answer it: exactly what its card in the document says (`access/rules.py`)."""
+        return rules.request_answerers(self.author, self.approvers_needed, self.approvals)
+
+    @property
     def approved(self) -> bool:
         return self.outcome in (Outcome.APPROVED, Outcome.ANSWERED)
 
@@ -92,7 +97,7 @@ class RequestLedger:
         if approve and by in request.approvals:
             raise Conflict(
                 f"{by} has already approved this; it needs one more approval from someone "
-                "else: " + still_may(request) + ".",
+                "else: " + rules.still_may(request.answerers) + ".",
                 code="already_approved",
             )
         return request
@@ -143,9 +148,9 @@ class RequestLedger:
         if request.is_question != question:
             noun = "a question" if request.is_question else "a permission request"
             raise NotFound(f"{request_id!r} is {noun}.", code="request_not_found")
-        if not rules.may_answer(rules.request_answerers(request.author), by, role):
+        if not rules.may_answer(request.answerers, by, role):
             raise NotAllowed(
-                f"Only {request.author} (who asked for this turn) or a host can answer.",
+                f"Only {rules.who_answers(request.answerers)} can answer.",
                 code="not_your_request",
             )
         if request.outcome is Outcome.PENDING and now >= request.deadline:
@@ -163,10 +168,3 @@ def complete(request: Request, by: str) -> bool:
     """Whether an approval by `by` is the last one the request needs: two different people
     (each the author or a host, as nobody else may answer) when it needs two."""
     return len({*request.approvals, by}) >= request.approvers_needed
-
-
-def still_may(request: Request) -> str:
-    """Who may still give the missing approval, in words."""
-    if request.author in request.approvals:
-        return "a host"
-    return "the author or another host"

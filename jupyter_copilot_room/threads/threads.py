@@ -17,8 +17,10 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from ..access import rules
 from ..access.identity import Identity
 from ..access.roles import Action, Role
+from ..access.thread_admissions import ThreadAdmissions
 from ..agent.base import ForkFailed
 from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound, Unavailable
 from ..events import SystemNote
@@ -26,7 +28,6 @@ from ..request_bodies import PromptBody
 from ..room.room import Room
 from ..room.running_turn import RunningTurn
 from . import promotion, worktree
-from .access import ThreadAdmissions
 from .fork_point import fork_point
 from .records import Thread, ThreadRecords
 
@@ -54,7 +55,7 @@ class RoomThreads:
 
     def _may_see(self, identity: Identity, thread: Thread) -> Role:
         role = self.room.people.require(identity, Action.WATCH)
-        if role is Role.HOST or (role is Role.MEMBER and thread.may_use(identity.username)):
+        if rules.admitted(rules.thread_role(role, thread.may_use(identity.username))):
             return role
         raise NotAllowed(
             "Only the thread's owner, the people they added and the room's hosts see a thread.",
@@ -63,7 +64,7 @@ class RoomThreads:
 
     def _owner_or_host(self, identity: Identity, thread: Thread) -> None:
         role = self._may_see(identity, thread)
-        if role is not Role.HOST and identity.username != thread.owner:
+        if not rules.may_manage_thread(role, identity.username, thread.owner):
             raise NotAllowed("Only the thread's owner or a host may do this.", code="not_owner")
 
     @staticmethod
@@ -199,7 +200,7 @@ class RoomThreads:
         thread = self.records.get(thread_id)
         self._owner_or_host(identity, thread)
         self._open(thread)
-        if self._role_in_room(username) not in (Role.MEMBER, Role.HOST):
+        if not rules.may_join_thread(self._role_in_room(username)):
             raise InvalidRequest(
                 f"{username} is not a member of this room: only members join a thread.",
                 code="not_a_member",

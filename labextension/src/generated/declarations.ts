@@ -23,6 +23,7 @@ export type Action =
   | 'sign_in'
   | 'revert_any'
   | 'revert_own'
+  | 'revert_anyway'
   | 'claim_host';
 
 /** What happens to someone nobody decided on yet. */

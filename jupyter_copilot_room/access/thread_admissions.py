@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..access.admissions import AdmissionBook
-from ..access.roles import Role
-from .records import Thread
+from ..threads.records import Thread
+from . import rules
+from .admissions import AdmissionBook
+from .roles import Role
 
 
 def _nobody(username: str) -> Role:
@@ -24,12 +25,8 @@ class ThreadAdmissions(AdmissionBook):
     room_role: Callable[[str], Role] = field(default=_nobody)
 
     def is_host(self, username: str) -> bool:
-        return self.room_role(username) is Role.HOST
+        return self.role_of(username, verified=False) is Role.HOST
 
     def role_of(self, username: str, *, verified: bool, hub_role: Role | None = None) -> Role:
-        role = self.room_role(username)
-        if role is Role.HOST:
-            return Role.HOST
-        if role is Role.MEMBER and self.thread is not None and self.thread.may_use(username):
-            return Role.MEMBER
-        return Role.REFUSED
+        added = self.thread is not None and self.thread.may_use(username)
+        return rules.thread_role(self.room_role(username), added)
