@@ -130,6 +130,16 @@ def thread_role(role_in_room: Role, added: bool) -> Role:
     return Role.REFUSED
 
 
+def thread_access(owner: str, added: Sequence[str]) -> dict[str, Any]:
+    """Who uses a side thread (`use`) and who manages it (`manage`), as data the panel reads from
+    `meta.threads` (as a card's `answerers`: users and roles, never "you"). A user named there
+    uses it while they may submit in the room; the roles named do so whatever the names."""
+    return {
+        "use": {"users": [owner, *added], "roles": [Role.HOST.value]},
+        "manage": {"users": [owner], "roles": [Role.HOST.value]},
+    }
+
+
 def may_manage_thread(role_in_room: Role, username: str, owner: str) -> bool:
     """Add people to a thread, bring it back, close it: its owner and the room's hosts."""
     return username == owner or may(role_in_room, Action.MANAGE_PEOPLE, Terms())

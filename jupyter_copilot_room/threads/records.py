@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..access import rules
 from ..errors import NotFound
 from ..statefiles import read_json, write_json_atomically
 
@@ -40,6 +41,7 @@ class Thread:
             "state": self.state,
             "people": [self.owner, *self.people],
             "created_at": self.created_at,
+            "access": rules.thread_access(self.owner, self.people),
         }
 
 

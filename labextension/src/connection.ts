@@ -15,7 +15,7 @@ import * as Y from 'yjs';
 
 import { IRoomClient } from './api';
 import { RoomModel } from './model';
-import { isAdmitted } from './policy';
+import { isAdmitted, isAtTheDoor, sameRole } from './policy';
 
 /** What the connection reads of a websocket's close event. */
 export interface ICloseInfo {
@@ -127,7 +127,7 @@ export class RoomConnection implements IDisposable {
       return;
     }
     const me = this._model.me;
-    if (me && isAdmitted(me.role)) {
+    if (me && isAdmitted(me)) {
       this._connect();
     } else {
       this._model.setConnection(me ? 'outside' : 'offline');
@@ -179,11 +179,11 @@ export class RoomConnection implements IDisposable {
   private _onModelChanged(): void {
     const me = this._model.me;
     const mine = me && this._model.person(me.username);
-    if (!me || !mine || mine.role === me.role || this._disposed) {
+    if (!me || !mine || sameRole(mine, me) || this._disposed) {
       return;
     }
     void this.refreshMe();
-    if (!isAdmitted(mine.role)) {
+    if (!isAdmitted(mine)) {
       this._close();
       this._show(null);
       this._retry(0);
@@ -193,7 +193,7 @@ export class RoomConnection implements IDisposable {
   /** Waiting at the door when the page or the panel goes: say so, so the hosts' card goes now
    * rather than when my knock runs out (`room/door.py`). */
   private _leaveDoor = (): void => {
-    if (!this._disposed && this._model.me?.role === 'pending') {
+    if (!this._disposed && isAtTheDoor(this._model.me)) {
       this._client.leaveDoor().catch(() => undefined); // the knock runs out by itself then
     }
   };

@@ -4,6 +4,7 @@
  * `{0}`, `{1}`... stand for the usernames in its `people` (`room/document.py`); `nameParts` cuts
  * it into text and people so each person is drawn as a name.
  */
+import { unvouched } from './policy';
 import { IParticipant } from './types';
 
 /** Someone the room has never seen (a record older than the people list). */
@@ -65,5 +66,5 @@ const SERVER_OWNER = 'server-owner';
 /** "unverified" tells a reader something only about a guest whose name nobody vouched for:
  * never about a host (the room trusts them with everything) or the server owner. */
 export function vouchedForByNobody(username: string, person: IParticipant): boolean {
-  return !person.verified && person.role !== 'host' && username !== SERVER_OWNER;
+  return unvouched(person) && username !== SERVER_OWNER;
 }

@@ -13,6 +13,7 @@ import {
   IParticipant,
   IQueueItem,
   ITarget,
+  IThread,
   PromptState,
   RequestOutcome,
   Role
@@ -120,7 +121,7 @@ export function mayStartAgent(me: IMe | null): boolean {
 
 /** Hosts re-role and remove people; a host's own role is fixed by configuration. */
 export function mayChangeRole(me: IMe | null, person: IParticipant): boolean {
-  return can(me, 'manage_people') && isAdmitted(person.role) && person.role !== 'host';
+  return can(me, 'manage_people') && isAdmitted(person) && !isHost(person);
 }
 
 export function mayEditSettings(me: IMe | null): boolean {
@@ -149,19 +150,73 @@ export function claimSecret(pasted: string): string {
 /** The roles one can hand out (host is never assignable). */
 export const ASSIGNABLE_ROLES: readonly ('member' | 'viewer')[] = ['member', 'viewer'];
 
-export function isAdmitted(role: Role): boolean {
+/** Someone in the room (a host, a member or a viewer): `me`, a participant or a listed room. */
+export function isAdmitted(person: { role: Role | string } | null | undefined): boolean {
+  const role = person?.role;
   return role === 'host' || role === 'member' || role === 'viewer';
 }
 
 /** Someone waiting for a host's decision. */
-export function isAtTheDoor(role: Role): boolean {
-  return role === 'pending';
+export function isAtTheDoor(person: { role: Role | string } | null | undefined): boolean {
+  return person?.role === 'pending';
+}
+
+/** A host of the room (the words "You are the host", a person's badge). */
+export function isHost(person: { role: Role | string } | null | undefined): boolean {
+  return person?.role === 'host';
+}
+
+/** Whether two views of a person (`me`, their participant entry) give them the same role. */
+export function sameRole(one: { role: Role | string }, other: { role: Role | string }): boolean {
+  return one.role === other.role;
+}
+
+/** A person's role in words, for their badge and the role picker. */
+export function roleLabel(person: { role: Role | string }): string {
+  return person.role;
 }
 
 /** Someone knocking now: at the door, and still there (the server shows a pending person online
  * only while their knock lasts, jupyter_copilot_room/room/door.py). */
 export function isKnocking(person: IParticipant): boolean {
-  return isAtTheDoor(person.role) && person.online;
+  return isAtTheDoor(person) && person.online;
+}
+
+/** "Revert anyway": a revert over cells people edited since (`me.can`'s `revert_anyway`). */
+export function mayRevertAnyway(me: IMe | null): boolean {
+  return can(me, 'revert_anyway');
+}
+
+/** Whether `me` is named by a thread's `use` or `manage` (`meta.threads`, decided by the
+ * server's `access/rules.py` `thread_access`): a role it names, or a user it names who may still
+ * submit in the room. A thread listed without `access` (before 0.4): its people, and hosts. */
+function inThread(me: IMe | null, access: IAnswerers | undefined, users: string[]): boolean {
+  if (!me) {
+    return false;
+  }
+  const named = access ?? { users, roles: ['host'], needed: 0, approved: [] };
+  return named.roles.includes(me.role) || (named.users.includes(me.username) && maySubmit(me));
+}
+
+/** May the reader see (and open) this thread: its people, and the room's hosts. */
+export function maySeeThread(me: IMe | null, thread: IThread): boolean {
+  return inThread(me, thread.access?.use, thread.people);
+}
+
+/** May the reader add people to the thread, bring it back or close it: its owner, and hosts. */
+export function mayManageThread(me: IMe | null, thread: IThread): boolean {
+  return inThread(me, thread.access?.manage, [thread.owner]);
+}
+
+/** Whom a thread's manager may add: the room's members not in it yet (hosts are in already). */
+export function mayJoinThread(person: IParticipant, thread: IThread): boolean {
+  return person.role === 'member' && !thread.people.includes(person.username);
+}
+
+/** "unverified" tells a reader something only about a guest whose name nobody vouched for:
+ * never about a host (the room trusts them with everything). */
+export function unvouched(person: IParticipant): boolean {
+  return !person.verified && !isHost(person);
 }
 
 export function isRunning(item: IQueueItem): boolean {
@@ -279,7 +334,7 @@ export function roomStatusLabel(
   state?: AgentState,
   turnCards: readonly { kind: string }[] = []
 ): string {
-  if (me?.role === 'pending') {
+  if (isAtTheDoor(me)) {
     return 'waiting to join';
   }
   if (me?.role === 'refused') {

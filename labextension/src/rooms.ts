@@ -12,7 +12,7 @@ import { Token } from '@lumino/coreutils';
 
 import { IRoomDirectory, IRoomEntry, IRoomList, MAIN_ROOM } from './api';
 import { IPromptDraft, IRoom } from './room';
-import { agentStateLabel } from './policy';
+import { agentStateLabel, isAdmitted, isAtTheDoor, isHost } from './policy';
 
 /** How often the list is asked for while the panel is shown. */
 export const ROOMS_POLL_MS = 5000;
@@ -26,7 +26,7 @@ export function mayCreateRooms(list: IRoomList): boolean {
   if (typeof list.can_create === 'boolean') {
     return list.can_create;
   }
-  return list.rooms.find(room => room.name === MAIN_ROOM)?.role === 'host';
+  return isHost(list.rooms.find(room => room.name === MAIN_ROOM));
 }
 
 /** What waits on the reader in rooms other than `current`: how many, and where. */
@@ -58,9 +58,9 @@ export function roomDetails(room: IRoomEntry, people = room.people.length): stri
     agentStateLabel(room.state),
     peopleLabel(people)
   ];
-  if (room.role === 'pending') {
+  if (isAtTheDoor(room)) {
     parts.push(room.at_the_door ? 'you asked to join' : 'open it to ask to join');
-  } else if (room.role === 'refused' || room.role === 'none') {
+  } else if (!isAdmitted(room)) {
     parts.push('not in');
   }
   if (room.waiting_on_you > 0) {

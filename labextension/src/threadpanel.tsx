@@ -13,6 +13,7 @@ import { useSignal } from './components/hooks';
 import { Name } from './components/person';
 import { Room } from './components/room';
 import { IRoomModel } from './model';
+import { mayJoinThread, mayManageThread } from './policy';
 import { IOpenThread } from './threads';
 import { IParticipant, IThread } from './types';
 
@@ -72,7 +73,7 @@ function ThreadBar(props: { thread: IOpenThread; onTitle: (title: string) => voi
     return <div className="jp-CopilotRoom-threadBar">Side thread</div>;
   }
   const owner = me?.username === entry.owner;
-  const host = me?.role === 'host';
+  const manager = mayManageThread(me, entry);
   const open = entry.state === 'open';
   return (
     <div className="jp-CopilotRoom-threadBar" data-state={entry.state}>
@@ -100,7 +101,7 @@ function ThreadBar(props: { thread: IOpenThread; onTitle: (title: string) => voi
             </button>
           </>
         )}
-        {open && (owner || host) && (
+        {open && manager && (
           <>
             <button
               className="jp-mod-styled jp-CopilotRoom-small"
@@ -210,9 +211,7 @@ async function addPerson(thread: IOpenThread, entry: IThread): Promise<void> {
     Notification.error(refusalMessage(error), { autoClose: 6000 });
     return;
   }
-  const candidates = people.filter(
-    person => person.role === 'member' && !entry.people.includes(person.username)
-  );
+  const candidates = people.filter(person => mayJoinThread(person, entry));
   if (candidates.length === 0) {
     Notification.info('Every member of the room is in this thread already.', { autoClose: 5000 });
     return;

@@ -22,16 +22,9 @@ import {
 } from './api';
 import { IDocumentProvider, RoomConnection } from './connection';
 import { IRoomModel, RoomModel } from './model';
-import { IMe, IParticipant, IThread } from './types';
+import { IParticipant, IThread } from './types';
 
 export type { IThread };
-
-/** May the reader see (and open) this thread: its people, and the room's hosts. */
-export function maySeeThread(me: IMe | null, thread: IThread): boolean {
-  return (
-    !!me && (me.role === 'host' || (me.role === 'member' && thread.people.includes(me.username)))
-  );
-}
 
 /** The threads of one room, as the room's REST commands. */
 export class ThreadsClient {

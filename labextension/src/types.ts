@@ -155,6 +155,9 @@ export interface IThread {
   /** Who may use it: its owner first, then the people they added. */
   people: string[];
   created_at?: number;
+  /** Who uses it and who manages it (add people, bring it back, close it), decided by the
+   * server (`access/rules.py` `thread_access`); absent from a thread listed before 0.4. */
+  access?: { use: IAnswerers; manage: IAnswerers };
 }
 
 /** `meta.copilot_quota` (jupyter_copilot_room/agent/base.py `SeatQuota`). */

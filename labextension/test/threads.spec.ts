@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { maySeeThread, ThreadRoomClient, ThreadsClient } from '../src/threads';
-import { IMe, IThread } from '../src/types';
+import { mayManageThread, maySeeThread } from '../src/policy';
+import { ThreadRoomClient, ThreadsClient } from '../src/threads';
+import { IAnswerers, IMe, IThread } from '../src/types';
 import { settingsAnswering } from './fakeserver';
 
 function recording(): ReturnType<typeof settingsAnswering> {
@@ -63,11 +64,31 @@ describe('a thread in the panel', () => {
       state: 'open',
       people: ['bob', 'dave']
     };
-    const me = (username: string, role: string) => ({ username, role }) as unknown as IMe;
+    const me = (username: string, role: string) =>
+      ({
+        username,
+        role,
+        can: role === 'viewer' ? ['watch'] : ['watch', 'submit']
+      }) as unknown as IMe;
     expect(maySeeThread(me('dave', 'member'), thread)).toBe(true);
     expect(maySeeThread(me('erin', 'member'), thread)).toBe(false);
     expect(maySeeThread(me('alice', 'host'), thread)).toBe(true);
     expect(maySeeThread(me('dave', 'viewer'), thread)).toBe(false);
     expect(maySeeThread(null, thread)).toBe(false);
+    // What the server says (`meta.threads`' access) decides: here only its owner manages it.
+    const named = (users: string[]): IAnswerers => ({
+      users,
+      roles: ['host'],
+      needed: 0,
+      approved: []
+    });
+    const access = { use: named(['bob', 'dave']), manage: named(['bob']) };
+    const listed = { ...thread, access };
+    expect(mayManageThread(me('bob', 'member'), listed)).toBe(true);
+    expect(mayManageThread(me('dave', 'member'), listed)).toBe(false);
+    expect(mayManageThread(me('alice', 'host'), listed)).toBe(true);
+    expect(
+      maySeeThread(me('dave', 'member'), { ...listed, access: { ...access, use: access.manage } })
+    ).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import { RoomAPIError, RoomClient, refusalMessage } from '../api';
 import { changedLabel, revertQuestion } from '../checkpoints';
 import { ICheckpoint } from '../entries';
 import { IRoomModel } from '../model';
-import { mayRevert } from '../policy';
+import { mayRevert, mayRevertAnyway } from '../policy';
 import { DiffView } from './diffview';
 
 let pageClient: RoomClient | undefined;
@@ -102,5 +102,5 @@ export function CheckpointLine(props: {
 }
 
 function isHost(model: IRoomModel): boolean {
-  return model.me?.role === 'host';
+  return mayRevertAnyway(model.me);
 }

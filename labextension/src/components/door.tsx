@@ -8,7 +8,7 @@ import { PageConfig } from '@jupyterlab/coreutils';
 import React from 'react';
 
 import { IRoomClient } from '../api';
-import { claimSecret, isAtTheDoor, mayClaimHost } from '../policy';
+import { claimSecret, isAtTheDoor, isHost, mayClaimHost } from '../policy';
 import { IMe } from '../types';
 import { Refusal, useAction } from './action';
 import { MyName } from './myname';
@@ -46,7 +46,7 @@ export function Door(props: {
             <h2>{HOST_CLAIMED}</h2>
             <p>Opening the room…</p>
           </>
-        ) : !isAtTheDoor(me.role) ? (
+        ) : !isAtTheDoor(me) ? (
           <>
             <h2>You are not in this room</h2>
             <p>A host turned you away or removed you. Ask a host if that was a mistake.</p>
@@ -69,7 +69,7 @@ export function Door(props: {
           </>
         )}
       </div>
-      {isAtTheDoor(me.role) && !claimable && !claimed && <DoorName name={name} client={client} />}
+      {isAtTheDoor(me) && !claimable && !claimed && <DoorName name={name} client={client} />}
       {claimable && <ClaimForm client={client} onClaimed={onClaimed} />}
     </div>
   );
@@ -91,7 +91,7 @@ function ClaimForm(props: { client: IRoomClient; onClaimed: () => void }): JSX.E
   const action = useAction();
   const claim = async (secret: string): Promise<void> => {
     const status = await action.run(() => client.claimHost(claimSecret(secret)));
-    if (status?.me.role === 'host') {
+    if (isHost(status?.me)) {
       Notification.success(HOST_CLAIMED, { autoClose: 5000 });
       onClaimed();
     }

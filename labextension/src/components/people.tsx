@@ -6,7 +6,7 @@ import React from 'react';
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
 import { displayName } from '../names';
-import { ASSIGNABLE_ROLES, isAdmitted, mayChangeRole } from '../policy';
+import { ASSIGNABLE_ROLES, isAdmitted, mayChangeRole, roleLabel } from '../policy';
 import { IParticipant } from '../types';
 import { IAction, Refusal, useAction } from './action';
 import { MyName } from './myname';
@@ -30,7 +30,7 @@ export function People(props: { model: IRoomModel; client: IRoomClient }): JSX.E
       <RoomUsage model={model} />
       <ul>
         {people
-          .filter(p => isAdmitted(p.role))
+          .filter(p => isAdmitted(p))
           .map(person => (
             <Person
               key={person.username}
@@ -69,7 +69,7 @@ function Person(props: {
           <select
             className="jp-mod-styled"
             aria-label={`Role of ${name}`}
-            value={person.role}
+            value={roleLabel(person)}
             disabled={action.busy}
             onChange={event => {
               const role = event.target.value as (typeof ASSIGNABLE_ROLES)[number];
@@ -96,7 +96,9 @@ function Person(props: {
           </button>
         </span>
       ) : (
-        <span className={`jp-CopilotRoom-badge jp-mod-${person.role}`}>{person.role}</span>
+        <span className={`jp-CopilotRoom-badge jp-mod-${roleLabel(person)}`}>
+          {roleLabel(person)}
+        </span>
       )}
       <PersonUsage model={model} client={client} username={username} action={action} />
     </li>

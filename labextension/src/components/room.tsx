@@ -6,7 +6,7 @@ import { IRoomClient } from '../api';
 import { IEarlierHistory } from '../history';
 import { IRoomModel } from '../model';
 import { IPromptDraft } from '../room';
-import { isAdmitted } from '../policy';
+import { isAdmitted, isHost } from '../policy';
 import { QuoteBox } from '../quote';
 import { claimedByLink, Door, HOST_CLAIMED } from './door';
 import { RoomHeader } from './header';
@@ -34,7 +34,7 @@ export function Room(props: {
   const [claimed, setClaimed] = useState(claimedByLink);
   const quotes = useMemo(() => new QuoteBox(), []);
   const me = model.me;
-  if (me && !isAdmitted(me.role)) {
+  if (me && !isAdmitted(me)) {
     return (
       <>
         {props.switcher && <div className="jp-CopilotRoom-switcherBar">{props.switcher}</div>}
@@ -56,7 +56,7 @@ export function Room(props: {
         {header}
         <Transcript model={model} rendermime={rendermime} history={history} />
         <Tray model={model} client={client}>
-          {claimed && me?.role === 'host' && (
+          {claimed && isHost(me) && (
             <div className="jp-CopilotRoom-claimed" role="status">
               <span>
                 {HOST_CLAIMED} You let people in, answer any card and change the room&apos;s

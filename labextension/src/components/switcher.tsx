@@ -9,7 +9,7 @@ import { Menu } from '@lumino/widgets';
 import React, { useEffect, useRef, useState } from 'react';
 
 import { IRoomEntry } from '../api';
-import { isAdmitted } from '../policy';
+import { isAdmitted, roleLabel } from '../policy';
 import { IRooms, peopleLabel, roomDetails, waitingElsewhere, waitingLabel } from '../rooms';
 import { useSignal } from './hooks';
 
@@ -33,7 +33,7 @@ export function RoomSwitcher(props: {
   const model = rooms.current.model;
   // Who is in: the live document's people while the reader is inside, else the list's (which
   // names nobody to someone at the door).
-  const inside = !!model.me && isAdmitted(model.me.role);
+  const inside = !!model.me && isAdmitted(model.me);
   const people = inside
     ? model.participants.filter(person => person.online).length
     : entry?.people.length;
@@ -151,7 +151,7 @@ function roomsMenu(
           repository: '',
           state: rooms.current.model.meta.state ?? '',
           people: [],
-          role: rooms.current.model.me?.role ?? '',
+          role: rooms.current.model.me ? roleLabel(rooms.current.model.me) : '',
           waiting_on_you: 0,
           created_by: ''
         }

@@ -7,7 +7,7 @@ import React, { createContext, useContext } from 'react';
 import { IPromptEntry } from '../entries';
 import { IRoomModel } from '../model';
 import { maySubmit } from '../policy';
-import { maySeeThread } from '../threads';
+import { maySeeThread } from '../policy';
 import { IThread } from '../types';
 import { Name } from './person';
 

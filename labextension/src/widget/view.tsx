@@ -43,7 +43,7 @@ export function RoomOutput(props: { room: IRoom; options: IViewOptions }): JSX.E
       </QuoteContext.Provider>
     </div>
   );
-  if (me && !isAdmitted(me.role)) {
+  if (me && !isAdmitted(me)) {
     return frame(
       <Door me={me} client={client} claimed={false} onClaimed={() => undefined} />,
       false
