@@ -23,7 +23,49 @@ from typing import Any
 from jupyter_events import EventLogger
 
 from .events import RECORD_PAYLOADS, Record
+from .events.consumers import reads
 from .room.recorder import Recorder
+
+#: Every record is a Jupyter Event (`events/consumers.py`).
+RECORDS = reads(
+    "eventlog",
+    handles=[
+        "prompt.submitted",
+        "prompt.withdrawn",
+        "prompt.started",
+        "prompt.finished",
+        "assistant.started",
+        "assistant.message",
+        "tool.started",
+        "tool.completed",
+        "subagent.started",
+        "subagent.ended",
+        "usage",
+        "agent.error",
+        "agent.ready",
+        "request.opened",
+        "request.settled",
+        "request.approval",
+        "abort",
+        "person.seen",
+        "admission.decided",
+        "role.changed",
+        "person.removed",
+        "host.claimed",
+        "settings.changed",
+        "system",
+        "chat.message",
+        "prompt.steered",
+        "model.changed",
+        "budget.lifted",
+        "turn.checkpointed",
+        "turn.reverted",
+        "copilot.signed_in",
+        "copilot.signed_out",
+        "room.created",
+    ],
+    ignores=[],
+)
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,50 @@ from nbformat import v4
 from . import events as ev
 from .access import approval_policy
 from .events import AGENT_AUTHOR, Record
+from .events.consumers import reads
 from .remote_resources import without_remote_resources
+
+#: What an export shows (`events/consumers.py`).
+RECORDS = reads(
+    "export",
+    handles=[
+        "prompt.submitted",
+        "prompt.withdrawn",
+        "prompt.started",
+        "prompt.finished",
+        "assistant.message",
+        "tool.started",
+        "tool.completed",
+        "agent.error",
+        "request.opened",
+        "request.settled",
+        "abort",
+        "person.seen",
+        "chat.message",
+        "prompt.steered",
+        "turn.reverted",
+    ],
+    ignores=[
+        "assistant.started",
+        "subagent.started",
+        "subagent.ended",
+        "usage",
+        "agent.ready",
+        "request.approval",
+        "admission.decided",
+        "role.changed",
+        "person.removed",
+        "host.claimed",
+        "settings.changed",
+        "system",
+        "model.changed",
+        "budget.lifted",
+        "turn.checkpointed",
+        "copilot.signed_in",
+        "copilot.signed_out",
+        "room.created",
+    ],
+)
 
 Format = Literal["ipynb", "md", "jsonl"]
 FORMATS: tuple[Format, ...] = ("ipynb", "md", "jsonl")

@@ -1,12 +1,18 @@
 """Record kinds are declared once (`events.RECORD_PAYLOADS`), and each has the one document
 handler that shows it: a kind without one fails here and at import, never in a running room."""
 
+import ast
 import importlib
+import re
 import sys
+import typing
+from pathlib import Path
 
 import pytest
 
+import jupyter_copilot_room
 from jupyter_copilot_room import events
+from jupyter_copilot_room.events import consumers
 from jupyter_copilot_room.room.document_handlers import HANDLERS
 from jupyter_copilot_room.room.document_handlers.registry import mismatch
 
@@ -33,3 +39,77 @@ def test_a_handler_of_a_kind_nobody_declared_is_named():
     assert mismatch([*HANDLERS, "poll.closed"], events.RECORD_PAYLOADS) == (
         "document handlers of undeclared kinds: poll.closed"
     )
+
+
+# -- the other readers of the transcript -----------------------------------------------------------
+
+PACKAGE = Path(jupyter_copilot_room.__file__).parent
+READER_MODULES = [
+    "jupyter_copilot_room.room.replay",
+    "jupyter_copilot_room.room.snapshot",
+    "jupyter_copilot_room.room.parts",
+    "jupyter_copilot_room.metrics",
+    "jupyter_copilot_room.export",
+    "jupyter_copilot_room.eventlog",
+    "jupyter_copilot_room.threads.fork_point",
+    "jupyter_copilot_room.kernel.records",
+]
+
+
+def kinds_compared(source: str) -> set[str]:
+    """The record kinds a module's code compares something named `kind` with, or matches on."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(re.search(r"\bkind\b", ast.unparse(op)) for op in operands):
+                found |= {
+                    part.value
+                    for op in operands
+                    for part in ast.walk(op)
+                    if isinstance(part, ast.Constant) and part.value in events.RECORD_PAYLOADS
+                }
+        elif isinstance(node, ast.Match) and re.search(r"\bkind\b", ast.unparse(node.subject)):
+            found |= {
+                part.value
+                for case in node.cases
+                for part in ast.walk(case.pattern)
+                if isinstance(part, ast.Constant) and part.value in events.RECORD_PAYLOADS
+            }
+    return found
+
+
+def test_every_reader_says_what_it_does_with_every_kind_and_handles_what_it_names():
+    for name in READER_MODULES:
+        module = importlib.import_module(name)
+        assert module.RECORDS.mismatch(events.RECORD_PAYLOADS) is None, name
+        named = kinds_compared(Path(module.__file__).read_text())
+        assert named <= module.RECORDS.handles, (name, named - module.RECORDS.handles)
+
+
+def test_every_module_that_switches_on_a_record_kind_is_a_declared_reader():
+    declared = {Path(importlib.import_module(name).__file__) for name in READER_MODULES}
+    switching = {
+        path
+        for path in PACKAGE.rglob("*.py")
+        if "document_handlers" not in path.parts and kinds_compared(path.read_text())
+    }
+    assert switching <= declared, sorted(str(p.relative_to(PACKAGE)) for p in switching - declared)
+
+
+def test_a_kind_added_without_every_readers_word_fails_at_import(monkeypatch):
+    class Poll(events.Strict):
+        question: str
+
+    for name in READER_MODULES:
+        importlib.import_module(name)
+    monkeypatch.setitem(events.RECORD_PAYLOADS, "poll.opened", Poll)
+    for reader in consumers.READERS.values():
+        assert "says nothing of poll.opened" in (reader.mismatch(events.RECORD_PAYLOADS) or "")
+    module = importlib.import_module("jupyter_copilot_room.threads.fork_point")
+    with pytest.raises(RuntimeError, match=r"'fork_point' says nothing of poll\.opened"):
+        importlib.reload(module)
+
+
+def test_the_kinds_are_one_type():
+    assert set(typing.get_args(events.records.RecordKind)) == set(events.RECORD_PAYLOADS)

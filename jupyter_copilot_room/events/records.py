@@ -5,6 +5,7 @@ line of `transcript.jsonl` with its hash chain."""
 from __future__ import annotations
 
 import hashlib
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -49,6 +50,44 @@ from .room_records import (
 #: The author of the agent's own entries in the document and the exports.
 AGENT_AUTHOR = "copilot"
 
+#: Every record kind, as a type: a consumer's declaration (`events/consumers.py`) that misspells
+#: one fails the type check.
+RecordKind = Literal[
+    "prompt.submitted",
+    "prompt.withdrawn",
+    "prompt.started",
+    "prompt.finished",
+    "assistant.started",
+    "assistant.message",
+    "tool.started",
+    "tool.completed",
+    "subagent.started",
+    "subagent.ended",
+    "usage",
+    "agent.error",
+    "agent.ready",
+    "request.opened",
+    "request.settled",
+    "request.approval",
+    "abort",
+    "person.seen",
+    "admission.decided",
+    "role.changed",
+    "person.removed",
+    "host.claimed",
+    "settings.changed",
+    "system",
+    "chat.message",
+    "prompt.steered",
+    "model.changed",
+    "budget.lifted",
+    "turn.checkpointed",
+    "turn.reverted",
+    "copilot.signed_in",
+    "copilot.signed_out",
+    "room.created",
+]
+
 #: The payload class of each record kind: the transcript's whole vocabulary.
 RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "prompt.submitted": PromptSubmitted,
@@ -85,6 +124,9 @@ RECORD_PAYLOADS: dict[str, type[Strict]] = {
     "copilot.signed_out": CopilotSeat,
     "room.created": RoomCreated,
 }
+
+if set(get_args(RecordKind)) != set(RECORD_PAYLOADS):
+    raise RuntimeError("RecordKind and RECORD_PAYLOADS name different record kinds")
 
 #: Agent events recorded as they are, by the kind of their record.
 RECORDED_EVENTS: dict[type[Strict], str] = {

@@ -28,6 +28,7 @@ from ..catalog import Catalog
 from ..events import (
     Record,
 )
+from ..events.consumers import reads
 from ..notebooks import NotebookEditor
 from ..settings import SettingsStore
 from ..statefiles import TRANSCRIPT_FILE
@@ -51,6 +52,47 @@ from .streams import Streams
 from .sync import CLIENT_BUFFER_BYTES, RoomSync
 from .transcript import Transcript
 from .turns import Turns
+
+#: A finished turn may have used premium requests: the seat's quota is read again
+#: (`events/consumers.py`).
+RECORDS = reads(
+    "seat_quota",
+    handles=["prompt.finished"],
+    ignores=[
+        "prompt.submitted",
+        "prompt.withdrawn",
+        "prompt.started",
+        "assistant.started",
+        "assistant.message",
+        "tool.started",
+        "tool.completed",
+        "subagent.started",
+        "subagent.ended",
+        "usage",
+        "agent.error",
+        "agent.ready",
+        "request.opened",
+        "request.settled",
+        "request.approval",
+        "abort",
+        "person.seen",
+        "admission.decided",
+        "role.changed",
+        "person.removed",
+        "host.claimed",
+        "settings.changed",
+        "system",
+        "chat.message",
+        "prompt.steered",
+        "model.changed",
+        "budget.lifted",
+        "turn.checkpointed",
+        "turn.reverted",
+        "copilot.signed_in",
+        "copilot.signed_out",
+        "room.created",
+    ],
+)
 
 
 def visible(text: str) -> bool:

@@ -47,12 +47,56 @@ from ..events import (
     SettingsChanged,
     Strict,
 )
+from ..events.consumers import reads
 from ..settings import SettingsStore
 from .document import RoomDocument
 from .people import People
 from .queue import PromptQueue, QueuedPrompt, TaskState
 from .snapshot import LiveRecords
 from .streams import Streams
+
+#: What a start rebuilds besides the document: the queue, people and hosts' decisions,
+#: settings, streams, the model (`events/consumers.py`).
+RECORDS = reads(
+    "replay",
+    handles=[
+        "prompt.submitted",
+        "prompt.withdrawn",
+        "prompt.started",
+        "prompt.finished",
+        "assistant.started",
+        "assistant.message",
+        "agent.ready",
+        "request.opened",
+        "request.settled",
+        "person.seen",
+        "admission.decided",
+        "role.changed",
+        "person.removed",
+        "host.claimed",
+        "settings.changed",
+        "model.changed",
+    ],
+    ignores=[
+        "tool.started",
+        "tool.completed",
+        "subagent.started",
+        "subagent.ended",
+        "usage",
+        "agent.error",
+        "request.approval",
+        "abort",
+        "system",
+        "chat.message",
+        "prompt.steered",
+        "budget.lifted",
+        "turn.checkpointed",
+        "turn.reverted",
+        "copilot.signed_in",
+        "copilot.signed_out",
+        "room.created",
+    ],
+)
 
 log = logging.getLogger(__name__)
 

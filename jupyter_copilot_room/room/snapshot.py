@@ -27,8 +27,51 @@ from pathlib import Path
 from typing import Any
 
 from ..events import Record, Strict
+from ..events.consumers import reads
 from ..statefiles import read_json, write_json_atomically
 from .transcript import Position
+
+#: The live records a start from a snapshot replays again (`events/consumers.py`).
+RECORDS = reads(
+    "snapshot",
+    handles=[
+        "prompt.submitted",
+        "prompt.withdrawn",
+        "prompt.started",
+        "prompt.finished",
+        "assistant.started",
+        "assistant.message",
+        "agent.ready",
+        "request.opened",
+        "request.settled",
+        "request.approval",
+        "person.seen",
+        "admission.decided",
+        "role.changed",
+        "person.removed",
+        "host.claimed",
+        "settings.changed",
+        "model.changed",
+    ],
+    ignores=[
+        "tool.started",
+        "tool.completed",
+        "subagent.started",
+        "subagent.ended",
+        "usage",
+        "agent.error",
+        "abort",
+        "system",
+        "chat.message",
+        "prompt.steered",
+        "budget.lifted",
+        "turn.checkpointed",
+        "turn.reverted",
+        "copilot.signed_in",
+        "copilot.signed_out",
+        "room.created",
+    ],
+)
 
 log = logging.getLogger(__name__)
 
