@@ -9,10 +9,14 @@ body (`SettingsPatch`) is derived from the settings' own declaration in `setting
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, tzinfo
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
+from . import export
 from .errors import InvalidRequest
 from .events import (
     MAX_ATTACHMENTS,
@@ -149,3 +153,72 @@ class PromoteBody(Strict):
 
     as_: Literal["diff", "prompt"] = Field(alias="as")
     text: Text = ""
+
+
+# -- queries --------------------------------------------------------------------------------------
+
+#: Paging (`?before=SEQ&limit=N`): how many records or entries a page holds by default, at most.
+PAGE_LIMIT, MAX_PAGE_LIMIT = 100, 1000
+
+
+@dataclass(frozen=True)
+class PageQuery:
+    """`?before=SEQ&limit=N`: the page ends just before `before` (default: after the last) and
+    holds at most `limit` (default 100, at most 1000); anything else is 400 `invalid_page`."""
+
+    before: int = 2**62
+    limit: int = PAGE_LIMIT
+
+    @classmethod
+    def of(cls, arguments: Mapping[str, str]) -> PageQuery:
+        before = _positive(arguments, "before", cls.before)
+        limit = _positive(arguments, "limit", cls.limit)
+        if limit > MAX_PAGE_LIMIT:
+            raise InvalidRequest(
+                f"limit is at most {MAX_PAGE_LIMIT}, not {limit}.", code="invalid_page"
+            )
+        return cls(before, limit)
+
+
+def _positive(arguments: Mapping[str, str], name: str, default: int) -> int:
+    raw = arguments.get(name)
+    if raw is None:
+        return default
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18 or int(raw) < 1:
+        raise InvalidRequest(
+            f"{name} must be a whole number of at least 1, not {raw[:40]!r}.", code="invalid_page"
+        )
+    return int(raw)
+
+
+@dataclass(frozen=True)
+class TranscriptQuery:
+    """`GET transcript`: the whole of it (no arguments), one page (`before`, `limit`), or an
+    export (`format=ipynb|md|jsonl`, its times in the IANA zone `tz`, UTC without one)."""
+
+    page: PageQuery | None = None
+    format: export.Format | None = None
+    tz: tzinfo = UTC
+
+    @classmethod
+    def of(cls, arguments: Mapping[str, str]) -> TranscriptQuery:
+        fmt = arguments.get("format")
+        if fmt is None:
+            return cls(page=PageQuery.of(arguments) if arguments else None)
+        if {"before", "limit"} & set(arguments):
+            raise InvalidRequest(
+                "An export is the whole transcript: format cannot go with before or limit.",
+                code="invalid_format",
+            )
+        if fmt not in export.FORMATS:
+            raise InvalidRequest(
+                f"format is one of {', '.join(export.FORMATS)}, not {fmt[:40]!r}.",
+                code="invalid_format",
+            )
+        try:  # the reader's zone, as the panel shows times (`Intl`'s IANA name)
+            tz = export.zone(arguments.get("tz"))
+        except ValueError as error:
+            raise InvalidRequest(
+                f"{error}: tz is an IANA name such as Europe/Paris.", code="invalid_time_zone"
+            ) from None
+        return cls(format=fmt, tz=tz)

@@ -12,9 +12,10 @@ Anything the room will not do raises `Refused`, with REST's `code` and HTTP `sta
 """
 
 from ..errors import Refused
+from .download import Download
 from .person import Person
 from .room_api import RoomAPI
 from .rooms_api import RoomsAPI, rooms_of
 from .threads_api import ThreadsAPI
 
-__all__ = ["Person", "Refused", "RoomAPI", "RoomsAPI", "ThreadsAPI", "rooms_of"]
+__all__ = ["Download", "Person", "Refused", "RoomAPI", "RoomsAPI", "ThreadsAPI", "rooms_of"]

@@ -9,8 +9,8 @@ with their `source`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
-from datetime import tzinfo
+from collections.abc import AsyncGenerator, Iterator
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,10 +21,19 @@ from ..access.identity import Identity
 from ..access.roles import Action
 from ..attachments import Upload
 from ..export import Format
-from ..request_bodies import ChatBody, ModelBody, PromptBody, SteerBody, validated
+from ..request_bodies import (
+    ChatBody,
+    ModelBody,
+    PromptBody,
+    SteerBody,
+    TranscriptQuery,
+    validated,
+)
 from ..room.recorder import acting_from
 from ..room.room import Room
 from ..room.sync import ClientChannel
+from . import download
+from .download import Download
 from .follow import follow
 from .person import Caller, identity_of, source_of
 from .threads_api import ThreadsAPI
@@ -261,15 +270,21 @@ class RoomAPI:
         each new one, live: an async iterator."""
         return follow(self.room.recorder, self.room.transcript, after)
 
-    def transcript_chunks(self, caller: Caller) -> AsyncIterator[bytes]:
+    async def read_transcript(self, caller: Caller, query: TranscriptQuery) -> Download:
+        """`GET transcript`: the whole of it, a page of its records, or an export."""
         with self._acting(caller) as identity:
-            return self.room.transcript_chunks(identity)
+            if query.format is not None:
+                text = await self.room.export_transcript(identity, query.format, query.tz)
+                return download.exported(text, query)
+            if query.page is not None:
+                page = query.page
+                return download.lines(
+                    await self.room.transcript_page(identity, page.before, page.limit)
+                )
+            return download.whole(self.room.transcript_chunks(identity))
 
-    async def transcript_page(self, caller: Caller, before: int, limit: int) -> list[bytes]:
-        with self._acting(caller) as identity:
-            return await self.room.transcript_page(identity, before, limit)
-
-    async def export_transcript(self, caller: Caller, fmt: Format, tz: tzinfo) -> str:
+    async def export_transcript(self, caller: Caller, fmt: Format, tz: tzinfo = UTC) -> str:
+        """The whole transcript as a notebook, Markdown or JSONL, its times in `tz`."""
         with self._acting(caller) as identity:
             return await self.room.export_transcript(identity, fmt, tz)
 

@@ -3,12 +3,14 @@ add people, prompt in one, bring it back, close it. `threads/` decides who may d
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
+from ..request_bodies import TranscriptQuery
 from ..room.recorder import acting_from
 from ..room.room import Room
 from ..threads import RoomThreads
+from .download import Download
 from .person import Caller, identity_of, source_of
 
 if TYPE_CHECKING:
@@ -41,9 +43,10 @@ class ThreadsAPI:
         with acting:
             return self._wrap(await self._threads.thread_room(identity, thread_id))
 
-    async def transcript(self, caller: Caller, thread_id: str) -> AsyncIterator[bytes]:
+    async def transcript(self, caller: Caller, thread_id: str) -> Download:
+        """The thread's whole transcript, as JSONL (like the room's)."""
         thread = await self.open(caller, thread_id)
-        return thread.transcript_chunks(caller)
+        return await thread.read_transcript(caller, TranscriptQuery())
 
     def add_person(self, caller: Caller, thread_id: str, username: str) -> dict:
         identity, acting = self._identity(caller)

@@ -44,7 +44,7 @@ class ThreadTranscriptHandler(PagedHandler):
     @authorized
     async def get(self, item_id: str) -> None:
         """The thread's whole transcript, as JSONL (like the room's)."""
-        await self.stream(await self.room.threads.transcript(self.identity, item_id))
+        await self.send(await self.room.threads.transcript(self.identity, item_id))
 
 
 class ThreadPeopleHandler(RoomAPIHandler):
