@@ -131,7 +131,9 @@ async def prompt_to_send(root: Path, state: Path, with_checkpoints: bool) -> lis
     try:
         for run in range(WARMUP + RUNS):
             touch(root, run)
-            prompt_id, _ = room.submit(alice, PromptBody(text=f"change something, run {run}"))
+            prompt_id, _ = room.prompt_commands.submit(
+                alice, PromptBody(text=f"change something, run {run}")
+            )
             while prompt_id not in agent.reached or room.queue.in_flight is not None:
                 await asyncio.sleep(0.001)
             await asyncio.sleep(0.05)  # the turn's end snapshot and checkpoint

@@ -221,12 +221,14 @@ async def page_latency(room) -> tuple[float, float]:
     alice = Identity("alice", "Alice", verified=True)
     oldest = int(room.document.transcript[0]["seq"])
     started = time.perf_counter()
-    await room.history_page(alice, oldest, 100)  # the first builds the archive's index
+    await room.history_commands.history_page(
+        alice, oldest, 100
+    )  # the first builds the archive's index
     cold = time.perf_counter() - started
     warm = []
     for k in range(20):
         started = time.perf_counter()
-        page = await room.history_page(alice, oldest - 37 * k, 100)
+        page = await room.history_commands.history_page(alice, oldest - 37 * k, 100)
         warm.append(time.perf_counter() - started)
         assert len(page["entries"]) == 100
     return cold, statistics.median(warm)

@@ -282,7 +282,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         """Start main (the other rooms load when used; main's refusal, e.g. a full disk, is
         logged and refuses only its own routes) and print main's claim link once main has
         started: now, or on the request that starts it."""
-        self.room.when_started(self._announce_claim_if_unclaimed)
+        self.room.startup.when_started(self._announce_claim_if_unclaimed)
         await self.rooms.start()  # main only: the others load when used
 
     def _announce_claim_if_unclaimed(self) -> None:

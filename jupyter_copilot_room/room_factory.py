@@ -50,7 +50,7 @@ class RoomFactory:
         """A room people share (main or created, not a side thread): its threads wired in."""
         room = self._build(repository, state_dir, claim=claim, name=name)
         room.turns.apply_thread = lambda turn: self.threads.of(room).apply_changes(turn)
-        room.when_started(lambda: self.threads.of(room).resume())
+        room.startup.when_started(lambda: self.threads.of(room).resume())
         return room
 
     def door(self, state_dir: Path) -> AdmissionBook:

@@ -39,8 +39,8 @@ from .access import rules
 from .access.admissions import AdmissionBook
 from .access.identity import Identity
 from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, Refused, Unavailable
-from .room.parts import MAIN
 from .room.room import Room
+from .room.startup import MAIN
 from .statefiles import TRANSCRIPT_FILE, prepare_state_dir, read_json, write_json_atomically
 
 log = logging.getLogger(__name__)
@@ -182,7 +182,7 @@ class Rooms:
             return
         then = (
             "Restart the server once that is done."
-            if room.start_refused
+            if room.startup.start_refused
             else "The room starts at its first request after that."
         )
         log.error("The room %r could not start: %s %s", name, err.message, then)
@@ -228,7 +228,9 @@ class Rooms:
     # -- creating a room -------------------------------------------------------------------------
 
     def may_create(self, identity: Identity) -> bool:
-        return rules.may_create_room(self.main.role_now(identity), identity.username, self.creators)
+        return rules.may_create_room(
+            self.main.people.role_now(identity), identity.username, self.creators
+        )
 
     async def create(self, identity: Identity, name: str, repository: str) -> Room:
         """A new room (hosts and `room_creators`): checked, recorded in main's transcript,
@@ -245,7 +247,7 @@ class Rooms:
         folder = self.folder(repository)
         relative = self._relative(folder)
         main = await self.open(MAIN)  # the creation is recorded in main's transcript
-        created_at = main.record_room_created(identity, name, relative)
+        created_at = main.people_commands.record_room_created(identity, name, relative)
         self._add(RoomRecord(name, relative, identity.username, created_at), folder)
         self._save()
         return await self.open(name)
@@ -315,7 +317,7 @@ class Rooms:
         record = self._records[name]
         room = self._loaded.get(name)
         if room is not None:
-            seen = room.overview(identity)
+            seen = room.people_commands.overview(identity)
         else:
             door = self._doors.get(name) or self._door_of(name)  # a build that failed has none
             role = door.role_for(identity)

@@ -194,10 +194,10 @@ async def test_a_queued_prompts_images_survive_a_restart(make_room, tmp_path):
     png = image("PNG")
     room = make_room(tmp_path / "state")
     await room.ensure_started()
-    uploaded = await room.upload(BOB, png, "image/png")
-    room.submit(ALICE, PromptBody(text="wait"))
+    uploaded = await room.prompt_commands.upload(BOB, png, "image/png")
+    room.prompt_commands.submit(ALICE, PromptBody(text="wait"))
     body = {"text": "look", "attachments": [{"id": uploaded.id, "name": "shot.png"}]}
-    queued, _ = room.submit(BOB, PromptBody.model_validate(body))
+    queued, _ = room.prompt_commands.submit(BOB, PromptBody.model_validate(body))
     await eventually(lambda: room.document.meta.get("state") == "running")
     await room.stop()
 

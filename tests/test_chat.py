@@ -69,7 +69,7 @@ async def test_chat_is_replayed_after_a_restart(make_room, tmp_path):
     bob = Identity("bob", "Bob", verified=True)
     room = make_room(tmp_path, agent=None)
     await room.ensure_started()
-    message_id = room.say(bob, ChatBody(text="see you after the restart"))
+    message_id = room.prompt_commands.say(bob, ChatBody(text="see you after the restart"))
     await room.stop()
 
     # From the snapshot the stop wrote, then from the transcript alone.

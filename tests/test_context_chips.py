@@ -198,8 +198,10 @@ async def test_a_queued_prompts_chips_survive_a_restart(make_room, tmp_path):
 
     room = room_with_files()
     await room.ensure_started()
-    room.submit(ALICE, PromptBody(text="wait"))
-    queued, _ = room.submit(BOB, PromptBody.model_validate({"text": "say why", "chips": [chip]}))
+    room.prompt_commands.submit(ALICE, PromptBody(text="wait"))
+    queued, _ = room.prompt_commands.submit(
+        BOB, PromptBody.model_validate({"text": "say why", "chips": [chip]})
+    )
     await eventually(lambda: room.document.meta.get("state") == "running")
     await room.stop()
 

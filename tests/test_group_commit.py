@@ -52,7 +52,7 @@ async def test_a_command_is_answered_once_its_record_is_on_disk(make_room, tmp_p
         synced.append(len(room.transcript.read_text().splitlines()))
 
     monkeypatch.setattr(os, "fsync", spying)
-    room.say(ALICE, ChatBody(text="hello"))
+    room.prompt_commands.say(ALICE, ChatBody(text="hello"))
     lines = len(room.transcript.read_text().splitlines())
     await room.durable()
     assert synced and synced[-1] >= lines, "durable returns after the fsync that covers it"

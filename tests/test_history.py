@@ -269,7 +269,7 @@ async def test_a_compaction_while_serving_lets_the_loop_run_and_misses_nothing()
 async def run_turns(room, count, who=BOB):
     for start in range(0, count, 4):  # a person may have 5 prompts waiting
         for n in range(start, min(count, start + 4)):
-            room.submit(who, PromptBody(text=f"say reply {n}"))
+            room.prompt_commands.submit(who, PromptBody(text=f"say reply {n}"))
         await eventually(lambda: not list(room.queue.open()), timeout=20, what="the turns")
 
 
@@ -281,7 +281,9 @@ def state(room):
     return {
         "document": doc,
         "queue": [(p.id, p.author, p.state.value) for p in room.queue.open()],
-        "people": {name: room.role_of(name).value for name in ("alice", "bob", "dave", "erin")},
+        "people": {
+            name: room.people.role_of(name).value for name in ("alice", "bob", "dave", "erin")
+        },
         "known": sorted(room.people.known),
         "settings": room.settings.current.model_dump(),
         "live": [r.seq for r in room.live.records()],
@@ -311,16 +313,16 @@ def busy_room(make_room):
         room = make_room(state_dir, document_window=10)
         await room.ensure_started()
         for name in ("dave", "erin"):
-            room.check_in(Identity(name, name.title(), verified=True))
-        room.admit(ALICE, "dave", "member")
-        room.remove(ALICE, "erin")
-        room.patch_settings(ALICE, SettingsPatch(permission_timeout=42))
+            room.people.check_in(Identity(name, name.title(), verified=True))
+        room.people_commands.admit(ALICE, "dave", "member")
+        room.people_commands.remove(ALICE, "erin")
+        room.people_commands.patch_settings(ALICE, SettingsPatch(permission_timeout=42))
         await run_turns(room, 12)
-        room.submit(ALICE, PromptBody(text="wait"))
+        room.prompt_commands.submit(ALICE, PromptBody(text="wait"))
         # The turn's checkpoint reads the worktree before the agent gets the prompt: wait for its
         # reply.
         await eventually(lambda: room.streams.streaming, what="the reply to stream")
-        room.submit(BOB, PromptBody(text="say later"))
+        room.prompt_commands.submit(BOB, PromptBody(text="say later"))
         return room
 
     return make
@@ -337,7 +339,10 @@ async def test_restart_from_a_snapshot_equals_a_full_rebuild(busy_room, started,
     assert len(fast.document.transcript) <= 12
     assert state(fast) == state(full)
     assert [item[1:] for item in state(fast)["queue"]] == [("bob", "submitted")]
-    assert fast.role_of("dave").value == "member" and fast.role_of("erin").value == "refused"
+    assert (
+        fast.people.role_of("dave").value == "member"
+        and fast.people.role_of("erin").value == "refused"
+    )
 
 
 async def test_a_snapshot_older_than_the_transcript_replays_the_tail(busy_room, started, tmp_path):
@@ -349,7 +354,9 @@ async def test_a_snapshot_older_than_the_transcript_replays_the_tail(busy_room, 
     assert await room.snapshots.write()
     snapshot_seq = json.loads((tmp_path / "a" / "snapshot.json").read_text())["position"]["seq"]
     await run_turns(room, 5)
-    prompt_id, _ = room.submit(ALICE, PromptBody(text="wait"))  # killed during a turn
+    prompt_id, _ = room.prompt_commands.submit(
+        ALICE, PromptBody(text="wait")
+    )  # killed during a turn
     await eventually(lambda: room.streams.streaming, what="the reply to stream")
     # The turn's start snapshot runs beside the reply: once it is in, git holds no index.lock
     # that could vanish while the folder is copied.

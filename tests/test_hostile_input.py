@@ -142,7 +142,7 @@ async def test_the_claim_secret_never_reaches_the_request_log(jp_fetch, jp_serve
         raise_error=False,
         follow_redirects=False,
     )
-    assert room.role_of("dave").value == "host"
+    assert room.people.role_of("dave").value == "host"
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert "copilot-room/claim" in logged
     assert secret not in logged

@@ -94,7 +94,9 @@ async def test_model_endpoint_faults_fail_their_turn_clearly_and_the_next_prompt
     ]
     shown = [e["body"] for e in entries(room, "error")]
     everything = [e["body"] for e in room.document.transcript.to_py()]
-    exported = await room.export_transcript(Identity("bob", "Bob", verified=True), "md")
+    exported = await room.history_commands.export_transcript(
+        Identity("bob", "Bob", verified=True), "md"
+    )
     for start in expected.values():
         assert any(body.startswith(start) for body in shown), shown
         # Once, on the turn (its error line): the turn's end does not say it again.

@@ -45,14 +45,14 @@ def lines(room: Room) -> list[str]:
 async def test_system_lines_name_people_by_the_names_the_document_knows(make_room, tmp_path):
     room = make_room(tmp_path, agent=None)
     await room.ensure_started()
-    room.check_in(ALICE)
-    room.check_in(GUEST)
-    room.admit(ALICE, GUEST.username, "member")
-    prompt_id, _ = room.submit(GUEST, PromptBody(text="wait"))  # queued: no agent
-    await room.withdraw(ALICE, prompt_id)
-    room.set_role(ALICE, GUEST.username, "viewer")
-    room.patch_settings(ALICE, SettingsPatch(question_timeout=42))
-    room.remove(ALICE, GUEST.username)
+    room.people.check_in(ALICE)
+    room.people.check_in(GUEST)
+    room.people_commands.admit(ALICE, GUEST.username, "member")
+    prompt_id, _ = room.prompt_commands.submit(GUEST, PromptBody(text="wait"))  # queued: no agent
+    await room.prompt_commands.withdraw(ALICE, prompt_id)
+    room.people_commands.set_role(ALICE, GUEST.username, "viewer")
+    room.people_commands.patch_settings(ALICE, SettingsPatch(question_timeout=42))
+    room.people_commands.remove(ALICE, GUEST.username)
     said = lines(room)
     texts = [e["body"] for e in room.document.snapshot("transcript")["transcript"]]
     await room.stop()
@@ -83,7 +83,7 @@ async def test_a_claim_names_the_new_host_and_braces_in_settings_stay_braces(mak
     claim = HostClaim()
     room = make_room(tmp_path, agent=None, book=AdmissionBook(), claim=claim)
     await room.ensure_started()
-    room.claim_host(CLAIMER, claim.secret or "")
+    room.people_commands.claim_host(CLAIMER, claim.secret or "")
     room.document.apply(*_settings_record(room, "{0} {x}"))
     said = lines(room)
     assert said[0] == "Anonymous Io claimed the room as its host."

@@ -17,7 +17,7 @@ def role_of(username):
 
 
 def answer(ledger, request_id, by, *, approve, now):
-    """Answer as the room's desk does: check first (raising changes nothing), then settle."""
+    """Answer as the room's open requests do: check first (raising changes nothing), then settle."""
     ledger.check_permission_answer(request_id, by, role=role_of(by), now=now)
     return ledger.settle(request_id, Outcome.APPROVED if approve else Outcome.REJECTED, by)
 
@@ -28,12 +28,12 @@ def reply(ledger, request_id, by, text, *, now):
 
 
 def expire(ledger, now):
-    """What the desk's timers do once a deadline passes."""
+    """What the open requests' timers do once a deadline passes."""
     return [ledger.settle(r.id, Outcome.TIMED_OUT) for r in ledger.due(now)]
 
 
 def abort(ledger, prompt_id=None):
-    """What the desk does when a turn stops."""
+    """What the open requests do when a turn stops."""
     return [ledger.settle(r.id, Outcome.ABORTED) for r in ledger.outstanding(prompt_id)]
 
 

@@ -47,7 +47,7 @@ PACKAGE = Path(jupyter_copilot_room.__file__).parent
 READER_MODULES = [
     "jupyter_copilot_room.room.replay",
     "jupyter_copilot_room.room.snapshot",
-    "jupyter_copilot_room.room.parts",
+    "jupyter_copilot_room.room.room",
     "jupyter_copilot_room.metrics",
     "jupyter_copilot_room.export",
     "jupyter_copilot_room.eventlog",

@@ -47,17 +47,19 @@ def records(state_dir):
 async def test_restart_rebuilds_an_identical_document_with_the_pending_queue(make_room, tmp_path):
     room = make_room(tmp_path)
     await room.ensure_started()
-    room.submit(BOB, PromptBody(text="say one two three"))
+    room.prompt_commands.submit(BOB, PromptBody(text="say one two three"))
     await eventually(lambda: room.document.meta.get("state") == "idle" and len(replies(room)) == 1)
-    room.submit(ALICE, PromptBody(text="shell make test"))
+    room.prompt_commands.submit(ALICE, PromptBody(text="shell make test"))
     await eventually(lambda: len(room.document.approvals) == 1)
     [request_id] = room.document.approvals.to_py()
-    room.answer_permission(ALICE, request_id, approve=True, feedback=None)
+    room.prompt_commands.answer_permission(ALICE, request_id, approve=True, feedback=None)
     await eventually(lambda: room.document.meta.get("state") == "idle")
-    room.submit(ALICE, PromptBody(text="wait"))
+    room.prompt_commands.submit(ALICE, PromptBody(text="wait"))
     await eventually(lambda: room.document.meta.get("state") == "running")
-    waiting = [room.submit(BOB, PromptBody(text=f"say later {n}"))[0] for n in range(3)]
-    await room.withdraw(BOB, waiting[1])
+    waiting = [
+        room.prompt_commands.submit(BOB, PromptBody(text=f"say later {n}"))[0] for n in range(3)
+    ]
+    await room.prompt_commands.withdraw(BOB, waiting[1])
     await room.stop()  # the held turn is ended truthfully, as failed, before the server goes
     before = room.document.snapshot()
 
@@ -79,13 +81,15 @@ async def test_a_start_from_the_snapshot_and_a_full_replay_rebuild_the_same_queu
     forgotten either way, and a withdrawal of it is refused alike, from its records."""
     room = make_room(tmp_path)
     await room.ensure_started()
-    done = [room.submit(BOB, PromptBody(text=f"say {n}"))[0] for n in range(3)]
-    failed, _ = room.submit(BOB, PromptBody(text="fail"))
+    done = [room.prompt_commands.submit(BOB, PromptBody(text=f"say {n}"))[0] for n in range(3)]
+    failed, _ = room.prompt_commands.submit(BOB, PromptBody(text="fail"))
     await eventually(lambda: len(room.agent.turns) == 4 and room.queue.in_flight is None)
-    held, _ = room.submit(ALICE, PromptBody(text="wait"))
+    held, _ = room.prompt_commands.submit(ALICE, PromptBody(text="wait"))
     await eventually(lambda: room.document.meta.get("state") == "running")
-    waiting = [room.submit(BOB, PromptBody(text=f"say later {n}"))[0] for n in range(3)]
-    await room.withdraw(BOB, waiting[1])
+    waiting = [
+        room.prompt_commands.submit(BOB, PromptBody(text=f"say later {n}"))[0] for n in range(3)
+    ]
+    await room.prompt_commands.withdraw(BOB, waiting[1])
     await room.stop()  # the held turn fails
     ids = [*done, failed, held, *waiting]
 
@@ -99,7 +103,7 @@ async def test_a_start_from_the_snapshot_and_a_full_replay_rebuild_the_same_queu
             for prompt_id in (*done, failed, held, waiting[1]):
                 for person in (ALICE, BOB):
                     with pytest.raises(Refused) as refused:
-                        await again.withdraw(person, prompt_id)
+                        await again.prompt_commands.withdraw(person, prompt_id)
                     refusals.append((refused.value.status, refused.value.code))
             return list(again.queue.open()), known, refusals
         finally:
@@ -118,8 +122,8 @@ async def test_a_start_from_the_snapshot_and_a_full_replay_rebuild_the_same_queu
 async def test_pending_prompts_run_after_the_restart(make_room, tmp_path):
     room = make_room(tmp_path)
     await room.ensure_started()
-    room.submit(ALICE, PromptBody(text="wait"))
-    queued, _ = room.submit(BOB, PromptBody(text="say after restart"))
+    room.prompt_commands.submit(ALICE, PromptBody(text="wait"))
+    queued, _ = room.prompt_commands.submit(BOB, PromptBody(text="say after restart"))
     await eventually(lambda: room.document.meta.get("state") == "running")
     await room.stop()
 
@@ -134,7 +138,7 @@ async def test_pending_prompts_run_after_the_restart(make_room, tmp_path):
 async def test_crash_mid_turn_marks_the_turn_failed_and_never_reruns_it(make_room, tmp_path):
     room = make_room(tmp_path / "room")
     await room.ensure_started()
-    room.submit(BOB, PromptBody(text="shell deploy"))
+    room.prompt_commands.submit(BOB, PromptBody(text="shell deploy"))
     await eventually(lambda: len(room.document.approvals) == 1)
     # A crash: the process dies without stop(); only what reached the disk remains.
     crashed = transcript_copy(room.transcript.path, tmp_path / "crashed")
@@ -160,7 +164,7 @@ async def test_torn_last_line_is_reported_skipped_and_nothing_before_it_is_lost(
     monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", chunk)
     room = make_room(tmp_path / "room", agent=None)
     await room.ensure_started()
-    ids = [room.submit(BOB, PromptBody(text=f"say {n}"))[0] for n in range(3)]
+    ids = [room.prompt_commands.submit(BOB, PromptBody(text=f"say {n}"))[0] for n in range(3)]
     crashed = transcript_copy(room.transcript.path, tmp_path / "crashed")
     with open(crashed / "transcript.jsonl", "ab") as f:
         f.write(b'{"seq": 99, "ts": 1.0, "kind": "prompt.subm')  # the crash came mid-write
@@ -169,7 +173,7 @@ async def test_torn_last_line_is_reported_skipped_and_nothing_before_it_is_lost(
     await again.ensure_started()
     assert [item["id"] for item in again.document.queue.to_py()] == ids
     assert "torn last line" in caplog.text
-    fourth, _ = again.submit(BOB, PromptBody(text="say after the tear"))
+    fourth, _ = again.prompt_commands.submit(BOB, PromptBody(text="say after the tear"))
     await again.stop()
 
     third = make_room(crashed, agent=None)
@@ -182,7 +186,7 @@ async def test_torn_last_line_is_reported_skipped_and_nothing_before_it_is_lost(
 def said(room, count):
     """`count` chat messages from bob: a transcript of that many records and more."""
     for n in range(count):
-        room.say(BOB, ChatBody(text=f"message {n}"))
+        room.prompt_commands.say(BOB, ChatBody(text=f"message {n}"))
 
 
 def live_records():
@@ -315,9 +319,11 @@ async def test_the_records_of_one_prompt_are_found_in_the_transcript(make_room, 
     payload id is the prompt's, not a prompt whose text names it; a torn line is no record."""
     room = make_room(tmp_path)
     await room.ensure_started()
-    first, _ = room.submit(BOB, PromptBody(text="say one"))
+    first, _ = room.prompt_commands.submit(BOB, PromptBody(text="say one"))
     await eventually(lambda: room.document.meta.get("state") == "idle" and len(replies(room)) == 1)
-    room.submit(BOB, PromptBody(text=f"say {first}"))  # the id in another prompt's text
+    room.prompt_commands.submit(
+        BOB, PromptBody(text=f"say {first}")
+    )  # the id in another prompt's text
     await eventually(lambda: len(replies(room)) == 2)
     await room.stop()
     with open(tmp_path / "transcript.jsonl", "ab") as f:
@@ -337,10 +343,10 @@ async def test_the_records_of_one_prompt_are_found_in_the_transcript(make_room, 
 async def test_transcript_is_append_only(make_room, tmp_path):
     room = make_room(tmp_path)
     await room.ensure_started()
-    room.submit(BOB, PromptBody(text="say hello"))
+    room.prompt_commands.submit(BOB, PromptBody(text="say hello"))
     await eventually(lambda: room.document.meta.get("state") == "idle")
     first = (tmp_path / "transcript.jsonl").read_bytes()
-    room.submit(ALICE, PromptBody(text="say again"))
+    room.prompt_commands.submit(ALICE, PromptBody(text="say again"))
     await eventually(lambda: len(replies(room)) == 2)
     await room.stop()
     assert (tmp_path / "transcript.jsonl").read_bytes().startswith(first)
@@ -355,7 +361,7 @@ async def test_a_turn_that_ends_while_the_room_stops_leaves_no_task_pending(make
     git's transport was collected)."""
     room = make_room(tmp_path)
     await room.ensure_started()
-    room.submit(BOB, PromptBody(text="wait"))
+    room.prompt_commands.submit(BOB, PromptBody(text="wait"))
     await eventually(lambda: room.streams.streaming, what="the reply to stream")
     room.agent.release.set()  # the turn ends at the stop's first wait
     await room.stop()
@@ -369,10 +375,10 @@ async def test_agent_that_ignores_abort_degrades_the_room_until_restarted(make_r
     await room.ensure_started()
     await eventually(lambda: room.document.meta.get("state") == "idle")
     room.agent.ignore_abort = True
-    room.submit(ALICE, PromptBody(text="wait"))
-    room.submit(BOB, PromptBody(text="say after the restart"))
+    room.prompt_commands.submit(ALICE, PromptBody(text="wait"))
+    room.prompt_commands.submit(BOB, PromptBody(text="say after the restart"))
     await eventually(lambda: room.document.meta.get("state") == "running")
-    await room.abort(ALICE)
+    await room.prompt_commands.abort(ALICE)
     assert room.document.queue.to_py()[0]["state"] in ("submitted", "working")
     await eventually(lambda: len(room.agent.turns) == 2, what="the next turn after the restart")
     assert room.agent.restarts == 1, "no second turn may overlap a runaway one"
@@ -383,9 +389,9 @@ async def test_agent_that_ignores_abort_degrades_the_room_until_restarted(make_r
 async def test_overdue_turn_is_aborted_and_failed(make_room, tmp_path):
     room = make_room(tmp_path)
     await room.ensure_started()
-    room.patch_settings(ALICE, SettingsPatch(turn_timeout=0.2))
-    room.submit(ALICE, PromptBody(text="wait"))
-    room.submit(BOB, PromptBody(text="say next"))
+    room.people_commands.patch_settings(ALICE, SettingsPatch(turn_timeout=0.2))
+    room.prompt_commands.submit(ALICE, PromptBody(text="wait"))
+    room.prompt_commands.submit(BOB, PromptBody(text="say next"))
     await eventually(lambda: len(room.agent.turns) == 2, what="the queue to move on")
     finished = [r["payload"] for r in records(tmp_path) if r["kind"] == "prompt.finished"]
     assert finished[0]["state"] == "failed" and "longer than" in finished[0]["reason"]
@@ -395,8 +401,8 @@ async def test_overdue_turn_is_aborted_and_failed(make_room, tmp_path):
 async def test_failed_turn_is_recorded_and_the_queue_goes_on(make_room, tmp_path, text):
     room = make_room(tmp_path)
     await room.ensure_started()
-    room.submit(BOB, PromptBody(text=text))
-    room.submit(ALICE, PromptBody(text="say next"))
+    room.prompt_commands.submit(BOB, PromptBody(text=text))
+    room.prompt_commands.submit(ALICE, PromptBody(text="say next"))
     await eventually(lambda: len(room.agent.turns) == 2)
     finished = [r["payload"] for r in records(tmp_path) if r["kind"] == "prompt.finished"]
     assert finished[0]["state"] == "failed" and finished[0]["reason"] == "scripted failure"
@@ -407,7 +413,7 @@ async def test_a_record_that_contradicts_the_others_is_skipped_not_fatal(
 ):
     room = make_room(tmp_path / "room", agent=None)
     await room.ensure_started()
-    kept, _ = room.submit(BOB, PromptBody(text="say kept"))
+    kept, _ = room.prompt_commands.submit(BOB, PromptBody(text="say kept"))
     # A record the room itself wrote (its link in the chain holds) that contradicts the others:
     # finishing an unknown prompt. Then the crash.
     room.transcript.append("prompt.finished", None, PromptFinished(id="nope", state="completed"), 2)
@@ -425,11 +431,11 @@ async def test_hosts_decisions_and_settings_come_back_from_the_transcript_alone(
     room = make_room(tmp_path, agent=None)
     await room.ensure_started()
     for name in ("bob", "dave", "erin"):
-        room.check_in(Identity(name, name.title(), verified=True))
-    room.admit(ALICE, "dave", "member")
-    room.set_role(ALICE, "bob", "viewer")
-    room.remove(ALICE, "erin")
-    room.patch_settings(ALICE, SettingsPatch(permission_timeout=42))
+        room.people.check_in(Identity(name, name.title(), verified=True))
+    room.people_commands.admit(ALICE, "dave", "member")
+    room.people_commands.set_role(ALICE, "bob", "viewer")
+    room.people_commands.remove(ALICE, "erin")
+    room.people_commands.patch_settings(ALICE, SettingsPatch(permission_timeout=42))
     await room.stop()
     forged = {"decisions": {"bob": "member", "erin": "member"}, "claimed_hosts": ["bob"]}
     (tmp_path / "admissions.json").write_text(json.dumps(forged))
@@ -437,7 +443,7 @@ async def test_hosts_decisions_and_settings_come_back_from_the_transcript_alone(
 
     again = make_room(tmp_path, agent=None)
     await again.ensure_started()
-    roles = {name: again.role_of(name).value for name in ("bob", "dave", "erin")}
+    roles = {name: again.people.role_of(name).value for name in ("bob", "dave", "erin")}
     assert roles == {"bob": "viewer", "dave": "member", "erin": "refused"}
     assert again.settings.current.permission_timeout == 42
     assert json.loads((tmp_path / "admissions.json").read_text())["claimed_hosts"] == []
@@ -452,7 +458,7 @@ def open_files(folder):
 async def test_a_transcript_changed_behind_the_rooms_back_is_refused(make_room, tmp_path):
     room = make_room(tmp_path, agent=None)
     await room.ensure_started()
-    room.submit(BOB, PromptBody(text="say one"))
+    room.prompt_commands.submit(BOB, PromptBody(text="say one"))
     await room.stop()
     path = tmp_path / "transcript.jsonl"
     forged = (
@@ -464,6 +470,6 @@ async def test_a_transcript_changed_behind_the_rooms_back_is_refused(make_room, 
     again = make_room(tmp_path, agent=None)
     with pytest.raises(Unavailable, match="not written by the room"):
         await again.ensure_started()
-    assert again.role_of("bob").value == "member"
+    assert again.people.role_of("bob").value == "member"
     await again.stop()  # the server's stop: the refused room's files are closed too
     assert open_files(tmp_path) == []

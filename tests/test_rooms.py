@@ -288,11 +288,13 @@ async def test_a_rooms_agent_reads_and_writes_only_inside_its_folder(make_room, 
     await room.ensure_started()
     asks = ["write ../other/notes.md", f"write {tmp_path}/other/x.py", "write away/y.md"]
     for text in asks:
-        room.submit(BOB, PromptBody(text=text))
+        room.prompt_commands.submit(BOB, PromptBody(text=text))
     await eventually(lambda: len(room.agent.answers) == len(asks), timeout=5)
     for answer in room.agent.answers:
         assert not answer.approved and "outside this room's folder" in answer.text, answer
     cards = [e for e in room.document.transcript.to_py() if e["kind"] == "permission"]
     assert [c["state"] for c in cards] == ["rejected"] * len(asks), "recorded, never asked"
-    room.submit(BOB, PromptBody(text="write sub/../notes.md"))  # inside: people decide
+    room.prompt_commands.submit(
+        BOB, PromptBody(text="write sub/../notes.md")
+    )  # inside: people decide
     await eventually(lambda: len(room.document.approvals) == 1)

@@ -35,11 +35,11 @@ async def crashed_mid_turn(state_dir: Path, scratch: Path, make_room) -> None:
     room = make_room(scratch)
     await room.ensure_started()
     try:
-        room.submit(BOB, PromptBody(text="wait"))
+        room.prompt_commands.submit(BOB, PromptBody(text="wait"))
         await eventually(lambda: room.document.meta.get("state") == "running", what="the turn")
 
         async def say(text: str) -> None:
-            room.say(ALICE, ChatBody(text=text))
+            room.prompt_commands.say(ALICE, ChatBody(text=text))
 
         await leave_on_the_last_page(room.transcript.path, 100, say)
         shutil.copyfile(room.transcript.path, state_dir / "transcript.jsonl")

@@ -56,11 +56,11 @@ async def test_the_agent_may_never_read_or_change_the_rooms_state(make_room, tmp
         f"shell cp evil.json {state}/admissions.json",
     ]
     for text in asks:
-        room.submit(BOB, PromptBody(text=text))
+        room.prompt_commands.submit(BOB, PromptBody(text=text))
     await eventually(lambda: len(room.agent.answers) == len(asks), timeout=5)
     for answer in room.agent.answers:
         assert not answer.approved and "room's own state" in answer.text
     cards = [e for e in room.document.transcript.to_py() if e["kind"] == "permission"]
     assert [c["state"] for c in cards] == ["rejected"] * len(asks), "recorded, never asked"
-    room.submit(BOB, PromptBody(text="write notes.md"))
+    room.prompt_commands.submit(BOB, PromptBody(text="write notes.md"))
     await eventually(lambda: len(room.document.approvals) == 1)

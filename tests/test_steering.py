@@ -69,10 +69,10 @@ async def test_a_hosts_steering_is_recorded_attributed_and_replayed(make_room, t
     room = make_room(tmp_path)
     await room.ensure_started()
     bob = Identity("bob", "Bob", verified=True)
-    prompt_id, _ = room.submit(bob, PromptBody(text="wait"))
+    prompt_id, _ = room.prompt_commands.submit(bob, PromptBody(text="wait"))
     await eventually(lambda: room.document.meta.get("state") == "running")
     alice = Identity("alice", "Alice", verified=True)
-    await room.steer(alice, prompt_id, SteerBody(text="stop after the tests"))
+    await room.prompt_commands.steer(alice, prompt_id, SteerBody(text="stop after the tests"))
     assert room.agent.steered == [("alice", "stop after the tests")]
     room.agent.release.set()
     await eventually(lambda: room.document.meta.get("state") == "idle")

@@ -54,9 +54,9 @@ async def test_asks_during_an_abort_are_refused_with_its_reason_never_auto_appro
     room = make_room(tmp_path, AsksWhileStopping, auto_approve_notebook_edits=True)
     await room.ensure_started()
     try:
-        room.submit(BOB, PromptBody(text="wait"))
+        room.prompt_commands.submit(BOB, PromptBody(text="wait"))
         await eventually(lambda: room.document.meta.get("state") == "running")
-        await room.abort(ALICE)
+        await room.prompt_commands.abort(ALICE)
         notebook, shell = room.agent.asked_while_stopping
         assert not notebook.approved, "a notebook edit must not approve itself during an abort"
         assert not shell.approved
@@ -71,7 +71,7 @@ async def test_asks_during_a_deadline_stop_are_refused_and_nothing_stays_open(tm
     room = make_room(tmp_path, AsksWhileStopping, turn_timeout=0.2)
     await room.ensure_started()
     try:
-        room.submit(BOB, PromptBody(text="wait"))
+        room.prompt_commands.submit(BOB, PromptBody(text="wait"))
         await eventually(lambda: len(room.agent.asked_while_stopping) == 2, timeout=5)
         for answer in room.agent.asked_while_stopping:
             assert not answer.approved
@@ -87,9 +87,9 @@ async def test_stopping_a_turn_settles_its_open_cards_at_once_with_the_reason(tm
     room = make_room(tmp_path, permission_timeout=600)
     await room.ensure_started()
     try:
-        room.submit(BOB, PromptBody(text="shell make test"))
+        room.prompt_commands.submit(BOB, PromptBody(text="shell make test"))
         await eventually(lambda: len(room.document.approvals) == 1)
-        await room.abort(ALICE)
+        await room.prompt_commands.abort(ALICE)
         [card] = entries(room, "permission")
         assert card["state"] == "aborted", "settled by the abort, not left to its 600 s timeout"
         assert room.document.approvals.to_py() == {}
@@ -114,17 +114,17 @@ def test_an_unanswered_request_times_out_on_time_whatever_the_wall_clock_does(
             # From before the submit: a look after the card showed could come late under load
             # (CI: 0.12 s "waited" of 0.3), and only a lower bound is asserted.
             submitted = asyncio.get_running_loop().time()
-            room.submit(BOB, PromptBody(text="shell one"))
+            room.prompt_commands.submit(BOB, PromptBody(text="shell one"))
             await eventually(lambda: len(room.document.approvals) == 1)
             await eventually(lambda: room.agent.answers, timeout=3, what="the request's timeout")
             waited = asyncio.get_running_loop().time() - submitted
             [answer] = room.agent.answers
             assert not answer.approved and "Nobody answered" in answer.text
             assert waited >= 0.25, "settled before its time"
-            room.submit(BOB, PromptBody(text="shell two"))
+            room.prompt_commands.submit(BOB, PromptBody(text="shell two"))
             await eventually(lambda: len(room.document.approvals) == 1)
             [request_id] = room.document.approvals.to_py()
-            room.answer_permission(BOB, request_id, approve=True, feedback=None)
+            room.prompt_commands.answer_permission(BOB, request_id, approve=True, feedback=None)
             await eventually(lambda: len(room.agent.answers) == 2)
             assert room.agent.answers[1].approved, "an answer in time counts"
         finally:
@@ -148,9 +148,9 @@ async def test_a_turn_aborted_while_it_starts_never_reaches_the_agent(tmp_path):
 
     room.turns.inputs.turn = slow_to_read
     try:
-        prompt_id, _ = room.submit(BOB, PromptBody(text="say never"))
+        prompt_id, _ = room.prompt_commands.submit(BOB, PromptBody(text="say never"))
         await asyncio.wait_for(reading.wait(), 5)
-        aborting = asyncio.create_task(room.abort(ALICE))
+        aborting = asyncio.create_task(room.prompt_commands.abort(ALICE))
         await eventually(lambda: room.turns.running.stop is not None, what="the abort")
         release.set()
         await aborting

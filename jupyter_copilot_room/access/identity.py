@@ -82,3 +82,7 @@ class HostClaim:
             return False
         self._secret = None
         return True
+
+    def retire(self) -> None:
+        """The room has a host already (its transcript says so): nothing is left to claim."""
+        self._secret = None

@@ -80,35 +80,35 @@ class RoomAPI:
     def describe(self, caller: Caller) -> dict:
         """`GET room`: who the caller is, what they may do (`me.can`); the state if admitted."""
         with self._acting(caller) as identity:
-            return self.room.describe(identity)
+            return self.room.people_commands.describe(identity)
 
     def list_people(self, caller: Caller) -> list[dict]:
         with self._acting(caller) as identity:
-            return self.room.list_people(identity)
+            return self.room.people_commands.list_people(identity)
 
     def set_role(self, caller: Caller, username: str, role: str) -> dict:
         with self._acting(caller) as identity:
-            now = self.room.set_role(identity, username, role)  # type: ignore[arg-type]
+            now = self.room.people_commands.set_role(identity, username, role)  # type: ignore[arg-type]
             return {"username": username, "role": now.value}
 
     def remove(self, caller: Caller, username: str) -> None:
         with self._acting(caller) as identity:
-            self.room.remove(identity, username)
+            self.room.people_commands.remove(identity, username)
 
     def admit(self, caller: Caller, username: str, decision: str) -> dict:
         with self._acting(caller) as identity:
-            now = self.room.admit(identity, username, decision)  # type: ignore[arg-type]
+            now = self.room.people_commands.admit(identity, username, decision)  # type: ignore[arg-type]
             return {"username": username, "role": now.value}
 
     def left_door(self, caller: Caller) -> None:
         with self._acting(caller) as identity:
-            self.room.left_door(identity)
+            self.room.people_commands.left_door(identity)
 
     def claim_host(self, caller: Caller, secret: str) -> dict:
         """The host secret spent: the caller is the host; `GET room` as they now see it."""
         with self._acting(caller) as identity:
-            self.room.claim_host(identity, secret)
-            return self.room.describe(identity)
+            self.room.people_commands.claim_host(identity, secret)
+            return self.room.people_commands.describe(identity)
 
     def check_watcher(self, caller: Caller) -> None:
         """Refuse, as REST would, someone who may not watch the room's live document."""
@@ -123,14 +123,16 @@ class RoomAPI:
     async def connect(self, caller: Caller, channel: ClientChannel) -> None:
         """Serve the live document to the caller until they disconnect."""
         with self._acting(caller) as identity:
-            await self.room.connect(channel, identity)
+            await self.room.people_commands.connect(channel, identity)
 
     # -- prompts and chat --------------------------------------------------------------------------
 
     async def post_prompt(self, caller: Caller, body: PromptBody) -> dict:
         """A prompt with everything it may carry: `{"id", "position"}` in the queue."""
         with self._acting(caller) as identity:
-            prompt_id, position = await self.room.submit_from_request(identity, body)
+            prompt_id, position = await self.room.prompt_commands.submit_from_request(
+                identity, body
+            )
             return {"id": prompt_id, "position": position}
 
     async def submit(self, caller: Caller, text: str, **fields: Any) -> str:
@@ -141,27 +143,29 @@ class RoomAPI:
     async def say(self, caller: Caller, text: str) -> str:
         """Chat to the room (never to the agent); the message's id."""
         with self._acting(caller) as identity:
-            return self.room.say(identity, validated(ChatBody, {"text": text}))
+            return self.room.prompt_commands.say(identity, validated(ChatBody, {"text": text}))
 
     async def steer(self, caller: Caller, prompt_id: str, text: str) -> str:
         with self._acting(caller) as identity:
-            return await self.room.steer(identity, prompt_id, validated(SteerBody, {"text": text}))
+            return await self.room.prompt_commands.steer(
+                identity, prompt_id, validated(SteerBody, {"text": text})
+            )
 
     async def withdraw(self, caller: Caller, prompt_id: str) -> None:
         with self._acting(caller) as identity:
-            await self.room.withdraw(identity, prompt_id)
+            await self.room.prompt_commands.withdraw(identity, prompt_id)
 
     async def abort(self, caller: Caller) -> None:
         with self._acting(caller) as identity:
-            await self.room.abort(identity)
+            await self.room.prompt_commands.abort(identity)
 
     async def upload(self, caller: Caller, data: bytes, declared: str) -> Upload:
         with self._acting(caller) as identity:
-            return await self.room.upload(identity, data, declared)
+            return await self.room.prompt_commands.upload(identity, data, declared)
 
     def attachment(self, caller: Caller, image_id: str) -> tuple[Path, str]:
         with self._acting(caller) as identity:
-            return self.room.attachment(identity, image_id)
+            return self.room.prompt_commands.attachment(identity, image_id)
 
     # -- the agent's cards -------------------------------------------------------------------------
 
@@ -187,81 +191,85 @@ class RoomAPI:
         """Approve or reject a card (here, or in one of the room's threads)."""
         holder = self._holding(card_id)
         with holder._acting(caller) as identity:
-            holder.room.answer_permission(identity, card_id, decision == "approve", feedback)
+            holder.room.prompt_commands.answer_permission(
+                identity, card_id, decision == "approve", feedback
+            )
         return {"id": card_id, "decision": decision}
 
     async def reply(self, caller: Caller, card_id: str, text: str) -> dict:
         """Answer the agent's question on a card."""
         holder = self._holding(card_id)
         with holder._acting(caller) as identity:
-            holder.room.answer_question(identity, card_id, text)
+            holder.room.prompt_commands.answer_question(identity, card_id, text)
         return {"id": card_id, "answer": text}
 
     def card_in_full(self, caller: Caller, card_id: str) -> dict:
         """An open card's summary and details with nothing cut."""
         holder = self._holding(card_id)
         with holder._acting(caller) as identity:
-            return holder.room.approval_in_full(identity, card_id)
+            return holder.room.prompt_commands.approval_in_full(identity, card_id)
 
     # -- the agent and its model -------------------------------------------------------------------
 
     async def describe_model(self, caller: Caller) -> dict:
         with self._acting(caller) as identity:
-            return await self.room.describe_model(identity)
+            return await self.room.agent_commands.describe_model(identity)
 
     async def choose_model(self, caller: Caller, model: str) -> dict:
         with self._acting(caller) as identity:
-            return await self.room.choose_model(identity, validated(ModelBody, {"model": model}))
+            return await self.room.agent_commands.choose_model(
+                identity, validated(ModelBody, {"model": model})
+            )
 
     def describe_catalog(self, caller: Caller) -> dict:
         with self._acting(caller) as identity:
-            return self.room.describe_catalog(identity)
+            return self.room.people_commands.describe_catalog(identity)
 
     def start_agent(self, caller: Caller) -> None:
         with self._acting(caller) as identity:
-            self.room.start_agent(identity)
+            self.room.prompt_commands.start_agent(identity)
 
     def describe_signin(self, caller: Caller) -> dict:
         with self._acting(caller) as identity:
-            return self.room.describe_signin(identity)
+            return self.room.agent_commands.describe_signin(identity)
 
     async def begin_signin(self, caller: Caller) -> dict:
         with self._acting(caller) as identity:
-            return await self.room.begin_signin(identity)
+            return await self.room.agent_commands.begin_signin(identity)
 
     async def deliver_signin(self, caller: Caller, landed: str) -> dict:
         with self._acting(caller) as identity:
-            return await self.room.deliver_signin(identity, landed)
+            return await self.room.agent_commands.deliver_signin(identity, landed)
 
     async def allow_signin(self, caller: Caller) -> dict:
         with self._acting(caller) as identity:
-            return await self.room.allow_signin(identity)
+            return await self.room.agent_commands.allow_signin(identity)
 
     async def cancel_signin(self, caller: Caller) -> dict:
         with self._acting(caller) as identity:
-            return await self.room.cancel_signin(identity)
+            return await self.room.agent_commands.cancel_signin(identity)
 
     async def sign_out(self, caller: Caller) -> None:
         with self._acting(caller) as identity:
-            await self.room.sign_out(identity)
+            await self.room.agent_commands.sign_out(identity)
 
     # -- budgets and settings ----------------------------------------------------------------------
 
     def describe_usage(self, caller: Caller) -> dict:
         with self._acting(caller) as identity:
-            return self.room.describe_usage(identity)
+            return self.room.agent_commands.describe_usage(identity)
 
     def lift_budget(self, caller: Caller, username: str) -> dict:
         with self._acting(caller) as identity:
-            return self.room.lift_budget(identity, username)
+            return self.room.agent_commands.lift_budget(identity, username)
 
     def get_settings(self, caller: Caller) -> dict:
         with self._acting(caller) as identity:
-            return self.room.get_settings(identity)
+            return self.room.people_commands.get_settings(identity)
 
     def patch_settings(self, caller: Caller, patch: BaseModel) -> dict:
         with self._acting(caller) as identity:
-            return self.room.patch_settings(identity, patch)
+            return self.room.people_commands.patch_settings(identity, patch)
 
     # -- the transcript and the checkpoints --------------------------------------------------------
 
@@ -274,31 +282,35 @@ class RoomAPI:
         """`GET transcript`: the whole of it, a page of its records, or an export."""
         with self._acting(caller) as identity:
             if query.format is not None:
-                text = await self.room.export_transcript(identity, query.format, query.tz)
+                text = await self.room.history_commands.export_transcript(
+                    identity, query.format, query.tz
+                )
                 return download.exported(text, query)
             if query.page is not None:
                 page = query.page
                 return download.lines(
-                    await self.room.transcript_page(identity, page.before, page.limit)
+                    await self.room.history_commands.transcript_page(
+                        identity, page.before, page.limit
+                    )
                 )
-            return download.whole(self.room.transcript_chunks(identity))
+            return download.whole(self.room.history_commands.transcript_chunks(identity))
 
     async def export_transcript(self, caller: Caller, fmt: Format, tz: tzinfo = UTC) -> str:
         """The whole transcript as a notebook, Markdown or JSONL, its times in `tz`."""
         with self._acting(caller) as identity:
-            return await self.room.export_transcript(identity, fmt, tz)
+            return await self.room.history_commands.export_transcript(identity, fmt, tz)
 
     async def history_page(self, caller: Caller, before: int, limit: int) -> dict:
         with self._acting(caller) as identity:
-            return await self.room.history_page(identity, before, limit)
+            return await self.room.history_commands.history_page(identity, before, limit)
 
     async def checkpoint_diff(self, caller: Caller, commit: str) -> dict:
         with self._acting(caller) as identity:
-            return await self.room.checkpoint_diff(identity, commit)
+            return await self.room.history_commands.checkpoint_diff(identity, commit)
 
     async def revert(self, caller: Caller, commit: str, force: bool = False) -> dict:
         with self._acting(caller) as identity:
-            return await self.room.revert(identity, commit, force=force)
+            return await self.room.history_commands.revert(identity, commit, force=force)
 
     # -- side threads ------------------------------------------------------------------------------
 

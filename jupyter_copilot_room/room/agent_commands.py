@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..access.identity import Identity
 from ..access.roles import Action
+from ..agent.base import Agent
 from ..errors import (
     Conflict,
     InvalidRequest,
@@ -17,10 +18,43 @@ from ..events import (
 )
 from ..request_bodies import ModelBody
 from . import budgets
-from .parts import RoomParts
+from .budgets import Budgets
+from .copilot_signin import SignIn
+from .document import RoomDocument
+from .people import People
+from .recorder import Recorder
+from .spending import Spending
 
 
-class AgentCommands(RoomParts):
+class AgentCommands:
+    """The model, the Copilot sign-in and the day's usage; owns which model a host chose."""
+
+    def __init__(
+        self,
+        *,
+        people: People,
+        agent: Agent | None,
+        document: RoomDocument,
+        recorder: Recorder,
+        signin: SignIn,
+        budgets: Budgets,
+        spending: Spending,
+    ):
+        self.people = people
+        self.agent = agent
+        self.document = document
+        self.recorder = recorder
+        self.signin = signin
+        self.budgets = budgets
+        self.spending = spending
+        self.model: str | None = None  # the model a host chose (None: the agent's own)
+
+    async def restore_model(self, model: str | None) -> None:
+        """At the start: the host's choice the transcript holds outlives the server."""
+        self.model = model
+        if self.agent is not None and model:
+            await self.agent.use_model(model)
+
     async def describe_model(self, identity: Identity) -> dict:
         """The model that answers the next turns and those a host may switch to."""
         self.people.require(identity, Action.WATCH)
@@ -78,7 +112,7 @@ class AgentCommands(RoomParts):
         """`GET budgets`: today's usage, the caps, when they reset, and whether the agent's
         model calls cost AI Credits (false with your own provider: tokens only)."""
         self.people.require(identity, Action.WATCH)
-        usage = self.usage_today()
+        usage = self.spending.today()
         return {
             **usage,
             "caps": self.budgets.model_dump(),
@@ -93,7 +127,7 @@ class AgentCommands(RoomParts):
             raise NotFound(
                 f"Nobody called {username!r} has been in this room.", code="no_such_person"
             )
-        usage = self.usage_today()
+        usage = self.spending.today()
         if username not in usage["lifted"]:
             self.recorder.commit(
                 "budget.lifted", identity.username, BudgetLift(username=username, day=usage["day"])

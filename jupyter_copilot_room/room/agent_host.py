@@ -3,12 +3,11 @@
 The agent never sees the room. It publishes events (each declared once in `events.py`), which
 this host maps to the running turn: deltas stream into the document, recorded events are stamped
 with their prompt and recorded, the end of a turn and the agent's status go to `Turns`. Its
-permission requests and questions go to the desk, only while a turn runs and is not being
-stopped; the approval policy (a room setting) settles some at once by rule, names the rule on the
-card, or wants two approvers; a kind hosts let through (notebook edits) is approved by the room's
-settings. What the
-room cannot record because the disk is full stops the turn (`Turns.storage_failed`): the agent
-hears a refusal, and the turn fails once space returns.
+permission requests and questions go to the open requests (`open_requests.py`), only while a turn
+runs and is not being stopped; the approval policy (a room setting) settles some at once by rule,
+names the rule on the card, or wants two approvers; a kind hosts let through (notebook edits) is
+approved by the room's settings. What the room cannot record because the disk is full stops the
+turn (`Turns.storage_failed`): the agent hears a refusal, and the turn fails once space returns.
 """
 
 from __future__ import annotations
@@ -60,7 +59,7 @@ class RoomAgentHost:
     def __init__(
         self,
         turns: Turns,
-        desk: OpenRequests,
+        open_requests: OpenRequests,
         streams: Streams,
         recorder: Recorder,
         document: RoomDocument,
@@ -71,7 +70,7 @@ class RoomAgentHost:
         confined: bool = False,
     ):
         self.turns = turns
-        self.desk = desk
+        self.open_requests = open_requests
         self.streams = streams
         self.recorder = recorder
         self.document = document
@@ -144,16 +143,18 @@ class RoomAgentHost:
         settings = self.settings.current
         ask = as_people_read(ask, self.repository)
         if self._touches_the_rooms_state(ask):
-            return self.desk.settle_by_room(turn.prompt, ask, approve=False, why=PROTECTED)
+            return self.open_requests.settle_by_room(turn.prompt, ask, approve=False, why=PROTECTED)
         if self._outside_the_room(ask):
             why = OUTSIDE_THE_ROOM.format(path=ask.summary)
-            return self.desk.settle_by_room(turn.prompt, ask, approve=False, why=why)
+            return self.open_requests.settle_by_room(turn.prompt, ask, approve=False, why=why)
         decision, rule = settings.approval_policy.decide(ask.kind, ask.summary)
         if decision in ("auto", "deny"):
             approve = decision == "auto"
             why = f"{'Approved' if approve else 'Rejected'} by rule {rule}."
-            return self.desk.settle_by_room(turn.prompt, ask, approve=approve, why=why, rule=rule)
-        return await self.desk.ask(
+            return self.open_requests.settle_by_room(
+                turn.prompt, ask, approve=approve, why=why, rule=rule
+            )
+        return await self.open_requests.ask(
             turn.prompt,
             ask.kind,
             ask.summary,
@@ -179,7 +180,7 @@ class RoomAgentHost:
         turn, refusal = self._turn_taking_requests()
         if turn is None:
             return refusal
-        return await self.desk.ask(
+        return await self.open_requests.ask(
             turn.prompt,
             "question",
             ask.question,

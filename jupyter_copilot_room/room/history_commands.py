@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, tzinfo
 
 from .. import export
@@ -20,11 +20,39 @@ from ..errors import (
 from ..events import (
     TurnReverted,
 )
-from .checkpoints import Author
-from .parts import RoomParts
+from .checkpoints import Author, Checkpoints
+from .document import RoomDocument
+from .history import History
+from .people import People
+from .recorder import Recorder
+from .transcript import Transcript
+from .turns import Turns
 
 
-class HistoryCommands(RoomParts):
+class HistoryCommands:
+    """The transcript, the archive, and the turns' checkpoints."""
+
+    def __init__(
+        self,
+        *,
+        people: People,
+        transcript: Transcript,
+        history: History,
+        document: RoomDocument,
+        checkpoints: Checkpoints,
+        turns: Turns,
+        recorder: Recorder,
+        terms: Callable[[], rules.Terms],
+    ):
+        self.people = people
+        self.transcript = transcript
+        self.history = history
+        self.document = document
+        self.checkpoints = checkpoints
+        self.turns = turns
+        self.recorder = recorder
+        self.terms = terms
+
     def transcript_chunks(self, identity: Identity) -> AsyncIterator[bytes]:
         """The whole transcript, a chunk at a time, each read in a worker thread (any member
         may ask for it, so it never stalls the loop for the others)."""

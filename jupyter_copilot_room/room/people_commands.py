@@ -6,12 +6,14 @@ and the catalog.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from pydantic import BaseModel
 
 from ..access import rules
-from ..access.identity import Identity
+from ..access.identity import HostClaim, Identity
 from ..access.roles import Action, Role
+from ..catalog import Catalog
 from ..events import (
     AdmissionChoice,
     ParticipantRole,
@@ -19,28 +21,50 @@ from ..events import (
     RoomCreated,
     SettingsChanged,
 )
-from .parts import RoomParts
-from .queue import TaskState
-from .sync import ClientChannel
+from ..settings import SettingsStore
+from .document import RoomDocument
+from .people import People
+from .queue import PromptQueue, TaskState
+from .recorder import Recorder
+from .sync import ClientChannel, RoomSync
+from .turns import Turns
 
 log = logging.getLogger(__name__)
 
 
-class PeopleCommands(RoomParts):
-    def check_in(self, identity: Identity) -> Role:
-        """Register the caller's visit and decide their role now."""
-        return self.people.check_in(identity)
+class PeopleCommands:
+    """Who is here and what they may do, hosts' decisions, the live document, settings."""
+
+    def __init__(
+        self,
+        *,
+        people: People,
+        document: RoomDocument,
+        queue: PromptQueue,
+        turns: Turns,
+        sync: RoomSync,
+        recorder: Recorder,
+        settings: SettingsStore,
+        catalog: Catalog | None,
+        claim: HostClaim | None,
+        terms: Callable[[], rules.Terms],
+        maybe_quiet: Callable[[], None],
+    ):
+        self.people = people
+        self.document = document
+        self.queue = queue
+        self.turns = turns
+        self.sync = sync
+        self.recorder = recorder
+        self.settings = settings
+        self.catalog = catalog
+        self.claim = claim
+        self.terms = terms
+        self.maybe_quiet = maybe_quiet  # a connection closed: the room may be quiet now
 
     def left_door(self, identity: Identity) -> None:
         """`DELETE door`: the caller's panel closed while they waited to come in."""
         self.people.door.went_away(identity.username)
-
-    def role_of(self, username: str) -> Role:
-        return self.people.role_of(username)
-
-    def role_now(self, identity: Identity) -> Role:
-        """`identity`'s role decided afresh, no visit recorded (`People.role_now`)."""
-        return self.people.role_now(identity)
 
     def waiting_on(self, username: str, role: Role) -> int:
         """How many cards wait on `username` here: requests they may answer and have not
@@ -76,7 +100,7 @@ class PeopleCommands(RoomParts):
         try:
             await self.sync.serve(channel, identity.username, self.people.presence_changed)
         finally:
-            self.on_quiet()  # perhaps the last one gone
+            self.maybe_quiet()  # perhaps the last one gone
 
     def overview(self, identity: Identity) -> dict:
         """What `GET rooms` says of this room to `identity`: the agent's state, who is

@@ -7,14 +7,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import unicodedata
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from ..access import rules
 from ..access.identity import Identity
 from ..access.roles import Action, Role
-from ..attachments import Upload
-from ..catalog import check_target
+from ..agent.base import Agent
+from ..attachments import AttachmentStore, Upload
+from ..catalog import Catalog, check_target
 from ..errors import (
     Conflict,
     InvalidRequest,
@@ -35,14 +38,56 @@ from ..events import (
 )
 from ..notebooks import context
 from ..request_bodies import ChatBody, PromptBody, SteerBody
-from .parts import RoomParts, visible
+from ..settings import SettingsStore
+from .open_requests import OpenRequests
+from .people import People
 from .queue import PromptQueue, QueuedPrompt, check_withdraw_prompt
+from .recorder import Recorder
 from .replay import replay_prompt
+from .spending import Spending
+from .transcript import Transcript
+from .turns import Turns
 
 log = logging.getLogger(__name__)
 
 
-class PromptCommands(RoomParts):
+def visible(text: str) -> bool:
+    """Whether the text shows anything: not only spaces, control or zero-width characters."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
+
+
+class PromptCommands:
+    """`POST prompts`, images, chat, steering, withdrawal, abort and the cards' answers."""
+
+    def __init__(
+        self,
+        *,
+        people: People,
+        queue: PromptQueue,
+        turns: Turns,
+        open_requests: OpenRequests,
+        recorder: Recorder,
+        transcript: Transcript,
+        settings: SettingsStore,
+        attachments: AttachmentStore,
+        spending: Spending,
+        catalog: Catalog | None,
+        agent: Agent | None,
+        terms: Callable[[], rules.Terms],
+    ):
+        self.people = people
+        self.queue = queue
+        self.turns = turns
+        self.open_requests = open_requests
+        self.recorder = recorder
+        self.transcript = transcript
+        self.settings = settings
+        self.attachments = attachments
+        self.spending = spending
+        self.catalog = catalog
+        self.agent = agent
+        self.terms = terms
+
     def _check_text(self, text: str, what: str) -> None:
         """A prompt's or a chat message's text: something visible, within `max_prompt_chars`
         (the same limit and errors for both, so the panel handles them alike)."""
@@ -245,13 +290,13 @@ class PromptCommands(RoomParts):
         """An open card's content with nothing cut (`GET approvals/<id>/details`), for everyone
         who sees the card: viewers read the same card in the document, only shorter."""
         self.people.require(identity, Action.WATCH)
-        return self.desk.in_full(request_id)
+        return self.open_requests.in_full(request_id)
 
     def answer_permission(
         self, identity: Identity, request_id: str, approve: bool, feedback: str | None
     ) -> None:
         role = self.people.require(identity, Action.ANSWER_OWN)
-        self.desk.answer_permission(
+        self.open_requests.answer_permission(
             request_id,
             identity.username,
             role=role,
@@ -261,4 +306,4 @@ class PromptCommands(RoomParts):
 
     def answer_question(self, identity: Identity, request_id: str, answer: str) -> None:
         role = self.people.require(identity, Action.ANSWER_OWN)
-        self.desk.answer_question(request_id, identity.username, role=role, answer=answer)
+        self.open_requests.answer_question(request_id, identity.username, role=role, answer=answer)

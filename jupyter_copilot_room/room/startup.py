@@ -11,19 +11,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
+from ..access.identity import HostClaim
+from ..agent.base import Agent
 from ..errors import (
     Refused,
     Unavailable,
 )
+from ..settings import SettingsStore
 from . import snapshot
-from .parts import MAIN, RoomParts
+from .budgets import Budgets
+from .copilot_signin import SignIn
+from .document import RoomDocument
+from .history import History
+from .people import People
+from .queue import PromptQueue
 from .replay import Replayed, heap_frozen, replay
-from .snapshot import Snapshot
-from .transcript import hash_prefix
+from .snapshot import LiveRecords, Snapshot, Snapshots
+from .storage import StorageWatch
+from .streams import Streams
+from .sync import RoomSync
+from .transcript import Transcript, hash_prefix
+from .turns import Turns
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +47,62 @@ INTERRUPTED = (
 )
 
 
-class RoomStartup(RoomParts):
+#: The room a 0.1 server had, for the server's root: its agent starts with the server.
+MAIN = "main"
+
+
+class RoomStartup:
+    """A room's start (the replay, then serving) and stop, and whether it has started."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        state_dir: Path,
+        transcript: Transcript,
+        history: History,
+        document: RoomDocument,
+        live: LiveRecords,
+        snapshots: Snapshots,
+        sync: RoomSync,
+        storage: StorageWatch,
+        people: People,
+        queue: PromptQueue,
+        streams: Streams,
+        turns: Turns,
+        settings: SettingsStore,
+        budgets: Budgets,
+        signin: SignIn,
+        agent: Agent | None,
+        claim: HostClaim | None,
+        restore_model: Callable[[str | None], Awaitable[None]],
+    ):
+        self.name = name
+        self.state_dir = state_dir
+        self.transcript = transcript
+        self.history = history
+        self.document = document
+        self.live = live
+        self.snapshots = snapshots
+        self.sync = sync
+        self.storage = storage
+        self.people = people
+        self.queue = queue
+        self.streams = streams
+        self.turns = turns
+        self.settings = settings
+        self.budgets = budgets
+        self.signin = signin
+        self.agent = agent
+        self.claim = claim
+        self.restore_model = restore_model
+        self.started = False
+        self._stopping = False
+        self._replayed: Replayed | None = None  # what the replay left, once it has run
+        self._refused: Exception | None = None  # why every start is refused: see ensure_started
+        self._start_lock = asyncio.Lock()
+        self._on_started: list[Callable[[], None]] = []
+
     async def ensure_started(self) -> None:
         """Start the room, once: replay the transcript into the room's state, then settle what
         it left open and start serving.
@@ -49,13 +117,13 @@ class RoomStartup(RoomParts):
         async with self._start_lock:
             if self._refused is not None:
                 raise self._refused.with_traceback(None)
-            if self._started:
+            if self.started:
                 return
             if self._replayed is None:
                 self._replayed = await self._replay_once()
             if not self._stopping:
                 await self._start(self._replayed)
-                self._started = True
+                self.started = True
             if self._stopping:  # the server stopped meanwhile: nothing of the room runs on
                 await self.stop()
                 raise self._stopped()
@@ -73,7 +141,7 @@ class RoomStartup(RoomParts):
         """Call `callback` once the room has started: at once if it has, else when a start
         succeeds, also a request's after the server's start was refused (the host claim is
         printed then, not before)."""
-        if self._started:
+        if self.started:
             callback()
         else:
             self._on_started.append(callback)
@@ -100,15 +168,13 @@ class RoomStartup(RoomParts):
         self.people.save_decisions()
         self.settings.save()
         self.people.apply_policies(self.settings.current)
-        if self.people.book.claimed_hosts:
-            self.claim = None  # the room has its host: no claim link
+        if self.people.book.claimed_hosts and self.claim is not None:
+            self.claim.retire()  # the room has its host: no claim link
         self.document.set_meta(turn_owner=None, turn_prompt=None, kernel_state=None)
         if self.budgets.per_person or self.budgets.room:
             self.document.set_meta(budgets=self.budgets.model_dump())  # the caps, for the panel
         self.turns.settle_interrupted(replayed.open_requests, INTERRUPTED)
-        self.model = replayed.model
-        if self.agent is not None and self.model:
-            await self.agent.use_model(self.model)  # the host's choice outlives the server
+        await self.restore_model(replayed.model)
         await self.sync.start()
         self.snapshots.start()
         self.turns.start()
@@ -127,7 +193,7 @@ class RoomStartup(RoomParts):
         """Stop serving. A start under way (a request's, during a long replay) sees this when
         its replay ends and stops too, and every later start is refused: the server stops."""
         self._stopping = True
-        if not self._started:
+        if not self.started:
             await self.storage.stop()  # a start the full disk refused left it watching for space
             await self._last_commit()
             self.transcript.close()  # a refused start may have opened them
@@ -147,12 +213,12 @@ class RoomStartup(RoomParts):
         await self._last_commit()
         self.transcript.close()
         self.history.close()
-        self._started = False
+        self.started = False
 
     async def _last_commit(self) -> None:
         """Let the transcript's group commit end (`close` syncs whatever it had not)."""
         try:
-            await self.durable()
+            await self.transcript.durable()
         except (OSError, Refused) as err:  # a full disk too: logged, the stop goes on
             log.warning("The room %r could not sync its transcript at its stop: %s", self.name, err)
 

@@ -66,7 +66,7 @@ class Turns(AgentLife):
         queue: PromptQueue,
         recorder: Recorder,
         document: RoomDocument,
-        desk: OpenRequests,
+        open_requests: OpenRequests,
         streams: Streams,
         settings: SettingsStore,
         agent: Agent | None,
@@ -87,7 +87,7 @@ class Turns(AgentLife):
             idle_timeout=idle_timeout,
         )
         self.recorder = recorder
-        self.desk = desk
+        self.open_requests = open_requests
         self.streams = streams
         self.settings = settings
         self.notebooks = notebooks
@@ -121,7 +121,7 @@ class Turns(AgentLife):
         if self.checkpoints is not None:
             await self.checkpoints.stop()
         try:
-            self.desk.settle_turn(None, "The server stopped.")
+            self.open_requests.settle_turn(None, "The server stopped.")
             if (prompt := self.queue.in_flight) is not None:
                 self.streams.close_all()
                 self._finish(
@@ -253,7 +253,7 @@ class Turns(AgentLife):
     async def _stop(self, turn: RunningTurn, why: str) -> None:
         """Settle what is outstanding, ask the agent to stop, and never let it overrun."""
         with contextlib.suppress(InsufficientStorage):  # then settled with the turn's end
-            self.desk.settle_turn(turn.prompt.id, why)
+            self.open_requests.settle_turn(turn.prompt.id, why)
         assert self.agent is not None
         await self.agent.abort()
         try:
@@ -290,7 +290,9 @@ class Turns(AgentLife):
         """Settle what is open, keep what streamed, record the end; with the disk full, all of
         that waits (the turn holds the queue) until `space_returned`."""
         try:
-            self.desk.settle_turn(turn.prompt.id, "The turn ended before this was answered.")
+            self.open_requests.settle_turn(
+                turn.prompt.id, "The turn ended before this was answered."
+            )
             self.streams.close_all()
             self._finish(turn.prompt, outcome, reason)
         except InsufficientStorage:

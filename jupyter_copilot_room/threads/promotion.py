@@ -55,16 +55,16 @@ async def apply_changes(
     }
     if refused:
         details["conflicts"] = CONFLICTS.format(files=", ".join(refused))
-    desk, settings = room.desk, room.settings.current
+    open_requests, settings = room.open_requests, room.settings.current
     decision, rule = settings.approval_policy.decide("write", summary)
     if decision in ("auto", "deny"):
         ask = PermissionAsk(kind="promote", summary=summary, details=details)
         why = f"{'Approved' if decision == 'auto' else 'Rejected'} by rule {rule}."
-        answer = desk.settle_by_room(
+        answer = open_requests.settle_by_room(
             turn.prompt, ask, approve=decision == "auto", why=why, rule=rule
         )
     else:
-        answer = await desk.ask(
+        answer = await open_requests.ask(
             turn.prompt,
             "promote",
             summary,

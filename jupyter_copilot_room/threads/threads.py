@@ -221,7 +221,7 @@ class RoomThreads:
             )
         self._open(thread)
         room = await self._room_of(thread)
-        return room.submit(identity, PromptBody.model_validate({"text": text}))
+        return room.prompt_commands.submit(identity, PromptBody.model_validate({"text": text}))
 
     async def changes(self, identity: Identity, thread_id: str) -> dict:
         """What promoting as a diff would bring: the diff against the fork, the files."""
@@ -244,7 +244,7 @@ class RoomThreads:
             raise Conflict("The thread has no reply to bring back yet.", code="nothing_to_promote")
         said = f"{text}\n\n{reply}" if text.strip() else reply
         body = PromptBody.model_validate({"text": said})
-        prompt_id, position = self.room.submit(identity, body, thread=thread.id)
+        prompt_id, position = self.room.prompt_commands.submit(identity, body, thread=thread.id)
         self._note(identity, f"brought the side thread “{thread.title}” back as a prompt.")
         return {"id": prompt_id, "position": position}
 
@@ -262,7 +262,9 @@ class RoomThreads:
         count = f"{len(files)} file{'s' if len(files) != 1 else ''}"
         said = f"Bring back the changes of the side thread “{thread.title}” ({count})"
         body = PromptBody.model_validate({"text": said})
-        prompt_id, position = self.room.submit(identity, body, thread=thread.id, applies=True)
+        prompt_id, position = self.room.prompt_commands.submit(
+            identity, body, thread=thread.id, applies=True
+        )
         self._note(identity, f"brought the side thread “{thread.title}” back as a diff.")
         return {"id": prompt_id, "position": position}
 
@@ -304,7 +306,7 @@ class RoomThreads:
         routes), if any."""
         for room in self._rooms.values():
             with contextlib.suppress(NotFound):
-                room.desk.ledger.get(request_id)
+                room.open_requests.ledger.get(request_id)
                 return room
         return None
 
