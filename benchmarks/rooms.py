@@ -119,7 +119,9 @@ async def test_rooms(api, room, room_app, model, jp_root_dir):
     awake, asleep = [], []
     for run in range(RUNS):
         awake.append(await turn(api, sleeper, path, f"awake {run}"))
-    sleeper.turns.idle_timeout = 1.0  # from the next quiet moment on (config: room_idle_timeout)
+    sleeper.turns.life.idle_timeout = (
+        1.0  # from the next quiet moment on (config: room_idle_timeout)
+    )
     await turn(api, sleeper, path, "from now on, sleep when idle")
     for run in range(RUNS):
         await eventually(

@@ -182,7 +182,7 @@ class RoomCollector(Collector):
             "unavailable, degraded, ...), 0 for the others.",
             labels=["state"],
         )
-        now = Counter(m.room.turns.state() for m in rooms)
+        now = Counter(m.room.turns.life.state() for m in rooms)
         for name in AGENT_STATES:
             state.add_metric([name], now[name])
         yield state
@@ -246,7 +246,7 @@ class RoomCollector(Collector):
             "Agent restarts by reason: degraded (it ignored an abort), lost (its runtime "
             "stopped answering), retry (a host pressed Try again).",
             ["reason"],
-            _sum(m.room.turns.restarts for m in rooms),
+            _sum(m.room.turns.life.restarts for m in rooms),
         )
         durations = HistogramMetricFamily(
             f"{PREFIX}_turn_duration_seconds",

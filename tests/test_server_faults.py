@@ -12,7 +12,7 @@ async def test_a_failure_serving_the_document_closes_the_socket_and_is_logged(
     async def broken(channel, identity):
         raise RuntimeError("the document could not be served")
 
-    monkeypatch.setattr(room, "connect", broken)
+    monkeypatch.setattr(room.people_commands, "connect", broken)
     ws = await jp_ws_fetch("copilot-room", "ws", headers=people.authorization("bob"))
     assert await asyncio.wait_for(ws.read_message(), 5) is None, "the server closes the socket"
     assert ws.close_code == 1011

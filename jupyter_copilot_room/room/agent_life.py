@@ -4,9 +4,9 @@ state people see.
 The agent is one runtime process, so it runs only while its room uses it. It holds one of the
 server's `AgentSlots` (`room/agent_slots.py`) while it runs; after `idle_timeout` s with nothing
 to do (or when a room waiting for a slot takes it) it stops and the room is `sleeping`; the next
-prompt starts it again, resuming its session. `Turns` is an `AgentLife`: the turns decide when
+prompt starts it again, resuming its session. `Turns` has an `AgentLife`: the turns decide when
 the agent is needed and when it must be restarted (it ignored an abort, its runtime was lost),
-this part how it comes, goes and comes back (`_restart`, the one place; a host's `retry`) and
+this object how it comes, goes and comes back (`restart`, the one place; a host's `retry`) and
 what `meta.state` says.
 """
 
@@ -35,7 +35,8 @@ SLEEPING = (
 
 class AgentLife:
     """The agent's status (`agent_status`: the agent's own word, or the room's `sleeping` and
-    `stopping`), its slot, its idle timer, and the tasks the room spawns for it."""
+    `stopping`), its slot and its idle timer. The turns give it the turn that runs (`running`),
+    how to wake their runner (`wake`) and where its work runs (`spawn`)."""
 
     def __init__(
         self,
@@ -46,6 +47,9 @@ class AgentLife:
         name: str,
         slots: AgentSlots | None,
         idle_timeout: float,
+        running: Callable[[], RunningTurn | None],
+        wake: Callable[[], None],
+        spawn: Callable[[Coroutine[Any, Any, None]], None],
     ):
         self.agent = agent
         self.document = document
@@ -54,7 +58,9 @@ class AgentLife:
         self.slots = slots or AgentSlots()  # a room alone: no limit
         self.idle_timeout = idle_timeout  # seconds without a prompt before it sleeps (0: never)
         self.host: AgentHost | None = None  # what the agent reports to (the room's)
-        self.running: RunningTurn | None = None
+        self.running = running
+        self.wake = wake
+        self.spawn = spawn
         #: The agent's own word (starting, ready or unavailable), or the room's: sleeping (not
         #: running), stopping (going to sleep).
         self.agent_status = "starting"
@@ -63,8 +69,6 @@ class AgentLife:
         self.restarts: Counter[str] = Counter()
         self._quiet = False  # the agent is up with nothing to do (told to the slots)
         self._idle_timer: asyncio.TimerHandle | None = None
-        self._wakeup = asyncio.Event()
-        self._tasks: set[asyncio.Task] = set()
         #: Called when the agent has fallen asleep (the room may then be unloaded).
         self.on_asleep: Callable[[], None] = lambda: None
 
@@ -86,7 +90,7 @@ class AgentLife:
         if self.restarting:
             return "degraded"
         if (prompt := self.queue.in_flight) is not None:
-            if self.running is not None and self.running.stop is not None:
+            if (turn := self.running()) is not None and turn.stop is not None:
                 return "aborting"
             return "waiting" if prompt.state is TaskState.INPUT_REQUIRED else "running"
         return "idle" if self.agent_status == "ready" else self.agent_status
@@ -128,9 +132,9 @@ class AgentLife:
         log.info("Copilot room: %s asked to start the agent again", by)
         self.agent_status = "starting"
         self.show_state()
-        self.spawn(self._restart("retry"))
+        self.spawn(self.restart("retry"))
 
-    async def _restart(self, reason: str) -> None:
+    async def restart(self, reason: str) -> None:
         """The only place the agent is restarted; `reason` is counted for the metrics."""
         assert self.agent is not None
         self.restarts[reason] += 1
@@ -146,7 +150,7 @@ class AgentLife:
 
     def leave_slots(self) -> None:
         """The room stopped with its agent: its slot (or place in line) passes on."""
-        self._stop_idle_timer()
+        self.stop_idle_timer()
         self.slots.leave(self.name)
 
     def _ordered(self, order: Order) -> None:
@@ -166,7 +170,7 @@ class AgentLife:
 
     def _go_to_sleep(self) -> None:
         self.agent_status = "stopping"
-        self._stop_idle_timer()
+        self.stop_idle_timer()
         self.spawn(self._stop_agent())
 
     async def _stop_agent(self) -> None:
@@ -188,7 +192,7 @@ class AgentLife:
         and when it has again; arm the idle timeout meanwhile."""
         if self.agent_status in ("sleeping", "stopping"):
             self._quiet = False
-            self._stop_idle_timer()
+            self.stop_idle_timer()
             return
         quiet = (
             self.agent_status in ("ready", "unavailable")
@@ -200,7 +204,7 @@ class AgentLife:
             return
         self._quiet = quiet
         if not quiet:
-            self._stop_idle_timer()
+            self.stop_idle_timer()
             self.slots.busy(self.name)
             return
         if self.idle_timeout > 0:
@@ -217,15 +221,7 @@ class AgentLife:
             )
             self._go_to_sleep()
 
-    def _stop_idle_timer(self) -> None:
+    def stop_idle_timer(self) -> None:
         if self._idle_timer is not None:
             self._idle_timer.cancel()
             self._idle_timer = None
-
-    def wake(self) -> None:
-        self._wakeup.set()
-
-    def spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)

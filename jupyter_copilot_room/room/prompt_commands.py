@@ -280,7 +280,7 @@ class PromptCommands:
     def start_agent(self, identity: Identity) -> None:
         """A host's retry of an agent that could not start (no server restart needed)."""
         self.people.require(identity, Action.START_AGENT)
-        self.turns.retry(identity.username)
+        self.turns.life.retry(identity.username)
 
     async def abort(self, identity: Identity) -> None:
         self.people.require(identity, Action.ABORT)

@@ -174,7 +174,7 @@ class Room:
         )
         self.open_requests.on_waiting = self.turns.set_waiting
         self.storage.on_space(self.turns.space_returned)
-        self.recorder.listen(lambda record: self.turns.show_state())
+        self.recorder.listen(lambda record: self.turns.life.show_state())
         self.recorder.listen(self._recorded)
         self.agent_host = RoomAgentHost(
             self.turns,
@@ -188,7 +188,7 @@ class Room:
             confined=name != MAIN,  # main's folder is the server's root, which holds the others
             spending=self.spending,
         )
-        self.turns.host = self.agent_host
+        self.turns.life.host = self.agent_host
         self.turns.on_ready = self._read_seat_quota
         self.signin = SignIn(
             agent,
@@ -198,7 +198,7 @@ class Room:
         #: Called when the room may have become quiet (its agent asleep, a connection closed):
         #: the server's registry then unloads it once it has stayed so (`rooms.py`).
         self.on_quiet: Callable[[], None] = lambda: None
-        self.turns.on_asleep = lambda: self.on_quiet()
+        self.turns.life.on_asleep = lambda: self.on_quiet()
         self.people_commands = PeopleCommands(
             people=self.people,
             document=self.document,
@@ -327,7 +327,7 @@ class Room:
         no prompt queued or running, nobody waiting at the door."""
         return (
             self.startup.started
-            and (self.agent is None or self.turns.agent_status == "sleeping")
+            and (self.agent is None or self.turns.life.agent_status == "sleeping")
             and not self.sync.connected()
             and self.queue.in_flight is None
             and self.queue.next_up() is None

@@ -181,7 +181,7 @@ class RoomStartup:
         # The runtime takes a second or two to start: the room serves meanwhile, and the
         # agent's status says when it can take the first turn.
         # main's panel shows a ready agent at once, as in 0.1; the others wake at their first prompt
-        self.turns.bring_up(at_once=self.name == MAIN)
+        self.turns.life.bring_up(at_once=self.name == MAIN)
 
     def _stopped(self) -> Unavailable:
         return Unavailable(
@@ -205,7 +205,7 @@ class RoomStartup:
         await self.signin.stop()
         if self.agent is not None:
             await self.agent.stop()
-        self.turns.leave_slots()
+        self.turns.life.leave_slots()
         self.people.door.close()
         await self.sync.stop()
         await self.storage.stop()

@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 from ..agent.base import Agent
 from ..attachments import AttachmentStore
@@ -59,7 +60,10 @@ DISK_FULL = (
 )
 
 
-class Turns(AgentLife):
+class Turns:
+    """The queue's prompts turned into the agent's turns, one at a time; the agent's own life
+    is `life` (an `AgentLife`)."""
+
     def __init__(
         self,
         *,
@@ -78,13 +82,22 @@ class Turns(AgentLife):
         slots: AgentSlots | None = None,
         idle_timeout: float = 0.0,
     ):
-        super().__init__(
+        self.agent = agent
+        self.document = document
+        self.queue = queue
+        self.running: RunningTurn | None = None
+        self._wakeup = asyncio.Event()
+        self._tasks: set[asyncio.Task] = set()
+        self.life = AgentLife(
             agent=agent,
             document=document,
             queue=queue,
             name=name,
             slots=slots,
             idle_timeout=idle_timeout,
+            running=lambda: self.running,
+            wake=self.wake,
+            spawn=self.spawn,
         )
         self.recorder = recorder
         self.open_requests = open_requests
@@ -103,6 +116,16 @@ class Turns(AgentLife):
         self._unrecorded: tuple[RunningTurn, TaskState, str | None] | None = None
         self._runner: asyncio.Task | None = None
 
+    def wake(self) -> None:
+        """Look for the next turn to start (the agent is ready, a prompt came, space returned)."""
+        self._wakeup.set()
+
+    def spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        """Run work of the room's turns or agent, stopped with them (`stop`)."""
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     # -- lifecycle -------------------------------------------------------------------------------
 
     def start(self) -> None:
@@ -110,7 +133,7 @@ class Turns(AgentLife):
 
     async def stop(self) -> None:
         """Stop starting turns; a turn cut by the server's stop is recorded as failed."""
-        self._stop_idle_timer()
+        self.life.stop_idle_timer()
         # Until none is left: one may start while the stop waits (the agent ends its turn: the
         # turn's checkpoint), and would run git after the stop, with nobody to await it.
         while pending := [t for t in (self._runner, *self._tasks) if t and not t.done()]:
@@ -146,15 +169,15 @@ class Turns(AgentLife):
                 log.exception("The room could not start the next turn")
 
     async def _start_next(self) -> None:
-        if self.agent_status == "sleeping" and self.queue.next_up() is not None:
-            self.need_agent()  # it starts at once if a slot is free, else the room is held
+        if self.life.agent_status == "sleeping" and self.queue.next_up() is not None:
+            self.life.need_agent()  # it starts at once if a slot is free, else the room is held
             return
         if not self._can_start() or (waiting := self.queue.next_up()) is None:
             return
         record = self.recorder.commit("prompt.started", waiting.author, PromptRef(id=waiting.id))
         prompt = self.queue.start_next(record.ts)
         assert prompt is not None and prompt.id == waiting.id
-        self.show_state()
+        self.life.show_state()
         try:
             await self._begin(prompt)
         except Refused as err:  # the room's own words (its skill gone since): no traceback
@@ -167,8 +190,8 @@ class Turns(AgentLife):
     def _can_start(self) -> bool:
         return (
             self.agent is not None
-            and self.agent_status == "ready"
-            and not self.restarting
+            and self.life.agent_status == "ready"
+            and not self.life.restarting
             and self.queue.in_flight is None
         )
 
@@ -220,7 +243,7 @@ class Turns(AgentLife):
         else:
             return
         self.document.set_prompt_state(prompt_id, self.queue.get(prompt_id).state.value)
-        self.show_state()
+        self.life.show_state()
 
     # -- stopping --------------------------------------------------------------------------------
 
@@ -247,7 +270,7 @@ class Turns(AgentLife):
         turn.stop = Stop(
             TaskState.FAILED, f"The turn took longer than {limit:.0f} s, so the room stopped it."
         )
-        self.show_state()
+        self.life.show_state()
         await self._stop(turn, turn.stop.reason)
 
     async def _stop(self, turn: RunningTurn, why: str) -> None:
@@ -264,13 +287,13 @@ class Turns(AgentLife):
 
     def _degrade(self, turn: RunningTurn) -> None:
         """The agent ignored an abort: end the turn here and restart the agent before the next."""
-        self.restarting = True
+        self.life.restarting = True
         reason = (
             f"The agent did not stop within {ABORT_GRACE:.0f} s, so the room ended this "
             "turn and is restarting the agent; no new turn starts until it is back."
         )
         self._close(turn, turn.stop.outcome if turn.stop else TaskState.FAILED, reason)
-        self.spawn(self._restart("degraded"))
+        self.spawn(self.life.restart("degraded"))
 
     def end(self, error: str | None = None) -> None:
         """The agent is idle again (or could not take the turn): record how the turn ended."""
@@ -319,7 +342,7 @@ class Turns(AgentLife):
         if turn is not None and turn.timer is not None:
             turn.timer.cancel()
         self.queue.finish(prompt.id, outcome, record.ts)
-        self.show_state()
+        self.life.show_state()
 
     # -- the disk filled up ----------------------------------------------------------------------
 
@@ -330,7 +353,7 @@ class Turns(AgentLife):
         if turn is None or turn.stop is not None:
             return
         turn.stop = Stop(TaskState.FAILED, DISK_FULL)
-        self.show_state()
+        self.life.show_state()
         self.spawn(self._stop(turn, DISK_FULL))
 
     def space_returned(self) -> None:
@@ -355,7 +378,7 @@ class Turns(AgentLife):
     # -- the agent's status ----------------------------------------------------------------------
 
     def status_changed(self, status: AgentStatus) -> None:
-        if self.agent_status in ("stopping", "sleeping"):
+        if self.life.agent_status in ("stopping", "sleeping"):
             return  # the room stopped it: nothing it says now is about a running agent
         self.document.set_meta(
             agent=status.label,
@@ -366,16 +389,16 @@ class Turns(AgentLife):
         )
         if status.state == "lost":
             # The runtime died: the turn it had fails (it is never re-run) and it is restarted.
-            self.agent_status = "starting"
+            self.life.agent_status = "starting"
             self.end(error=LOST_RUNTIME)
-            self.spawn(self._restart("lost"))
+            self.spawn(self.life.restart("lost"))
         else:
-            self.agent_status = status.state
+            self.life.agent_status = status.state
         ready = AgentReady(label=status.label, detail=status.detail)
         if status.ready and ready != self.last_ready:  # say so when what answers changes
             self.recorder.commit("agent.ready", None, ready)
             self.last_ready = ready
         if status.ready:
             self.on_ready()
-        self.show_state()
+        self.life.show_state()
         self.wake()

@@ -168,11 +168,11 @@ class RoomThreads:
     async def _wake_agent(self) -> None:
         """The room's agent connected (its session is what a fork copies)."""
         turns = self.room.turns
-        if turns.agent_status in ("sleeping", "stopping"):
-            turns.need_agent()
+        if turns.life.agent_status in ("sleeping", "stopping"):
+            turns.life.need_agent()
         deadline = time.monotonic() + AGENT_WAKE_TIMEOUT
-        while turns.agent_status != "ready":
-            if turns.agent_status == "unavailable" or time.monotonic() > deadline:
+        while turns.life.agent_status != "ready":
+            if turns.life.agent_status == "unavailable" or time.monotonic() > deadline:
                 raise Unavailable(
                     "The room's agent is not available, so its conversation cannot be forked.",
                     code="agent_unavailable",
