@@ -72,8 +72,12 @@ class RoomMixin(_Handler):
         that is no room. Left to `@web.authenticated` when nobody signed in, so the list of
         rooms is never told to strangers and no room starts for them."""
         name = self.path_kwargs.pop("room_name", MAIN)
-        if self.current_user is not None:
-            self.room = await self.rooms.open(name)
+        thread = self.path_kwargs.pop("thread_id", None)  # `threads/<id>/<command>`
+        if self.current_user is None:
+            return
+        self.room = await self.rooms.open(name)
+        if thread is not None:  # a room's command in one of its threads, for its people
+            self.room = await self.room.threads.open(self.identity, thread)
 
     @property
     def identity(self) -> Identity:

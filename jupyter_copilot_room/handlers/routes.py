@@ -78,8 +78,7 @@ IN_THREADS = [
     (f"checkpoints/{_ID}/revert", checkpoints.CheckpointRevertHandler),
 ]
 PER_ROOM += [
-    (rf"threads/(?P<thread_id>[A-Za-z0-9_-]+)/{path}", threads.in_thread(handler))
-    for path, handler in IN_THREADS
+    (rf"threads/(?P<thread_id>[A-Za-z0-9_-]+)/{path}", handler) for path, handler in IN_THREADS
 ]
 
 #: Server-level: the rooms, main's Copilot sign-in and the host claim.

@@ -83,22 +83,6 @@ class ThreadPromoteHandler(RoomAPIHandler):
         await self.reply(answer, status=202)
 
 
-class ThreadScoped(RoomAPIHandler):
-    """A room's command run in one of its threads (`threads/<id>/<command>`): the same handler,
-    its `room` the thread's, for the people who may see the thread."""
-
-    async def prepare(self, **kwargs: Any) -> None:
-        await super().prepare(**kwargs)
-        thread_id = self.path_kwargs.pop("thread_id")
-        if self.current_user is not None:
-            self.room = await self.room.threads.open(self.identity, thread_id)
-
-
-def in_thread(handler: type[RoomAPIHandler]) -> type[RoomAPIHandler]:
-    """`handler`, serving its command in a thread."""
-    return type(f"Thread{handler.__name__}", (ThreadScoped, handler), {})
-
-
 class ThreadWebSocketHandler(RoomWebSocketHandler):
     """A thread's live document: as a room's, for the people who may see the thread."""
 

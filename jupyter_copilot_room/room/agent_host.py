@@ -92,7 +92,7 @@ class RoomAgentHost:
 
     def _publish(self, event: AgentEvent) -> None:
         if isinstance(event, AgentStatus):
-            self.turns.status_changed(event)
+            self.turns.life.status_changed(event)
             return
         turn = self.turns.running
         if turn is None:

@@ -20,9 +20,11 @@ from typing import Any
 
 from ..agent.base import Agent, AgentHost
 from ..errors import Conflict
+from ..events import AgentReady, AgentStatus
 from .agent_slots import AgentSlots, Order
 from .document import RoomDocument
 from .queue import PromptQueue, TaskState
+from .recorder import Recorder
 from .running_turn import RunningTurn
 
 log = logging.getLogger(__name__)
@@ -47,7 +49,9 @@ class AgentLife:
         name: str,
         slots: AgentSlots | None,
         idle_timeout: float,
+        recorder: Recorder,
         running: Callable[[], RunningTurn | None],
+        lost: Callable[[], None],
         wake: Callable[[], None],
         spawn: Callable[[Coroutine[Any, Any, None]], None],
     ):
@@ -58,7 +62,9 @@ class AgentLife:
         self.slots = slots or AgentSlots()  # a room alone: no limit
         self.idle_timeout = idle_timeout  # seconds without a prompt before it sleeps (0: never)
         self.host: AgentHost | None = None  # what the agent reports to (the room's)
+        self.recorder = recorder
         self.running = running
+        self.lost = lost  # the runtime died: the turn it had fails
         self.wake = wake
         self.spawn = spawn
         #: The agent's own word (starting, ready or unavailable), or the room's: sleeping (not
@@ -71,6 +77,37 @@ class AgentLife:
         self._idle_timer: asyncio.TimerHandle | None = None
         #: Called when the agent has fallen asleep (the room may then be unloaded).
         self.on_asleep: Callable[[], None] = lambda: None
+        #: Called each time the agent reports it is ready (the room reads the seat's quota).
+        self.on_ready: Callable[[], None] = lambda: None
+        self.last_ready: AgentReady | None = None  # what answers, as the transcript last said
+
+    def status_changed(self, status: AgentStatus) -> None:
+        """What the agent says of itself: shown, and `agent.ready` recorded when what answers
+        changes; a lost runtime fails its turn and is restarted."""
+        if self.agent_status in ("stopping", "sleeping"):
+            return  # the room stopped it: nothing it says now is about a running agent
+        self.document.set_meta(
+            agent=status.label,
+            agent_detail=status.detail,
+            agent_error=status.error,
+            model=status.model or None,
+            ai_credits_apply=status.ai_credits,
+        )
+        if status.state == "lost":
+            # The runtime died: the turn it had fails (it is never re-run) and it is restarted.
+            self.agent_status = "starting"
+            self.lost()
+            self.spawn(self.restart("lost"))
+        else:
+            self.agent_status = status.state
+        ready = AgentReady(label=status.label, detail=status.detail)
+        if status.ready and ready != self.last_ready:  # say so when what answers changes
+            self.recorder.commit("agent.ready", None, ready)
+            self.last_ready = ready
+        if status.ready:
+            self.on_ready()
+        self.show_state()
+        self.wake()
 
     def show_state(self) -> None:
         state = self.state()

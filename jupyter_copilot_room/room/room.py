@@ -189,7 +189,7 @@ class Room:
             spending=self.spending,
         )
         self.turns.life.host = self.agent_host
-        self.turns.on_ready = self._read_seat_quota
+        self.turns.life.on_ready = self._read_seat_quota
         self.signin = SignIn(
             agent,
             lambda kind, actor, payload: self.recorder.commit(kind, actor, payload),

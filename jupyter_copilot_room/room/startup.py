@@ -164,7 +164,7 @@ class RoomStartup:
         """Settle the replayed room, then serve it. Until the services start, each step is safe
         to repeat (the caches and the meta are written again, a settled request is forgotten,
         an interrupted prompt finished leaves the queue); nothing after them can fail."""
-        self.turns.last_ready = replayed.last_ready
+        self.turns.life.last_ready = replayed.last_ready
         self.people.save_decisions()
         self.settings.save()
         self.people.apply_policies(self.settings.current)

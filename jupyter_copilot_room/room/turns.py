@@ -23,8 +23,6 @@ from ..attachments import AttachmentStore
 from ..catalog import Catalog
 from ..errors import Conflict, InsufficientStorage, Refused
 from ..events import (
-    AgentReady,
-    AgentStatus,
     PromptFinished,
     PromptRef,
     RequestOpened,
@@ -95,7 +93,9 @@ class Turns:
             name=name,
             slots=slots,
             idle_timeout=idle_timeout,
+            recorder=recorder,
             running=lambda: self.running,
+            lost=lambda: self.end(error=LOST_RUNTIME),
             wake=self.wake,
             spawn=self.spawn,
         )
@@ -106,12 +106,9 @@ class Turns:
         self.notebooks = notebooks
         self.checkpoints = checkpoints
         self.inputs = TurnInputs(recorder, document, catalog, notebooks, attachments, checkpoints)
-        self.last_ready: AgentReady | None = None
         #: Applies a side thread's changes in a turn of the room (`threads/`): the turn's error,
         #: or None once they are in the shared working tree.
         self.apply_thread: Callable[[RunningTurn], Awaitable[str | None]] | None = None
-        #: Called each time the agent reports it is ready (the room reads the seat's quota).
-        self.on_ready: Callable[[], None] = lambda: None
         #: A turn's end the full disk did not let the room record: recorded when space returns.
         self._unrecorded: tuple[RunningTurn, TaskState, str | None] | None = None
         self._runner: asyncio.Task | None = None
@@ -374,31 +371,3 @@ class Turns:
         self.streams.close_all()
         if (prompt := self.queue.in_flight) is not None:
             self._finish(prompt, TaskState.FAILED, reason)
-
-    # -- the agent's status ----------------------------------------------------------------------
-
-    def status_changed(self, status: AgentStatus) -> None:
-        if self.life.agent_status in ("stopping", "sleeping"):
-            return  # the room stopped it: nothing it says now is about a running agent
-        self.document.set_meta(
-            agent=status.label,
-            agent_detail=status.detail,
-            agent_error=status.error,
-            model=status.model or None,
-            ai_credits_apply=status.ai_credits,
-        )
-        if status.state == "lost":
-            # The runtime died: the turn it had fails (it is never re-run) and it is restarted.
-            self.life.agent_status = "starting"
-            self.end(error=LOST_RUNTIME)
-            self.spawn(self.life.restart("lost"))
-        else:
-            self.life.agent_status = status.state
-        ready = AgentReady(label=status.label, detail=status.detail)
-        if status.ready and ready != self.last_ready:  # say so when what answers changes
-            self.recorder.commit("agent.ready", None, ready)
-            self.last_ready = ready
-        if status.ready:
-            self.on_ready()
-        self.life.show_state()
-        self.wake()

@@ -1,0 +1,57 @@
+"""The package's shape, as a reader meets it: modules short enough to read whole, each module
+and class name meaning one thing, and objects composed rather than one object split over files
+(a class inheriting from two of the package's own classes is such a split)."""
+
+import ast
+import importlib
+import inspect
+from collections import Counter
+from pathlib import Path
+
+import jupyter_copilot_room
+
+PACKAGE = Path(jupyter_copilot_room.__file__).parent
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "labextension" not in p.parts)
+MAX_LINES = 400
+
+
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(
+        ".__init__"
+    )
+
+
+def test_no_module_is_over_400_lines():
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in MODULES
+        if (n := len(p.read_text().splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def test_no_class_inherits_from_two_of_the_packages_classes():
+    split = {}
+    for path in MODULES:
+        module = importlib.import_module(module_name(path))
+        for name, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ != module.__name__:
+                continue
+            ours = [b.__name__ for b in cls.__bases__ if b.__module__.startswith(PACKAGE.name)]
+            if len(ours) >= 2:
+                split[f"{module.__name__}.{name}"] = ours
+    assert split == {}
+
+
+def test_module_names_are_unique():
+    names = Counter(p.name for p in MODULES if p.name != "__init__.py")
+    assert {name: n for name, n in names.items() if n > 1} == {}
+
+
+def test_class_names_are_unique():
+    where: dict[str, list[str]] = {}
+    for path in MODULES:
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(str(path.relative_to(PACKAGE)))
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
