@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.agent.base import Agent, AgentSettings, Turn
+from jupyter_copilot_room.agent.seam import Agent, AgentSettings, AgentTurn
+from jupyter_copilot_room.checkpoints.turn_checkpoints import Checkpoints
 from jupyter_copilot_room.events import AgentStatus, TurnEnded
 from jupyter_copilot_room.request_bodies import PromptBody
-from jupyter_copilot_room.room.checkpoints import Checkpoints
 from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
@@ -68,7 +68,7 @@ class Sent(Agent):
         self.host = host
         await host.publish(AgentStatus(state="ready", label=self.label))
 
-    async def send(self, turn: Turn) -> None:
+    async def send(self, turn: AgentTurn) -> None:
         self.reached[turn.prompt_id] = time.perf_counter()
         asyncio.get_running_loop().call_soon(
             lambda: asyncio.ensure_future(self.host.publish(TurnEnded()))

@@ -128,7 +128,7 @@ async def serve(opts: argparse.Namespace, configure=None, extend=None) -> None:
     from traitlets.config import Config
 
     from jupyter_copilot_room.events import AssistantStarted, Record
-    from jupyter_copilot_room.room.document import RoomDocument
+    from jupyter_copilot_room.room.live.document import RoomDocument
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     print(MARK_START, file=sys.stderr, flush=True)

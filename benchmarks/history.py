@@ -151,7 +151,7 @@ async def compaction_stall(room) -> tuple[float, int]:
     """(longest stall, compactions) while a document like the room's (its window, loaded from
     its state) takes new entries, a record every `RECORD_EVERY`, until it was compacted twice
     (a window of evictions each)."""
-    from jupyter_copilot_room.room.document import RoomDocument
+    from jupyter_copilot_room.room.live.document import RoomDocument
 
     compacted: list[object] = []
     document = RoomDocument(room.document.window, on_compacted=compacted.append)

@@ -14,18 +14,18 @@ from .access.approval_policy import parse_policy
 from .access.claim_notice import announcement, claim_page_path, claim_urls, write_claim_page
 from .access.hub_grants import hub_server_name
 from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
-from .agent.base import Agent
+from .agent.seam import Agent
 from .api import RoomsAPI
 from .eventlog import EventEmitter
-from .handlers.base import HubGrants, RoomContext
+from .handlers.room_handler import HubGrants, RoomContext
 from .handlers.routes import routes
 from .notebooks.at_stop import hold, keep
-from .room.budgets import Budgets
-from .room.document import DEFAULT_WINDOW, MIN_WINDOW
-from .room.redaction import Redactor
-from .room.sync import CLIENT_BUFFER_BYTES
+from .room.budgets.budget_caps import Budgets
+from .room.live.document import DEFAULT_WINDOW, MIN_WINDOW
+from .room.live.sync import CLIENT_BUFFER_BYTES
+from .room.persistence.redaction import Redactor
 from .room_factory import RoomFactory
-from .rooms import Rooms
+from .room_registry import Rooms
 from .settings import settings_traits
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
 from .worker_threads import release_at_exit
@@ -180,7 +180,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         klass=Agent,
         allow_none=True,
         config=True,
-        help="The agent the room drives, as a subclass of jupyter_copilot_room.agent.base.Agent.",
+        help="The agent the room drives, as a subclass of jupyter_copilot_room.agent.seam.Agent.",
     )
 
     @validate("budgets")

@@ -27,7 +27,7 @@ from typing import Protocol
 from PIL import Image as PILImage
 from PIL import UnidentifiedImageError
 
-from .agent.base import File, Image
+from .agent.seam import File, TurnImage
 from .errors import InsufficientStorage, InvalidRequest, NotFound, Refused, TooLarge
 from .events import IMAGE_TYPES, MAX_FILE_BYTES, MAX_IMAGE_BYTES, MAX_IMAGES, Attachment
 
@@ -204,10 +204,10 @@ class AttachmentStore:
 
     def for_turn(
         self, attached: Sequence[Attachment], editor: RoomFolder | None
-    ) -> tuple[list[Image], list[File], list[str]]:
+    ) -> tuple[list[TurnImage], list[File], list[str]]:
         """What the model is given when the turn starts: the images' bytes, the files' absolute
         paths, and a sentence for each that no longer exists (said, never dropped silently)."""
-        images: list[Image] = []
+        images: list[TurnImage] = []
         files: list[File] = []
         missing: list[str] = []
         for item in attached:
@@ -217,7 +217,9 @@ class AttachmentStore:
                 except (NotFound, OSError):
                     missing.append(f"the image {item.name!r} is no longer stored.")
                     continue
-                images.append(Image(item.mime or "", base64.b64encode(data).decode(), item.name))
+                images.append(
+                    TurnImage(item.mime or "", base64.b64encode(data).decode(), item.name)
+                )
             elif item.path is not None:
                 try:
                     real = _inside(item.path, editor)

@@ -24,7 +24,7 @@ from jupyter_events import EventLogger
 
 from .events import RECORD_PAYLOADS, Record
 from .events.consumers import reads
-from .room.recorder import Recorder
+from .room.persistence.recorder import Recorder
 
 #: Every record is a Jupyter Event (`events/consumers.py`).
 RECORDS = reads(

@@ -27,8 +27,8 @@ from prometheus_client.registry import Collector
 from .access.roles import Role
 from .events import Record
 from .events.consumers import reads
-from .room.queue import TaskState
 from .room.room import Room
+from .room.turns.queue import TaskState
 
 #: What the room's Prometheus metrics count (`events/consumers.py`).
 RECORDS = reads(

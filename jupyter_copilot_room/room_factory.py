@@ -14,19 +14,19 @@ from typing import TYPE_CHECKING, cast
 from .access.admissions import AdmissionBook, restore_decisions
 from .access.identity import HostClaim
 from .access.thread_admissions import ThreadAdmissions
-from .agent.base import Agent, AgentSettings
+from .agent.seam import Agent, AgentSettings
 from .catalog import Catalog
 from .eventlog import EventEmitter
 from .notebooks import NotebookEditor
-from .room.agent_slots import AgentSlots
-from .room.budgets import Budgets
-from .room.redaction import Redactor
+from .room.budgets.budget_caps import Budgets
+from .room.persistence.redaction import Redactor
 from .room.room import Room
-from .rooms import MAIN
+from .room.turns.agent_slots import AgentSlots
+from .room_registry import MAIN
 from .settings import Policy, RoomSettings, SettingsStore
 from .statefiles import read_json
 from .threads import ThreadRegistry
-from .threads.records import Thread
+from .threads.thread_records import Thread
 
 if TYPE_CHECKING:
     from .app import CopilotRoom

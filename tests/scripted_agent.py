@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from jupyter_copilot_room.agent.base import Agent, Answer, PermissionAsk, QuestionAsk, Turn
+from jupyter_copilot_room.agent.seam import Agent, AgentTurn, Answer, PermissionAsk, QuestionAsk
 from jupyter_copilot_room.events import (
     AgentStatus,
     AssistantMessage,
@@ -27,7 +27,7 @@ class ScriptedAgent(Agent):
 
     def __init__(self, settings):
         super().__init__(settings)
-        self.turns: list[Turn] = []
+        self.turns: list[AgentTurn] = []
         self.answers: list[Answer] = []
         self.release = asyncio.Event()
         self.ignore_abort = False
@@ -40,11 +40,11 @@ class ScriptedAgent(Agent):
         self.host = host
         await host.publish(AgentStatus(state="ready", label=self.label))
 
-    async def send(self, turn: Turn) -> None:
+    async def send(self, turn: AgentTurn) -> None:
         self.turns.append(turn)
         self._playing = asyncio.create_task(self._play(turn))
 
-    async def _play(self, turn: Turn) -> None:
+    async def _play(self, turn: AgentTurn) -> None:
         verb, _, rest = turn.text.partition(" ")
         entry = f"msg-{turn.prompt_id}"
         if verb == "say":

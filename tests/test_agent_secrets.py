@@ -9,7 +9,7 @@ import pytest
 from jupyter_copilot_room.agent.copilot.environment import agent_environment
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from jupyter_copilot_room.events import ToolCompleted, ToolStarted
-from jupyter_copilot_room.room.redaction import Redactor
+from jupyter_copilot_room.room.persistence.redaction import Redactor
 
 from .harness import config
 from .harness.helpers import eventually, ready

@@ -14,10 +14,10 @@ from copilot.generated.session_events import session_event_from_dict
 
 from jupyter_copilot_room.agent.copilot.translate import EventTranslator
 from jupyter_copilot_room.events import PromptRef, PromptSubmitted, TurnUsage
-from jupyter_copilot_room.room import budgets
-from jupyter_copilot_room.room.budgets import BudgetExceeded, Budgets
-from jupyter_copilot_room.room.document import RoomDocument
-from jupyter_copilot_room.room.transcript import Record
+from jupyter_copilot_room.room.budgets import budget_caps as budgets
+from jupyter_copilot_room.room.budgets.budget_caps import BudgetExceeded, Budgets
+from jupyter_copilot_room.room.live.document import RoomDocument
+from jupyter_copilot_room.room.persistence.transcript_file import Record
 
 
 def usage_event(nano_aiu: int | None, *, cost: float = 1, agent_id: str | None = None) -> object:

@@ -15,7 +15,7 @@ from jupyter_copilot_room.access.approval_policy import (
 )
 from jupyter_copilot_room.access.roles import Role
 from jupyter_copilot_room.errors import Conflict
-from jupyter_copilot_room.room.requests import (
+from jupyter_copilot_room.room.cards.request_ledger import (
     Outcome,
     Request,
     RequestLedger,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply
-from jupyter_copilot_room.room.budgets import Budgets
+from jupyter_copilot_room.room.budgets.budget_caps import Budgets
 
 from .harness import config
 from .harness.config import copilot_agent

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jupyter_copilot_room.checkpoints.cell_revert import revert_cells
 from jupyter_copilot_room.errors import Conflict
-from jupyter_copilot_room.notebooks.cell_revert import revert_cells
 from jupyter_copilot_room.notebooks.open_notebooks import as_saved
 from jupyter_copilot_room.notebooks.tools import METADATA_KEY
 

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
-from jupyter_copilot_room.room.checkpoints import REF, Author, Checkpoints
+from jupyter_copilot_room.checkpoints.turn_checkpoints import REF, Author, Checkpoints
 
 from .harness.helpers import ready
 from .test_checkpoints import turn

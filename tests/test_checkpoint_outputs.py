@@ -6,10 +6,10 @@ import subprocess
 
 import nbformat
 
+from jupyter_copilot_room.checkpoints.turn_checkpoints import Author, Checkpoints
 from jupyter_copilot_room.notebooks.open_notebooks import as_saved
 from jupyter_copilot_room.notebooks.tools import METADATA_KEY
 from jupyter_copilot_room.notebooks.turn_share import agents_share
-from jupyter_copilot_room.room.checkpoints import Author, Checkpoints
 
 ALICE = Author("alice", "Alice")
 

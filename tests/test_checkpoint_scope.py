@@ -4,8 +4,8 @@ its files, and its reverts touch nothing outside it."""
 
 import subprocess
 
+from jupyter_copilot_room.checkpoints.turn_checkpoints import Author, Checkpoints
 from jupyter_copilot_room.notebooks.open_notebooks import as_saved
-from jupyter_copilot_room.room.checkpoints import Author, Checkpoints
 
 ALICE = Author("alice", "Alice")
 

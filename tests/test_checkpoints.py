@@ -17,7 +17,7 @@ import pytest
 from pycrdt import create_awareness_message
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
-from jupyter_copilot_room.room.checkpoints import REF, Checkpoints
+from jupyter_copilot_room.checkpoints.turn_checkpoints import REF, Checkpoints
 
 from .harness import config
 from .harness.helpers import eventually, ready

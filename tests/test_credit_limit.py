@@ -12,8 +12,8 @@ from copilot.generated.rpc import UISessionLimitsExhaustedResponseAction as Acti
 
 from jupyter_copilot_room.agent.copilot import credit_limit
 from jupyter_copilot_room.agent.scripted_model import Reply
-from jupyter_copilot_room.room import budgets
-from jupyter_copilot_room.room.budgets import Budgets
+from jupyter_copilot_room.room.budgets import budget_caps as budgets
+from jupyter_copilot_room.room.budgets.budget_caps import Budgets
 
 from .harness.helpers import eventually, finished, ready
 

@@ -16,9 +16,9 @@ import pytest
 
 from jupyter_copilot_room.errors import InsufficientStorage
 from jupyter_copilot_room.events import MessageDelta, ToolStarted
-from jupyter_copilot_room.room.snapshot import discard
+from jupyter_copilot_room.room.persistence.snapshot import discard
 from jupyter_copilot_room.room.startup import INTERRUPTED
-from jupyter_copilot_room.room.turns import DISK_FULL
+from jupyter_copilot_room.room.turns.turns import DISK_FULL
 
 from .harness.helpers import entries, eventually, finished, transcript_copy
 from .harness.people import authorization

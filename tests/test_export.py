@@ -23,7 +23,7 @@ from jupyter_copilot_room.events import (
     TurnReverted,
 )
 from jupyter_copilot_room.export import blocks, to_markdown, to_notebook, zone
-from jupyter_copilot_room.room.document import RoomDocument
+from jupyter_copilot_room.room.live.document import RoomDocument
 
 from .harness import people
 from .harness.helpers import eventually, finished, ready

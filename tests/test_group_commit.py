@@ -9,7 +9,7 @@ import pytest
 
 from jupyter_copilot_room.events import SystemNote
 from jupyter_copilot_room.request_bodies import ChatBody
-from jupyter_copilot_room.room.transcript import Transcript
+from jupyter_copilot_room.room.persistence.transcript_file import Transcript
 
 from .test_restart import ALICE
 

@@ -29,8 +29,8 @@ from jupyter_copilot_room.events import (
     ToolStarted,
 )
 from jupyter_copilot_room.request_bodies import PromptBody
-from jupyter_copilot_room.room import document_build
-from jupyter_copilot_room.room.document import RoomDocument
+from jupyter_copilot_room.room.live import document_build
+from jupyter_copilot_room.room.live.document import RoomDocument
 from jupyter_copilot_room.settings import RoomSettings, SettingsPatch, SettingsStore
 
 from .harness import people
@@ -575,11 +575,12 @@ def records_of(ops):
 
 async def rebuilt(records, tmp_path):
     """Queue, people, settings and what is open after replaying `records` (no document)."""
-    from jupyter_copilot_room.room.people import People
-    from jupyter_copilot_room.room.queue import PromptQueue
-    from jupyter_copilot_room.room.replay import replay
-    from jupyter_copilot_room.room.snapshot import LiveRecords
-    from jupyter_copilot_room.room.streams import Streams
+    from jupyter_copilot_room.room.turns.turns.queue import PromptQueue
+
+    from jupyter_copilot_room.room.live.streams import Streams
+    from jupyter_copilot_room.room.people.participants import People
+    from jupyter_copilot_room.room.persistence.replay import replay
+    from jupyter_copilot_room.room.persistence.snapshot import LiveRecords
 
     book = AdmissionBook(hosts=frozenset({"alice"}))
     queue, settings_store = PromptQueue(), SettingsStore(tmp_path / "s.json", RoomSettings())

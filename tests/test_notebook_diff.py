@@ -9,10 +9,10 @@ import nbformat
 from hypothesis import given
 from hypothesis import strategies as st
 
+from jupyter_copilot_room.checkpoints.turn_checkpoints import Author, Checkpoints
 from jupyter_copilot_room.notebooks.notebook_diff import notebook_diff
 from jupyter_copilot_room.notebooks.open_notebooks import as_saved
 from jupyter_copilot_room.notebooks.tools import METADATA_KEY
-from jupyter_copilot_room.room.checkpoints import Author, Checkpoints
 
 JSON_KEYS = ('"cell_type"', '"source"', '"outputs"', '"metadata"', '"execution_count"')
 

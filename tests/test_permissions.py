@@ -6,7 +6,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from jupyter_copilot_room.access.roles import Role
 from jupyter_copilot_room.errors import Conflict, InvalidRequest, NotAllowed, NotFound
-from jupyter_copilot_room.room.requests import Outcome, Request, RequestLedger
+from jupyter_copilot_room.room.cards.request_ledger import Outcome, Request, RequestLedger
 
 PEOPLE = ["alice", "bob", "carol"]
 HOSTS = {"alice"}

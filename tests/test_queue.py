@@ -3,17 +3,17 @@
 import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-
-from jupyter_copilot_room.access import rules
-from jupyter_copilot_room.access.roles import Role
-from jupyter_copilot_room.errors import Conflict, NotFound
-from jupyter_copilot_room.room.queue import (
+from jupyter_copilot_room.room.turns.turns.queue import (
     IN_FLIGHT,
     TERMINAL,
     TRANSITIONS,
     PromptQueue,
     TaskState,
 )
+
+from jupyter_copilot_room.access import rules
+from jupyter_copilot_room.access.roles import Role
+from jupyter_copilot_room.errors import Conflict, NotFound
 
 
 def queue_with(*authors):

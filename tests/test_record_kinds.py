@@ -13,8 +13,8 @@ import pytest
 import jupyter_copilot_room
 from jupyter_copilot_room import events
 from jupyter_copilot_room.events import consumers
-from jupyter_copilot_room.room.document_handlers import HANDLERS
-from jupyter_copilot_room.room.document_handlers.registry import mismatch
+from jupyter_copilot_room.room.live.document_handlers import HANDLERS
+from jupyter_copilot_room.room.live.document_handlers.registry import mismatch
 
 
 def test_every_declared_record_kind_has_exactly_one_document_handler():
@@ -27,12 +27,12 @@ def test_a_record_kind_without_a_handler_fails_at_import(monkeypatch):
         question: str
 
     monkeypatch.setitem(events.RECORD_PAYLOADS, "poll.opened", Poll)
-    for name in [m for m in sys.modules if m.startswith("jupyter_copilot_room.room.document")]:
+    for name in [m for m in sys.modules if m.startswith("jupyter_copilot_room.room.live.document")]:
         monkeypatch.delitem(sys.modules, name)
     with pytest.raises(
         RuntimeError, match=r"record kinds without a document handler: poll\.opened"
     ):
-        importlib.import_module("jupyter_copilot_room.room.document")
+        importlib.import_module("jupyter_copilot_room.room.live.document")
 
 
 def test_a_handler_of_a_kind_nobody_declared_is_named():
@@ -45,14 +45,14 @@ def test_a_handler_of_a_kind_nobody_declared_is_named():
 
 PACKAGE = Path(jupyter_copilot_room.__file__).parent
 READER_MODULES = [
-    "jupyter_copilot_room.room.replay",
-    "jupyter_copilot_room.room.snapshot",
+    "jupyter_copilot_room.room.persistence.replay",
+    "jupyter_copilot_room.room.persistence.snapshot",
     "jupyter_copilot_room.room.room",
     "jupyter_copilot_room.metrics",
     "jupyter_copilot_room.export",
     "jupyter_copilot_room.eventlog",
     "jupyter_copilot_room.threads.fork_point",
-    "jupyter_copilot_room.kernel.records",
+    "jupyter_copilot_room.kernel.record_frames",
 ]
 
 

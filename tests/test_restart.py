@@ -13,9 +13,9 @@ from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.errors import NotFound, Refused, Unavailable
 from jupyter_copilot_room.events import PromptFinished, Record
 from jupyter_copilot_room.request_bodies import ChatBody, PromptBody
-from jupyter_copilot_room.room.document import RoomDocument
-from jupyter_copilot_room.room.snapshot import discard
-from jupyter_copilot_room.room.transcript import records_with_id
+from jupyter_copilot_room.room.live.document import RoomDocument
+from jupyter_copilot_room.room.persistence.snapshot import discard
+from jupyter_copilot_room.room.persistence.transcript_file import records_with_id
 from jupyter_copilot_room.settings import SettingsPatch
 
 from .harness import people
@@ -161,7 +161,7 @@ async def test_torn_last_line_is_reported_skipped_and_nothing_before_it_is_lost(
     make_room, tmp_path, caplog, monkeypatch, chunk
 ):
     """Whichever chunk of the file a line starts or ends in."""
-    monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", chunk)
+    monkeypatch.setattr("jupyter_copilot_room.room.persistence.transcript_file.LOAD_CHUNK", chunk)
     room = make_room(tmp_path / "room", agent=None)
     await room.ensure_started()
     ids = [room.prompt_commands.submit(BOB, PromptBody(text=f"say {n}"))[0] for n in range(3)]
@@ -204,7 +204,9 @@ async def test_a_full_rebuild_holds_a_chunk_of_the_transcript_at_a_time(
     said(room, 600)
     await room.stop()
     discard(tmp_path)  # no snapshot: the whole transcript is replayed
-    monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", 4096, raising=False)
+    monkeypatch.setattr(
+        "jupyter_copilot_room.room.persistence.transcript_file.LOAD_CHUNK", 4096, raising=False
+    )
     seen = []
     apply = RoomDocument.apply
 
@@ -248,7 +250,9 @@ async def test_a_record_refused_midway_refuses_every_start_alike(
     discard(tmp_path)
     path = tmp_path / "transcript.jsonl"
     path.write_bytes(path.read_bytes().replace(b"message 200", b"message 2OO"))
-    monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", 4096, raising=False)
+    monkeypatch.setattr(
+        "jupyter_copilot_room.room.persistence.transcript_file.LOAD_CHUNK", 4096, raising=False
+    )
     again = make_room(tmp_path, agent=None)
     with pytest.raises(Unavailable, match="not written by the room") as first:
         await again.ensure_started()
@@ -269,7 +273,9 @@ async def test_a_start_cancelled_midway_through_the_replay_refuses_every_later_s
     said(room, 300)
     await room.stop()
     discard(tmp_path)  # the whole transcript is replayed, a chunk at a time
-    monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", 4096, raising=False)
+    monkeypatch.setattr(
+        "jupyter_copilot_room.room.persistence.transcript_file.LOAD_CHUNK", 4096, raising=False
+    )
     before = (tmp_path / "transcript.jsonl").read_bytes()
     again = make_room(tmp_path, agent=None)
     starting = asyncio.create_task(again.ensure_started())
@@ -299,7 +305,9 @@ async def test_a_room_stopped_while_a_request_starts_it_never_serves_after_the_s
     said(room, 300)
     await room.stop()
     discard(tmp_path)
-    monkeypatch.setattr("jupyter_copilot_room.room.transcript.LOAD_CHUNK", 4096, raising=False)
+    monkeypatch.setattr(
+        "jupyter_copilot_room.room.persistence.transcript_file.LOAD_CHUNK", 4096, raising=False
+    )
     again = make_room(tmp_path)
     starting = asyncio.create_task(again.ensure_started())
     while not len(again.document.transcript):

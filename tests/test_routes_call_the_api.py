@@ -8,7 +8,7 @@ import textwrap
 
 from jupyter_copilot_room.api import RoomAPI, RoomsAPI, ThreadsAPI
 from jupyter_copilot_room.handlers import people, routes
-from jupyter_copilot_room.handlers.base import RoomAPIHandler
+from jupyter_copilot_room.handlers.room_handler import RoomAPIHandler
 
 VERBS = ("get", "post", "put", "patch", "delete")
 #: The API object each handler reaches, by how it names it.

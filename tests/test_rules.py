@@ -9,8 +9,8 @@ from jupyter_copilot_room.access import rules
 from jupyter_copilot_room.access.roles import Action, Role
 from jupyter_copilot_room.errors import Conflict, NotAllowed
 from jupyter_copilot_room.events import Record, RequestApproval, RequestOpened, RequestSettled
-from jupyter_copilot_room.room.document import RoomDocument
-from jupyter_copilot_room.room.requests import Request, RequestLedger
+from jupyter_copilot_room.room.cards.request_ledger import Request, RequestLedger
+from jupyter_copilot_room.room.live.document import RoomDocument
 
 PEOPLE = ["alice", "bob", "carol"]
 ROLES = [Role.HOST, Role.MEMBER, Role.VIEWER, Role.PENDING]

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
-from jupyter_copilot_room.agent.copilot.agent import SIGNED_IN_SESSION, SIGNED_OUT_SESSION
+from jupyter_copilot_room.agent.copilot.copilot_agent import SIGNED_IN_SESSION, SIGNED_OUT_SESSION
 from jupyter_copilot_room.agent.copilot.model_access import TOKEN_VARIABLES
 from jupyter_copilot_room.agent.demo import DEMO_NOTE
 

@@ -4,7 +4,7 @@ import shutil
 from pathlib import Path
 
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.agent.base import PermissionAsk
+from jupyter_copilot_room.agent.seam import PermissionAsk
 from jupyter_copilot_room.events import TurnEnded
 from jupyter_copilot_room.request_bodies import PromptBody
 

@@ -17,7 +17,7 @@ from pycrdt import (
 )
 from tornado.httpclient import HTTPClientError
 
-from jupyter_copilot_room.room.sync import RoomSync, is_routine
+from jupyter_copilot_room.room.live.sync import RoomSync, is_routine
 
 from .harness.helpers import eventually, replies
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
-from jupyter_copilot_room.agent.base import AgentSettings, PermissionAsk
+from jupyter_copilot_room.agent.seam import AgentSettings, PermissionAsk
 from jupyter_copilot_room.request_bodies import PromptBody
 from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.settings import RoomSettings, SettingsStore

@@ -5,7 +5,7 @@ card. The REAL runtime asks to run a 20,000-character command."""
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
-from jupyter_copilot_room.room.card_content import DISPLAY_LIMIT, HELD_LIMIT, shown
+from jupyter_copilot_room.room.cards.card_content import DISPLAY_LIMIT, HELD_LIMIT, shown
 
 from .harness.helpers import eventually, finished, ready
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ..threads.records import Thread
 from . import rules
 from .admissions import AdmissionBook
 from .roles import Role
+
+if TYPE_CHECKING:  # the threads' package builds rooms with this book
+    from ..threads.thread_records import Thread
 
 
 def _nobody(username: str) -> Role:

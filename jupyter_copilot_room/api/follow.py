@@ -8,8 +8,8 @@ import json
 from collections.abc import AsyncGenerator
 
 from ..events import Record
-from ..room.recorder import Recorder
-from ..room.transcript import Transcript
+from ..room.persistence.recorder import Recorder
+from ..room.persistence.transcript_file import Transcript
 
 
 async def follow(recorder: Recorder, transcript: Transcript, after: int) -> AsyncGenerator[dict]:

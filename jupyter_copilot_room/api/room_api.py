@@ -29,9 +29,9 @@ from ..request_bodies import (
     TranscriptQuery,
     validated,
 )
-from ..room.recorder import acting_from
+from ..room.live.sync import ClientChannel
+from ..room.persistence.recorder import acting_from
 from ..room.room import Room
-from ..room.sync import ClientChannel
 from . import download
 from .download import Download
 from .follow import follow

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rooms import Rooms
+from ..room_registry import Rooms
 from ..threads import ThreadRegistry
 from .person import Caller, identity_of
 from .room_api import RoomAPI

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from ..request_bodies import TranscriptQuery
-from ..room.recorder import acting_from
+from ..room.persistence.recorder import acting_from
 from ..room.room import Room
 from ..threads import RoomThreads
 from .download import Download

@@ -27,13 +27,6 @@ from .agent_events import (
     TurnEnded,
     TurnUsage,
 )
-from .base import (
-    AdmissionChoice,
-    MessageKind,
-    ParticipantRole,
-    Strict,
-    Text,
-)
 from .prompt_records import (
     IMAGE_TYPES,
     MAX_ATTACHMENTS,
@@ -77,6 +70,13 @@ from .room_records import (
     SystemNote,
     TurnCheckpointed,
     TurnReverted,
+)
+from .strict import (
+    AdmissionChoice,
+    MessageKind,
+    ParticipantRole,
+    Strict,
+    Text,
 )
 
 __all__ = [

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .base import MessageKind, Strict
+from .strict import MessageKind, Strict
 
 
 class AgentEvent(Strict):

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from .base import MessageKind, Strict, Text
+from .strict import MessageKind, Strict, Text
 
 
 class Target(Strict):

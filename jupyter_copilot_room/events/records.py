@@ -19,7 +19,6 @@ from .agent_events import (
     ToolStarted,
     TurnUsage,
 )
-from .base import Strict
 from .prompt_records import (
     AgentReady,
     AssistantStarted,
@@ -46,6 +45,7 @@ from .room_records import (
     TurnCheckpointed,
     TurnReverted,
 )
+from .strict import Strict
 
 #: The author of the agent's own entries in the document and the exports.
 AGENT_AUTHOR = "copilot"

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .base import AdmissionChoice, ParticipantRole, Strict
+from .strict import AdmissionChoice, ParticipantRole, Strict
 
 
 class RequestOpened(Strict):

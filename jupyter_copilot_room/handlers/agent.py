@@ -9,7 +9,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..request_bodies import ModelBody
-from .base import RoomAPIHandler
+from .room_handler import RoomAPIHandler
 
 
 class ModelHandler(RoomAPIHandler):

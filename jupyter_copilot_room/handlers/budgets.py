@@ -8,7 +8,7 @@ from __future__ import annotations
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from .base import RoomAPIHandler
+from .room_handler import RoomAPIHandler
 
 
 class BudgetsHandler(RoomAPIHandler):

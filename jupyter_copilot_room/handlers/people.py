@@ -15,7 +15,7 @@ from tornado import web
 
 from ..errors import Refused
 from ..request_bodies import AdmissionBody, ClaimBody, RoleBody
-from .base import RoomAPIHandler, RoomMixin
+from .room_handler import RoomAPIHandler, RoomMixin
 
 CLAIMED_COOKIE = "copilot-room-claimed"
 

@@ -12,7 +12,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..request_bodies import ChatBody, PromptBody, SteerBody
-from .base import RoomAPIHandler
+from .room_handler import RoomAPIHandler
 
 
 class PromptsHandler(RoomAPIHandler):

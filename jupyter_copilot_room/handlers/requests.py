@@ -13,7 +13,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..request_bodies import ApprovalBody, QuestionBody
-from .base import RoomAPIHandler
+from .room_handler import RoomAPIHandler
 
 
 class ApprovalHandler(RoomAPIHandler):

@@ -16,13 +16,13 @@ from . import (
     people,
     prompts,
     requests,
-    rooms,
-    settings,
+    rooms_handlers,
+    settings_handlers,
     signin,
     threads,
     transcript,
 )
-from .base import RoomContext
+from .room_handler import RoomContext
 from .websocket import RoomWebSocketHandler
 
 _USERNAME = r"(?P<username>[^/]+)"
@@ -32,7 +32,7 @@ API = "copilot-room/api"
 
 #: The commands of one room, relative to its prefix.
 PER_ROOM = [
-    ("room", rooms.RoomStateHandler),
+    ("room", rooms_handlers.RoomStateHandler),
     ("prompts", prompts.PromptsHandler),
     (f"prompts/{_ID}", prompts.PromptHandler),
     ("attachments", prompts.AttachmentsHandler),
@@ -53,7 +53,7 @@ PER_ROOM = [
     ("door", people.DoorHandler),
     ("budgets", budgets.BudgetsHandler),
     (f"budgets/{_USERNAME}/lift", budgets.BudgetLiftHandler),
-    ("settings", settings.SettingsHandler),
+    ("settings", settings_handlers.SettingsHandler),
     ("transcript", transcript.TranscriptHandler),
     ("history", transcript.HistoryHandler),
     ("catalog", agent.CatalogHandler),
@@ -83,7 +83,7 @@ PER_ROOM += [
 
 #: Server-level: the rooms, main's Copilot sign-in and the host claim.
 SERVER_LEVEL = [
-    (f"{API}/rooms", rooms.RoomsHandler),
+    (f"{API}/rooms", rooms_handlers.RoomsHandler),
     (f"{API}/signin", signin.SignInHandler),
     (f"{API}/signin/return", signin.SignInReturnHandler),
     (f"{API}/signin/allow", signin.SignInAllowHandler),

@@ -10,7 +10,7 @@ from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from ..request_bodies import SignInReturnBody
-from .base import RoomAPIHandler
+from .room_handler import RoomAPIHandler
 
 
 class SignInHandler(RoomAPIHandler):

@@ -12,7 +12,7 @@ from tornado import web
 
 from ..api import RoomAPI
 from ..request_bodies import PersonBody, PromoteBody, ThreadBody, ThreadPromptBody
-from .base import RoomAPIHandler
+from .room_handler import RoomAPIHandler
 from .transcript import PagedHandler
 from .websocket import RoomWebSocketHandler
 

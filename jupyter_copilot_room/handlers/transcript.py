@@ -10,7 +10,7 @@ from tornado import web
 
 from ..api import Download
 from ..request_bodies import PageQuery, TranscriptQuery
-from .base import RoomAPIHandler
+from .room_handler import RoomAPIHandler
 
 
 class PagedHandler(RoomAPIHandler):

@@ -22,8 +22,8 @@ from tornado.websocket import WebSocketHandler
 
 from ..api import RoomAPI
 from ..errors import Refused
-from ..rooms import MAIN
-from .base import RoomMixin
+from ..room_registry import MAIN
+from .room_handler import RoomMixin
 
 log = logging.getLogger(__name__)
 

@@ -4,8 +4,8 @@ Imported only by kernels: the server never imports this package (nor IPython thr
 reads `summaries.py` as source, to run in a kernel (`notebooks/execution.py`).
 """
 
-from .client import Room, RoomAPIError, connect
+from .client import KernelRoom, RoomAPIError, connect
 from .discovery import ServerNotFound
 from .turn import Turn
 
-__all__ = ["Room", "RoomAPIError", "ServerNotFound", "Turn", "connect"]
+__all__ = ["KernelRoom", "RoomAPIError", "ServerNotFound", "Turn", "connect"]

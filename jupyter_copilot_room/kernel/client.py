@@ -19,7 +19,7 @@ from typing import Any
 
 from .discovery import ServerInfo, discover
 from .live_document import LiveDocument
-from .records import Records
+from .record_frames import Records
 from .summaries import attach_summaries
 from .turn import Turn
 
@@ -34,21 +34,21 @@ class RoomAPIError(RuntimeError):
         self.status, self.code, self.message = status, code, message
 
 
-#: One `Room` per server and token in this process: `connect()` and `%%copilot` share one
+#: One `KernelRoom` per server and token in this process: `connect()` and `%%copilot` share one
 #: connection to the room's live document.
-_ROOMS: dict[tuple[str, str], Room] = {}
+_ROOMS: dict[tuple[str, str], KernelRoom] = {}
 
 
-def connect(url: str | None = None, token: str | None = None) -> Room:
+def connect(url: str | None = None, token: str | None = None) -> KernelRoom:
     """The room of the Jupyter server this kernel runs under (or of `url`, with `token`)."""
     server = discover(url, token)
-    room = _ROOMS.get((server.url, server.token)) or Room(server)
+    room = _ROOMS.get((server.url, server.token)) or KernelRoom(server)
     room.status()  # fail now, clearly, rather than at the first prompt
     _ROOMS[(server.url, server.token)] = room
     return room
 
 
-class Room:
+class KernelRoom:
     """One room, as this kernel's credentials see it. Commands are short REST calls; turns are
     followed on the room's live document, on the kernel's running event loop."""
 

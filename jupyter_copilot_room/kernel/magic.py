@@ -18,14 +18,14 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
-from .client import Room, connect
+from .client import KernelRoom, connect
 
 
 @magics_class
 class CopilotMagics(Magics):
     """The room this kernel is connected to, found the first time the magic runs."""
 
-    room: Room | None = None
+    room: KernelRoom | None = None
 
     @magic_arguments()
     @argument("--agent", metavar="NAME", help="Address the prompt to a custom agent.")

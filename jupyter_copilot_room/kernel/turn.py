@@ -1,8 +1,8 @@
 """A prompt sent from the kernel, followed to its end without ever blocking the kernel.
 
-`Room.ask` returns a `Turn` at once; a task on the kernel's running event loop follows the room's
-live document (the same entries the panel shows) and updates every display of the turn as the
-reply streams. The agent may itself want this kernel during the turn (a notebook edit, a cell
+`KernelRoom.ask` returns a `Turn` at once; a task on the kernel's running event loop follows the
+room's live document (the same entries the panel shows) and updates every display of the turn as
+the reply streams. The agent may itself want this kernel during the turn (a notebook edit, a cell
 run), so nothing here waits synchronously inside a running loop: `await turn` for the reply;
 `turn.result()` gives it once the turn is over.
 """
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .live_document import LiveDocument, plain
 
 if TYPE_CHECKING:
-    from .client import Room
+    from .client import KernelRoom
 
 OUTCOMES = ("completed", "failed", "canceled")
 #: Seconds between two updates of a streaming display (each is a message to every frontend).
@@ -30,7 +30,7 @@ class Turn:
     `state` (submitted, working, input-required, then the outcome), `outcome`, `usage`,
     `entries` (the turn's transcript entries as the document shows them)."""
 
-    def __init__(self, room: Room, prompt_id: str, position: int, text: str):
+    def __init__(self, room: KernelRoom, prompt_id: str, position: int, text: str):
         self.room, self.id, self.position, self.text = room, prompt_id, position, text
         self.state = "submitted"
         self.outcome: str | None = None

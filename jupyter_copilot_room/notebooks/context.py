@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NoReturn
 
-from ..agent.base import Image
+from ..agent.seam import TurnImage
 from ..errors import InvalidRequest, NotFound
 from ..events import MAX_IMAGE_BYTES, Chip
 from .editor import NotebookEditor
@@ -137,7 +137,7 @@ class Context:
     """The chips as the model gets them: text after the prompt, images beside it."""
 
     text: str = ""
-    images: list[Image] = field(default_factory=list)
+    images: list[TurnImage] = field(default_factory=list)
     #: What a chip named that no longer exists, one sentence each (the room shows them).
     missing: list[str] = field(default_factory=list)
 
@@ -220,7 +220,7 @@ def _output_chip(chip: Chip, context: Context, store: AttachmentStore) -> str:
     if data is not None:
         size = len(base64.b64decode(data))
         name = f"output of cell {cell} in {chip.path}"
-        context.images.append(Image(mime=chip.mime or "image/png", data=data, name=name))
+        context.images.append(TurnImage(mime=chip.mime or "image/png", data=data, name=name))
         return (
             f"An output of cell {cell} in notebook {chip.path}: {chip.mime}, {size:,} bytes, "
             "attached as an image."

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .cell_sink import CellSink, RunningCell
 from .kernel_link import KernelGone, KernelLink
-from .outputs import Image, summarize
+from .outputs import OutputImage, summarize
 from .tools import NotebookToolError
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ class Ran:
     """What running the cells gave: a summary for the model and any images."""
 
     text: str
-    images: list[Image] = field(default_factory=list)
+    images: list[OutputImage] = field(default_factory=list)
 
 
 class Executions:
@@ -247,7 +247,7 @@ class Executions:
         self, kernel_id: str, link: KernelLink, cells: list[tuple[str, str, CellSink]]
     ) -> Ran:
         said: list[str] = []
-        images: list[Image] = []
+        images: list[OutputImage] = []
         for n, (cell_id, code, sink) in enumerate(cells, 1):
             await link.wait_for_idle()
             self.on_kernel(link.path, "busy")

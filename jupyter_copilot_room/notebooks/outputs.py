@@ -27,7 +27,7 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
 @dataclass(frozen=True)
-class Image:
+class OutputImage:
     mime_type: str
     data: str  # base64, as the notebook holds it
     description: str
@@ -38,7 +38,7 @@ class Summary:
     """A cell's outputs for the model: text lines and any images."""
 
     text: str
-    images: list[Image] = field(default_factory=list)
+    images: list[OutputImage] = field(default_factory=list)
 
 
 def strip_ansi(text: str) -> str:
@@ -62,7 +62,7 @@ def summarize(outputs: list[dict], *, limit: int = MAX_TEXT) -> Summary:
     """The outputs of one cell, in order; streams of one name are joined as the notebook shows
     them, and all text shares one budget of `limit` characters."""
     parts: list[str] = []
-    images: list[Image] = []
+    images: list[OutputImage] = []
     for output in _joined_streams(outputs):
         kind = output.get("output_type", "")
         if kind == "stream":
@@ -86,7 +86,7 @@ def describe_error(output: dict) -> str:
     return head + "\nTraceback (last frames):\n" + "\n".join(frames)
 
 
-def describe_data(data: dict, metadata: dict) -> tuple[str, Image | None]:
+def describe_data(data: dict, metadata: dict) -> tuple[str, OutputImage | None]:
     """A rich output as words (its richest type described, its plain text kept) and, for a PNG,
     the image itself."""
     plain = _text(data.get("text/plain", ""))
@@ -100,7 +100,7 @@ def describe_data(data: dict, metadata: dict) -> tuple[str, Image | None]:
             words = f"image/png {size[0]}x{size[1]}" if size else "image/png"
             described.append(words)
             if len(_text(value)) <= MAX_IMAGE_CHARS:
-                image = Image(mime, _text(value).replace("\n", ""), words)
+                image = OutputImage(mime, _text(value).replace("\n", ""), words)
         elif mime.startswith("image/"):
             described.append(mime)
         elif mime == "text/html":

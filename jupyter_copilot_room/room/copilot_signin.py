@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..agent.base import Agent, ConsentNeeded, LoginFlow, SignInFailed
+from ..agent.seam import Agent, ConsentNeeded, LoginFlow, SignInFailed
 from ..errors import Conflict
 from ..events import CopilotSeat
 

@@ -22,9 +22,10 @@ from ..access import rules
 from ..access.admissions import AdmissionBook
 from ..access.identity import HostClaim
 from ..access.roles import Role
-from ..agent.base import Agent
+from ..agent.seam import Agent
 from ..attachments import AttachmentStore
 from ..catalog import Catalog
+from ..checkpoints.turn_checkpoints import Checkpoints
 from ..events import (
     Record,
 )
@@ -32,30 +33,29 @@ from ..events.consumers import reads
 from ..notebooks import NotebookEditor
 from ..settings import SettingsStore
 from ..statefiles import TRANSCRIPT_FILE
-from .agent_commands import AgentCommands
-from .agent_host import RoomAgentHost
-from .agent_slots import AgentSlots
-from .budgets import Budgets
-from .checkpoints import Checkpoints
+from .budgets.budget_caps import Budgets
+from .budgets.spending import Spending
+from .cards.open_requests import OpenRequests
+from .commands.agent_commands import AgentCommands
+from .commands.history_commands import HistoryCommands
+from .commands.people_commands import PeopleCommands
+from .commands.prompt_commands import PromptCommands
 from .copilot_signin import SignIn
-from .document import DEFAULT_WINDOW, RoomDocument
-from .history import History
-from .history_commands import HistoryCommands
-from .open_requests import OpenRequests
-from .people import People
-from .people_commands import PeopleCommands
-from .prompt_commands import PromptCommands
-from .queue import PromptQueue
-from .recorder import Recorder
-from .redaction import Redactor
-from .snapshot import LiveRecords, Snapshot, Snapshots
-from .spending import Spending
+from .live.document import DEFAULT_WINDOW, RoomDocument
+from .live.streams import Streams
+from .live.sync import CLIENT_BUFFER_BYTES, RoomSync
+from .people.participants import People
+from .persistence.history import History
+from .persistence.recorder import Recorder
+from .persistence.redaction import Redactor
+from .persistence.snapshot import LiveRecords, Snapshot, Snapshots
+from .persistence.storage import StorageWatch
+from .persistence.transcript_file import Transcript
 from .startup import MAIN, RoomStartup
-from .storage import StorageWatch
-from .streams import Streams
-from .sync import CLIENT_BUFFER_BYTES, RoomSync
-from .transcript import Transcript
-from .turns import Turns
+from .turns.agent_host import RoomAgentHost
+from .turns.agent_slots import AgentSlots
+from .turns.queue import PromptQueue
+from .turns.turns import Turns
 
 #: A finished turn may have used premium requests: the seat's quota is read again
 #: (`events/consumers.py`).

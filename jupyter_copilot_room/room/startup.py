@@ -17,26 +17,26 @@ from pathlib import Path
 from typing import Any
 
 from ..access.identity import HostClaim
-from ..agent.base import Agent
+from ..agent.seam import Agent
 from ..errors import (
     Refused,
     Unavailable,
 )
 from ..settings import SettingsStore
-from . import snapshot
-from .budgets import Budgets
+from .budgets.budget_caps import Budgets
 from .copilot_signin import SignIn
-from .document import RoomDocument
-from .history import History
-from .people import People
-from .queue import PromptQueue
-from .replay import Replayed, heap_frozen, replay
-from .snapshot import LiveRecords, Snapshot, Snapshots
-from .storage import StorageWatch
-from .streams import Streams
-from .sync import RoomSync
-from .transcript import Transcript, hash_prefix
-from .turns import Turns
+from .live.document import RoomDocument
+from .live.streams import Streams
+from .live.sync import RoomSync
+from .people.participants import People
+from .persistence import snapshot
+from .persistence.history import History
+from .persistence.replay import Replayed, heap_frozen, replay
+from .persistence.snapshot import LiveRecords, Snapshot, Snapshots
+from .persistence.storage import StorageWatch
+from .persistence.transcript_file import Transcript, hash_prefix
+from .turns.queue import PromptQueue
+from .turns.turns import Turns
 
 log = logging.getLogger(__name__)
 

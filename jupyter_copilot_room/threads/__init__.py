@@ -2,12 +2,13 @@
 
 A thread is a room of its own (`Room`, built like every room by `app.py`) on a git worktree of
 the room's repository, whose agent resumes a fork of the room's session (`Agent.fork`); its
-admissions are the room's hosts, its owner and the people the owner added (`access.py`). The
-threads of one room are `RoomThreads` (`threads.py`): their records (`records.py`), the fork
-point (`fork_point.py`), the worktrees (`worktree.py`). The REST routes and the websocket are
+admissions are the room's hosts, its owner and the people the owner added
+(`access/thread_admissions.py`). The threads of one room are `RoomThreads` (`room_threads.py`):
+their records (`thread_records.py`), the fork point (`fork_point.py`), the worktrees
+(`worktree.py`), bringing one back (`promotion.py`). The REST routes and the websocket are
 `handlers/threads.py`.
 """
 
-from .threads import RoomThreads, ThreadFactory, ThreadRegistry
+from .room_threads import RoomThreads, ThreadFactory, ThreadRegistry
 
 __all__ = ["RoomThreads", "ThreadFactory", "ThreadRegistry"]

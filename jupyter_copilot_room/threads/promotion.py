@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..agent.base import PermissionAsk
-from ..room.readable_asks import relative
+from ..agent.seam import PermissionAsk
+from ..room.cards.readable_asks import relative
 from ..room.room import Room
-from ..room.running_turn import RunningTurn
+from ..room.turns.running_turn import RunningTurn
 from . import worktree
-from .records import Thread
+from .thread_records import Thread
 
 CONFLICTS = (
     "{files} changed in the room since the thread forked, in the same places: the thread's "

@@ -14,8 +14,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..checkpoints.checkpoint_git import COMMITTER, git_environment, run_git
 from ..errors import Conflict
-from ..room.checkpoint_git import COMMITTER, git_environment, run_git
 
 BRANCH = "copilot-room/threads/{}"
 

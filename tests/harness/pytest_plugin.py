@@ -15,8 +15,8 @@ import pytest
 from tornado.httpclient import HTTPClientError
 
 from jupyter_copilot_room.access.admissions import AdmissionBook
-from jupyter_copilot_room.agent.base import AgentSettings
 from jupyter_copilot_room.agent.scripted_model import ScriptedModelServer
+from jupyter_copilot_room.agent.seam import AgentSettings
 from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 

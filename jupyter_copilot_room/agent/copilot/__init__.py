@@ -11,6 +11,6 @@ person must see to decide, `runtime_callbacks.py` answers the runtime's requests
 in the server's log, and `agent.py` ties them to the room's `Agent` seam.
 """
 
-from .agent import CopilotAgent
+from .copilot_agent import CopilotAgent
 
 __all__ = ["CopilotAgent"]

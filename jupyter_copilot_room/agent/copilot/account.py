@@ -13,7 +13,7 @@ from collections.abc import Callable
 from copilot.generated.rpc import AccountGetQuotaRequest, AccountLogoutRequest, UserAuthInfo
 
 from ...errors import Conflict
-from ..base import SeatQuota
+from ..seam import SeatQuota
 from . import plaintext
 from .connection import Connection
 from .login_flow import reason

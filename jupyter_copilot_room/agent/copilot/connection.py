@@ -31,7 +31,7 @@ from typing import Any
 from copilot import CopilotClient
 
 from ...statefiles import read_json, write_json_atomically
-from ..base import AgentSettings
+from ..seam import AgentSettings
 from .environment import agent_environment
 from .shared_runtime import shared_runtime
 

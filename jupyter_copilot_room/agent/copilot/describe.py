@@ -9,7 +9,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from ..base import FileChange, PermissionAsk
+from ..seam import FileChange, PermissionAsk
 
 
 def describe_permission(request: Any) -> PermissionAsk:

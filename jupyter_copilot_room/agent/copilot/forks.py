@@ -19,7 +19,7 @@ from copilot.generated.rpc import SessionsForkRequest
 from copilot.generated.session_events import SessionEventType
 
 from ...statefiles import read_json, write_json_atomically
-from ..base import ForkFailed
+from ..seam import ForkFailed
 from .connection import SESSION_FILE, save_session
 
 TURNS_FILE = "copilot-turns.json"

@@ -33,12 +33,12 @@ from copilot.generated.rpc import (
 )
 
 from ...errors import InvalidRequest
-from ..base import ConsentNeeded, SignInFailed
+from ..seam import ConsentNeeded, SignInFailed
 
 ALLOW = "allow"  # the one input the runtime takes as consent (`yes`, `true` are declines)
 
 
-class LoginFlow:
+class CopilotLoginFlow:
     """One run of the runtime's login flow (github.com, or an enterprise host) in the room's
     session."""
 

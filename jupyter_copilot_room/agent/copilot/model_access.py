@@ -19,10 +19,10 @@ from urllib.parse import urlparse
 from copilot import CopilotClient
 from copilot.generated.rpc import ModelsListRequest
 
-from ..base import AgentSettings
 from ..demo import DEMO_LABEL, DEMO_MODEL, DEMO_NOTE, DemoScript
 from ..runtime import RuntimeMissing
 from ..scripted_model import ScriptedModelServer
+from ..seam import AgentSettings
 
 TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
 

@@ -15,8 +15,8 @@ from copilot.generated.rpc import PermissionDecisionApproveOnce, PermissionDecis
 from copilot.tools import Tool, ToolInvocation, ToolResult
 
 from ...notebooks import TOOL_NAMES, TOOLS, NotebookToolError, Provenance
-from ...notebooks.outputs import MAX_IMAGES, Image
-from ..base import AgentHost, AgentSettings, PermissionAsk, QuestionAsk, Turn
+from ...notebooks.outputs import MAX_IMAGES, OutputImage
+from ..seam import AgentHost, AgentSettings, AgentTurn, PermissionAsk, QuestionAsk
 from .describe import describe_permission
 
 
@@ -28,15 +28,15 @@ class RuntimeCallbacks:
         self,
         settings: AgentSettings,
         host: Callable[[], AgentHost],
-        show_images: Callable[[list[Image]], Awaitable[None]],
+        show_images: Callable[[list[OutputImage]], Awaitable[None]],
     ):
         self.settings = settings
         self._host = host
         self._show_images = show_images
-        self._turn: Turn | None = None
+        self._turn: AgentTurn | None = None
         self._turn_count = 0
 
-    def begin_turn(self, turn: Turn) -> None:
+    def begin_turn(self, turn: AgentTurn) -> None:
         """The turn whose tool calls come next: their provenance names it."""
         self._turn = turn
         self._turn_count += 1
