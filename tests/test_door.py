@@ -2,7 +2,7 @@
 closed at the door leaves no card behind for the hosts, and `GET rooms` tells someone who knocks
 from someone whose role there is only what the door would say."""
 
-from jupyter_copilot_room.room.people.participants.door import Door
+from jupyter_copilot_room.room.people.door import Door
 
 from .harness.helpers import eventually
 

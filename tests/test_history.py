@@ -575,7 +575,7 @@ def records_of(ops):
 
 async def rebuilt(records, tmp_path):
     """Queue, people, settings and what is open after replaying `records` (no document)."""
-    from jupyter_copilot_room.room.turns.turns.queue import PromptQueue
+    from jupyter_copilot_room.room.turns.queue import PromptQueue
 
     from jupyter_copilot_room.room.live.streams import Streams
     from jupyter_copilot_room.room.people.participants import People

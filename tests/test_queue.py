@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from jupyter_copilot_room.room.turns.turns.queue import (
+from jupyter_copilot_room.room.turns.queue import (
     IN_FLIGHT,
     TERMINAL,
     TRANSITIONS,
