@@ -28,6 +28,7 @@ from .access.roles import Role
 from .events import Record
 from .events.consumers import reads
 from .room.room import Room
+from .room.turns.agent_life import AgentState
 from .room.turns.queue import TaskState
 
 #: What the room's Prometheus metrics count (`events/consumers.py`).
@@ -74,19 +75,8 @@ PREFIX = "copilot_room"
 #: Upper bounds (seconds) of the turn-duration buckets: a quick answer to an hour-long turn.
 TURN_BUCKETS = (1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0)
 
-#: Every state `meta.state` can take (`Turns.state`), so each has a series even when it is 0.
-AGENT_STATES = (
-    "starting",
-    "unavailable",
-    "idle",
-    "running",
-    "waiting",
-    "aborting",
-    "degraded",
-    "no-agent",
-    "sleeping",
-    "held",
-)
+#: Every state `meta.state` can take (`AgentLife.state`), so each has a series even when it is 0.
+AGENT_STATES = tuple(state.value for state in AgentState if state is not AgentState.NEW)
 
 
 class TurnDurations:
@@ -182,7 +172,7 @@ class RoomCollector(Collector):
             "unavailable, degraded, ...), 0 for the others.",
             labels=["state"],
         )
-        now = Counter(m.room.turns.life.state() for m in rooms)
+        now = Counter(m.room.turns.life.state().value for m in rooms)
         for name in AGENT_STATES:
             state.add_metric([name], now[name])
         yield state

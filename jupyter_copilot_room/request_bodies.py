@@ -91,8 +91,12 @@ class ModelBody(Strict):
     model: Text = Field(min_length=1, max_length=200)
 
 
+#: An answer to a permission card.
+CardDecision = Literal["approve", "reject"]
+
+
 class ApprovalBody(Strict):
-    decision: Literal["approve", "reject"]
+    decision: CardDecision
     feedback: Text | None = Field(None, max_length=2000)
 
 

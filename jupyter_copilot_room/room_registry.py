@@ -41,6 +41,7 @@ from .access.identity import Identity
 from .errors import Conflict, InvalidRequest, NotAllowed, NotFound, Refused, Unavailable
 from .room.room import Room
 from .room.startup import MAIN
+from .room.turns.agent_life import AgentState
 from .statefiles import TRANSCRIPT_FILE, prepare_state_dir, read_json, write_json_atomically
 
 log = logging.getLogger(__name__)
@@ -323,14 +324,14 @@ class Rooms:
             role = door.role_for(identity)
             started = (self._room_dir(name) / TRANSCRIPT_FILE).exists()
             seen = {
-                "state": "sleeping" if started else "new",
+                "state": (AgentState.SLEEPING if started else AgentState.NEW).value,
                 "people": [],
                 "role": role.value,
                 "at_the_door": False,
                 "waiting_on_you": 0,
             }
         if name in self._refused:
-            seen["state"] = "unavailable"
+            seen["state"] = AgentState.UNAVAILABLE.value
         entry = {
             "name": name,
             "repository": record.repository,

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
 from jupyter_copilot_room.room.turns.agent_slots import AgentSlots, Order
 
 ROOMS = ("main", "a", "b", "c")

@@ -575,12 +575,11 @@ def records_of(ops):
 
 async def rebuilt(records, tmp_path):
     """Queue, people, settings and what is open after replaying `records` (no document)."""
-    from jupyter_copilot_room.room.turns.queue import PromptQueue
-
     from jupyter_copilot_room.room.live.streams import Streams
     from jupyter_copilot_room.room.people.participants import People
     from jupyter_copilot_room.room.persistence.replay import replay
     from jupyter_copilot_room.room.persistence.snapshot import LiveRecords
+    from jupyter_copilot_room.room.turns.queue import PromptQueue
 
     book = AdmissionBook(hosts=frozenset({"alice"}))
     queue, settings_store = PromptQueue(), SettingsStore(tmp_path / "s.json", RoomSettings())

@@ -2,6 +2,9 @@
 the shipped file is what the generator writes now, so a setting, an action or a limit changed in
 Python without regenerating fails here, and the panel never types one of them by hand."""
 
+import re
+from pathlib import Path
+
 import pytest
 from pydantic import create_model
 from pydantic.fields import FieldInfo
@@ -68,3 +71,23 @@ def test_a_list_that_does_not_fit_the_line_is_broken_one_item_a_line():
     broken = typescript.const("LONG_NAME", ["x" * 40, "y" * 40], "Long.")
     x, y = "x" * 40, "y" * 40
     assert broken.splitlines()[1:] == ["export const LONG_NAME = [", f"  '{x}',", f"  '{y}'", "];"]
+
+
+def test_the_panel_types_no_word_of_the_wire_by_hand():
+    """The vocabulary the panel switches on is generated once; a hand-typed copy would drift."""
+    generated = re.findall(
+        r"^export (?:type|interface) (\w+)", panel_declarations.declarations(), re.M
+    )
+    for word in ["Role", "PromptState", "AgentState", "RequestOutcome", "ExportFormat"]:
+        assert word in generated
+    source = Path(panel_declarations.OUTPUT).parents[1]
+    typed_by_hand = {
+        f"{path.relative_to(source)}: {name}"
+        for path in [*source.rglob("*.ts"), *source.rglob("*.tsx")]
+        if "generated" not in path.parts
+        for name in re.findall(
+            r"^export (?:type|interface) (\w+)\b(?! \}) *[=<{]", path.read_text(), re.M
+        )
+        if name in generated
+    }
+    assert typed_by_hand == set()

@@ -3,6 +3,10 @@
 import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from jupyter_copilot_room.access import rules
+from jupyter_copilot_room.access.roles import Role
+from jupyter_copilot_room.errors import Conflict, NotFound
 from jupyter_copilot_room.room.turns.queue import (
     IN_FLIGHT,
     TERMINAL,
@@ -10,10 +14,6 @@ from jupyter_copilot_room.room.turns.queue import (
     PromptQueue,
     TaskState,
 )
-
-from jupyter_copilot_room.access import rules
-from jupyter_copilot_room.access.roles import Role
-from jupyter_copilot_room.errors import Conflict, NotFound
 
 
 def queue_with(*authors):

@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import AsyncGenerator, Iterator
 from datetime import UTC, tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -22,6 +22,7 @@ from ..access.roles import Action
 from ..attachments import Upload
 from ..export import Format
 from ..request_bodies import (
+    CardDecision,
     ChatBody,
     ModelBody,
     PromptBody,
@@ -40,8 +41,6 @@ from .threads_api import ThreadsAPI
 
 if TYPE_CHECKING:
     from ..threads import ThreadRegistry
-
-Decision = Literal["approve", "reject"]
 
 
 class RoomAPI:
@@ -186,7 +185,7 @@ class RoomAPI:
         ]
 
     async def answer(
-        self, caller: Caller, card_id: str, decision: Decision, feedback: str | None = None
+        self, caller: Caller, card_id: str, decision: CardDecision, feedback: str | None = None
     ) -> dict:
         """Approve or reject a card (here, or in one of the room's threads)."""
         holder = self._holding(card_id)

@@ -9,6 +9,7 @@ import { ServerConnection } from '@jupyterlab/services';
 
 import { IAttachmentRef, IUpload } from './attachments';
 import { IChip } from './chips';
+import type { AdmissionDecision as Decision, ExportFormat } from './generated/declarations';
 import { IWholeCard } from './hidden';
 import { ICatalog, IRoomStatus, ISettings, ITarget } from './types';
 
@@ -57,10 +58,8 @@ export function refusalMessage(error: unknown): string {
   return String(error);
 }
 
-export type Decision = 'viewer' | 'member' | 'reject';
-
-/** What `GET transcript?format=` renders the room as (jupyter_copilot_room/export.py). */
-export type ExportFormat = 'ipynb' | 'md' | 'jsonl';
+/** What a host decides at the door, and an export's format: generated (`panel_declarations.py`). */
+export type { AdmissionDecision as Decision, ExportFormat } from './generated/declarations';
 
 export interface IExported {
   /** The file name the room chose (`copilot-room-<time>.<format>`). */

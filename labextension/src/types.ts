@@ -6,10 +6,20 @@
 
 import type { Hidden } from './hidden';
 
-export type Role = 'host' | 'member' | 'viewer' | 'pending' | 'refused';
+import type { AgentState, PromptState, RequestOutcome, Role } from './generated/declarations';
 
-/** What `GET room` says the caller may do (`me.can`): generated from the server's role table. */
-export type { Action } from './generated/declarations';
+/** The wire's words, each generated from its Python declaration (`panel_declarations.py`). */
+export type {
+  Action,
+  AgentState,
+  ApprovalDecision,
+  ApprovalPolicy,
+  ApprovalRule,
+  IKindPolicy,
+  PromptState,
+  RequestOutcome,
+  Role
+} from './generated/declarations';
 
 export interface IMe {
   username: string;
@@ -44,10 +54,6 @@ export interface ITarget {
   name: string;
 }
 
-/** The A2A task states of a prompt (`room/queue.py`). */
-export type PromptState =
-  'submitted' | 'working' | 'input-required' | 'completed' | 'failed' | 'canceled';
-
 export interface IQueueItem {
   id: string;
   author: string;
@@ -57,10 +63,6 @@ export interface IQueueItem {
   submitted_at: number;
   started_at?: number;
 }
-
-/** How a permission request or a question ended (`pending` while it waits). */
-export type RequestOutcome =
-  'pending' | 'approved' | 'rejected' | 'answered' | 'timed_out' | 'aborted';
 
 /** Who may answer a card, as the server decides it (`access/rules.py`): the users it names and
  * anyone whose role it names; those in `approved` approved already (a card that needs two then
@@ -97,20 +99,6 @@ export interface IApproval {
   rule?: string | null;
   answerers: IAnswerers;
 }
-
-/** What the agent is doing (`meta.state`). */
-export type AgentState =
-  | 'starting'
-  | 'idle'
-  | 'running'
-  | 'waiting'
-  | 'aborting'
-  | 'degraded'
-  | 'unavailable'
-  | 'no-agent'
-  | 'sleeping' // its agent stopped after room_idle_timeout: the next prompt wakes it
-  | 'new' // a room never started (`GET rooms`): it starts when someone opens it
-  | 'held'; // its agent waits for one of the server's max_active_rooms slots
 
 export interface IMeta {
   state?: AgentState;
@@ -204,22 +192,6 @@ export interface ICatalog {
   skills: ICatalogItem[];
   agents: ICatalogItem[];
 }
-
-export type AdmissionPolicy = 'ask-host' | 'viewer' | 'member' | 'refuse';
-
-/** What the room does with a permission request of a kind (docs/hosts.md, "Approval policies"). */
-export type ApprovalDecision = 'ask' | 'auto' | 'deny' | 'two';
-
-/** A rule as the room returns it, or as a line `pattern -> decision` (which the room parses). */
-export type ApprovalRule = { pattern: string; decision: ApprovalDecision } | string;
-
-export interface IKindPolicy {
-  default: ApprovalDecision;
-  rules: ApprovalRule[];
-}
-
-/** Per permission kind (shell, write, read, url, mcp, notebook, execute, custom-tool). */
-export type ApprovalPolicy = Record<string, IKindPolicy>;
 
 /** `GET settings`: generated from `RoomSettings` (settings.py). */
 export type { ISettings } from './generated/declarations';

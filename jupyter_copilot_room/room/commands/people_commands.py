@@ -110,7 +110,7 @@ class PeopleCommands:
         role = self.people.role_now(identity)
         admitted = rules.admitted(role)
         return {
-            "state": self.turns.life.state(),
+            "state": self.turns.life.state().value,
             "people": self.people.connected() if admitted else [],
             "role": role.value,
             "at_the_door": identity.username in self.people.door,

@@ -16,6 +16,7 @@ import asyncio
 import logging
 from collections import Counter
 from collections.abc import Callable, Coroutine
+from enum import StrEnum
 from typing import Any
 
 from ...agent.seam import Agent, AgentHost
@@ -28,6 +29,23 @@ from .queue import PromptQueue, TaskState
 from .running_turn import RunningTurn
 
 log = logging.getLogger(__name__)
+
+
+class AgentState(StrEnum):
+    """What the agent is doing, as people see it (`meta.state`; `GET rooms`' `state`)."""
+
+    NO_AGENT = "no-agent"
+    SLEEPING = "sleeping"  # stopped after `room_idle_timeout`: the next prompt wakes it
+    HELD = "held"  # waits for one of the server's `max_active_rooms` slots
+    STARTING = "starting"
+    UNAVAILABLE = "unavailable"
+    IDLE = "idle"
+    RUNNING = "running"
+    WAITING = "waiting"  # on people: a card
+    ABORTING = "aborting"
+    DEGRADED = "degraded"  # ignored an abort: restarting
+    NEW = "new"  # a room never started (`GET rooms`): it starts when someone opens it
+
 
 SLEEPING = (
     "The agent is asleep while nobody prompts: the next prompt wakes it (a few seconds), with "
@@ -111,26 +129,30 @@ class AgentLife:
 
     def show_state(self) -> None:
         state = self.state()
-        if state == "held":
-            self.document.set_meta(state=state, agent_detail=self.slots.held_detail(self.name))
+        if state is AgentState.HELD:
+            detail = self.slots.held_detail(self.name)
+            self.document.set_meta(state=state.value, agent_detail=detail)
         else:
-            self.document.set_meta(state=state)
+            self.document.set_meta(state=state.value)
         self._watch_idle()
 
-    def state(self) -> str:
-        """The agent state people see: no-agent, sleeping, held, starting, unavailable, idle,
-        running, waiting, aborting or degraded."""
+    def state(self) -> AgentState:
+        """The agent state people see (`meta.state`)."""
         if self.agent is None:
-            return "no-agent"
+            return AgentState.NO_AGENT
         if self.agent_status in ("sleeping", "stopping"):
-            return "held" if self.slots.is_waiting(self.name) else "sleeping"
+            return AgentState.HELD if self.slots.is_waiting(self.name) else AgentState.SLEEPING
         if self.restarting:
-            return "degraded"
+            return AgentState.DEGRADED
         if (prompt := self.queue.in_flight) is not None:
             if (turn := self.running()) is not None and turn.stop is not None:
-                return "aborting"
-            return "waiting" if prompt.state is TaskState.INPUT_REQUIRED else "running"
-        return "idle" if self.agent_status == "ready" else self.agent_status
+                return AgentState.ABORTING
+            if prompt.state is TaskState.INPUT_REQUIRED:
+                return AgentState.WAITING
+            return AgentState.RUNNING
+        if self.agent_status == "ready":
+            return AgentState.IDLE
+        return AgentState(self.agent_status)  # starting, unavailable
 
     def bring_up(self, at_once: bool) -> None:
         """At the room's start: the agent starts now (the room `main`, as in 0.1), or sleeps
