@@ -11,9 +11,9 @@ Prometheus expects; a restarted server starts them again from zero.
 from __future__ import annotations
 
 import logging
-import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Protocol
 
 from prometheus_client import REGISTRY
 from prometheus_client.core import (
@@ -27,9 +27,10 @@ from prometheus_client.registry import Collector
 from .access.roles import Role
 from .events import Record
 from .events.consumers import reads
-from .room.room import Room
 from .room.turns.agent_life import AgentState
-from .room.turns.queue import TaskState
+
+if TYPE_CHECKING:
+    from .room.room import Readings
 
 #: What the room's Prometheus metrics count (`events/consumers.py`).
 RECORDS = reads(
@@ -107,11 +108,21 @@ class TurnDurations:
         ]
 
 
+class Observed(Protocol):
+    """What the metrics need of a room, and nothing else of it."""
+
+    def listen(self, listener: Callable[[Record], None]) -> None:
+        """Hear every record the room commits."""
+
+    def readings(self) -> Readings:
+        """The room's state now."""
+
+
 class RoomMetrics:
     """What the records this server committed say: counts by kind, requests settled by outcome,
-    how long turns took."""
+    how long turns took; and the room's readings, at scrape time."""
 
-    def __init__(self, room: Room):
+    def __init__(self, room: Observed):
         self.room = room
         self.records: Counter[str] = Counter()
         self.approvals: Counter[tuple[str, str]] = Counter()  # (kind, outcome)
@@ -156,15 +167,11 @@ class RoomCollector(Collector):
 
     def collect(self) -> Iterator[Metric]:
         rooms = list(self.rooms)
+        now = [m.room.readings() for m in rooms]
         yield _gauge(
             "queue_depth",
             "Prompts waiting in the room's queue to start (not counting the running one).",
-            sum(
-                1
-                for m in rooms
-                for prompt in m.room.queue.open()
-                if prompt.state is TaskState.SUBMITTED
-            ),
+            sum(r.waiting for r in now),
         )
         state = GaugeMetricFamily(
             f"{PREFIX}_agent_state",
@@ -172,45 +179,41 @@ class RoomCollector(Collector):
             "unavailable, degraded, ...), 0 for the others.",
             labels=["state"],
         )
-        now = Counter(m.room.turns.life.state().value for m in rooms)
+        states = Counter(r.agent_state for r in now)
         for name in AGENT_STATES:
-            state.add_metric([name], now[name])
+            state.add_metric([name], states[name])
         yield state
         people = GaugeMetricFamily(
             f"{PREFIX}_people_connected",
             "People with the room open now (at least one live connection), by their role.",
             labels=["role"],
         )
-        roles = Counter(
-            m.room.people.role_of(username).value
-            for m in rooms
-            for username in m.room.sync.connected()
-        )
+        roles = _sum(r.connected for r in now)
         for role in (Role.HOST, Role.MEMBER, Role.VIEWER):
             people.add_metric([role.value], roles[role.value])
         yield people
         yield _gauge(
             "transcript_bytes",
             "Size of the room's transcript.jsonl (the audit trail; it only grows).",
-            sum(_size(m) for m in rooms),
+            sum(r.transcript_bytes for r in now),
         )
         yield _gauge(
             "storage_full",
             "1 while the disk holding the room's state is full: commands are refused with "
             "HTTP 507 until there is space again.",
-            int(any(m.room.storage.full for m in rooms)),
+            int(any(r.storage_full for r in now)),
         )
         yield _counter(
             "storage_refusals",
             "Records the room could not write because its disk was full (each one a command "
             "refused with HTTP 507, or an agent's turn stopped).",
-            sum(m.room.storage.refusals for m in rooms),
+            sum(r.storage_refusals for r in now),
         )
         yield _counter(
             "slow_client_disconnects",
             "Websocket clients closed because they stopped reading (their buffer filled); "
             "they reconnect and sync afresh.",
-            sum(m.room.sync.fell_behind for m in rooms),
+            sum(r.slow_client_disconnects for r in now),
         )
         yield _labelled_counter(
             "transcript_records",
@@ -236,7 +239,7 @@ class RoomCollector(Collector):
             "Agent restarts by reason: degraded (it ignored an abort), lost (its runtime "
             "stopped answering), retry (a host pressed Try again).",
             ["reason"],
-            _sum(m.room.turns.life.restarts for m in rooms),
+            _sum(r.restarts for r in now),
         )
         durations = HistogramMetricFamily(
             f"{PREFIX}_turn_duration_seconds",
@@ -276,17 +279,10 @@ def _sum(counters: Iterator[Counter]) -> Counter:
     return total
 
 
-def _size(metrics: RoomMetrics) -> int:
-    try:
-        return os.stat(metrics.room.transcript.path).st_size
-    except OSError:
-        return 0
-
-
 _collector: RoomCollector | None = None
 
 
-def watch(room: Room) -> RoomMetrics:
+def watch(room: Observed) -> RoomMetrics:
     """Serve the room's metrics on `/metrics` until `unwatch`; the collector is registered in
     prometheus_client's registry once per process, however many servers a process starts."""
     global _collector
@@ -294,7 +290,7 @@ def watch(room: Room) -> RoomMetrics:
         _collector = RoomCollector()
         REGISTRY.register(_collector)
     metrics = RoomMetrics(room)
-    room.recorder.listen(metrics.heard)
+    room.listen(metrics.heard)
     _collector.rooms.append(metrics)
     return metrics
 

@@ -12,8 +12,11 @@ the in-process API (`api/`) calls. The agent never sees it: it is given a `RoomA
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from pycrdt import Doc
@@ -54,7 +57,7 @@ from .persistence.transcript_file import Transcript
 from .startup import MAIN, RoomStartup
 from .turns.agent_host import RoomAgentHost
 from .turns.agent_slots import AgentSlots
-from .turns.queue import PromptQueue
+from .turns.queue import PromptQueue, TaskState
 from .turns.turns import Turns
 
 #: A finished turn may have used premium requests: the seat's quota is read again
@@ -97,6 +100,20 @@ RECORDS = reads(
         "room.created",
     ],
 )
+
+
+@dataclass(frozen=True)
+class Readings:
+    """What a room says of itself now, for a scrape: all the metrics read of it."""
+
+    waiting: int  # prompts in its queue, not counting the running one
+    agent_state: str
+    connected: Counter[str]  # people with the room open, by role
+    transcript_bytes: int
+    storage_full: bool
+    storage_refusals: int
+    slow_client_disconnects: int
+    restarts: Counter[str]  # of its agent, by reason
 
 
 class Room:
@@ -332,6 +349,27 @@ class Room:
             and self.queue.in_flight is None
             and self.queue.next_up() is None
             and not any(rules.at_the_door(Role(p["role"])) for p in self.people.listing())
+        )
+
+    def listen(self, listener: Callable[[Record], None]) -> None:
+        """Hear every record the room commits, after the document shows it (`metrics.py`)."""
+        self.recorder.listen(listener)
+
+    def readings(self) -> Readings:
+        """What the room says of itself now (the metrics read it at each scrape)."""
+        try:
+            transcript_bytes = os.stat(self.transcript.path).st_size
+        except OSError:
+            transcript_bytes = 0
+        return Readings(
+            waiting=sum(1 for p in self.queue.open() if p.state is TaskState.SUBMITTED),
+            agent_state=self.turns.life.state().value,
+            connected=Counter(self.people.role_of(name).value for name in self.sync.connected()),
+            transcript_bytes=transcript_bytes,
+            storage_full=self.storage.full,
+            storage_refusals=self.storage.refusals,
+            slow_client_disconnects=self.sync.fell_behind,
+            restarts=Counter(self.turns.life.restarts),
         )
 
     async def durable(self) -> None:
