@@ -1,7 +1,8 @@
 """The room's errors: one small hierarchy, each carrying its HTTP status and a stable code.
 
-Pure modules raise these; `handlers/base.py` turns them into `{"error": code, "message": text}`
-in one place, so a message written here is exactly what a person sees in the panel.
+Pure modules raise these; `handlers/room_handler.py` turns them into `{"error": code, "message":
+text}` in one place, so a message written here is exactly what a person sees in the panel. The
+in-process API (`api/`) raises them as they are: `Refused` is its public name.
 """
 
 

@@ -263,7 +263,7 @@ def render(text: str, fmt: Format, now: float, tz: tzinfo = UTC) -> str:
 
 def _asked(opened: ev.RequestOpened) -> str:
     summary = opened.summary
-    if hidden := opened.details.get("truncated", {}).get("summary"):  # room/card_content.py
+    if hidden := opened.details.get("truncated", {}).get("summary"):  # room/cards/card_content.py
         summary += f"… ({hidden['total'] - hidden['shown']:,} more characters not shown)"
     if opened.kind == "question":
         return f"Copilot asked: {summary}"

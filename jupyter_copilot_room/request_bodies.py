@@ -124,7 +124,7 @@ class ClaimBody(Strict):
 
 
 class RoomBody(Strict):
-    """`POST rooms`: a new room; `rooms.py` checks the name and the folder with clear codes."""
+    """`POST rooms`: a new room; `room_registry.py` checks the name and folder with clear codes."""
 
     name: Text = Field(max_length=200)
     repository: Text = Field("", max_length=1000)

@@ -1,6 +1,6 @@
 """The agent's shell sees none of the server's secrets, and what the room records never holds one:
 the runtime's environment is an allow-list (`agent/copilot/environment.py`), and the values of
-the known secrets are redacted from every record (`room/redaction.py`)."""
+the known secrets are redacted from every record (`room/persistence/redaction.py`)."""
 
 import json
 

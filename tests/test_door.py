@@ -1,6 +1,6 @@
-"""A knock at the door lasts while the person's panel keeps asking (`room/door.py`): a browser
-closed at the door leaves no card behind for the hosts, and `GET rooms` tells someone who knocks
-from someone whose role there is only what the door would say."""
+"""A knock at the door lasts while the person's panel keeps asking (`room/people/door.py`): a
+browser closed at the door leaves no card behind for the hosts, and `GET rooms` tells someone who
+knocks from someone whose role there is only what the door would say."""
 
 from jupyter_copilot_room.room.people.door import Door
 

@@ -1,5 +1,5 @@
 """Several rooms on one server: `main` for the server's root and the rooms hosts create, each with
-its own folder, queue, admissions, transcript and agent (`rooms.py`)."""
+its own folder, queue, admissions, transcript and agent (`room_registry.py`)."""
 
 import json
 import shutil

@@ -38,7 +38,7 @@ ACTIONS: dict[str, str] = {
 }
 KINDS: tuple[str, ...] = tuple(ACTIONS)
 #: Every card's action: the permission kinds, and a side thread's changes coming back (the room
-#: asks that itself, under the `write` rules: `threads/threads.py`).
+#: asks that itself, under the `write` rules: `threads/room_threads.py`).
 CARD_ACTIONS: dict[str, str] = {**ACTIONS, "promote": "bring back a side thread's changes"}
 #: The kinds whose subject (a command, a URL) rules match against.
 WITH_RULES: tuple[str, ...] = ("shell", "url")

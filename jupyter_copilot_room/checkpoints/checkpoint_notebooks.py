@@ -1,5 +1,5 @@
 """Checkpoints' notebook rules, on git trees: what of a turn's notebook change was the agent's
-(`notebooks/turn_share.py`), a revert cell by cell (`notebooks/cell_revert.py`) and a diff that
+(`notebooks/turn_share.py`), a revert cell by cell (`checkpoints/cell_revert.py`) and a diff that
 shows notebooks cell by cell (`notebooks/notebook_diff.py`)."""
 
 from __future__ import annotations

@@ -302,7 +302,7 @@ class Checkpoints:
         self, now: str, commit: str, patch: str, files: tuple[str, ...], force: bool
     ) -> bool:
         """Undo the turn in `now`, the worktree just read: its notebooks cell by cell
-        (`notebooks/cell_revert.py`), the rest by applying its diff reversed; open notebooks
+        (`checkpoints/cell_revert.py`), the rest by applying its diff reversed; open notebooks
         through their live documents, other files on disk. False (nothing written) if an open
         notebook it changes is no longer as read; a conflict raises and writes nothing."""
         scratch = self.git.dir / "revert.index"

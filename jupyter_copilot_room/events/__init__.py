@@ -10,7 +10,7 @@ the end of a turn, the agent's status) are declared here too, beside them.
 By concern: `base.py` (strict models, text), `agent_events.py` (what an agent reports),
 `prompt_records.py` (a prompt, its context and attachments), `room_records.py` (the room's own
 facts), `records.py` (each kind's payload class, and `Record`). Adding a record kind is a class
-and a `RECORD_PAYLOADS` entry here, and its handler in `room/document_handlers/`.
+and a `RECORD_PAYLOADS` entry here, and its handler in `room/live/document_handlers/`.
 """
 
 from .agent_events import (

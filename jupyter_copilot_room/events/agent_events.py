@@ -101,7 +101,7 @@ class TurnUsage(AgentEvent):
 
     prompt_id: str | None = None  # stamped by the room
     author: str | None = None  # stamped by the room
-    #: The side thread whose turn this was, in its room's transcript (`room/spending.py`).
+    #: The side thread whose turn this was, in its room's transcript (`room/budgets/spending.py`).
     thread: str | None = None
     model: str
     input_tokens: int = 0

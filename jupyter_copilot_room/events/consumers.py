@@ -2,8 +2,8 @@
 every reader beside its code: a kind added to `RECORD_PAYLOADS` stops every reader that has not
 said what it does with it from importing, so none forgets one silently.
 
-The document's handlers (`room/document_handlers/`) keep their own registry, one handler a kind;
-the readers here switch on a few kinds and let the rest pass.
+The document's handlers (`room/live/document_handlers/`) keep their own registry, one handler a
+kind; the readers here switch on a few kinds and let the rest pass.
 """
 
 from __future__ import annotations

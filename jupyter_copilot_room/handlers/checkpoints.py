@@ -1,6 +1,6 @@
 """A turn's checkpoint as a resource: its diff to read and its revert. Both name the
-checkpoint by its commit; the room's checkpoints (`room/checkpoints.py`) refuse anything that is
-not one of theirs, so a commit hash from elsewhere in the repository is a 404.
+checkpoint by its commit; the room's checkpoints (`checkpoints/turn_checkpoints.py`) refuse
+anything that is not one of theirs, so a commit hash from elsewhere in the repository is a 404.
 """
 
 from __future__ import annotations

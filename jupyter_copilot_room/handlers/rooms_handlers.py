@@ -1,5 +1,5 @@
 """The rooms as resources: `GET rooms` lists them and `POST rooms` creates one (the
-server's registry, `rooms.py`, decides who may), `GET room` is one room's whole state as the
+server's registry, `room_registry.py`, decides who may), `GET room` is one room's whole state as the
 caller may see it, with what the caller may do there (`me.can`), so the panel never re-derives
 the role table.
 """

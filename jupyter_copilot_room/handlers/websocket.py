@@ -1,9 +1,9 @@
 """A room's live document over a websocket, under `<base_url>copilot-room/ws/<name>`
 (`copilot-room/ws` is main's).
 
-The Yjs sync protocol, read-only for every client (`room/sync.py` drops their writes). Access is
-checked when the socket opens and again every `websocket_recheck_interval` seconds, so a revoked
-hub share or a lost hub group ends a visitor's live view too.
+The Yjs sync protocol, read-only for every client (`room/live/sync.py` drops their writes).
+Access is checked when the socket opens and again every `websocket_recheck_interval` seconds, so
+a revoked hub share or a lost hub group ends a visitor's live view too.
 """
 
 from __future__ import annotations

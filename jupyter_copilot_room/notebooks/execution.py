@@ -317,7 +317,7 @@ def inspection(names: list[str]) -> str:
 
 def card_code(cells: list[tuple[str, str]]) -> str:
     """The code of each cell, whole: the room's card cuts it and says how much it hid
-    (`room/card_content.py`)."""
+    (`room/cards/card_content.py`)."""
     parts = []
     for n, (cell_id, source) in enumerate(cells, 1):
         parts.append(f"# ── cell {n} of {len(cells)} ({cell_id}) ──\n{source}")

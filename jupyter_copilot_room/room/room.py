@@ -213,7 +213,7 @@ class Room:
             lambda: self.queue.in_flight is None,
         )
         #: Called when the room may have become quiet (its agent asleep, a connection closed):
-        #: the server's registry then unloads it once it has stayed so (`rooms.py`).
+        #: the server's registry then unloads it once it has stayed so (`room_registry.py`).
         self.on_quiet: Callable[[], None] = lambda: None
         self.turns.life.on_asleep = lambda: self.on_quiet()
         self.people_commands = PeopleCommands(

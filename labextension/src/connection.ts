@@ -191,7 +191,7 @@ export class RoomConnection implements IDisposable {
   }
 
   /** Waiting at the door when the page or the panel goes: say so, so the hosts' card goes now
-   * rather than when my knock runs out (`room/door.py`). */
+   * rather than when my knock runs out (`room/people/door.py`). */
   private _leaveDoor = (): void => {
     if (!this._disposed && isAtTheDoor(this._model.me)) {
       this._client.leaveDoor().catch(() => undefined); // the knock runs out by itself then

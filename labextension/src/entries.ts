@@ -1,5 +1,5 @@
 /**
- * The transcript's entries, one type per kind, as `jupyter_copilot_room/room/document.py`
+ * The transcript's entries, one type per kind, as `jupyter_copilot_room/room/live/document.py`
  * writes them. Every entry has an id, a kind, an author (`copilot` for the agent, none for
  * system lines), a time and a body (a Y.Text on the wire, streamed by appends).
  */

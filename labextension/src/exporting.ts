@@ -22,7 +22,7 @@ export function contentsOf(format: ExportFormat, text: string): Partial<Contents
 }
 
 /** Where "Open in JupyterLab" saves exports: one folder of their own beside the repository's
- * files, which checkpoints leave out (jupyter_copilot_room/room/checkpoint_git.py), so an export
+ * files, which checkpoints leave out (jupyter_copilot_room/checkpoints/checkpoint_git.py), so an export
  * is never a turn's change. */
 export const EXPORT_FOLDER = 'copilot-room-exports';
 

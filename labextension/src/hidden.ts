@@ -1,7 +1,7 @@
 /**
  * What a card shows of a long text and what it hides. The room cuts each long text of a card
  * (a command, a diff, the cells' code) and names it in the card's `details.truncated`,
- * `{field: {shown, total}}` (jupyter_copilot_room/room/card_content.py), so the panel says how
+ * `{field: {shown, total}}` (jupyter_copilot_room/room/cards/card_content.py), so the panel says how
  * much is hidden and loads the whole while the card is open (`GET approvals/<id>/details`): a
  * cut text is never shown as if it were whole.
  */

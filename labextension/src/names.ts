@@ -1,7 +1,7 @@
 /**
  * How the panel names people: by the display name the room document knows (`participants`),
  * never by a username, which is only a tooltip. A system line about people is a template whose
- * `{0}`, `{1}`... stand for the usernames in its `people` (`room/document.py`); `nameParts` cuts
+ * `{0}`, `{1}`... stand for the usernames in its `people` (`room/live/document.py`); `nameParts` cuts
  * it into text and people so each person is drawn as a name.
  */
 import { unvouched } from './policy';

@@ -177,7 +177,7 @@ export function roleLabel(person: { role: Role | string }): string {
 }
 
 /** Someone knocking now: at the door, and still there (the server shows a pending person online
- * only while their knock lasts, jupyter_copilot_room/room/door.py). */
+ * only while their knock lasts, jupyter_copilot_room/room/people/door.py). */
 export function isKnocking(person: IParticipant): boolean {
   return isAtTheDoor(person) && person.online;
 }

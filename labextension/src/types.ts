@@ -1,7 +1,7 @@
 /**
  * Plain shapes of what the server sends: `GET room`, the REST answers and the live document's
  * roots (`meta`, `participants`, `queue`, `approvals`; the `transcript` entries are in
- * `entries.ts`). The wire contract lives in `jupyter_copilot_room/room/document.py`.
+ * `entries.ts`). The wire contract lives in `jupyter_copilot_room/room/live/document.py`.
  */
 
 import type { Hidden } from './hidden';
@@ -148,7 +148,7 @@ export interface IThread {
   access?: { use: IAnswerers; manage: IAnswerers };
 }
 
-/** `meta.copilot_quota` (jupyter_copilot_room/agent/base.py `SeatQuota`). */
+/** `meta.copilot_quota` (jupyter_copilot_room/agent/seam.py `SeatQuota`). */
 export interface ISeatQuota {
   entitlement: number;
   used: number;

@@ -1,6 +1,6 @@
 """What a person must see to decide: the exact command, path or URL, and why.
 
-Whole: the room cuts what a card shows and says how much it hid (`room/card_content.py`).
+Whole: the room cuts what a card shows and says how much it hid (`room/cards/card_content.py`).
 """
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 state people see.
 
 The agent is one runtime process, so it runs only while its room uses it. It holds one of the
-server's `AgentSlots` (`room/agent_slots.py`) while it runs; after `idle_timeout` s with nothing
-to do (or when a room waiting for a slot takes it) it stops and the room is `sleeping`; the next
-prompt starts it again, resuming its session. `Turns` has an `AgentLife`: the turns decide when
-the agent is needed and when it must be restarted (it ignored an abort, its runtime was lost),
-this object how it comes, goes and comes back (`restart`, the one place; a host's `retry`) and
-what `meta.state` says.
+server's `AgentSlots` (`room/turns/agent_slots.py`) while it runs; after `idle_timeout` s with
+nothing to do (or when a room waiting for a slot takes it) it stops and the room is `sleeping`;
+the next prompt starts it again, resuming its session. `Turns` has an `AgentLife`: the turns
+decide when the agent is needed and when it must be restarted (it ignored an abort, its runtime
+was lost), this object how it comes, goes and comes back (`restart`, the one place; a host's
+`retry`), what it says of itself (`status_changed`) and what `meta.state` says (`AgentState`).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ export function RequestEntry(props: {
       : entry.request_kind === 'promote'
         ? `to ${requestAction(entry.request_kind)}`
         : `asked to ${requestAction(entry.request_kind)}`;
-  const cut = hiddenIn(entry.details)[SUMMARY]; // the card said so too (room/card_content.py)
+  const cut = hiddenIn(entry.details)[SUMMARY]; // the card said so too (room/cards/card_content.py)
   return (
     <div className="jp-CopilotRoom-entry jp-CopilotRoom-request" data-state={entry.state}>
       {/* A side thread's changes coming back: the room asks that, not the agent. */}
