@@ -44,7 +44,7 @@ def room_config(copilot_config, request):
 
 
 def thread_room(room_app, room, thread_id):
-    return room_app.threads.of(room)._rooms[thread_id]
+    return room_app.threads.of(room)._rooms[thread_id].room
 
 
 async def test_a_thread_forks_after_a_turn_works_in_its_own_worktree_and_comes_back_as_a_prompt(

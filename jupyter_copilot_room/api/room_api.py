@@ -316,4 +316,8 @@ class RoomAPI:
     @property
     def threads(self) -> ThreadsAPI:
         """The room's side threads."""
-        return ThreadsAPI(self._threads.of(self.room), lambda room: RoomAPI(room, self._threads))
+        return ThreadsAPI(
+            self._threads.of(self.room),
+            lambda room: RoomAPI(room, self._threads),
+            self.room.people.known.get,
+        )

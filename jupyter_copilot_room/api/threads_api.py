@@ -4,8 +4,10 @@ add people, prompt in one, bring it back, close it. `threads/` decides who may d
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Literal
 
+from ..access.identity import Identity
 from ..request_bodies import TranscriptQuery
 from ..room.persistence.recorder import acting_from
 from ..room.room import Room
@@ -18,12 +20,18 @@ if TYPE_CHECKING:
 
 
 class ThreadsAPI:
-    def __init__(self, threads: RoomThreads, wrap: Callable[[Room], RoomAPI]):
+    def __init__(
+        self,
+        threads: RoomThreads,
+        wrap: Callable[[Room], RoomAPI],
+        known: Callable[[str], Identity | None],
+    ):
         self._threads = threads
-        self._wrap = wrap
+        self._wrap = wrap  # a thread's room as the API shows it
+        self._known = known  # the room's last sight of a username
 
-    def _identity(self, caller: Caller):
-        identity = identity_of(caller, self._threads.room.people.known.get(caller.username))
+    def _identity(self, caller: Caller) -> tuple[Identity, AbstractContextManager[None]]:
+        identity = identity_of(caller, self._known(caller.username))
         return identity, acting_from(identity.username, source_of(caller))
 
     def listing(self, caller: Caller) -> list[dict]:

@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..agent.seam import PermissionAsk
 from ..room.cards.readable_asks import relative
-from ..room.room import Room
 from ..room.turns.running_turn import RunningTurn
 from . import worktree
+from .room_side import RoomSide
 from .thread_records import Thread
 
 CONFLICTS = (
@@ -36,7 +35,7 @@ def last_reply(transcript: str) -> str | None:
 
 
 async def apply_changes(
-    room: Room, thread: Thread, worktree_dir: Path, repository: Path, turn: RunningTurn
+    room: RoomSide, thread: Thread, worktree_dir: Path, repository: Path, turn: RunningTurn
 ) -> str | None:
     """The promote turn of `room`: the card (answered like a write: the prompt's author and the
     hosts, under the room's approval policy), then the thread's changes in the working tree of
@@ -44,35 +43,18 @@ async def apply_changes(
     diff, files = await worktree.changes(worktree_dir, thread.base)
     if not files:
         return "The thread has no changes to bring back."
-    await room.turns.worktree_read()  # the turn's checkpoint has the tree before
+    await room.worktree_read()  # the turn's checkpoint has the tree before
     top = await worktree.toplevel(repository)
     refused = await worktree.conflicts(top, diff, files)
     summary = ", ".join(files)
-    owner = room.document.display_name(thread.owner) or thread.owner
+    owner = room.display_name(thread.owner)
     details = {
         "intention": f"Apply the side thread “{thread.title}” (by {owner}) here.",
         "diff": diff,
     }
     if refused:
         details["conflicts"] = CONFLICTS.format(files=", ".join(refused))
-    open_requests, settings = room.open_requests, room.settings.current
-    decision, rule = settings.approval_policy.decide("write", summary)
-    if decision in ("auto", "deny"):
-        ask = PermissionAsk(kind="promote", summary=summary, details=details)
-        why = f"{'Approved' if decision == 'auto' else 'Rejected'} by rule {rule}."
-        answer = open_requests.settle_by_room(
-            turn.prompt, ask, approve=decision == "auto", why=why, rule=rule
-        )
-    else:
-        answer = await open_requests.ask(
-            turn.prompt,
-            "promote",
-            summary,
-            settings.permission_timeout,
-            rule if decision == "two" else None,
-            details=details,
-            approvers_needed=2 if decision == "two" else 1,
-        )
+    answer = await room.ask_card(turn.prompt, "promote", summary, details)
     if not answer.approved:
         return answer.text or "The changes were not applied."
     if refused := await worktree.conflicts(top, diff, files):  # again: time has passed

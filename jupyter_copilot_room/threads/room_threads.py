@@ -10,7 +10,6 @@ a thread does is in its own transcript.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import uuid
@@ -22,39 +21,36 @@ from ..access.identity import Identity
 from ..access.roles import Action, Role
 from ..access.thread_admissions import ThreadAdmissions
 from ..agent.seam import ForkFailed
-from ..errors import Conflict, InvalidRequest, NotAllowed, NotFound, Unavailable
-from ..events import SystemNote
-from ..request_bodies import PromptBody
+from ..errors import Conflict, InvalidRequest, NotAllowed
 from ..room.room import Room
 from ..room.turns.running_turn import RunningTurn
 from . import promotion, worktree
 from .fork_point import fork_point
+from .room_side import RoomSide
 from .thread_records import Thread, ThreadRecords
 
 log = logging.getLogger(__name__)
 
 #: Builds a thread's room: (the room, the thread, its folder, its state_dir, its admissions).
 ThreadFactory = Callable[[Room, Thread, Path, Path, ThreadAdmissions], Room]
-#: Seconds a fork waits for the room's agent to wake (its session is what is forked).
-AGENT_WAKE_TIMEOUT = 60.0
 
 
 class RoomThreads:
     def __init__(self, room: Room, build: ThreadFactory):
-        self.room = room  # the room as loaded now (`ThreadRegistry.of` keeps it current)
+        self.room = RoomSide(room)  # as loaded now (`ThreadRegistry.of` keeps it current)
         self.build = build
         self.records = ThreadRecords(room.state_dir / "threads")
-        self._rooms: dict[str, Room] = {}
+        self._rooms: dict[str, RoomSide] = {}
         self._lock = asyncio.Lock()  # one thread opens or closes at a time
         self._resuming: set[asyncio.Task] = set()
 
     # -- who may do what ---------------------------------------------------------------------------
 
     def _role_in_room(self, username: str) -> Role:
-        return self.room.people.role_of(username)
+        return self.room.role_of(username)
 
     def _may_see(self, identity: Identity, thread: Thread) -> Role:
-        role = self.room.people.require(identity, Action.WATCH)
+        role = self.room.require(identity, Action.WATCH)
         if rules.admitted(rules.thread_role(role, thread.may_use(identity.username))):
             return role
         raise NotAllowed(
@@ -78,9 +74,9 @@ class RoomThreads:
         """The threads in the room's document (`meta.threads`): everyone admitted sees that
         they exist and whose they are. A thread's own document says what it is
         (`meta.thread`), so its panel reads no other room's, whichever room the sidebar shows."""
-        self.room.document.set_meta(threads=[thread.listing() for thread in self.records])
+        self.room.show(threads=[thread.listing() for thread in self.records])
         for thread_id, room in self._rooms.items():
-            room.document.set_meta(thread=self.records.get(thread_id).listing())
+            room.show(thread=self.records.get(thread_id).listing())
 
     def resume(self) -> None:
         """The room started: its threads are shown and its open ones load with it, so a prompt
@@ -101,22 +97,22 @@ class RoomThreads:
             )
 
     def listing(self, identity: Identity) -> list[dict]:
-        self.room.people.require(identity, Action.WATCH)
+        self.room.require(identity, Action.WATCH)
         return [thread.listing() for thread in self.records]
 
     async def create(self, identity: Identity, after: str | None, title: str) -> dict:
         """A thread forked after the turn of `after` (the latest finished one: None)."""
-        self.room.people.require(identity, Action.SUBMIT)
+        self.room.require(identity, Action.SUBMIT)
         agent = self.room.agent
         if agent is None:
             raise Conflict("This room has no agent to fork.", code="no_agent")
-        read = self.room.transcript.read_text  # read and parsed off the loop: months of turns
-        point = await asyncio.to_thread(lambda: fork_point(read(), after))
+        transcript = await self.room.transcript_text()
+        point = await asyncio.to_thread(fork_point, transcript, after)  # parsed off the loop
         repository = self._repository()
         await worktree.toplevel(repository)  # 409 before anything is made
         thread_id = uuid.uuid4().hex[:12]
         async with self._lock:
-            await self._wake_agent()
+            await self.room.agent_ready()
             started = await worktree.start(repository, self.records.worktree(thread_id), thread_id)
             try:
                 await agent.fork(
@@ -156,44 +152,31 @@ class RoomThreads:
             author, text = asked
             first = text.strip().splitlines()[0] if text.strip() else ""
             short = first if len(first) <= 80 else first[:79] + "…"
-            who = self.room.document.display_name(author) or author
+            who = self.room.display_name(author)
             where = f"after {who}'s turn “{short}”"
         note = (
             f"{name} forked this side thread from the room {self.room.name} {where}: the agent "
             "remembers the room's conversation up to there, and works on a copy of its files "
             f"(branch {worktree.BRANCH.format(thread.id)}); the room sees none of it."
         )
-        room.recorder.commit("system", identity.username, SystemNote(text=note))
-
-    async def _wake_agent(self) -> None:
-        """The room's agent connected (its session is what a fork copies)."""
-        turns = self.room.turns
-        if turns.life.agent_status in ("sleeping", "stopping"):
-            turns.life.need_agent()
-        deadline = time.monotonic() + AGENT_WAKE_TIMEOUT
-        while turns.life.agent_status != "ready":
-            if turns.life.agent_status == "unavailable" or time.monotonic() > deadline:
-                raise Unavailable(
-                    "The room's agent is not available, so its conversation cannot be forked.",
-                    code="agent_unavailable",
-                )
-            await asyncio.sleep(0.05)
+        room.note(identity.username, note)
 
     async def thread_room(self, identity: Identity, thread_id: str) -> Room:
         """The thread's room, started, for someone who may see it."""
         thread = self.records.get(thread_id)
         self._may_see(identity, thread)
-        return await self._room_of(thread)
+        return (await self._room_of(thread)).room
 
-    async def _room_of(self, thread: Thread) -> Room:
+    async def _room_of(self, thread: Thread) -> RoomSide:
         room = self._rooms.get(thread.id)
         if room is None:
             book = ThreadAdmissions(thread=thread, room_role=self._role_in_room)
             folder = self.records.worktree(thread.id) / thread.folder
-            room = self.build(self.room, thread, folder, self.records.state_dir(thread.id), book)
+            state_dir = self.records.state_dir(thread.id)
+            room = RoomSide(self.build(self.room.room, thread, folder, state_dir, book))
             self._rooms[thread.id] = room
         await room.ensure_started()
-        room.document.set_meta(thread=thread.listing())
+        room.show(thread=thread.listing())
         return room
 
     def add_person(self, identity: Identity, thread_id: str, username: str) -> dict:
@@ -221,7 +204,7 @@ class RoomThreads:
             )
         self._open(thread)
         room = await self._room_of(thread)
-        return room.prompt_commands.submit(identity, PromptBody.model_validate({"text": text}))
+        return room.submit(identity, text)
 
     async def changes(self, identity: Identity, thread_id: str) -> dict:
         """What promoting as a diff would bring: the diff against the fork, the files."""
@@ -238,13 +221,11 @@ class RoomThreads:
         if identity.username != thread.owner:
             raise NotAllowed("Only the thread's owner promotes it.", code="not_owner")
         room = await self._room_of(thread)
-        read = room.transcript.read_text
-        reply = await asyncio.to_thread(lambda: promotion.last_reply(read()))
+        reply = promotion.last_reply(await room.transcript_text())
         if reply is None:
             raise Conflict("The thread has no reply to bring back yet.", code="nothing_to_promote")
         said = f"{text}\n\n{reply}" if text.strip() else reply
-        body = PromptBody.model_validate({"text": said})
-        prompt_id, position = self.room.prompt_commands.submit(identity, body, thread=thread.id)
+        prompt_id, position = self.room.submit(identity, said, thread=thread.id)
         self._note(identity, f"brought the side thread “{thread.title}” back as a prompt.")
         return {"id": prompt_id, "position": position}
 
@@ -261,10 +242,7 @@ class RoomThreads:
             raise Conflict("The thread has changed no file yet.", code="nothing_to_promote")
         count = f"{len(files)} file{'s' if len(files) != 1 else ''}"
         said = f"Bring back the changes of the side thread “{thread.title}” ({count})"
-        body = PromptBody.model_validate({"text": said})
-        prompt_id, position = self.room.prompt_commands.submit(
-            identity, body, thread=thread.id, applies=True
-        )
+        prompt_id, position = self.room.submit(identity, said, thread=thread.id, applies=True)
         self._note(identity, f"brought the side thread “{thread.title}” back as a diff.")
         return {"id": prompt_id, "position": position}
 
@@ -299,16 +277,12 @@ class RoomThreads:
 
     def _note(self, identity: Identity, what: str) -> None:
         name = identity.display_name or identity.username
-        self.room.recorder.commit("system", identity.username, SystemNote(text=f"{name} {what}"))
+        self.room.note(identity.username, f"{name} {what}")
 
     def room_holding(self, request_id: str) -> Room | None:
         """The thread's room where the card `request_id` is open (answered by the room's
         routes), if any."""
-        for room in self._rooms.values():
-            with contextlib.suppress(NotFound):
-                room.open_requests.ledger.get(request_id)
-                return room
-        return None
+        return next((r.room for r in self._rooms.values() if r.holds_card(request_id)), None)
 
     async def stop(self) -> None:
         for task in list(self._resuming):
@@ -333,7 +307,7 @@ class ThreadRegistry:
         threads = self._of.get(room.name)
         if threads is None:
             threads = self._of[room.name] = RoomThreads(room, self.build)
-        threads.room = room
+        threads.room = RoomSide(room)
         return threads
 
     def room_holding(self, room: Room, request_id: str) -> Room:
