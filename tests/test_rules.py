@@ -88,18 +88,22 @@ def test_a_two_approver_card_stops_waiting_on_whoever_approved():
     role=st.sampled_from(ROLES),
     needed=st.sampled_from([1, 2]),
     approved_first=st.booleans(),
+    kind=st.sampled_from(["shell", rules.PROMOTE]),
 )
-def test_the_ledger_refuses_exactly_whom_the_card_does_not_name(by, role, needed, approved_first):
+def test_the_ledger_refuses_exactly_whom_the_card_does_not_name(
+    by, role, needed, approved_first, kind
+):
     """One rule: an answer the ledger takes is one the card's `answerers` allow, and the card
-    waits only on people whose approval the ledger would take."""
+    waits only on people whose approval the ledger would take (a promote card too)."""
     ledger = RequestLedger()
-    request = Request("r1", "shell", "p1", "bob", "make", 0.0, 100.0, approvers_needed=needed)
+    request = Request("r1", kind, "p1", "bob", "make", 0.0, 100.0, approvers_needed=needed)
     ledger.open(request)
     approvals: list[str] = []
     if approved_first and needed == 2:
-        ledger.add_approval("r1", "bob")
-        approvals = ["bob"]
-    answerers = rules.request_answerers("bob", needed, approvals)
+        first = "alice" if kind == rules.PROMOTE else "bob"
+        ledger.add_approval("r1", first)
+        approvals = [first]
+    answerers = rules.request_answerers("bob", needed, approvals, kind=kind)
 
     def taken(approve):
         try:
@@ -138,3 +142,20 @@ def test_a_host_reverts_any_turn_and_an_author_only_their_own_when_allowed():
     assert rules.may_revert(Role.MEMBER, "bob", "bob", allowed)
     assert not rules.may_revert(Role.MEMBER, "bob", "carol", allowed)
     assert not rules.may_revert(Role.VIEWER, "bob", "bob", allowed)
+
+
+def test_a_promote_card_is_decided_by_someone_other_than_the_threads_owner():
+    """Bringing a private line of work into everyone's files: the hosts decide; the owner only
+    as a host, and never as one of two."""
+    one = rules.request_answerers("bob", 1, kind=rules.PROMOTE)
+    assert not rules.may_answer(one, "bob", Role.MEMBER), "a member owner"
+    assert rules.may_answer(one, "bob", Role.HOST), "an owner who is a host"
+    assert rules.may_answer(one, "alice", Role.HOST)
+    assert not rules.may_answer(one, "erin", Role.MEMBER)
+    assert rules.who_answers(one) == "a host"
+    two = rules.request_answerers("alice", 2, kind=rules.PROMOTE)
+    assert not rules.may_answer(two, "alice", Role.HOST), "the owner is never one of two"
+    assert rules.may_approve(two, "hana", Role.HOST)
+    assert rules.who_answers(two) == "a host other than alice"
+    shell = rules.request_answerers("bob", 1)
+    assert rules.may_answer(shell, "bob", Role.MEMBER), "other cards stay their author's"

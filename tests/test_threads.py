@@ -292,6 +292,10 @@ async def test_promote_as_diff_is_a_card_then_one_checkpointed_turn_or_refused_o
     assert "+    return sum(xs) / max(len(xs), 1)" in shown["details"]["diff"]
     assert "max(len" not in (repository / "stats.py").read_text(), "nothing before approval"
     assert (await api("carol", "POST", "approvals", card, body={"decision": "approve"})).code == 403
+    assert shown["answerers"]["users"] == [], "not its owner's to approve"
+    own = await api("bob", "POST", "approvals", card, body={"decision": "approve"})
+    assert (own.code, own.json["error"]) == (403, "not_your_request"), own.json
+    assert "max(len" not in (repository / "stats.py").read_text()
     assert (await api("alice", "POST", "approvals", card, body={"decision": "approve"})).code == 200
     await eventually(lambda: promoted.json["id"] in finished(room), timeout=30)
     assert finished(room)[promoted.json["id"]]["state"] == "completed"

@@ -153,19 +153,40 @@ def may_join_thread(role_in_room: Role) -> bool:
 # -- who may answer a card ------------------------------------------------------------------------
 
 
+#: The card that brings a side thread's changes into everyone's files.
+PROMOTE = "promote"
+
+
 def request_answerers(
-    author: str, approvers_needed: int = 1, approvals: Sequence[str] = (), *, open_: bool = True
+    author: str,
+    approvers_needed: int = 1,
+    approvals: Sequence[str] = (),
+    *,
+    open_: bool = True,
+    kind: str = "",
 ) -> dict[str, Any]:
     """A permission request's, question's or execute card's `answerers`: its prompt's author and
     the roles that answer any card; `approved` those who approved already (a card that needs two
     approvers then waits only on the others) and `needed` the approvals still missing. A settled
-    card waits on nobody."""
+    card waits on nobody. A promote card brings one person's private line of work into
+    everyone's files, so someone other than its owner decides: the hosts only (its owner only
+    as a host), and two people other than its owner when it needs two (`excluded`)."""
+    needed = max(0, approvers_needed - len(set(approvals)))
     if not open_:
         return {"users": [], "roles": [], "needed": 0, "approved": list(approvals)}
+    if kind == PROMOTE:
+        excluded = [author] if approvers_needed > 1 else []
+        return {
+            "users": [],
+            "roles": list(ANSWERING_ROLES),
+            "needed": needed,
+            "approved": list(approvals),
+            **({"excluded": excluded} if excluded else {}),
+        }
     return {
         "users": [author],
         "roles": list(ANSWERING_ROLES),
-        "needed": max(0, approvers_needed - len(set(approvals))),
+        "needed": needed,
         "approved": list(approvals),
     }
 
@@ -177,7 +198,10 @@ def admission_answerers() -> dict[str, Any]:
 
 def may_answer(answerers: Mapping[str, Any], username: str, role: Role) -> bool:
     """Whether `username` (with `role` now) may answer the card at all: a role it names, or a
-    user it names who may still answer their own cards (a member, not one demoted since)."""
+    user it names who may still answer their own cards (a member, not one demoted since); never
+    someone the card excludes (a side thread's owner on its promote card of two)."""
+    if username in answerers.get("excluded", ()):
+        return False
     if role.value in answerers.get("roles", ()):
         return True
     return username in answerers.get("users", ()) and Action.ANSWER_OWN in ROLE_ACTIONS[role]
@@ -211,7 +235,10 @@ def still_may(answerers: Mapping[str, Any]) -> str:
 def who_answers(answerers: Mapping[str, Any]) -> str:
     """Who may answer a card, in words, for the refusal of someone else."""
     users = " or ".join(f"{user} (who asked for this turn)" for user in answerers.get("users", ()))
-    return f"{users} or a host" if users else "a host"
+    hosts = "a host"
+    if excluded := answerers.get("excluded"):
+        hosts = f"a host other than {' and '.join(excluded)}"
+    return f"{users} or {hosts}" if users else hosts
 
 
 def waiting_on(cards: Iterable[Mapping[str, Any]], username: str, role: Role) -> int:

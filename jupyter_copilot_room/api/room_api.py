@@ -22,10 +22,12 @@ from ..access.roles import Action
 from ..attachments import Upload
 from ..export import Format
 from ..request_bodies import (
+    ApprovalBody,
     CardDecision,
     ChatBody,
     ModelBody,
     PromptBody,
+    QuestionBody,
     SteerBody,
     TranscriptQuery,
     validated,
@@ -188,19 +190,21 @@ class RoomAPI:
         self, caller: Caller, card_id: str, decision: CardDecision, feedback: str | None = None
     ) -> dict:
         """Approve or reject a card (here, or in one of the room's threads)."""
+        body = validated(ApprovalBody, {"decision": decision, "feedback": feedback})
         holder = self._holding(card_id)
         with holder._acting(caller) as identity:
             holder.room.prompt_commands.answer_permission(
-                identity, card_id, decision == "approve", feedback
+                identity, card_id, body.decision == "approve", body.feedback
             )
-        return {"id": card_id, "decision": decision}
+        return {"id": card_id, "decision": body.decision}
 
     async def reply(self, caller: Caller, card_id: str, text: str) -> dict:
         """Answer the agent's question on a card."""
+        answer = validated(QuestionBody, {"answer": text}).answer
         holder = self._holding(card_id)
         with holder._acting(caller) as identity:
-            holder.room.prompt_commands.answer_question(identity, card_id, text)
-        return {"id": card_id, "answer": text}
+            holder.room.prompt_commands.answer_question(identity, card_id, answer)
+        return {"id": card_id, "answer": answer}
 
     def card_in_full(self, caller: Caller, card_id: str) -> dict:
         """An open card's summary and details with nothing cut."""

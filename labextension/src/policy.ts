@@ -63,13 +63,22 @@ export function mayAbort(me: IMe | null, item?: IQueueItem): boolean {
  * card names who may (its `answerers`, decided by the server); a user it names answers only
  * while their role still answers their own cards. */
 export function mayAnswer(me: IMe | null, answerers: IAnswerers | null | undefined): boolean {
-  if (!me || !answerers) {
+  if (!me || !answerers || (answerers.excluded ?? []).includes(me.username)) {
     return false;
   }
   return (
     answerers.roles.includes(me.role) ||
     (answerers.users.includes(me.username) && can(me, 'answer_own'))
   );
+}
+
+/** Who approves a card, in words, from what its `answerers` name: its author and the hosts, or
+ * (a side thread brought back) hosts only, one or two of them. */
+export function whoApproves(answerers: IAnswerers, needed: number): string {
+  if (answerers.users.length > 0) {
+    return needed > 1 ? 'the author and a host, or two hosts' : 'the author or a host';
+  }
+  return needed > 1 ? 'two hosts' : 'a host';
 }
 
 /** May `me` approve the card: they may answer it and have not approved it yet (a card that

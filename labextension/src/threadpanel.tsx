@@ -12,9 +12,8 @@ import { DiffView } from './components/diffview';
 import { useSignal } from './components/hooks';
 import { Name } from './components/person';
 import { Room } from './components/room';
-import { IRoomModel } from './model';
 import { mayJoinThread, mayManageThread } from './policy';
-import { IOpenThread } from './threads';
+import { IOpenThread, lastReply } from './threads';
 import { IParticipant, IThread } from './types';
 
 export class ThreadPanel extends ReactWidget {
@@ -122,17 +121,6 @@ function ThreadBar(props: { thread: IOpenThread; onTitle: (title: string) => voi
   );
 }
 
-/** The thread's last whole reply: what "promote as prompt" brings back. */
-export function lastReply(model: IRoomModel): string {
-  for (let k = model.entries.length - 1; k >= 0; k--) {
-    const entry = model.entries[k] as { kind?: string; body?: unknown };
-    if (entry.kind === 'assistant' && typeof entry.body === 'string' && entry.body) {
-      return entry.body;
-    }
-  }
-  return '';
-}
-
 async function promoteAsDiff(thread: IOpenThread, entry: IThread): Promise<void> {
   let changes: { diff: string; files: string[] };
   try {
@@ -150,8 +138,10 @@ async function promoteAsDiff(thread: IOpenThread, entry: IThread): Promise<void>
     body: (
       <div className="jp-CopilotRoom-promotePreview">
         <p>
-          These changes become one card in the room. Once a host approves it, they are applied to
-          the shared files as one turn, which can be reverted like any other.
+          These changes become one card in the room. A host approves it (two hosts other than you
+          under the room&apos;s &ldquo;two approvers&rdquo; policy); you approve it yourself only as
+          a host. Once approved, they are applied to the shared files as one turn, which can be
+          reverted like any other.
         </p>
         <DiffView diff={changes.diff} />
       </div>

@@ -26,6 +26,17 @@ import { IParticipant, IThread } from './types';
 
 export type { IThread };
 
+/** The thread's last whole reply: what "promote as prompt" brings back. */
+export function lastReply(model: IRoomModel): string {
+  for (let k = model.entries.length - 1; k >= 0; k--) {
+    const entry = model.entries[k].read(); // a source: the entry is what it reads
+    if (entry.kind === 'assistant' && typeof entry.body === 'string' && entry.body) {
+      return entry.body;
+    }
+  }
+  return '';
+}
+
 /** The threads of one room, as the room's REST commands. */
 export class ThreadsClient {
   constructor(

@@ -72,6 +72,8 @@ export interface IAnswerers {
   roles: Role[];
   needed: number;
   approved: string[];
+  /** Who may not answer whatever their role (a side thread's owner, on its card of two). */
+  excluded?: string[];
 }
 
 /** A card in `approvals`: a permission request, or a question (kind `question`). */

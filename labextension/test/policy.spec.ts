@@ -9,6 +9,7 @@ import {
   kindOfSigil,
   mayAbort,
   mayAnswer,
+  whoApproves,
   mayChangeRole,
   mayChooseModel,
   mayRevert,
@@ -134,6 +135,20 @@ describe('who may do what', () => {
     expect([alice, bob].map(who => mayApprove(who, byHost.answerers))).toEqual([false, true]);
     expect([alice, bob].map(who => waitsOn(who, byHost.answerers))).toEqual([false, true]);
     expect(stillMayApprove(byHost)).toBe('the author or another host');
+  });
+
+  it("keeps a thread's owner off its promote card unless a host, and never one of two", () => {
+    const hostOwner = me('alice', 'host');
+    const promote = answerers([], ['host']);
+    expect([hostOwner, bob].map(who => mayAnswer(who, promote))).toEqual([true, false]);
+    expect(whoApproves(promote, 1)).toBe('a host');
+    const ofTwo = { ...answerers([], ['host'], [], 2), excluded: ['alice'] };
+    expect([hostOwner, me('hana', 'host')].map(who => mayAnswer(who, ofTwo))).toEqual([
+      false,
+      true
+    ]);
+    expect(whoApproves(ofTwo, 2)).toBe('two hosts');
+    expect(whoApproves(answerers(['bob']), 2)).toBe('the author and a host, or two hosts');
   });
 
   it('lets nobody answer a card that names nobody (settled)', () => {

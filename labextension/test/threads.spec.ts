@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { mayManageThread, maySeeThread } from '../src/policy';
-import { ThreadRoomClient, ThreadsClient } from '../src/threads';
+import { lastReply, ThreadRoomClient, ThreadsClient } from '../src/threads';
+import { RoomModel } from '../src/model';
+import { addEntry, roomDoc } from './roomdoc';
 import { IAnswerers, IMe, IThread } from '../src/types';
 import { settingsAnswering } from './fakeserver';
 
@@ -90,5 +92,23 @@ describe('a thread in the panel', () => {
     expect(
       maySeeThread(me('dave', 'member'), { ...listed, access: { ...access, use: access.manage } })
     ).toBe(false);
+  });
+
+  it("brings back the thread's last whole reply, as its model reads it", () => {
+    const doc = roomDoc();
+    const model = new RoomModel();
+    model.setDocument(doc);
+    expect(lastReply(model)).toBe('');
+    addEntry(doc, { id: 'p1', kind: 'prompt', author: 'bob', body: 'try polars', state: 'done' });
+    addEntry(doc, { id: 'a1', kind: 'assistant', body: 'First.', prompt_id: 'p1', state: 'done' });
+    addEntry(doc, { id: 't1', kind: 'tool', prompt_id: 'p1', tool: 'bash', state: 'success' });
+    addEntry(doc, {
+      id: 'a2',
+      kind: 'assistant',
+      body: 'Polars wins.',
+      prompt_id: 'p1',
+      state: 'done'
+    });
+    expect(lastReply(model)).toBe('Polars wins.');
   });
 });

@@ -56,7 +56,9 @@ class Request:
     @property
     def answerers(self) -> dict:
         """Who may answer it: exactly what its card in the document says (`access/rules.py`)."""
-        return rules.request_answerers(self.author, self.approvers_needed, self.approvals)
+        return rules.request_answerers(
+            self.author, self.approvers_needed, self.approvals, kind=self.kind
+        )
 
     @property
     def approved(self) -> bool:

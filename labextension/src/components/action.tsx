@@ -1,11 +1,16 @@
 /**
  * Every button of the panel acts through `useAction`: the request runs, the buttons of that
  * place are disabled meanwhile, and a refusal (a 403, a 409 such as `already_aborting`, the
- * server out of reach) is shown right there, to the person who pressed it, as an alert.
+ * server out of reach) is shown right there, to the person who pressed it, as an alert. It goes
+ * on that place's next action, when dismissed, or after `REFUSAL_SHOWN_MS`: a refusal is news
+ * about one click, and banners left standing piled up and took a narrow panel's room.
  */
 import React, { useCallback, useEffect, useRef, useState } from 'react';
 
 import { refusalMessage } from '../api';
+
+/** How long a refusal stays unless dismissed: long enough to read twice. */
+export const REFUSAL_SHOWN_MS = 12_000;
 
 export interface IAction {
   /** A request of this place is on its way. */
@@ -44,6 +49,13 @@ export function useAction(): IAction {
     }
   }, []);
   const dismiss = useCallback(() => setRefusal(''), []);
+  useEffect(() => {
+    if (!refusal) {
+      return;
+    }
+    const timer = setTimeout(dismiss, REFUSAL_SHOWN_MS);
+    return () => clearTimeout(timer);
+  }, [refusal, dismiss]);
   return { busy, refusal, run, dismiss };
 }
 

@@ -275,7 +275,7 @@ def request_opened(doc: RoomDocument, record: Record, p: ev.RequestOpened) -> No
         "allow_freeform": p.allow_freeform,
         "state": "pending",
         "answered_by": None,
-        "answerers": rules.request_answerers(p.author, p.approvers_needed),
+        "answerers": rules.request_answerers(p.author, p.approvers_needed, kind=p.kind),
     }
     if p.approvers_needed > 1:  # the policy wants two approvers: the card counts them
         fields |= {"approvers_needed": p.approvers_needed, "approvers": []}
@@ -331,7 +331,8 @@ def request_approval(doc: RoomDocument, record: Record, p: ev.RequestApproval) -
             card["approvers"] = p.approvers
             needed = int(card.get("approvers_needed") or 1)
             author = card.get("author") or card.get("prompt_author") or ""
-            card["answerers"] = rules.request_answerers(author, needed, p.approvers)
+            kind = card.get("kind") or card.get("request_kind") or ""
+            card["answerers"] = rules.request_answerers(author, needed, p.approvers, kind=kind)
 
 
 @handles("turn.checkpointed")

@@ -6,7 +6,7 @@ import { needsReader } from '../../attention';
 import { IWholeCard, SUMMARY } from '../../hidden';
 import { IRoomModel } from '../../model';
 import { nameOf } from '../../names';
-import { mayAnswer, mayApprove, requestTitle, stillMayApprove } from '../../policy';
+import { mayAnswer, mayApprove, requestTitle, stillMayApprove, whoApproves } from '../../policy';
 import { IApproval } from '../../types';
 import { IAction } from '../action';
 import { RuleText } from '../entries/request';
@@ -53,6 +53,11 @@ export function ApprovalCard(props: {
       {cut(SUMMARY, 'jp-CopilotRoom-cardSummary')}
       {intention && <div className="jp-CopilotRoom-note">{intention}</div>}
       {card.details.kernel && <div className="jp-CopilotRoom-note">{card.details.kernel}</div>}
+      {card.kind === 'promote' && (
+        <div className="jp-CopilotRoom-note jp-CopilotRoom-promoteRule" role="note">
+          {promoteRule(card, model)}
+        </div>
+      )}
       {card.details.conflicts && (
         <div className="jp-CopilotRoom-note jp-CopilotRoom-conflicts" role="alert">
           {card.details.conflicts}
@@ -116,6 +121,15 @@ export function ApprovalCard(props: {
   );
 }
 
+/** Who brings a side thread's changes into everyone's files: never its owner alone. */
+function promoteRule(card: IApproval, model: IRoomModel): string {
+  const needed = card.approvers_needed ?? 1;
+  const owner = nameOf(card.author, model);
+  return needed > 1
+    ? `Bringing this thread back needs ${whoApproves(card.answerers, needed)} other than ${owner}.`
+    : `Bringing this thread back needs ${whoApproves(card.answerers, needed)}; ${owner} approves it only as a host.`;
+}
+
 /** "Approved by Alice; needs one more: the author or another host" (the rule that asked for
  * two approvers until someone approved). */
 function twoApprovers(card: IApproval, model: IRoomModel): JSX.Element {
@@ -123,7 +137,7 @@ function twoApprovers(card: IApproval, model: IRoomModel): JSX.Element {
   if (approvers.length === 0) {
     return (
       <>
-        Needs two approvers: the author and a host, or two hosts
+        Needs two approvers: {whoApproves(card.answerers, 2)}
         {card.rule && (
           <>
             {' (rule '}
