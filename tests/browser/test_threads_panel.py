@@ -117,3 +117,73 @@ def test_fork_work_in_a_thread_and_promote_its_diff_for_a_host_to_approve(
     alice.locator(".jp-Dialog").get_by_role("button", name="Close thread").click()
     expect(thread.locator(".jp-CopilotRoom-threadBar")).to_have_attribute("data-state", "closed")
     expect(thread.locator(".jp-CopilotRoom-threadBar").get_by_role("button")).to_have_count(0)
+
+
+def test_a_member_brings_a_thread_back_as_a_prompt_and_only_a_host_applies_its_diff(
+    open_lab, lab, model, screenshot
+):
+    """Issue 42: "Promote as prompt…" from the panel queues the thread's last reply in the room;
+    the promote card of a member's thread is not theirs to approve (it says so), a host's it is."""
+    git(lab.root, "init", "-q", "-b", "main")
+    (lab.root / "analysis.py").write_text("import pandas\n")
+    git(lab.root, "add", "analysis.py")
+    git(lab.root, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-qm", "start")
+    model.script = script
+    bob = show_room(open_lab("bob"))
+    send(bob, "load the sales data")
+    prompt = bob.locator(".jp-CopilotRoom-prompt").first
+    expect(prompt).to_have_attribute("data-state", "completed", timeout=30_000)
+    prompt.get_by_role("button", name="Fork a side thread from here").click()
+    bob.locator(".jp-Dialog input").fill("polars")
+    bob.locator(".jp-Dialog").get_by_role("button", name="Fork").click()
+    thread = bob.locator(".jp-CopilotRoom-threadPanel")
+    box = thread.locator(PROMPT)
+    expect(box).to_be_enabled(timeout=30_000)
+    box.fill("try polars")
+    box.press("Enter")
+    card = thread.locator(".jp-CopilotRoom-approval")
+    expect(card).to_have_count(1, timeout=60_000)
+    card.get_by_role("button", name="Approve").click()  # the thread's own card: its author's
+    expect(thread.locator(".jp-CopilotRoom-reply").last).to_contain_text(
+        "polars reads the data", timeout=30_000
+    )
+
+    thread.get_by_role("button", name="Promote as prompt…").click()
+    preview = bob.locator(".jp-Dialog")
+    expect(preview).to_contain_text("polars reads the data")
+    preview.locator("textarea").fill("We tried polars; adopt it:")
+    screenshot(preview.locator(".jp-Dialog-content"), "promote-as-prompt")
+    preview.get_by_role("button", name="Queue in the room").click()
+    room_prompt = bob.locator("#jp-copilot-room .jp-CopilotRoom-prompt").last
+    expect(room_prompt).to_contain_text("We tried polars; adopt it:", timeout=30_000)
+    expect(room_prompt).to_contain_text("polars reads the data")
+    expect(room_prompt).to_have_attribute("data-state", "completed", timeout=30_000)
+
+    thread.get_by_role("button", name="Promote as diff…").click()
+    preview = bob.locator(".jp-Dialog")
+    expect(preview).to_contain_text("you approve it yourself only as a host")
+    preview.get_by_role("button", name="Send the card").click()
+    own = bob.locator("#jp-copilot-room .jp-CopilotRoom-approval[data-kind='promote']")
+    expect(own).to_contain_text(
+        "Bringing this thread back needs a host; Bob approves it only as a host.", timeout=30_000
+    )
+    expect(own.get_by_role("button", name="Approve")).to_have_count(0)
+    expect(own.locator(".jp-CopilotRoom-waitingOn")).to_have_text(
+        "You cannot answer this: waiting on a host."
+    )
+    problems = problems_at_every_look(
+        bob,
+        screenshot,
+        "member-owner-promote-card-",
+        lambda look: layout_problems(look, "#jp-copilot-room"),
+    )
+    assert problems == []
+    assert not (lab.root / "polars_try.py").exists(), "nothing applied before a host approves"
+
+    alice = show_room(open_lab("alice"))
+    host_card = alice.locator("#jp-copilot-room .jp-CopilotRoom-approval[data-kind='promote']")
+    host_card.get_by_role("button", name="Approve").click()
+    expect(alice.locator("#jp-copilot-room .jp-CopilotRoom-checkpoint").last).to_contain_text(
+        "polars_try.py", timeout=30_000
+    )
+    assert (lab.root / "polars_try.py").read_text() == "import polars\n"

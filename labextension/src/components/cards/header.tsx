@@ -1,5 +1,5 @@
 /** The top of a waiting card: what it asks, the time left, for whose prompt, and (for those who
- * cannot answer) whom the room waits on. Each on its own line, so nothing runs into anything in
+ * cannot answer) whom the room waits on, as the card's `answerers` name them. Each on its own line, so nothing runs into anything in
  * a narrow sidebar. */
 import React from 'react';
 
@@ -30,8 +30,20 @@ export function CardHeader(props: {
       </div>
       {!mayAnswer(model.me, card.answerers) && (
         <div className="jp-CopilotRoom-waitingOn">
-          You cannot answer this: waiting on <Name username={card.author} model={model} /> or a
-          host.
+          {card.answerers.users.length > 0 ? (
+            <>
+              You cannot answer this: waiting on{' '}
+              {card.answerers.users.map((user, n) => (
+                <React.Fragment key={user}>
+                  {n > 0 && ', '}
+                  <Name username={user} model={model} />
+                </React.Fragment>
+              ))}{' '}
+              or a host.
+            </>
+          ) : (
+            <>You cannot answer this: waiting on a host.</>
+          )}
         </div>
       )}
     </div>
