@@ -210,6 +210,7 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]], tz: tzinfo = UTC) -> lis
                 if (line := p.end_line(errors.pop(p.id, set()))) is not None:
                     note(record, line)
     for block in out:  # a command and its output go in fences of their own (`_markdown`)
+        block.text = ev.bidi_shown(block.text)  # what people read never runs backwards
         if block.kind == "markdown":
             block.text = without_remote_resources(block.text)
     return out

@@ -43,6 +43,7 @@ LIMITS: dict[str, str] = {
     "MAX_CHIPS": "The context chips one prompt may carry.",
     "MAX_CHIP_CELLS": "The cells one `cells` chip may name.",
     "MAX_CHIP_TEXT": "The characters of an output's text sent as a chip.",
+    "BIDI_CONTROLS": "The bidirectional controls (code points) shown as a visible mark.",
 }
 
 #: How the settings form edits a setting, by its Python type (an enum or a `Literal`: `choice`),
@@ -249,7 +250,8 @@ def declarations() -> str:
     for name, comment in LIMITS.items():
         value = getattr(events, name)
         if isinstance(value, tuple):
-            parts.append(ts.const(name, list(value), comment, "readonly string[]"))
+            kind = "number" if all(isinstance(v, int) for v in value) else "string"
+            parts.append(ts.const(name, list(value), comment, f"readonly {kind}[]"))
         else:
             parts.append(ts.const(name, value, comment))
     parts.append(

@@ -64,6 +64,8 @@ def literal(
         last = len(value) - 1
         props = [_property(k, v, indent + 2, n == last) for n, (k, v) in enumerate(value.items())]
         return "{\n" + "\n".join(props) + "\n" + " " * indent + "}"
+    if isinstance(value, list | tuple) and value and all(_is_number(v) for v in value):
+        return _filled([_inline(v) for v in value], indent)  # prettier fills a list of numbers
     if isinstance(value, list | tuple):
         inner = " " * (indent + 2)
         items = []
@@ -72,6 +74,24 @@ def literal(
             items.append(inner + literal(item, indent + 2, len(inner), comma) + comma)
         return "[\n" + "\n".join(items) + "\n" + " " * indent + "]"
     return text  # a string or a number: prettier does not break it
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _filled(items: list[str], indent: int) -> str:
+    """Items as many to a line as fit, as prettier lays out an array of numbers."""
+    inner = " " * (indent + 2)
+    lines, line = [], inner
+    for n, item in enumerate(items):
+        piece = item + ("," if n < len(items) - 1 else "")
+        if line != inner and len(line) + 1 + len(piece) > WIDTH:
+            lines.append(line)
+            line = inner
+        line += piece if line == inner else " " + piece
+    lines.append(line)
+    return "[\n" + "\n".join(lines) + "\n" + " " * indent + "]"
 
 
 def _breaks(value: Any) -> bool:

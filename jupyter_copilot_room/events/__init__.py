@@ -7,9 +7,10 @@ the turn it belongs to (`prompt_id`, and `author` for usage) before recording it
 be lost between the agent and the file. Events that are not recorded as such (streamed deltas,
 the end of a turn, the agent's status) are declared here too, beside them.
 
-By concern: `base.py` (strict models, text), `agent_events.py` (what an agent reports),
-`prompt_records.py` (a prompt, its context and attachments), `room_records.py` (the room's own
-facts), `records.py` (each kind's payload class, and `Record`). Adding a record kind is a class
+By concern: `strict.py` (strict models, text, bidirectional controls), `agent_events.py` (what an
+agent reports), `prompt_records.py` (a prompt, its context and attachments), `room_records.py`
+(the room's own facts), `records.py` (each kind's payload class, and `Record`), `consumers.py`
+(which kinds each other reader of the transcript handles). Adding a record kind is a class
 and a `RECORD_PAYLOADS` entry here, and its handler in `room/live/document_handlers/`.
 """
 
@@ -72,15 +73,19 @@ from .room_records import (
     TurnReverted,
 )
 from .strict import (
+    BIDI_CONTROLS,
     AdmissionChoice,
     MessageKind,
     ParticipantRole,
     Strict,
     Text,
+    bidi_noted,
+    bidi_shown,
 )
 
 __all__ = [
     "AGENT_AUTHOR",
+    "BIDI_CONTROLS",
     "IMAGE_TYPES",
     "MAX_ATTACHMENTS",
     "MAX_CHIPS",
@@ -135,4 +140,6 @@ __all__ = [
     "TurnEnded",
     "TurnReverted",
     "TurnUsage",
+    "bidi_noted",
+    "bidi_shown",
 ]

@@ -4,6 +4,7 @@
  * system lines), a time and a body (a Y.Text on the wire, streamed by appends).
  */
 import { IShownAttachment } from './attachments';
+import { bidiShown } from './bidi';
 import { IShownChip } from './chips';
 import { ITarget, PromptState, RequestOutcome } from './types';
 
@@ -194,7 +195,7 @@ export function readEntry(raw: Readonly<Record<string, unknown>>): TranscriptEnt
     id: String(raw.id ?? ''),
     author: typeof raw.author === 'string' ? raw.author : null,
     ts: typeof raw.ts === 'number' ? raw.ts : 0,
-    body: typeof raw.body === 'string' ? raw.body : ''
+    body: typeof raw.body === 'string' ? bidiShown(raw.body) : ''
   };
   if (typeof raw.kind !== 'string' || !KINDS.has(raw.kind)) {
     return { ...common, kind: 'system' };

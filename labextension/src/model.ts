@@ -8,6 +8,7 @@ import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import * as Y from 'yjs';
 
+import { bidiShown } from './bidi';
 import { readEntry, TranscriptEntry } from './entries';
 import { hiddenIn, textsOf } from './hidden';
 import { IApproval, IMe, IMeta, IParticipant, IQueueItem } from './types';
@@ -268,7 +269,7 @@ export class RoomModel implements IRoomModel, IDisposable {
 
 function readQueue(doc: Y.Doc | null): IQueueItem[] {
   const items = (doc?.getArray('queue').toJSON() ?? []) as IQueueItem[];
-  return items.map(item => ({ ...item, target: item.target ?? null }));
+  return items.map(item => ({ ...item, text: bidiShown(item.text), target: item.target ?? null }));
 }
 
 function readApprovals(doc: Y.Doc | null): IApproval[] {
@@ -276,7 +277,10 @@ function readApprovals(doc: Y.Doc | null): IApproval[] {
   return Object.entries(cards).map(([id, card]) => ({
     ...card,
     id,
-    details: textsOf(card.details),
+    summary: bidiShown(card.summary),
+    details: Object.fromEntries(
+      Object.entries(textsOf(card.details)).map(([key, text]) => [key, bidiShown(text)])
+    ),
     hidden: hiddenIn(card.details),
     choices: card.choices ?? []
   }));

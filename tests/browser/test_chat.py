@@ -120,3 +120,30 @@ def test_an_export_opens_in_jupyterlab_and_downloads_and_viewers_chat_when_allow
     expect(alice.locator(CHAT).filter(has_text="a viewer says hello")).to_have_count(1)
     screenshot(carol.locator(ROOM), "viewer-chat-250px")
     assert not layout_problems(carol, ".jp-CopilotRoom-promptBox")
+
+
+def test_bidirectional_controls_show_as_marks_and_never_reverse_what_follows(
+    lab, model, open_lab, screenshot
+):
+    """Issue 42: U+202E in a chat message or a prompt turned the rest of its line around. The
+    panel shows each control as a visible mark, for everyone, in the chat, the prompt and the
+    queue; what was sent is kept (the transcript, the agent told)."""
+    model.script = lambda request: Reply("Read it.")
+    bob = show_room(open_lab("bob"))
+    alice = show_room(open_lab("alice"))
+    sneaky = "approve \u202eelif not admin\u202c please"
+    say(bob, sneaky)
+    box = bob.locator(PROMPT)
+    box.fill(f"review this: {sneaky}")
+    box.press("Enter")
+    shown = "approve ⟨U+202E⟩elif not admin⟨U+202C⟩ please"
+    expect(alice.locator(f"{ROOM} {CHAT}").last).to_contain_text(shown, timeout=30_000)
+    prompt = alice.locator(f"{ROOM} .jp-CopilotRoom-prompt").last
+    expect(prompt).to_contain_text(shown, timeout=30_000)
+    for text in alice.locator(f"{ROOM} .jp-CopilotRoom-transcript").all_inner_texts():
+        assert "\u202e" not in text and "\u202c" not in text
+    problems = problems_at_every_look(
+        alice, screenshot, "bidi-", lambda look: layout_problems(look, ROOM)
+    )
+    assert problems == []
+    assert any("(The room notes:" in r.prompt for r in model.requests), "the agent is told"

@@ -35,6 +35,7 @@ from ...events import (
     PromptSubmitted,
     Steering,
     SystemNote,
+    bidi_noted,
 )
 from ...notebooks import context
 from ...request_bodies import ChatBody, PromptBody, SteerBody
@@ -233,7 +234,7 @@ class PromptCommands:
         )
         assert self.agent is not None  # a turn runs
         try:
-            await self.agent.steer(identity.username, body.text)
+            await self.agent.steer(identity.username, bidi_noted(body.text))
         except Exception as err:
             log.warning("A steering message could not reach the agent: %s", err)
             self.recorder.commit(

@@ -15,7 +15,7 @@ from ...agent.seam import AgentTurn
 from ...attachments import AttachmentStore
 from ...catalog import Catalog
 from ...checkpoints.turn_checkpoints import Author, Checkpoints
-from ...events import SystemNote, TurnCheckpointed
+from ...events import SystemNote, TurnCheckpointed, bidi_noted
 from ...notebooks import NotebookEditor, context
 from ..live.document import RoomDocument
 from ..persistence.recorder import Recorder
@@ -45,7 +45,7 @@ class TurnInputs:
         return AgentTurn(
             prompt.id,
             prompt.author,
-            f"{text}\n\n{chips.text}" if chips.text else text,
+            bidi_noted(f"{text}\n\n{chips.text}" if chips.text else text),
             prompt.target,
             author_name=self.document.display_name(prompt.author),
             images=(*images, *chips.images),

@@ -298,6 +298,11 @@ export const MAX_CHIP_CELLS = 50;
 /** The characters of an output's text sent as a chip. */
 export const MAX_CHIP_TEXT = 100000;
 
+/** The bidirectional controls (code points) shown as a visible mark. */
+export const BIDI_CONTROLS: readonly number[] = [
+  1564, 8206, 8207, 8234, 8235, 8236, 8237, 8238, 8294, 8295, 8296, 8297
+];
+
 /** The types of an output a chip may carry (its text, or an image). */
 export const CHIP_MIMES: readonly string[] = [
   'text/plain',
