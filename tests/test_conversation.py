@@ -6,6 +6,7 @@ The REAL Copilot runtime through the REAL SDK, against the tests' scripted model
 
 import pytest
 
+from jupyter_copilot_room.agent.copilot.translate import without_shell_marker
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from .harness.helpers import entries, eventually, ready, transcript_copy
@@ -111,3 +112,14 @@ async def test_an_abort_closes_the_running_tool_and_says_so_once(
     again = make_room(transcript_copy(room.transcript.path, tmp_path / "restarted"), agent=None)
     await again.ensure_started()
     assert again.document.snapshot("transcript")["transcript"] == before
+
+
+def test_the_runtimes_shell_line_never_reaches_people_whatever_it_says():
+    """Issue 42 saw `<shellId: 3 completed…>` in the panel: any such last line goes."""
+    assert without_shell_marker("a\n<shellId: 0 completed with exit code 0>") == "a\n"
+    assert (
+        without_shell_marker("a\n<shellId: 2 completed with exit code 3>\n") == "a\n(exit code 3)"
+    )
+    assert without_shell_marker("a\n<shellId: 3 completed>") == "a\n"
+    assert without_shell_marker("a\n<shellId: 4 is still running in the background>") == "a\n"
+    assert without_shell_marker("x <shellId: 1> y") == "x <shellId: 1> y", "only a last line"

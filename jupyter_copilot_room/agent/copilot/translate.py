@@ -36,9 +36,11 @@ NANO_AIU_PER_CREDIT = 1_000_000_000
 QUESTION_TOOL = "ask_user"
 
 #: The runtime ends a shell tool's result with its own bookkeeping line,
-#: `<shellId: 0 completed with exit code 0>` (runtime 1.0.102). People see the command's output;
-#: a failing exit code stays, in words.
-SHELL_MARKER = re.compile(r"<shellId: [^>]*? exit code (-?\d+)>\s*$")
+#: `<shellId: 0 completed with exit code 0>` (runtime 1.0.102), in other words too when the
+#: command did not simply finish (`<shellId: 3 completed…>` reached the panel in issue 42). People
+#: see the command's output; a failing exit code stays, in words.
+SHELL_MARKER = re.compile(r"<shellId: [^>\n]*>\s*$")
+EXIT_CODE = re.compile(r"exit code (-?\d+)")
 
 #: How the runtime (1.0.102) says a model call failed after its own retries (5, with backoff).
 MODEL_FAILED = re.compile(
@@ -201,8 +203,11 @@ def without_shell_marker(text: str) -> str:
     found = SHELL_MARKER.search(text)
     if found is None:
         return text
-    output, code = text[: found.start()], found.group(1)
-    return output if code == "0" else f"{output}(exit code {code})"
+    output = text[: found.start()]
+    code = EXIT_CODE.search(found.group())
+    if code is None or code.group(1) == "0":
+        return output
+    return f"{output}(exit code {code.group(1)})"
 
 
 def model_failure(message: str) -> str:
