@@ -30,6 +30,9 @@ from .settings import settings_traits
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
 from .worker_threads import release_at_exit
 
+#: jupyter_server's contents service events (`ContentsManager.emit`): a save names its path.
+CONTENTS_EVENTS = "https://events.jupyter.org/jupyter_server/contents_service/v1"
+
 #: The room settings' starting values (`c.CopilotRoom.admission`, ...), from their declaration.
 RoomSettingsConfig = type("RoomSettingsConfig", (Configurable,), settings_traits())
 
@@ -251,12 +254,21 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         #: The public in-process API (`api/`): REST, the websocket and every front use it.
         self.api = RoomsAPI(self.rooms, self.threads)
         self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics (main's only)
+        serverapp.event_logger.add_listener(schema_id=CONTENTS_EVENTS, listener=self._saved)
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
         self._claim_page: Path | None = None
         if claim is not None:
             # Request logs mask the claim link's secret the way jupyter_server masks tokens.
             scrubbed = serverapp.web_app.settings.get("extra_log_scrub_param_keys", [])
             self.settings["extra_log_scrub_param_keys"] = [*scrubbed, "secret"]
+
+    async def _saved(self, logger: object, schema_id: str, data: dict) -> None:
+        """jupyter_server's contents service saved a file for someone: during a turn it is
+        theirs, never the turn's (`checkpoints/file_share.py`)."""
+        if data.get("action") == "save" and self.serverapp is not None:
+            path = Path(self.serverapp.root_dir) / str(data.get("path", ""))
+            for _, room in self.rooms:
+                room.checkpoints.person_saved(path)
 
     def _announce_claim(self, secret: str) -> None:
         """After the server printed its URLs: how to become the host, the secret's middle hidden

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import glob
 import logging
 import re
@@ -42,6 +43,7 @@ from ..errors import Conflict, InvalidRequest, NotFound
 from ..notebooks.open_notebooks import LiveNotebook, LiveNotebooks, same_notebook
 from .checkpoint_git import CheckpointGit, GitFailed
 from .checkpoint_notebooks import agents_share, cells_put_back, notebooks, readable_diff
+from .file_share import agents_files
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +91,8 @@ def trailers(commit_object: str) -> dict[str, str] | None:
 class Checkpoint:
     commit: str
     files: tuple[str, ...]  # named as the room names them: from its folder
+    #: Of `files`, those the agent did not name: changed while its shell (or a cell) ran.
+    unnamed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,8 @@ class Checkpoints:
         self._starting: dict[str, asyncio.Task] = {}  # prompt id -> its start snapshot
         #: The open notebooks the last snapshot read (path in the work tree -> it, its bytes).
         self._open: dict[str, tuple[LiveNotebook, bytes]] = {}
+        #: The files people saved through Jupyter's contents API during the turn (work tree).
+        self._saved: set[str] = set()
 
     # -- snapshots and commits ------------------------------------------------------------------
 
@@ -195,7 +201,15 @@ class Checkpoints:
         """Snapshot the worktree as the turn finds it, beside the agent getting the prompt."""
         self._starting[prompt_id] = asyncio.create_task(self._start(prompt_id))
 
+    def person_saved(self, path: Path) -> None:
+        """Someone saved `path` through Jupyter's contents API: during a turn, it is theirs."""
+        if not (self._starting or self._before):
+            return
+        with contextlib.suppress(ValueError):  # not in this room's work tree
+            self._saved.add(path.resolve().relative_to(self.git.work_tree).as_posix())
+
     async def _start(self, prompt_id: str) -> None:
+        self._saved.clear()
         async with self._lock:
             try:
                 self._before[prompt_id] = await self._snapshot()
@@ -224,10 +238,13 @@ class Checkpoints:
         text: str,
         wrote: frozenset[str] = frozenset(),
         deleted: frozenset[str] = frozenset(),
+        ran_code: bool = True,
     ) -> Checkpoint | None:
         """The turn's checkpoint (None if it changed nothing); `wrote`: files the agent wrote
         itself, whose change is its own whole; `deleted`: the ids of the notebook cells the
-        agent deleted (any other cell gone was a person's doing)."""
+        agent deleted (any other cell gone was a person's doing); `ran_code`: whether it ran a
+        shell command or a cell, after which a file it did not name may be its change
+        (`file_share.py`; the room always says, a caller that cannot tell keeps every change)."""
         await self.started(prompt_id)
         self._starting.pop(prompt_id, None)
         async with self._lock:
@@ -238,9 +255,16 @@ class Checkpoints:
             changed = await self._changed(before, after)
             wrote = frozenset(self.git.in_tree(path) for path in wrote)
             after = await agents_share(self.git, before, after, changed, prompt_id, wrote, deleted)
-            return await self._record(
+            saved, self._saved = frozenset(self._saved), set()
+            after, unnamed = await agents_files(
+                self.git, before, after, changed, wrote, saved, ran_code
+            )
+            made = await self._record(
                 before, after, author, message(text, prompt_id, author.username)
             )
+            if made is None:
+                return None
+            return dataclasses.replace(made, unnamed=tuple(self.git.shown(p) for p in unnamed))
 
     # -- diff and revert -------------------------------------------------------------------------
 

@@ -119,6 +119,9 @@ class TurnCheckpointed(Strict):
     author: str
     commit: str
     files: list[str]
+    #: Of `files`, those the agent's tools did not name: changed while its shell or a notebook
+    #: cell ran (since 0.4; absent when there are none).
+    unnamed: list[str] | None = None
 
 
 class TurnReverted(Strict):

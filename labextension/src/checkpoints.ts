@@ -1,5 +1,10 @@
 /** What the panel says about a turn's checkpoint: the files it changed, what a revert does. */
 
+/** The files of a checkpoint the agent did not name, in words (none: ''). */
+export function unnamedLine(unnamed: readonly string[] | undefined): string {
+  return unnamed?.length ? `changed while the agent's shell ran: ${unnamed.join(', ')}` : '';
+}
+
 /** The chip's label: "Changed 1 file", "Changed 3 files". */
 export function changedLabel(files: readonly string[]): string {
   return `Changed ${files.length} file${files.length === 1 ? '' : 's'}`;

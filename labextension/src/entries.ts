@@ -52,6 +52,8 @@ export interface IPromptEntry extends IEntryBase {
 export interface ICheckpoint {
   commit: string;
   files: string[];
+  /** Of `files`, those the agent's tools did not name: changed while its shell or a cell ran. */
+  unnamed?: string[];
 }
 
 /** Something a person said to the room (`POST messages`): never sent to the agent. */

@@ -43,6 +43,9 @@ from .turns import RunningTurn, Turns
 
 log = logging.getLogger(__name__)
 
+#: The permission kinds that run code, which may change any file (`checkpoints/file_share.py`).
+CODE_KINDS = frozenset({"shell", "execute"})
+
 NOTHING_RUNNING = "No prompt is running in the room, so this was rejected."
 PROTECTED = (
     "Rejected by the room: that is the room's own state (its transcript, admissions and "
@@ -131,9 +134,12 @@ class RoomAgentHost:
     async def request_permission(self, ask: PermissionAsk) -> Answer:
         answer = await self._refused_when_disk_full(self._request_permission(ask))
         await self.turns.worktree_read()  # the turn's checkpoint has the worktree before this
-        if answer.approved and ask.kind == "write" and (turn := self.turns.running) is not None:
-            paths = [change.path for change in ask.changes] or [ask.summary]
-            turn.wrote.update(relative(path, self.repository) for path in paths)
+        if answer.approved and (turn := self.turns.running) is not None:
+            if ask.kind == "write":
+                paths = [change.path for change in ask.changes] or [ask.summary]
+                turn.wrote.update(relative(path, self.repository) for path in paths)
+            elif ask.kind in CODE_KINDS:
+                turn.ran_code = True
         return answer
 
     async def _request_permission(self, ask: PermissionAsk) -> Answer:

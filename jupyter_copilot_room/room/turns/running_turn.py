@@ -28,3 +28,5 @@ class RunningTurn:
     #: Files the agent wrote itself (approved write requests), relative to the repository: a
     #: notebook among them is the agent's change whole (`notebooks/turn_share.py`).
     wrote: set[str] = field(default_factory=set)
+    #: The agent ran a shell command or a notebook cell: a file it did not name may be its change.
+    ran_code: bool = False

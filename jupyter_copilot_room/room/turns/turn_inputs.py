@@ -58,14 +58,18 @@ class TurnInputs:
             return prompt.text
         return self.catalog.refresh().expand(prompt.target.kind, prompt.target.name, prompt.text)
 
-    async def checkpoint(self, prompt: QueuedPrompt, wrote: frozenset[str]) -> None:
+    async def checkpoint(
+        self, prompt: QueuedPrompt, wrote: frozenset[str], ran_code: bool = False
+    ) -> None:
         """Record what the turn changed (if anything) as a checkpoint; `wrote`: the files the
-        agent wrote itself."""
+        agent wrote itself; `ran_code`: whether it ran a shell command or a cell."""
         assert self.checkpoints is not None
         deleted = self.notebooks.deletions.take(prompt.id) if self.notebooks else frozenset()
         try:
             author = Author(prompt.author, self.document.display_name(prompt.author))
-            made = await self.checkpoints.turn_ended(prompt.id, author, prompt.text, wrote, deleted)
+            made = await self.checkpoints.turn_ended(
+                prompt.id, author, prompt.text, wrote, deleted, ran_code
+            )
             if made is not None:
                 self.recorder.commit(
                     "turn.checkpointed",
@@ -75,6 +79,7 @@ class TurnInputs:
                         author=prompt.author,
                         commit=made.commit,
                         files=list(made.files),
+                        unnamed=list(made.unnamed) or None,
                     ),
                 )
         except Exception:

@@ -323,7 +323,7 @@ class Turns:
             return
         self._unrecorded = None
         if self.checkpoints is not None:  # takes the checkpoints' lock before the next turn
-            self.spawn(self.inputs.checkpoint(turn.prompt, frozenset(turn.wrote)))
+            self.spawn(self.inputs.checkpoint(turn.prompt, frozenset(turn.wrote), turn.ran_code))
         if self.notebooks is not None:
             self.notebooks.leave()  # the agent's presence leaves the notebooks with the turn
         turn.ended.set()

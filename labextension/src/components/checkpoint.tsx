@@ -4,7 +4,7 @@ import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
 import React, { useState } from 'react';
 
 import { RoomAPIError, RoomClient, refusalMessage } from '../api';
-import { changedLabel, revertQuestion } from '../checkpoints';
+import { changedLabel, revertQuestion, unnamedLine } from '../checkpoints';
 import { ICheckpoint } from '../entries';
 import { IRoomModel } from '../model';
 import { mayRevert, mayRevertAnyway } from '../policy';
@@ -77,6 +77,11 @@ export function CheckpointLine(props: {
       <span className="jp-CopilotRoom-checkpointFiles" title={checkpoint.files.join('\n')}>
         {label}: {checkpoint.files.join(', ')}
       </span>
+      {checkpoint.unnamed?.length ? (
+        <span className="jp-CopilotRoom-checkpointUnnamed">
+          ({unnamedLine(checkpoint.unnamed)})
+        </span>
+      ) : null}
       {revertedBy && <span className="jp-CopilotRoom-checkpointReverted">(reverted)</span>}
       <span className="jp-CopilotRoom-checkpointActions">
         <button

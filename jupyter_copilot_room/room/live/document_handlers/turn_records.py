@@ -339,7 +339,11 @@ def request_approval(doc: RoomDocument, record: Record, p: ev.RequestApproval) -
 def turn_checkpointed(doc: RoomDocument, record: Record, p: ev.TurnCheckpointed) -> None:
     """ "Changed N files" on the turn's prompt, with the commit to diff or revert."""
     if (entry := doc.entry(p.prompt_id)) is not None:
-        entry["checkpoint"] = {"commit": p.commit, "files": list(p.files)}
+        entry["checkpoint"] = {
+            "commit": p.commit,
+            "files": list(p.files),
+            **({"unnamed": list(p.unnamed)} if p.unnamed else {}),
+        }
 
 
 @handles("turn.reverted")
