@@ -14,7 +14,7 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
-import { LabIcon } from '@jupyterlab/ui-components';
+import { CommandToolbarButton, LabIcon } from '@jupyterlab/ui-components';
 
 import { refusalMessage, RoomDirectoryClient } from './api';
 import { Attention, INeed } from './attention';
@@ -287,6 +287,21 @@ const plugin: JupyterFrontEndPlugin<void> = {
         open();
         panel.showEntry(promptId);
       });
+      if (!labShell) {
+        // Notebook 7 has no left sidebar and hides its right one: each notebook's toolbar
+        // carries the way in (in JupyterLab the room's tab is always in sight).
+        notebooks.widgetAdded.connect((_, notebook) => {
+          const button = new CommandToolbarButton({
+            commands: app.commands,
+            id: CommandIDs.open,
+            label: 'Copilot room'
+          });
+          button.addClass('jp-CopilotRoom-toolbarButton');
+          if (!notebook.toolbar.insertAfter('cellType', 'copilotRoom', button)) {
+            notebook.toolbar.addItem('copilotRoom', button);
+          }
+        });
+      }
     }
     if (statusBar) {
       statusBar.registerStatusItem(PLUGIN_ID, {
