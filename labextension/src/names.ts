@@ -4,7 +4,7 @@
  * `{0}`, `{1}`... stand for the usernames in its `people` (`room/live/document.py`); `nameParts` cuts
  * it into text and people so each person is drawn as a name.
  */
-import { unvouched } from './policy';
+import { SERVER_OWNER, unvouched } from './policy';
 import { IParticipant } from './types';
 
 /** Someone the room has never seen (a record older than the people list). */
@@ -59,9 +59,6 @@ export function nameParts(template: string, people?: readonly string[] | null): 
   }
   return parts;
 }
-
-/** The username of the server's own token holder (a kernel, a script): the server owner. */
-const SERVER_OWNER = 'server-owner';
 
 /** "unverified" tells a reader something only about a guest whose name nobody vouched for:
  * never about a host (the room trusts them with everything) or the server owner. */

@@ -170,6 +170,15 @@ export function isAtTheDoor(person: { role: Role | string } | null | undefined):
   return person?.role === 'pending';
 }
 
+/** The username of the server's own token holder (a kernel, a script): the server owner. */
+export const SERVER_OWNER = 'server-owner';
+
+/** Whom "N people" counts: people in the room with it open now; not someone at the door, and
+ * not the server's own token (a kernel, a script), which is no person. */
+export function isPresent(person: IParticipant): boolean {
+  return person.online && isAdmitted(person) && person.username !== SERVER_OWNER;
+}
+
 /** A host of the room (the words "You are the host", a person's badge). */
 export function isHost(person: { role: Role | string } | null | undefined): boolean {
   return person?.role === 'host';

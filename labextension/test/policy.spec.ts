@@ -8,6 +8,7 @@ import {
   isKnocking,
   kindOfSigil,
   mayAbort,
+  isPresent,
   mayAnswer,
   whoApproves,
   mayChangeRole,
@@ -149,6 +150,17 @@ describe('who may do what', () => {
     ]);
     expect(whoApproves(ofTwo, 2)).toBe('two hosts');
     expect(whoApproves(answerers(['bob']), 2)).toBe('the author and a host, or two hosts');
+  });
+
+  it('counts as present only admitted people with the room open, never the server owner', () => {
+    const at = (username: string, role: string, online: boolean) =>
+      isPresent({ username, display_name: username, role, online } as unknown as IParticipant);
+    expect([
+      at('alice', 'host', true),
+      at('bob', 'member', false),
+      at('dave', 'pending', true),
+      at('server-owner', 'host', true)
+    ]).toEqual([true, false, false, false]);
   });
 
   it('lets nobody answer a card that names nobody (settled)', () => {

@@ -140,7 +140,8 @@ class People:
         }
 
     def connected(self) -> list[dict]:
-        """The people connected to the room's document now, by their names and roles."""
+        """The people in the room with it open now, by their names and roles: not someone at
+        the door, nor the server's own token (a kernel, a script), which is no person."""
         participants = self.document.participants.to_py() or {}
         return [
             {
@@ -149,6 +150,7 @@ class People:
                 "role": (participants.get(username) or {}).get("role", ""),
             }
             for username in sorted(self.online())
+            if username != SERVER_OWNER.username and rules.admitted(self.role_of(username))
         ]
 
     def listing(self) -> list[dict]:

@@ -9,7 +9,7 @@ import { Menu } from '@lumino/widgets';
 import React, { useEffect, useRef, useState } from 'react';
 
 import { IRoomEntry } from '../api';
-import { isAdmitted, roleLabel } from '../policy';
+import { isAdmitted, isPresent, roleLabel } from '../policy';
 import { IRooms, peopleLabel, roomDetails, waitingElsewhere, waitingLabel } from '../rooms';
 import { useSignal } from './hooks';
 
@@ -34,9 +34,7 @@ export function RoomSwitcher(props: {
   // Who is in: the live document's people while the reader is inside, else the list's (which
   // names nobody to someone at the door).
   const inside = !!model.me && isAdmitted(model.me);
-  const people = inside
-    ? model.participants.filter(person => person.online).length
-    : entry?.people.length;
+  const people = inside ? model.participants.filter(isPresent).length : entry?.people.length;
   const waiting = waitingElsewhere(rooms.list, name);
   const elsewhere = `${waitingLabel(waiting.count)} in ${waiting.rooms.length === 1 ? waiting.rooms[0] : 'other rooms'}`;
 
