@@ -288,6 +288,15 @@ export function choiceLabel(choice: string): string {
   return CHOICES[choice] ?? choice;
 }
 
+/** A setting's help as people read it: the values it quotes (`'ask-host'`, the configuration's
+ * words) named as its editor names them (“ask a host”). */
+export function readableHelp(description: string, choices: readonly string[] = []): string {
+  return choices.reduce(
+    (text, choice) => text.split(`'${choice}'`).join(`“${choiceLabel(choice)}”`),
+    description
+  );
+}
+
 export function agentStateLabel(state?: string): string {
   return state ? (AGENT_STATES[state as AgentState] ?? state) : '…';
 }

@@ -166,10 +166,22 @@ def test_long_prompts_collapse_send_and_stop_close_every_row(lab, model, open_la
             has=alice.locator(f'[data-setting="{name}"]')
         )
         expect(setting).to_have_count(1)
-        expect(setting.locator(".jp-CopilotRoom-settingHelp")).to_have_text(
-            declared.description or ""
-        )
+        help_text = setting.locator(".jp-CopilotRoom-settingHelp")
+        expect(help_text).not_to_be_empty()
+        shown = help_text.inner_text()
+        choices = [c for c in re.findall(r"'([a-z-]+)'", declared.description or "")]
+        if name != "approval_policy":  # its help quotes a configuration, as written
+            assert not any(f"'{c}'" in shown for c in choices), f"raw values in {name}'s help"
+        if not choices:
+            assert shown == declared.description
     screenshot(alice.locator(".jp-Dialog-content"), "settings-dialog")
+    guests = form.locator('[data-setting="guest_admission"]')
+    guests.select_option("refuse")
+    saved = form.locator(".jp-CopilotRoom-setting").filter(
+        has=alice.locator('[data-setting="guest_admission"]')
+    )
+    expect(saved.locator(".jp-CopilotRoom-settingSaved")).to_have_text("Saved")
+    assert page_api(alice, "GET", "settings")["json"]["guest_admission"] == "refuse"
     timeout = form.locator('[data-setting="execution_timeout"]')
     assert (timeout.get_attribute("min"), timeout.get_attribute("max")) == ("0", "86400")
     field = alice.get_by_label("Longest prompt (characters)")

@@ -14,7 +14,7 @@ import {
   SETTINGS
 } from '../generated/declarations';
 import { ApprovalDecision, ApprovalPolicy, IKindPolicy, ISettings } from '../types';
-import { choiceLabel } from '../policy';
+import { choiceLabel, readableHelp } from '../policy';
 import { Refusal, useAction } from './action';
 
 type SettingName = keyof ISettings;
@@ -82,6 +82,9 @@ function labelOf(name: SettingName): string {
   return LABELS[name] ?? words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** How long "Saved" stays beside a setting once the room took its change. */
+const SAVED_SHOWN_MS = 3000;
+
 /** The room's settings in a JupyterLab dialog (the gear in the room's header, hosts). */
 export function showRoomSettings(client: IRoomClient): void {
   void showDialog({
@@ -97,11 +100,24 @@ function RoomSettingsForm(props: { client: IRoomClient }): JSX.Element {
   const action = useAction();
   const { run } = action;
   const [settings, setSettings] = useState<ISettings | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   useEffect(() => {
     void run(() => client.settings()).then(loaded => loaded && setSettings(loaded));
   }, [client, run]);
-  const change = (changes: Partial<ISettings>) =>
-    void run(() => client.patchSettings(changes)).then(saved => saved && setSettings(saved));
+  useEffect(() => {
+    if (!saved) {
+      return;
+    }
+    const timer = setTimeout(() => setSaved(null), SAVED_SHOWN_MS);
+    return () => clearTimeout(timer);
+  }, [saved]);
+  const change = (name: string, changes: Partial<ISettings>) =>
+    void run(() => client.patchSettings(changes)).then(done => {
+      if (done) {
+        setSettings(done);
+        setSaved(name);
+      }
+    });
   return (
     <div className="jp-CopilotRoom-settings">
       {settings &&
@@ -114,9 +130,16 @@ function RoomSettingsForm(props: { client: IRoomClient }): JSX.Element {
                   setting={setting}
                   settings={settings}
                   disabled={action.busy}
-                  onChange={value => change({ [setting.name]: value })}
+                  onChange={value => change(setting.name, { [setting.name]: value })}
                 />
-                <p className="jp-CopilotRoom-settingHelp">{setting.description}</p>
+                {saved === setting.name && (
+                  <span className="jp-CopilotRoom-settingSaved" role="status">
+                    Saved
+                  </span>
+                )}
+                <p className="jp-CopilotRoom-settingHelp">
+                  {readableHelp(setting.description, setting.choices)}
+                </p>
               </div>
             ))}
           </section>
