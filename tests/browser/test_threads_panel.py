@@ -139,6 +139,9 @@ def test_a_member_brings_a_thread_back_as_a_prompt_and_only_a_host_applies_its_d
     thread = bob.locator(".jp-CopilotRoom-threadPanel")
     box = thread.locator(PROMPT)
     expect(box).to_be_enabled(timeout=30_000)
+    # What is said in the thread's panel is said in the thread, and its button says so.
+    expect(thread.locator(".jp-CopilotRoom-say")).to_contain_text("Say to the thread")
+    expect(bob.locator("#jp-copilot-room .jp-CopilotRoom-say")).to_contain_text("Say to the room")
     box.fill("try polars")
     box.press("Enter")
     card = thread.locator(".jp-CopilotRoom-approval")

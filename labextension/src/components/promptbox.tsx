@@ -118,7 +118,9 @@ export function PromptBox(props: {
 
   const asks = maySubmit(model.me);
   const chats = mayChat(model.me);
-  const shownPlaceholder = useFittingPlaceholder(inputRef, placeholders(asks, chats));
+  // A side thread's own document says it is one: what is said there is said in the thread.
+  const where = model.meta.thread ? 'the thread' : 'the room';
+  const shownPlaceholder = useFittingPlaceholder(inputRef, placeholders(asks, chats, where));
   if (!asks && !chats) {
     return (
       <div className="jp-CopilotRoom-promptBox jp-mod-disabled">
@@ -299,12 +301,12 @@ export function PromptBox(props: {
             <button
               type="button"
               className="jp-mod-styled jp-CopilotRoom-say"
-              aria-label="Say to the room (people read it, the agent does not)"
-              title="Say to the room: people read it, the agent does not (Alt+Enter)"
+              aria-label={`Say to ${where} (people read it, the agent does not)`}
+              title={`Say to ${where}: people read it, the agent does not (Alt+Enter)`}
               disabled={!text.trim() || action.busy}
               onClick={() => void say()}
             >
-              <span className="jp-CopilotRoom-long">Say to the room</span>
+              <span className="jp-CopilotRoom-long">Say to {where}</span>
               <span className="jp-CopilotRoom-short">Say</span>
             </button>
           )}
@@ -335,14 +337,14 @@ export function PromptBox(props: {
 }
 
 /** What the box may say before anything is typed, longest first: where Enter sends it. */
-function placeholders(asks: boolean, chats: boolean): string[] {
+function placeholders(asks: boolean, chats: boolean, where = 'the room'): string[] {
   if (!asks) {
     return [
-      'Say something to the room… (Enter says it; the agent does not read it)',
-      'Say something to the room…'
+      `Say something to ${where}… (Enter says it; the agent does not read it)`,
+      `Say something to ${where}…`
     ];
   }
-  const chat = chats ? ', Alt+Enter says it to the room' : '';
+  const chat = chats ? `, Alt+Enter says it to ${where}` : '';
   return [
     `Ask Copilot… (Enter asks${chat}, Shift+Enter for a new line, / skills, @ agents)`,
     'Ask Copilot… (Enter asks, / skills, @ agents)',
