@@ -10,6 +10,7 @@ import pandas
 import pytest
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
+from jupyter_copilot_room.agent.demo import DemoScript
 from jupyter_copilot_room.kernel.summaries import attach_summaries
 
 from .harness.helpers import entries, eventually, finished, ready
@@ -112,7 +113,16 @@ async def test_the_demo_fixes_a_file_from_its_diff(api, room, jp_root_dir):
     assert "ordered[middle - 1]" not in (jp_root_dir / "stats.py").read_text()
     await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
     await done(room, prompt_id)
-    assert "(ordered[middle - 1] + ordered[middle]) / 2" in (jp_root_dir / "stats.py").read_text()
+    fixed = (jp_root_dir / "stats.py").read_text()
+    assert "(ordered[middle - 1] + ordered[middle]) / 2" in fixed
+    assert "a bug to find together" not in fixed, "the comment that pointed at the bug goes too"
+
+    # The demo answers the file as it is now (issue 42): fixed, there is nothing to change.
+    again = await done(room, await prompt(api, room, "fix the bug in stats.py"))
+    assert "fixed already" in again and not room.document.approvals.to_py()
+    assert (jp_root_dir / "stats.py").read_text() == fixed
+    review = DemoScript(jp_root_dir)._review(fixed)
+    assert "**Bug:**" not in review and "No bug left in `median`" in review
 
 
 async def test_the_readmes_with_df_prompt_is_answered_about_that_frame(api, room, jp_root_dir):

@@ -62,12 +62,12 @@ ASKED_FOR_HELP = re.compile(
 
 #: The room's system note says this; a sub-agent's system message (a custom agent's) does not.
 ROOM_MARKER = "working in a shared room"
-#: The example's planted bug (examples/pairing-repo/stats.py) and its fix.
-MEDIAN_BUG = "    return ordered[middle]"
+#: The example's planted bug (examples/pairing-repo/stats.py): its whole line, the comment that
+#: points at it included; and its fix, by which a file that has it is fixed already.
+MEDIAN_BUG = re.compile(r"^    return ordered\[middle\].*$", re.MULTILINE)
+MEDIAN_FIXED = "(ordered[middle - 1] + ordered[middle]) / 2"
 MEDIAN_FIX = (
-    "    if len(ordered) % 2 == 0:\n"
-    "        return (ordered[middle - 1] + ordered[middle]) / 2\n"
-    "    return ordered[middle]"
+    f"    if len(ordered) % 2 == 0:\n        return {MEDIAN_FIXED}\n    return ordered[middle]"
 )
 #: The cells the notebook edit adds, in order: a code cell at the end, then a note above it
 #: (while the note waits for approval, the agent's cursor rests in the code cell).
@@ -172,8 +172,13 @@ class DemoScript:
         if path is None:
             return Reply("Name the file to edit, e.g. *fix the bug in stats.py*.")
         text = (self.repository / path).read_text(encoding="utf-8", errors="replace")
-        if MEDIAN_BUG in text:
-            old, new, why = MEDIAN_BUG, MEDIAN_FIX, "the median of an even number of values"
+        if MEDIAN_FIXED in text:  # as the file is now, not as the demo first found it
+            return Reply(
+                f"`{path}` is fixed already: `median` averages the two middle values of an even "
+                "number of them. Nothing to change."
+            )
+        if (bug := MEDIAN_BUG.search(text)) is not None:
+            old, new, why = bug.group(), MEDIAN_FIX, "the median of an even number of values"
         else:
             first = text.splitlines()[0] if text else ""
             old, new, why = first, f"# Edited by the demo model\n{first}", "a note at the top"
@@ -284,7 +289,10 @@ class DemoScript:
             "number of values: `median([1, 2, 3, 4])` is 3, not 2.5. Fix: average the two middle "
             "values.\n\n**Missing tests:** none cover `median`; an even-length case would have "
             "caught this."
-            if "ordered[middle]" in content
+            if MEDIAN_BUG.search(content) and MEDIAN_FIXED not in content
+            else "\n\nNo bug left in `median`: it averages the two middle values of an even "
+            "number of them."
+            if MEDIAN_FIXED in content
             else "\n\nThe demo model only knows the example's planted bug; Copilot itself reviews "
             "for real."
         )
