@@ -97,6 +97,21 @@ class CheckpointGit:
         prefix = "" if self.scope == "." else self.scope + "/"
         return path.removeprefix(prefix)
 
+    async def tree_with(self, tree: str, lines: list[str], name: str) -> str:
+        """`tree` with the index lines `lines` (`git update-index --index-info`) applied, made
+        in a scratch index of its own (`name`) so the room's index stays as it was."""
+        if not lines:
+            return tree
+        scratch = self.dir / name
+        try:
+            await self.run("read-tree", tree, index=scratch)
+            await self.run(
+                "update-index", "--index-info", index=scratch, stdin="\n".join(lines).encode()
+            )
+            return (await self.run("write-tree", index=scratch)).strip()
+        finally:
+            scratch.unlink(missing_ok=True)
+
     async def run(
         self, *args: str, index: Path | None = None, stdin: bytes | None = None, env=None
     ) -> str:

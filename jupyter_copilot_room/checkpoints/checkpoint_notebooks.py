@@ -37,17 +37,7 @@ async def agents_share(
         share = await asyncio.to_thread(share_of_agent, old, new, prompt_id, deleted)
         if share != new:
             lines.append(await _index_line(git, after, path, share))
-    if not lines:
-        return after
-    scratch = git.dir / "share.index"
-    try:
-        await git.run("read-tree", after, index=scratch)
-        await git.run(
-            "update-index", "--index-info", index=scratch, stdin="\n".join(lines).encode()
-        )
-        return (await git.run("write-tree", index=scratch)).strip()
-    finally:
-        scratch.unlink(missing_ok=True)
+    return await git.tree_with(after, lines, "share.index")
 
 
 async def cells_put_back(

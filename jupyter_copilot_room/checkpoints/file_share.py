@@ -30,25 +30,18 @@ async def agents_files(
     """`after` with every plain file the turn may not claim put back as `before` had it, and
     the files it keeps that it did not name (changed while its code ran), all as work-tree
     paths."""
-    plain = [path for path in changed if path not in set(notebooks(changed))]
-    theirs = [p for p in plain if p not in wrote and (p in saved or not ran_code)]
-    unnamed = tuple(p for p in plain if p not in wrote and p not in saved and ran_code)
+    kept = wrote | set(notebooks(changed))  # notebooks: their share is cell by cell
+    others = [path for path in changed if path not in kept]
+    theirs = [path for path in others if path in saved or not ran_code]
+    unnamed = tuple(path for path in others if path not in theirs)
     if not theirs:
         return after, unnamed
-    lines = []
-    for path in theirs:
-        entry = (await git.run("ls-tree", before, "--", path)).strip()
-        if entry:  # mode type blob\tpath: as it was
-            mode, _, blob = entry.split("\t", 1)[0].split()
-            lines.append(f"{mode} {blob}\t{path}")
-        else:  # the person added it
-            lines.append(_REMOVED.format(path=path))
-    scratch = git.dir / "files.index"
-    try:
-        await git.run("read-tree", after, index=scratch)
-        await git.run(
-            "update-index", "--index-info", index=scratch, stdin="\n".join(lines).encode()
-        )
-        return (await git.run("write-tree", index=scratch)).strip(), unnamed
-    finally:
-        scratch.unlink(missing_ok=True)
+    listed = await git.run("ls-tree", "-z", before, "--", *theirs)  # one git for them all
+    was = {}
+    for entry in filter(None, listed.split("\0")):  # mode type blob\tpath
+        info, path = entry.split("\t", 1)
+        mode, _, blob = info.split()
+        was[path] = f"{mode} {blob}\t{path}"
+    # As each was; one the person added goes.
+    lines = [was.get(path) or _REMOVED.format(path=path) for path in theirs]
+    return await git.tree_with(after, lines, "files.index"), unnamed

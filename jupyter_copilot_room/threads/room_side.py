@@ -104,20 +104,9 @@ class RoomSide:
         """A card of the running turn, decided like a write under the room's approval policy:
         at once by a rule, or by the prompt's author and the hosts (two under `two`)."""
         settings = self.room.settings.current
-        decision, rule = settings.approval_policy.decide("write", summary)
-        cards = self.room.open_requests
-        if decision in ("auto", "deny"):
-            ask = PermissionAsk(kind=kind, summary=summary, details=details)
-            why = f"{'Approved' if decision == 'auto' else 'Rejected'} by rule {rule}."
-            return cards.settle_by_room(prompt, ask, approve=decision == "auto", why=why, rule=rule)
-        return await cards.ask(
-            prompt,
-            kind,
-            summary,
-            settings.permission_timeout,
-            rule if decision == "two" else None,
-            details=details,
-            approvers_needed=2 if decision == "two" else 1,
+        ask = PermissionAsk(kind=kind, summary=summary, details=details)
+        return await self.room.open_requests.under_policy(
+            prompt, ask, settings.approval_policy, settings.permission_timeout, decided_as="write"
         )
 
     # -- its life ----------------------------------------------------------------------------------

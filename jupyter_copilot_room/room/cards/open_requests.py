@@ -15,6 +15,7 @@ import asyncio
 import uuid
 from collections.abc import Callable
 
+from ...access.approval_policy import ApprovalPolicy
 from ...access.roles import Role
 from ...agent.seam import Answer, PermissionAsk
 from ...errors import InsufficientStorage, NotFound
@@ -59,6 +60,33 @@ class OpenRequests:
         self._timers[request.id] = loop.call_later(timeout, self._time_out, request.id)
         self.on_waiting(prompt.id, True)
         return await waiter
+
+    async def under_policy(
+        self,
+        prompt: QueuedPrompt,
+        ask: PermissionAsk,
+        policy: ApprovalPolicy,
+        timeout: float,
+        decided_as: str | None = None,
+    ) -> Answer:
+        """A permission card as the room's approval policy wants it: settled at once by a rule
+        (auto, deny), or asked of the prompt's author and the hosts (two under `two`).
+        `decided_as`: the kind the policy decides it as (a promote card, as a write)."""
+        decision, rule = policy.decide(decided_as or ask.kind, ask.summary)
+        if decision in ("auto", "deny"):
+            approve = decision == "auto"
+            why = f"{'Approved' if approve else 'Rejected'} by rule {rule}."
+            return self.settle_by_room(prompt, ask, approve=approve, why=why, rule=rule)
+        return await self.ask(
+            prompt,
+            ask.kind,
+            ask.summary,
+            timeout,
+            rule if decision == "two" else None,
+            details=ask.details,
+            approvers_needed=2 if decision == "two" else 1,
+            call_id=ask.call_id,
+        )
 
     def settle_by_room(
         self,

@@ -153,22 +153,8 @@ class RoomAgentHost:
         if self._outside_the_room(ask):
             why = OUTSIDE_THE_ROOM.format(path=ask.summary)
             return self.open_requests.settle_by_room(turn.prompt, ask, approve=False, why=why)
-        decision, rule = settings.approval_policy.decide(ask.kind, ask.summary)
-        if decision in ("auto", "deny"):
-            approve = decision == "auto"
-            why = f"{'Approved' if approve else 'Rejected'} by rule {rule}."
-            return self.open_requests.settle_by_room(
-                turn.prompt, ask, approve=approve, why=why, rule=rule
-            )
-        return await self.open_requests.ask(
-            turn.prompt,
-            ask.kind,
-            ask.summary,
-            settings.permission_timeout,
-            rule if decision == "two" else None,
-            details=ask.details,
-            approvers_needed=2 if decision == "two" else 1,
-            call_id=ask.call_id,
+        return await self.open_requests.under_policy(
+            turn.prompt, ask, settings.approval_policy, settings.permission_timeout
         )
 
     async def ask_question(self, ask: QuestionAsk) -> Answer:
