@@ -7,12 +7,15 @@ visit, hosts' admissions, the host claim): a front never says what someone may d
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..access.identity import Identity
 from ..errors import InvalidRequest
+from ..room.persistence.recorder import acting_from
 
 #: A source names a front in a record (`slack`, `teams`, `github`): short, lower case.
 _SOURCE = re.compile(r"[a-z][a-z0-9_-]{0,31}")
@@ -54,5 +57,11 @@ def identity_of(caller: Caller, known: Identity | None) -> Identity:
     )
 
 
-def source_of(caller: Caller) -> str | None:
-    return caller.source if isinstance(caller, Person) else None
+@contextlib.contextmanager
+def acting(caller: Caller, known: Callable[[str], Identity | None]) -> Iterator[Identity]:
+    """The caller's identity (`known`: the room's last sight of a username), with what they
+    record inside the block carrying their source (`recorder.acting_from`)."""
+    identity = identity_of(caller, known(caller.username))
+    source = caller.source if isinstance(caller, Person) else None
+    with acting_from(identity.username, source):
+        yield identity

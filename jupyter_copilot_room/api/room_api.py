@@ -8,8 +8,8 @@ with their `source`.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator
+from contextlib import AbstractContextManager
 from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,12 +33,11 @@ from ..request_bodies import (
     validated,
 )
 from ..room.live.sync import ClientChannel
-from ..room.persistence.recorder import acting_from
 from ..room.room import Room
 from . import download
 from .download import Download
 from .follow import follow
-from .person import Caller, identity_of, source_of
+from .person import Caller, acting
 from .threads_api import ThreadsAPI
 
 if TYPE_CHECKING:
@@ -56,11 +55,8 @@ class RoomAPI:
     def name(self) -> str:
         return self.room.name
 
-    @contextlib.contextmanager
-    def _acting(self, caller: Caller) -> Iterator[Identity]:
-        identity = identity_of(caller, self.room.people.known.get(caller.username))
-        with acting_from(identity.username, source_of(caller)):
-            yield identity
+    def _acting(self, caller: Caller) -> AbstractContextManager[Identity]:
+        return acting(caller, self.room.people.known.get)
 
     def _holding(self, card_id: str) -> RoomAPI:
         """This room, or its thread where the card `card_id` is open."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..access.identity import Identity
 from ..room_registry import Rooms
 from ..threads import ThreadRegistry
 from .person import Caller, identity_of
@@ -26,10 +27,14 @@ class RoomsAPI:
         a name that is no room, and the room's own refusal (503, 507) if it cannot start."""
         return RoomAPI(await self._rooms.open(name), self._threads)
 
+    def _identity(self, caller: Caller) -> Identity:
+        """Who the caller is, as the server's room (main) last saw them."""
+        return identity_of(caller, self._rooms.main.people.known.get(caller.username))
+
     def listing(self, caller: Caller) -> dict:
         """`GET rooms`: every room as the caller may see it, and whether they may create one.
         Nothing is recorded and no room opens: listing is no visit."""
-        identity = identity_of(caller, self._rooms.main.people.known.get(caller.username))
+        identity = self._identity(caller)
         return {
             "rooms": self._rooms.describe(identity),
             "can_create": self._rooms.may_create(identity),
@@ -37,7 +42,7 @@ class RoomsAPI:
 
     async def create(self, caller: Caller, name: str, repository: str = "") -> dict:
         """A new room (hosts and `room_creators`), started; its entry in `GET rooms`."""
-        identity = identity_of(caller, self._rooms.main.people.known.get(caller.username))
+        identity = self._identity(caller)
         await self._rooms.create(identity, name, repository)
         return self._rooms.entry(name, identity)
 

@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING, Literal
 
 from ..access.identity import Identity
 from ..request_bodies import TranscriptQuery
-from ..room.persistence.recorder import acting_from
 from ..room.room import Room
 from ..threads import RoomThreads
 from .download import Download
-from .person import Caller, identity_of, source_of
+from .person import Caller, acting
 
 if TYPE_CHECKING:
     from .room_api import RoomAPI
@@ -30,25 +29,21 @@ class ThreadsAPI:
         self._wrap = wrap  # a thread's room as the API shows it
         self._known = known  # the room's last sight of a username
 
-    def _identity(self, caller: Caller) -> tuple[Identity, AbstractContextManager[None]]:
-        identity = identity_of(caller, self._known(caller.username))
-        return identity, acting_from(identity.username, source_of(caller))
+    def _acting(self, caller: Caller) -> AbstractContextManager[Identity]:
+        return acting(caller, self._known)
 
     def listing(self, caller: Caller) -> list[dict]:
-        identity, acting = self._identity(caller)
-        with acting:
+        with self._acting(caller) as identity:
             return self._threads.listing(identity)
 
     async def create(self, caller: Caller, after: str | None, title: str) -> dict:
         """A thread forked after the turn of the prompt `after` (the latest finished: None)."""
-        identity, acting = self._identity(caller)
-        with acting:
+        with self._acting(caller) as identity:
             return await self._threads.create(identity, after, title.strip() or "Side thread")
 
     async def open(self, caller: Caller, thread_id: str) -> RoomAPI:
         """The thread as a room of its own, for the people who may see it."""
-        identity, acting = self._identity(caller)
-        with acting:
+        with self._acting(caller) as identity:
             return self._wrap(await self._threads.thread_room(identity, thread_id))
 
     async def transcript(self, caller: Caller, thread_id: str) -> Download:
@@ -57,19 +52,16 @@ class ThreadsAPI:
         return await thread.read_transcript(caller, TranscriptQuery())
 
     def add_person(self, caller: Caller, thread_id: str, username: str) -> dict:
-        identity, acting = self._identity(caller)
-        with acting:
+        with self._acting(caller) as identity:
             return self._threads.add_person(identity, thread_id, username)
 
     async def submit(self, caller: Caller, thread_id: str, text: str) -> dict:
-        identity, acting = self._identity(caller)
-        with acting:
+        with self._acting(caller) as identity:
             prompt_id, position = await self._threads.submit(identity, thread_id, text)
             return {"id": prompt_id, "position": position}
 
     async def changes(self, caller: Caller, thread_id: str) -> dict:
-        identity, acting = self._identity(caller)
-        with acting:
+        with self._acting(caller) as identity:
             return await self._threads.changes(identity, thread_id)
 
     async def promote(
@@ -77,13 +69,11 @@ class ThreadsAPI:
     ) -> dict:
         """Bring the thread back: its last reply as a prompt of the room, or its changes as a
         card, then a turn of the room."""
-        identity, acting = self._identity(caller)
-        with acting:
+        with self._acting(caller) as identity:
             if as_ == "prompt":
                 return await self._threads.promote_as_prompt(identity, thread_id, text)
             return await self._threads.promote_as_diff(identity, thread_id)
 
     async def close(self, caller: Caller, thread_id: str) -> None:
-        identity, acting = self._identity(caller)
-        with acting:
+        with self._acting(caller) as identity:
             await self._threads.close(identity, thread_id)
