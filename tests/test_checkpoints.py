@@ -17,12 +17,13 @@ import pytest
 from pycrdt import create_awareness_message
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
-from jupyter_copilot_room.checkpoints.turn_checkpoints import REF, Checkpoints
+from jupyter_copilot_room.checkpoints.turn_checkpoints import REF, Author, Checkpoints
 
 from .harness import config
 from .harness.helpers import eventually, ready
 from .test_notebooks import join_notebook
 
+ALICE = Author("alice", "Alice")
 LINES = "".join(f"line {n}\n" for n in range(1, 9))
 
 
@@ -385,3 +386,31 @@ async def test_a_git_run_cancelled_mid_way_is_killed_and_reaped(tmp_path):
         await asyncio.wait_for(nap, timeout=10)
     assert git_pid not in git_children()
     assert processes(lambda comm, f: int(f[2]) == git_pid) == [], "nor its child, the sleep"
+
+
+@pytest.mark.parametrize("repository", [True, False], ids=["repository", "plain folder"])
+async def test_locks_a_killed_server_left_never_stop_the_next_checkpoints(tmp_path, repository):
+    """kill -9 during git leaves its lock files: the next server's checkpoints are made anyway."""
+    work, state = tmp_path / "work", tmp_path / "state"
+    work.mkdir()
+    (work / "notes.txt").write_text("as found\n")
+    if repository:
+        git(work, "init", "-q")
+    first = Checkpoints(work, state)
+    first.turn_started("p1")
+    await first.started("p1")
+    (work / "notes.txt").write_text("first turn\n")
+    assert await first.turn_ended("p1", ALICE, "first") is not None
+    locks = [state / "checkpoints" / name for name in ("index.lock", "files.index.lock")]
+    if not repository:
+        locks.append(state / "checkpoints" / "git" / f"{REF}.lock")
+    for lock in locks:
+        lock.write_bytes(b"")
+
+    again = Checkpoints(work, state)
+    again.turn_started("p2")
+    await again.started("p2")
+    (work / "notes.txt").write_text("second turn\n")
+    made = await again.turn_ended("p2", ALICE, "second")
+    assert made is not None and made.files == ("notes.txt",)
+    assert not any(lock.exists() for lock in locks)

@@ -2,6 +2,7 @@
 older ones are archived and paged, and a restart loads a snapshot and replays only the tail."""
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -345,6 +346,16 @@ async def test_restart_from_a_snapshot_equals_a_full_rebuild(busy_room, started,
     )
 
 
+def copy_as_at_a_kill(source, target):
+    """Copy a live room folder: a file that vanishes mid-copy (git's index.lock) was never there."""
+
+    def copy_if_still_there(src, dst):
+        with contextlib.suppress(FileNotFoundError):
+            shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, copy_function=copy_if_still_there)
+
+
 async def test_a_snapshot_older_than_the_transcript_replays_the_tail(busy_room, started, tmp_path):
     """kill -9: the last snapshot was written before the last records."""
     room = await busy_room(tmp_path / "a")
@@ -358,10 +369,8 @@ async def test_a_snapshot_older_than_the_transcript_replays_the_tail(busy_room, 
         ALICE, PromptBody(text="wait")
     )  # killed during a turn
     await eventually(lambda: room.streams.streaming, what="the reply to stream")
-    # The turn's start snapshot runs beside the reply: once it is in, git holds no index.lock
-    # that could vanish while the folder is copied.
     await room.checkpoints.started(prompt_id)
-    shutil.copytree(tmp_path / "a", tmp_path / "crashed")  # as the disk was at the kill
+    copy_as_at_a_kill(tmp_path / "a", tmp_path / "crashed")
     await room.stop()
     shutil.copytree(tmp_path / "crashed", tmp_path / "full")
     for name in ("snapshot.json", "snapshot.ydoc"):

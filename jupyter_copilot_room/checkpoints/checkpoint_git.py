@@ -83,6 +83,7 @@ class CheckpointGit:
         #: hold only its changes, named from it (`in_tree`, `shown`).
         self.scope = "."
         self._env: dict[str, str] | None = None
+        self._setting_up = asyncio.Lock()  # one setup, before any other git runs
 
     @property
     def pathspec(self) -> str:
@@ -115,7 +116,12 @@ class CheckpointGit:
     async def run(
         self, *args: str, index: Path | None = None, stdin: bytes | None = None, env=None
     ) -> str:
-        base = self._env if self._env is not None else await self._setup()
+        if self._env is None:
+            async with self._setting_up:
+                if self._env is None:
+                    await self._setup()
+        assert self._env is not None
+        base = self._env
         full = {**base, "GIT_INDEX_FILE": str(index or self.index), **(env or {})}
         status, out, err = await run_git(
             "git",
@@ -132,7 +138,7 @@ class CheckpointGit:
             raise GitFailed(err.decode(errors="replace").strip() or f"git {args[0]} failed")
         return out.decode(errors="surrogateescape")
 
-    async def _setup(self) -> dict[str, str]:
+    async def _setup(self) -> None:
         """Find the repository (or make our own git directory) and our index, once."""
         self.dir.mkdir(parents=True, exist_ok=True)
         excludes = list(EXCLUDES)
@@ -153,10 +159,17 @@ class CheckpointGit:
         with contextlib.suppress(ValueError):  # the state directory, if inside the folder
             excludes.append("/" + self.dir.parent.resolve().relative_to(self.work_tree).as_posix())
         (self.dir / "exclude").write_text("\n".join(excludes) + "\n")
+        self._clear_stale_locks()
         self._env = env
         if not self.index.exists() and await self._head_tree():
             await self.run("read-tree", "HEAD")  # tracked files a .gitignore now names stay in
-        return env
+
+    def _clear_stale_locks(self) -> None:
+        """A server killed mid-git leaves a lock on the room's index, a scratch index or a ref of
+        its own git directory, and git would refuse every later checkpoint. Only this room
+        writes them, and it has not run git yet, so any lock is stale."""
+        for lock in [*self.dir.glob("*.lock"), *(self.dir / "git").rglob("*.lock")]:
+            lock.unlink(missing_ok=True)
 
     async def _head_tree(self) -> bool:
         try:
