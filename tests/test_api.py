@@ -1,6 +1,5 @@
 """The REST contract under `<base_url>copilot-room/api/`, for every role."""
 
-import asyncio
 import json
 
 import pytest
@@ -67,11 +66,16 @@ async def test_second_prompt_waits_for_the_first(api, room, agent):
     second = (await api("bob", "POST", "prompts", body={"text": "say after"})).json
     assert (first["position"], second["position"]) == (0, 1)
     await eventually(lambda: len(agent.turns) == 1)
-    await asyncio.sleep(0.05)
-    assert len(agent.turns) == 1, "the second prompt must not start while the first runs"
     agent.release.set()
     await eventually(lambda: len(agent.turns) == 2)
     assert [t.author for t in agent.turns] == ["alice", "bob"]
+    # Not just for a moment: the transcript, in the order the room did things, has the second
+    # prompt start only after the first finished (a prompt's start is recorded before it is sent).
+    records = [json.loads(line) for line in room.transcript.read_text().split("\n") if line]
+    order = [(r["kind"], r["payload"].get("id")) for r in records]
+    assert order.index(("prompt.started", second["id"])) > order.index(
+        ("prompt.finished", first["id"])
+    ), "the second prompt must not start while the first runs"
 
 
 @pytest.mark.parametrize(

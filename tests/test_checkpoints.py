@@ -289,7 +289,7 @@ async def test_an_open_notebook_is_checkpointed_and_reverted_through_its_live_do
     r = await api("alice", "POST", "checkpoints", second["commit"], "revert")
     assert (r.code, r.json["error"]) == (409, "revert_conflict")
     assert "live.ipynb" in r.json["message"]
-    await asyncio.sleep(0.2)
+    await person.caught_up()  # the live notebook as the refused revert left it
     assert person.sources() == expected
     assert git(root, "rev-parse", REF).strip() == second["commit"]
     assert json.loads((root / "live.ipynb").read_bytes()) == json.loads(saved)

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
-from jupyter_copilot_room.notebooks.execution import FOLLOW
+from jupyter_copilot_room.notebooks import execution
 
 from .harness import config
 from .harness.helpers import eventually, finished, pending_tasks_of_the_room, ready
@@ -137,14 +137,15 @@ def on_disk(root, path=PATH):
         return None
 
 
-async def agents_cell_runs(room):
-    """Until the agent's cell has been sent and the kernel has had a moment to start it. The
-    room's own word, not the server's `execution_state`: jupyter_server's activity subscriber
-    can miss a new kernel's messages for tens of seconds under load (seen in CI)."""
-    await eventually(
-        lambda: room.document.meta.get("kernel_state") == "busy", timeout=30, what="the cell"
-    )
-    await asyncio.sleep(0.5)
+#: A long cell that says when the kernel is in it: it makes the file `running` first.
+LONG = "import pathlib, time\npathlib.Path('running').touch()\ntime.sleep(60)"
+
+
+async def agents_cell_runs(root):
+    """Until the kernel runs the agent's `LONG` cell (its kernel runs in the notebook's folder,
+    `root`). The cell's own word, not the server's `execution_state`: jupyter_server's activity
+    subscriber can miss a new kernel's messages for tens of seconds under load (seen in CI)."""
+    await eventually(lambda: (root / "running").exists(), timeout=30, what="the cell to start")
 
 
 CODE = (
@@ -249,14 +250,14 @@ async def test_without_a_kernel_the_card_says_one_will_be_started_and_the_file_g
 async def test_a_hosts_abort_interrupts_a_long_cell_within_two_seconds(
     api, room, model, jp_fetch, jp_root_dir, jp_serverapp
 ):
-    notebook = write_notebook(jp_root_dir / PATH, ["import time\ntime.sleep(60)"])
+    notebook = write_notebook(jp_root_dir / PATH, [LONG])
     await ready(api, room)
     person = await person_kernel(jp_serverapp, await open_session(jp_fetch))
 
     model.script = runs_first_cell(notebook)
     prompt = (await api("bob", "POST", "prompts", body={"text": "sleep"})).json
     await answer(api, room, "execute")
-    await agents_cell_runs(room)
+    await agents_cell_runs(jp_root_dir)
     aborted = time.monotonic()
     await api("alice", "POST", "abort")
     # The kernel is free for people again: their request no longer waits behind the cell.
@@ -274,20 +275,24 @@ async def test_a_stop_during_a_run_leaves_no_task_of_the_room_pending(
 ):
     """The server stops while the agent's cell runs: the run ends after the room stopped
     following kernels, and must not start following its kernel again (a task nobody awaits)."""
-    notebook = write_notebook(jp_root_dir / PATH, ["import time\ntime.sleep(60)"])
+    notebook = write_notebook(jp_root_dir / PATH, [LONG])
     await ready(api, room)
     await open_session(jp_fetch)
     model.script = runs_first_cell(notebook)
     await api("bob", "POST", "prompts", body={"text": "sleep"})
     await answer(api, room, "execute")
-    await agents_cell_runs(room)
+    await agents_cell_runs(jp_root_dir)
     await room.stop()  # as the server's stop does
-    await asyncio.sleep(0.1)  # what the stop cancelled has ended by now
+    # The run the stop cut short has ended: its last act shows the kernel's state (no longer
+    # "busy"), right before it would follow that kernel again.
+    await eventually(
+        lambda: room.document.meta.get("kernel_state") != "busy", what="the cut run to end"
+    )
     assert pending_tasks_of_the_room() == []
 
 
 async def test_a_kernel_the_server_has_not_heard_from_shows_idle_after_the_agents_run(
-    api, room, model, jp_fetch, jp_root_dir, jp_serverapp
+    api, room, model, jp_fetch, jp_root_dir, jp_serverapp, monkeypatch
 ):
     """jupyter_server's activity subscriber sometimes misses a new kernel's messages for tens
     of seconds (CI): its `execution_state` stays "starting" though the kernel ran the cell."""
@@ -303,7 +308,17 @@ async def test_a_kernel_the_server_has_not_heard_from_shows_idle_after_the_agent
     await eventually(lambda: prompt["id"] in finished(room), timeout=30)
     assert "42" in model.requests[-1].tool_results[0]
     assert room.document.meta.get("kernel_state") == "idle"
-    await asyncio.sleep(3 * FOLLOW)  # the room keeps following that kernel
+    # The room keeps following that kernel: three of its looks at the server's "starting".
+    looks, kernel_or_none = [], execution._kernel_or_none
+
+    def look(kernels, kernel_id):
+        looks.append(kernel_id)
+        return kernel_or_none(kernels, kernel_id)
+
+    monkeypatch.setattr(execution, "_kernel_or_none", look)
+    await eventually(
+        lambda: looks.count(kernel_id) >= 3, timeout=10, what="the room's looks at the kernel"
+    )
     assert room.document.meta.get("kernel_state") == "idle"
 
 

@@ -1,7 +1,6 @@
 """Nothing a participant sends can break the room: each input an outside attack used gets a
 defined answer, and the room goes on working and replays the same after a restart."""
 
-import asyncio
 import json
 import logging
 import shutil
@@ -9,9 +8,17 @@ import shutil
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pycrdt import Awareness, Doc, create_awareness_message
+from pycrdt import (
+    Awareness,
+    Doc,
+    YMessageType,
+    YSyncMessageType,
+    create_awareness_message,
+    create_sync_message,
+)
 
 from .harness import people
+from .harness.clients import YClient
 from .harness.helpers import eventually, finished
 
 BODY_ROUTES = [
@@ -168,9 +175,16 @@ async def test_one_person_cannot_queue_more_than_the_limit_ahead_of_everyone(api
     agent.release.set()
 
 
+def answers(client):
+    """How many of `client`'s sync step 1s the room has answered (with a sync step 2)."""
+    return sum(
+        m[:2] == bytes([YMessageType.SYNC, YSyncMessageType.SYNC_STEP2]) for m in client.received
+    )
+
+
 async def test_a_clients_awareness_never_reaches_anyone_else(connect, jp_ws_fetch):
     bob = await connect("bob")
-    await asyncio.sleep(0.3)
+    await eventually(lambda: answers(bob) == 1, what="bob's sync")  # the room serves him
     forger = await jp_ws_fetch("copilot-room", "ws", headers=people.authorization("carol"))
     doc = Doc()
     awareness = Awareness(doc)
@@ -180,8 +194,14 @@ async def test_a_clients_awareness_never_reaches_anyone_else(connect, jp_ws_fetc
     update = awareness.encode_awareness_update([doc.client_id])
     for _ in range(5):
         forger.write_message(create_awareness_message(update), binary=True)
-    await asyncio.sleep(1)
-    forged = [m for m in bob.received if m[0] == 1]  # YMessageType.AWARENESS
+    # The room reads a socket's frames in order: once it answers the forger's sync step 1, sent
+    # after the awareness, it has handled that. Then bob's answer follows in his socket anything
+    # the room sent him meanwhile, a relayed awareness too.
+    forger = YClient(forger)
+    await eventually(lambda: answers(forger) == 1, what="the forger's sync")
+    bob.ws.write_message(create_sync_message(bob.doc), binary=True)
+    await eventually(lambda: answers(bob) == 2, what="bob's second sync")
+    forged = [m for m in bob.received if m[0] == YMessageType.AWARENESS]
     assert forged == [], "a client's awareness was relayed to another client"
     forger.close()
 

@@ -12,6 +12,7 @@ from pycrdt import (
     Awareness,
     Doc,
     YMessageType,
+    YSyncMessageType,
     create_awareness_message,
     create_sync_message,
     create_update_message,
@@ -132,7 +133,8 @@ class Person:
         self._remote = False
         self.doc.observe(self._send_local)
         self._reader = asyncio.create_task(self._read())
-        ws.write_message(create_sync_message(self.doc), binary=True)
+        self.asked = self.answered = 0  # sync step 1s sent, and answered by the server
+        self._ask()
         # Announce oneself, as JupyterLab does when it opens a notebook.
         self.awareness.set_local_state({"user": {"name": "a person"}, "autosave": True})
         update = self.awareness.encode_awareness_update([self.doc.client_id])
@@ -154,6 +156,18 @@ class Person:
                     self._remote = False
                 if reply is not None:
                     self.ws.write_message(reply, binary=True)
+                if message[1] == YSyncMessageType.SYNC_STEP2:
+                    self.answered += 1
+
+    def _ask(self):
+        self.asked += 1
+        self.ws.write_message(create_sync_message(self.doc), binary=True)
+
+    async def caught_up(self):
+        """Until this client holds all that the server's document holds now: the server answers
+        a sync step 1 with what it has that the client lacks, deletions included."""
+        self._ask()
+        await eventually(lambda: self.answered >= self.asked, what="the server's answer")
 
     def put_cursor(self, index, offset):
         """Place this person's cursor in a cell, in JupyterLab's awareness format."""

@@ -1,6 +1,5 @@
 """A real `jupyter server` process, stopped and started again on the same state directory."""
 
-import asyncio
 import json
 
 import pytest
@@ -33,7 +32,13 @@ async def test_server_restart_rebuilds_the_document_with_the_pending_queue(serve
         for n in range(3)
     ]
     await eventually(lambda: len(carol.queue) == 4 and carol.meta.get("state") == "running")
-    await asyncio.sleep(0.2)
+    await eventually(
+        lambda: any(
+            e.get("prompt_id") == running["id"] and e["body"] == "working"
+            for e in carol.transcript.to_py()
+        ),
+        what="the held turn's reply (the scripted agent says 'working', then waits)",
+    )
     before = without_presence(carol.snapshot())
     carol.close()
 
