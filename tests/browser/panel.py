@@ -233,15 +233,15 @@ def fits_at_every_look(page, take, label: str, selector: str, widths=(250, 500))
 
 
 def unreachable_buttons(page) -> list[str]:
-    """A card whose top is in sight in the tray has its buttons in sight too (they stay at the
-    tray's foot), however tall the card: nobody scrolls to answer what they see."""
+    """An approval card whose top is in sight in the tray has its buttons in sight too (they
+    stay at the tray's foot), however tall the card: nobody scrolls to answer what they see."""
     return page.evaluate(
         """() => {
             const tray = document.querySelector('.jp-CopilotRoom-trayBody');
             if (!tray) return [];
             const view = tray.getBoundingClientRect();
             const found = [];
-            for (const card of tray.querySelectorAll('.jp-CopilotRoom-card')) {
+            for (const card of tray.querySelectorAll('.jp-CopilotRoom-approval')) {
                 const actions = card.querySelector('.jp-CopilotRoom-cardActions');
                 const top = card.getBoundingClientRect().top;
                 if (!actions || top < view.top || top >= view.bottom - 24) continue;
@@ -251,6 +251,36 @@ def unreachable_buttons(page) -> list[str]:
                 }
             }
             return found;
+        }"""
+    )
+
+
+def nameless_door_buttons(page) -> list[str]:
+    """Scrolled anywhere, a door card's buttons are never in sight in the tray without the name
+    of the person they admit."""
+    return page.evaluate(
+        """async () => {
+            const tray = document.querySelector('.jp-CopilotRoom-trayBody');
+            if (!tray) return [];
+            const inSight = node => {  // within the tray's view, and not under anything
+                const view = tray.getBoundingClientRect(), box = node.getBoundingClientRect();
+                const at = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+                return box.top >= view.top && box.bottom <= view.bottom && node.contains(at);
+            };
+            const found = new Set();
+            const was = tray.scrollTop;
+            for (let top = 0; top <= tray.scrollHeight; top += 8) {
+                tray.scrollTop = top;
+                await new Promise(requestAnimationFrame);
+                for (const card of tray.querySelectorAll('.jp-CopilotRoom-admission')) {
+                    const buttons = [...card.querySelectorAll('button')].some(inSight);
+                    if (buttons && !inSight(card.querySelector('.jp-CopilotRoom-cardFor'))) {
+                        found.add(`${card.getAttribute('aria-label')}: buttons without the name`);
+                    }
+                }
+            }
+            tray.scrollTop = was;
+            return [...found];
         }"""
     )
 

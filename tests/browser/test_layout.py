@@ -15,6 +15,7 @@ from .panel import (
     axe_violations,
     fits_at_every_look,
     layout_problems,
+    nameless_door_buttons,
     prompt_box_problems,
     replies,
     send,
@@ -89,6 +90,26 @@ def lengthen_a_name(page) -> None:
     )
 
 
+def own_prompt_out_of_sight(page) -> list[str]:
+    """Alice's own waiting prompt (behind bob's running one) and its Withdraw are in sight and
+    not covered, however much the tray holds; nobody else is told of it."""
+    place = page.locator(".jp-CopilotRoom-myPlace")
+    if page.user != "alice":
+        return [f"{page.user} sees {place.inner_text()!r}"] if place.count() else []
+    if not place.count():
+        return ["alice's own waiting prompt has no line"]
+    expect(place).to_contain_text("Your prompt is next")
+    withdraw = place.get_by_role("button", name="Withdraw")
+    hit = withdraw.evaluate(
+        """button => {
+            const box = button.getBoundingClientRect();
+            const at = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+            return at === button || button.contains(at);
+        }"""
+    )
+    return [] if hit else ["alice's Withdraw is out of sight or covered"]
+
+
 def transcript_problems(page) -> list[str]:
     """The transcript keeps at least 40% of the panel's height, whatever else waits."""
     room = page.locator(".jp-CopilotRoom-room").bounding_box()
@@ -130,6 +151,8 @@ def test_a_busy_room_fits_every_width_keeps_the_prompt_box_and_passes_axe_in_bot
                 problems += [f"{where}: {p}" for p in row_problems(page, width)]
                 problems += [f"{where}: {p}" for p in transcript_problems(page)]
                 problems += [f"{where}: {p}" for p in unreachable_buttons(page)]
+                problems += [f"{where}: {p}" for p in nameless_door_buttons(page)]
+                problems += [f"{where}: {p}" for p in own_prompt_out_of_sight(page)]
                 if width != 500:
                     show_an_unverified_badge(page)
                     problems += [f"{where}: {p}" for p in axe_violations(page)]

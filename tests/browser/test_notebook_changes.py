@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
-from .panel import fits_at_every_look, send, show_room
+from .panel import fits_at_every_look, send, set_sidebar_width, show_room
 from .test_rooms_panel import switch_to
 
 JSON_KEYS = re.compile(r'"(cell_type|source|outputs|metadata|execution_count)"')
@@ -81,10 +81,28 @@ def approve(page) -> None:
     expect(card).to_have_count(0, timeout=30_000)
 
 
+def changes_out_of_sight(diff) -> list[str]:
+    """The diff's added and removed lines that are not in sight (under the card's buttons, or
+    scrolled away in its box)."""
+    return [
+        line.inner_text()
+        for line in diff.locator("[data-kind=removed], [data-kind=added]").all()
+        if not line.evaluate(
+            """line => {
+                const box = line.getBoundingClientRect();
+                const at = document.elementFromPoint(box.x + 20, box.y + box.height / 2);
+                return line.contains(at);
+            }"""
+        )
+    ]
+
+
 def test_a_notebook_change_reads_as_cells_in_its_card_and_its_checkpoint(
     open_lab, lab, model, screenshot
 ):
-    write_notebook(lab.root / "sales.ipynb", "import math", "total = 1\nprint(total)")
+    # Comments above the change, each a few lines high in a 250 px panel.
+    notes = "".join(f"# note {n}: {'why the total is what it is, ' * 2}\n" for n in range(4))
+    write_notebook(lab.root / "sales.ipynb", "import math", notes + "total = 1\nprint(total)")
     old = json.dumps("total = 1\n")
     assert old in (lab.root / "sales.ipynb").read_text()
     edit = {
@@ -94,6 +112,7 @@ def test_a_notebook_change_reads_as_cells_in_its_card_and_its_checkpoint(
     }
     model.script = by_prompt({"fix": ToolCall("edit", edit)})
     alice, bob = (show_room(open_lab(user)) for user in ("alice", "bob"))
+    set_sidebar_width(alice, 250)
 
     send(bob, "fix the total in the notebook")
     card = alice.locator(".jp-CopilotRoom-approval")
@@ -104,9 +123,17 @@ def test_a_notebook_change_reads_as_cells_in_its_card_and_its_checkpoint(
     expect(diff.locator("[data-kind=cell]")).to_have_text(["cell 2 (code): changed"])
     expect(diff.locator("[data-kind=removed]")).to_have_text(["-total = 1"])
     expect(diff.locator("[data-kind=added]")).to_have_text(["+total = 2"])
-    expect(diff.locator("[data-kind=context]")).to_have_text([" print(total)"])
+    expect(diff.locator("[data-kind=context]")).to_have_text(
+        [re.compile(rf"^ # note {n}: why") for n in (1, 2, 3)] + [" print(total)"]
+    )
     assert not JSON_KEYS.search(diff.inner_text())
+    # At 250 px the card's short diff box opens at the change, not at the lines above it, and
+    # the change is in sight above the card's buttons, after the panel was resized too.
+    assert diff.evaluate("box => box.scrollHeight > box.clientHeight + 20")
+    assert changes_out_of_sight(diff) == []
     assert fits_at_every_look(alice, screenshot, "notebook-card-", ".jp-CopilotRoom-approval") == []
+    set_sidebar_width(alice, 250)
+    assert changes_out_of_sight(diff) == []
 
     approve(bob)
     line = bob.locator(".jp-CopilotRoom-checkpoint")

@@ -16,6 +16,7 @@ import {
   promptStateLabel,
   targetLabel
 } from '../policy';
+import { myPlace } from '../tray';
 import { IQueueItem } from '../types';
 import { IAction, Refusal, useAction } from './action';
 import { useElapsed } from './hooks';
@@ -61,18 +62,7 @@ function QueueItem(props: {
         {running && ` · ${elapsed} s`}
       </span>
       {mayWithdraw(model.me, item) && (
-        <button
-          className="jp-mod-styled jp-CopilotRoom-small"
-          aria-label={`Withdraw ${nameOf(item.author, model)}'s prompt`}
-          disabled={action.busy}
-          onClick={async () => {
-            if (await confirmWithdraw(item, model)) {
-              await action.run(() => client.withdraw(item.id));
-            }
-          }}
-        >
-          Withdraw
-        </button>
+        <WithdrawButton item={item} model={model} client={client} action={action} />
       )}
       {steerable && !steering && (
         <button
@@ -107,6 +97,52 @@ function QueueItem(props: {
         />
       )}
     </li>
+  );
+}
+
+/** The reader's own first waiting prompt, on a line that stays above the tray's body (it
+ * scrolls, and at 250 px cards and the queue push their own entry out of sight), with its
+ * Withdraw. */
+export function MyPlace(props: { model: IRoomModel; client: IRoomClient }): JSX.Element | null {
+  const { model, client } = props;
+  const action = useAction();
+  const place = myPlace(model.queue, model.me?.username);
+  if (!place) {
+    return null;
+  }
+  return (
+    <div className="jp-CopilotRoom-myPlace" role="status">
+      <span className="jp-CopilotRoom-myPlaceWords" title={place.item.text}>
+        {place.words}
+      </span>
+      {mayWithdraw(model.me, place.item) && (
+        <WithdrawButton item={place.item} model={model} client={client} action={action} />
+      )}
+      <Refusal action={action} />
+    </div>
+  );
+}
+
+function WithdrawButton(props: {
+  item: IQueueItem;
+  model: IRoomModel;
+  client: IRoomClient;
+  action: IAction;
+}): JSX.Element {
+  const { item, model, client, action } = props;
+  return (
+    <button
+      className="jp-mod-styled jp-CopilotRoom-small"
+      aria-label={`Withdraw ${nameOf(item.author, model)}'s prompt`}
+      disabled={action.busy}
+      onClick={async () => {
+        if (await confirmWithdraw(item, model)) {
+          await action.run(() => client.withdraw(item.id));
+        }
+      }}
+    >
+      Withdraw
+    </button>
   );
 }
 

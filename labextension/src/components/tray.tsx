@@ -2,7 +2,8 @@
  * for the reader (`children`: the host's welcome, the Copilot sign-in) and the people. It
  * scrolls on its own past its share of the panel, so the transcript keeps at least 40% of a
  * laptop-sized panel (style/base.css); cards come first, so a card that waits on the reader is
- * in sight before any notice, and it folds to one line that still counts what waits. */
+ * in sight before any notice, and it folds to one line that still counts what waits. The
+ * reader's own waiting prompt has a line above what scrolls, folded or not. */
 import React, { useState } from 'react';
 
 import { IRoomClient } from '../api';
@@ -11,7 +12,7 @@ import { isKnocking, isRunning, mayAnswer } from '../policy';
 import { traySummary } from '../tray';
 import { Cards } from './cards';
 import { People } from './people';
-import { Queue } from './queue';
+import { MyPlace, Queue } from './queue';
 
 export function Tray(props: {
   model: IRoomModel;
@@ -41,6 +42,7 @@ export function Tray(props: {
           <span aria-hidden="true">{folded ? '▸' : '▾'}</span> {summary}
         </button>
       )}
+      <MyPlace model={model} client={client} />
       <div className="jp-CopilotRoom-trayBody">
         {!folded && (
           <>

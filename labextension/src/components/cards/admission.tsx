@@ -1,4 +1,5 @@
-/** Someone at the door, as hosts see them: admit as viewer or member, or turn away. */
+/** Someone at the door, as hosts see them: admit as viewer or member, or turn away (each button
+ * names them too, for those who hear it apart from the card). */
 import React from 'react';
 
 import { Decision, IRoomClient } from '../../api';
@@ -19,11 +20,12 @@ export function AdmissionCard(props: {
   action: IAction;
 }): JSX.Element {
   const { person, client, action } = props;
+  const name = displayName(person.username, person);
   return (
     <div
       className="jp-CopilotRoom-card jp-CopilotRoom-admission"
       role="group"
-      aria-label={`${displayName(person.username, person)} asks to join`}
+      aria-label={`${name} asks to join`}
       data-admission={person.username}
       tabIndex={-1}
     >
@@ -38,6 +40,7 @@ export function AdmissionCard(props: {
           <button
             key={decision}
             className={`jp-mod-styled ${className}`}
+            aria-label={`${label}: ${name}`}
             disabled={action.busy}
             onClick={() => void action.run(() => client.admit(person.username, decision))}
           >

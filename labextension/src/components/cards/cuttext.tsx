@@ -24,7 +24,7 @@ export function CutText(props: {
   return (
     <>
       {asDiff ? (
-        <DiffView diff={shown} className={className} />
+        <DiffView diff={shown} className={className} fromFirstChange />
       ) : (
         <pre className={className} data-field={field}>
           {shown}
