@@ -9,7 +9,6 @@ this test also copies it to `docs/images/room.png`.
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -38,6 +37,19 @@ def git(root: Path, *args: str) -> str:
     ).stdout.decode()
 
 
+def save(page, path: str) -> str:
+    """Save the open document `path` through the collaboration layer; "saved" once it is on
+    disk (JupyterLab asks first if the file changed on disk: that gives up after 30 s)."""
+    return page.evaluate(
+        """path => Promise.race([
+          window.jupyterapp.shell.widgets('main').find(w => w.context?.path === path)
+            .context.save().then(() => 'saved'),
+          new Promise(resolve => setTimeout(() => resolve('no answer in 30 s'), 30000)),
+        ])""",
+        path,
+    )
+
+
 @pytest.fixture
 def lab(tmp_path, model, request):
     """`jupyter lab` in demo mode (no login, no provider) in a git clone of the example."""
@@ -63,7 +75,9 @@ def test_the_demo_edits_the_open_notebook_and_opening_it_leaves_the_clone_clean(
     expect(alice.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")).to_have_count(
         1, timeout=60_000
     )
-    time.sleep(3)  # longer than the collaboration layer's save delay (1 s)
+    # Saved now, the notebook is written as the collaboration layer's own save (a second after
+    # any change) would write it: the document whole, as opening the notebook left it.
+    assert save(alice, "analysis.ipynb") == "saved"
     assert git(lab.root, "status", "--porcelain", "--ignored=no") == "", git(lab.root, "diff")
 
     set_sidebar_width(alice, 420)

@@ -224,28 +224,40 @@ def type_for(seconds: float, typists: list[Typist], until=None) -> None:
             typist.type_word()
 
 
-def wait_until(condition, seconds: float) -> None:
+def wait_until(condition, seconds: float, what: str = "condition") -> None:
     end = time.monotonic() + seconds
     while not condition():
-        assert time.monotonic() < end, "timed out"
+        assert time.monotonic() < end, f"timed out waiting for {what}"
         time.sleep(0.2)
 
 
-def settled(*pages) -> None:
-    """Wait until every browser holds the same cells, unchanged for a second."""
+def cells_on_disk(lab) -> list[dict] | None:
+    """The notebook's cells in its file, or None while the file is being written."""
+    try:
+        cells = nbformat.read(lab.root / NOTEBOOK, as_version=4).cells
+    except (OSError, nbformat.reader.NotJSONError):
+        return None
+    return [{"id": c.id, "source": c.source} for c in cells]
+
+
+def agreed(read: list[dict], lab, *pages) -> list[dict]:
+    """Wait until the file and every browser hold the cells of the agent's last `read` (the
+    server's notebook once nobody changes it any more: the collaboration layer saves it a second
+    after its last change, and sends it to every browser); the file's cells."""
     last: list = []
 
     def same() -> bool:
         nonlocal last
-        now = [browser_cells(page) for page in pages]
-        steady = now == last and all(cells == now[0] for cells in now)
-        last = now
-        return steady
+        last = [cells_on_disk(lab), *(browser_cells(page) for page in pages)]
+        return all(cells == read for cells in last)
 
     try:
-        wait_until(lambda: same() or time.sleep(1), 30)
+        wait_until(same, 30)
     except AssertionError:
-        raise AssertionError(f"the browsers never agreed: {last}") from None
+        raise AssertionError(
+            f"the file and the browsers never agreed with {read}: {last}"
+        ) from None
+    return last[0]
 
 
 @pytest.fixture
@@ -309,15 +321,20 @@ def test_a_shared_notebook_keeps_every_keystroke_and_every_agent_edit(lab, model
     type_for(90, typists, until=idle)
     turn("soak: after the restart")
     type_for(PHASE, typists)
-    time.sleep(2)  # people stop: the agent's last read comes after their last keystroke
+    # People stop; the agent's last read comes after their last keystrokes reached the server:
+    # each is in the other's browser, which has it from the server.
+    wait_until(
+        lambda: (
+            [browser_cells(bob)[0]["source"], browser_cells(alice)[1]["source"]]
+            == [typist.text for typist in typists]
+        ),
+        30,
+        "the last keystrokes in the other browser",
+    )
     agent.finishing.set()
     wait_until(lambda: agent.last_read is not None and idle(), 60)
-    settled(alice, bob)
-    time.sleep(3)  # the collaboration layer saves a second after the last change
-    on_disk = [
-        {"id": c.id, "source": c.source} for c in nbformat.read(lab.root / NOTEBOOK, 4).cells
-    ]
     read = [{"id": c["id"], "source": c["source"]} for c in agent.last_read["cells"]]
+    on_disk = agreed(read, lab, alice, bob)
     assert browser_cells(alice) == on_disk
     assert browser_cells(bob) == on_disk
     assert read == on_disk
