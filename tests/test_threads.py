@@ -97,9 +97,16 @@ async def test_a_thread_forks_after_a_turn_works_in_its_own_worktree_and_comes_b
         assert "403" in str(refused.value), who
     seen = await api("alice", "GET", "threads", thread["id"], "transcript")
     assert seen.code == 200
-    assert "forked this side thread from the room main after Alice's turn “first question”" in (
-        seen.text
-    )
+    # Its first line names people by username, for the panel to show by their names of the day.
+    said = "{0} forked this side thread from the room main after {1}'s turn “first question”"
+    first_line = json.loads(seen.text.splitlines()[0])["payload"]
+    assert first_line["text"].startswith(said) and first_line["people"] == ["bob", "alice"]
+    [forked_line] = [
+        e
+        for e in thread_room(room_app, room, thread["id"]).document.transcript.to_py()
+        if e["kind"] == "system" and e["body"].startswith(said)
+    ]
+    assert forked_line["people"] == ["bob", "alice"]
 
     records = room_app.threads.of(room).records
     worktree = records.worktree(thread["id"])
@@ -142,7 +149,7 @@ async def test_a_thread_forks_after_a_turn_works_in_its_own_worktree_and_comes_b
     [entry] = [p for p in room.document.queue.to_py() if p["id"] == r.json["id"]]
     assert entry["thread"] == thread["id"]
     lines = room.transcript.read_text()
-    assert "opened the side thread “polars?”" in lines and "back as a prompt" in lines
+    assert "{0} opened the side thread “polars?”" in lines and "back as a prompt" in lines
 
     # bob adds dave, who then sees and prompts in the thread.
     r = await api("bob", "POST", "threads", thread["id"], "people", body={"username": "dave"})

@@ -71,6 +71,7 @@ from .room_records import (
     SystemNote,
     TurnCheckpointed,
     TurnReverted,
+    literal,
 )
 from .strict import (
     BIDI_CONTROLS,
@@ -142,4 +143,5 @@ __all__ = [
     "TurnUsage",
     "bidi_noted",
     "bidi_shown",
+    "literal",
 ]

@@ -77,7 +77,16 @@ class SettingsChanged(Strict):
 
 
 class SystemNote(Strict):
+    """A line the room says. With `people`, `text` is a template: `{0}`, `{1}`... stand for those
+    usernames, which the panel shows by their names of the day; `{{` and `}}` are braces."""
+
     text: str
+    people: tuple[str, ...] | None = None
+
+
+def literal(text: str) -> str:
+    """`text` put into a SystemNote's template as it is (its braces are no placeholders)."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 class ChatMessage(Strict):

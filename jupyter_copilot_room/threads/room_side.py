@@ -55,9 +55,10 @@ class RoomSide:
         """`meta.threads` in a room's document, `meta.thread` in a thread's."""
         self.room.document.set_meta(**meta)
 
-    def note(self, actor: str, text: str) -> None:
-        """A line in the transcript, said by the room on `actor`'s behalf."""
-        self.room.recorder.commit("system", actor, SystemNote(text=text))
+    def note(self, actor: str, template: str, *people: str) -> None:
+        """A line in the transcript, said by the room on `actor`'s behalf: `{0}`, `{1}`... in
+        `template` are `people`, shown by their names of the day (SystemNote)."""
+        self.room.recorder.commit("system", actor, SystemNote(text=template, people=people or None))
 
     async def transcript_text(self) -> str:
         """The whole transcript, read off the loop (months of turns)."""

@@ -22,6 +22,7 @@ from ..access.roles import Action, Role
 from ..access.thread_admissions import ThreadAdmissions
 from ..agent.seam import ForkFailed
 from ..errors import Conflict, InvalidRequest, NotAllowed
+from ..events import literal
 from ..room.room import Room
 from ..room.turns.running_turn import RunningTurn
 from . import promotion, worktree
@@ -145,21 +146,21 @@ class RoomThreads:
     ) -> None:
         """The thread's first line: what its agent remembers, and where its files are."""
         room = await self._room_of(thread)
-        name = identity.display_name or identity.username
+        people = [identity.username]
         if asked is None:
             where = "before the room's first turn"
         else:
             author, text = asked
             first = text.strip().splitlines()[0] if text.strip() else ""
             short = first if len(first) <= 80 else first[:79] + "…"
-            who = self.room.display_name(author)
-            where = f"after {who}'s turn “{short}”"
+            people.append(author)
+            where = f"after {{1}}'s turn “{literal(short)}”"
         note = (
-            f"{name} forked this side thread from the room {self.room.name} {where}: the agent "
-            "remembers the room's conversation up to there, and works on a copy of its files "
-            f"(branch {worktree.BRANCH.format(thread.id)}); the room sees none of it."
+            f"{{0}} forked this side thread from the room {literal(self.room.name)} {where}: the "
+            "agent remembers the room's conversation up to there, and works on a copy of its "
+            f"files (branch {worktree.BRANCH.format(thread.id)}); the room sees none of it."
         )
-        room.note(identity.username, note)
+        room.note(identity.username, note, *people)
 
     async def thread_room(self, identity: Identity, thread_id: str) -> Room:
         """The thread's room, started, for someone who may see it."""
@@ -276,8 +277,7 @@ class RoomThreads:
         self._note(identity, f"closed the side thread “{thread.title}”.")
 
     def _note(self, identity: Identity, what: str) -> None:
-        name = identity.display_name or identity.username
-        self.room.note(identity.username, f"{name} {what}")
+        self.room.note(identity.username, "{0} " + literal(what), identity.username)
 
     def room_holding(self, request_id: str) -> Room | None:
         """The thread's room where the card `request_id` is open (answered by the room's

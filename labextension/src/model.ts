@@ -52,6 +52,12 @@ export interface IRoomModel {
 type Root = 'meta' | 'participants' | 'queue' | 'approvals' | 'transcript';
 
 export class RoomModel implements IRoomModel, IDisposable {
+  /** `namesFrom`: a side thread's model names the people its lines mention who never came to
+   * it (the turn it forked after, its owner's hosts) as the room knows them. */
+  constructor(options: { namesFrom?: IRoomModel } = {}) {
+    this._namesFrom = options.namesFrom ?? null;
+  }
+
   get me(): IMe | null {
     return this._me;
   }
@@ -81,7 +87,9 @@ export class RoomModel implements IRoomModel, IDisposable {
   }
 
   person(username: string): IParticipant | undefined {
-    return this.participants.find(p => p.username === username);
+    return (
+      this.participants.find(p => p.username === username) ?? this._namesFrom?.person(username)
+    );
   }
 
   get changed(): ISignal<IRoomModel, void> {
@@ -259,6 +267,7 @@ export class RoomModel implements IRoomModel, IDisposable {
   private _queue: IQueueItem[] | null = null;
   private _approvals: IApproval[] | null = null;
   private _participants: IParticipant[] | null = null;
+  private readonly _namesFrom: IRoomModel | null;
   private _entries: IEntrySource[] | null = null;
   private _earlier: (IEntrySource & { seq?: number })[] = [];
   private _disposed = false;

@@ -28,7 +28,13 @@ export function registerThreads(
     let view = shown.get(key);
     if (!view) {
       view = new ThreadPanel({
-        thread: openThread({ room: room.name, thread: thread.id, serverSettings, rendermime }),
+        thread: openThread({
+          room: room.name,
+          thread: thread.id,
+          serverSettings,
+          rendermime,
+          roomModel: room.model
+        }),
         rendermime: roomRendermime(rendermime)
       });
       view.id = `jp-copilot-room-thread-${room.name}-${thread.id}`;

@@ -145,10 +145,12 @@ export function openThread(options: {
   thread: string;
   serverSettings: ServerConnection.ISettings;
   rendermime: IRenderMimeRegistry;
+  /** The room's model, whose people name those the thread's lines mention. */
+  roomModel?: IRoomModel;
 }): IOpenThread {
   const { room, thread, serverSettings } = options;
   const client = new ThreadRoomClient({ serverSettings, room, thread });
-  const model = new RoomModel();
+  const model = new RoomModel({ namesFrom: options.roomModel });
   const connection = new RoomConnection({
     client,
     model,

@@ -163,6 +163,22 @@ describe('the read model', () => {
     expect(model.meta.state).toBe('running');
   });
 
+  it("names a side thread's people who never came to it as the room knows them", () => {
+    const room = roomDoc();
+    addPerson(room, 'alice', { display_name: 'Alice Renamed' });
+    addPerson(room, 'bob', { display_name: 'Bob in the room' });
+    const thread = roomDoc();
+    addPerson(thread, 'bob', { display_name: 'Bob' });
+    const roomModel = modelOf(room);
+    const model = new RoomModel({ namesFrom: roomModel });
+    model.setDocument(thread);
+
+    expect(model.person('alice')?.display_name).toBe('Alice Renamed');
+    expect(model.person('bob')?.display_name).toBe('Bob'); // the thread's own first
+    expect(model.participants.map(p => p.username)).toEqual(['bob']); // nobody added to it
+    expect(model.person('dave')).toBeUndefined();
+  });
+
   it('forgets the old document when handed a new one', () => {
     const old = roomDoc();
     addEntry(old, { id: 'x1', kind: 'system', body: 'before the restart' });

@@ -59,6 +59,10 @@ def test_fork_work_in_a_thread_and_promote_its_diff_for_a_host_to_approve(
     thread = alice.locator(".jp-CopilotRoom-threadPanel")
     expect(thread.locator(".jp-CopilotRoom-threadTitle")).to_have_text("polars instead of pandas")
     expect(alice.locator("#jp-copilot-room .jp-CopilotRoom-threads")).to_contain_text("1 open")
+    # Lines about people name them as they are called today (the record holds usernames).
+    expect(thread.locator(".jp-CopilotRoom-system").first).to_contain_text(
+        "Alice forked this side thread from the room main after Alice's turn “load the sales data”"
+    )
     box = thread.locator(PROMPT)
     expect(box).to_be_enabled(timeout=30_000)
     box.fill("try polars")
@@ -79,6 +83,9 @@ def test_fork_work_in_a_thread_and_promote_its_diff_for_a_host_to_approve(
     threads.locator("summary").click()
     expect(threads).to_contain_text("polars instead of pandas")
     expect(threads.get_by_role("button")).to_have_count(0)
+    expect(bob.locator("#jp-copilot-room .jp-CopilotRoom-system").last).to_contain_text(
+        "Alice opened the side thread “polars instead of pandas”."
+    )
 
     thread.get_by_role("button", name="Promote as diff…").click()
     preview = alice.locator(".jp-Dialog")

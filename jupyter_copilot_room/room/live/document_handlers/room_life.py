@@ -64,7 +64,7 @@ def host_claimed(doc: RoomDocument, record: Record, p: ev.PersonRef) -> None:
 
 @handles("settings.changed")
 def settings_changed(doc: RoomDocument, record: Record, p: ev.SettingsChanged) -> None:
-    changed = _literal(
+    changed = ev.literal(
         ", ".join(
             f"{k} = {describe_policy(v) if k == 'approval_policy' else v}"
             for k, v in sorted(p.changes.items())
@@ -75,7 +75,10 @@ def settings_changed(doc: RoomDocument, record: Record, p: ev.SettingsChanged) -
 
 @handles("system")
 def system(doc: RoomDocument, record: Record, p: ev.SystemNote) -> None:
-    doc.system(record, p.text)
+    if p.people:
+        doc.say(record, p.text, *p.people)
+    else:
+        doc.system(record, p.text)
 
 
 @handles("chat.message")
@@ -91,7 +94,7 @@ def prompt_steered(doc: RoomDocument, record: Record, p: ev.Steering) -> None:
 @handles("model.changed")
 def model_changed(doc: RoomDocument, record: Record, p: ev.ModelChanged) -> None:
     doc.meta["model"] = p.model
-    doc.say(record, "{0} switched the model to " + _literal(p.model) + ".", record.actor)
+    doc.say(record, "{0} switched the model to " + ev.literal(p.model) + ".", record.actor)
 
 
 @handles("copilot.signed_in")
@@ -108,14 +111,9 @@ def copilot_signed_out(doc: RoomDocument, record: Record, p: ev.CopilotSeat) -> 
 
 @handles("room.created")
 def room_created(doc: RoomDocument, record: Record, p: ev.RoomCreated) -> None:
-    folder = _literal(p.repository or "the server's root")
+    folder = ev.literal(p.repository or "the server's root")
     doc.say(
         record,
-        "{0} created the room " + _literal(p.name) + " for " + folder + ".",
+        "{0} created the room " + ev.literal(p.name) + " for " + folder + ".",
         record.actor,
     )
-
-
-def _literal(text: str) -> str:
-    """Text put into a `_said` template as it is (its braces are not placeholders)."""
-    return text.replace("{", "{{").replace("}", "}}")
