@@ -25,12 +25,14 @@ import { exportTranscript } from './components/export';
 import { newRoomDialog } from './components/newroom';
 import { mayAbort, mayExport, maySubmit } from './policy';
 import { trackProvenance } from './provenance';
+import { IRoomModel } from './model';
 import { IRoom, openRoom } from './room';
 import { IRooms, roomFromLink, roomLink, Rooms, withoutRoomParam } from './rooms';
 import { roomRendermime } from './sanitize';
 import { statusItem } from './status';
 import { LiveModels } from './widget/live';
 import { MODULE_NAME, MODULE_VERSION, ROOM_MIME_TYPE } from './widget/options';
+import { OFFERED_KEY, ownWorkspace } from './workspace';
 import { RENDERER_RANK, RoomOutputRenderer } from './widget/renderer';
 
 const PLUGIN_ID = 'jupyter-copilot-room:plugin';
@@ -257,6 +259,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
       room.model.changed.connect(() => app.commands.notifyCommandChanged());
       return watched;
     }
+    if (labShell) {
+      offerOwnWorkspace(rooms.current.model); // Notebook 7's pages have no workspaces
+    }
     rooms.currentChanged.connect((_, room) => {
       attention.dispose();
       attention = watchAttention(room);
@@ -331,6 +336,38 @@ const plugin: JupyterFrontEndPlugin<void> = {
     }
   }
 };
+
+/** Offer the reader a workspace of their own once the room shows someone else is here
+ * (workspace.ts), once per browser. */
+function offerOwnWorkspace(model: IRoomModel): void {
+  const look = () => {
+    if (window.localStorage.getItem(OFFERED_KEY)) {
+      model.changed.disconnect(look);
+      return;
+    }
+    const url = ownWorkspace({
+      workspace: PageConfig.getOption('workspace'),
+      baseUrl: PageConfig.getBaseUrl(),
+      me: model.me,
+      participants: model.participants
+    });
+    if (!url) {
+      return;
+    }
+    window.localStorage.setItem(OFFERED_KEY, url);
+    model.changed.disconnect(look);
+    Notification.info(
+      'Everyone in this server shares the open tabs and their layout. ' +
+        'Open your own workspace to keep yours (the theme and settings stay shared).',
+      {
+        autoClose: false,
+        actions: [{ label: 'Open my workspace', callback: () => window.location.assign(url) }]
+      }
+    );
+  };
+  model.changed.connect(look);
+  look();
+}
 
 /** Switch to the room a link named, once the server's list says it exists (the reader may see
  * it); otherwise say so and stay. */

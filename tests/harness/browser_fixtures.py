@@ -168,8 +168,10 @@ def open_lab(browser, lab, request):
     errors collect in `page.problems`. On failure every page is screenshotted."""
     pages = []
 
-    def open_as(user: str, path: str = "lab", viewport=(1280, 800), timezone=None):
-        page = new_page(browser, user, viewport, timezone)
+    def open_as(
+        user: str, path: str = "lab", viewport=(1280, 800), timezone=None, offer_workspace=False
+    ):
+        page = new_page(browser, user, viewport, timezone, offer_workspace)
         pages.append(page)
         page.goto(f"{lab.url}/{path}?token={people.token(user)}")
         wait_for_lab(page)

@@ -12,13 +12,22 @@ LIGHT, DARK = "JupyterLab Light", "JupyterLab Dark"
 ARTIFACTS = Path(__file__).parents[1] / "browser" / "artifacts"
 
 
-def new_page(browser, user: str, viewport=(1280, 800), timezone: str | None = None):
+#: The room offers each person a workspace of their own once per browser (labextension's
+#: workspace.ts): a test page has had the offer, unless its test is about it.
+OFFERED = "() => localStorage.setItem('copilot-room:own-workspace-offered', 'in an earlier visit')"
+
+
+def new_page(
+    browser, user: str, viewport=(1280, 800), timezone: str | None = None, offer_workspace=False
+):
     """A page in a new browser context (its own cookies, its clock in `timezone` if given) for
     `user`. Console errors and uncaught page errors collect in `page.problems`; `page.user` is
     `user`."""
     context = browser.new_context(
         viewport={"width": viewport[0], "height": viewport[1]}, timezone_id=timezone
     )
+    if not offer_workspace:
+        context.add_init_script(f"({OFFERED})()")
     context.set_default_timeout(30_000)
     page = context.new_page()
     page.problems = []
