@@ -65,3 +65,17 @@ async def test_a_panel_closed_at_the_door_takes_the_knock_away_at_once(api, room
     assert (await api("bob", "DELETE", "door")).code == 204  # a member: nothing to take away
     await api("dave", "GET", "room")  # his next visit knocks again
     assert door_card(room, "dave")
+
+
+async def test_the_rooms_people_are_those_admitted_with_it_open_never_someone_at_the_door(
+    api, room, connect
+):
+    """`GET rooms`' `people` (the switcher's list): dave knocking is shown online to the hosts
+    (his card), yet he is at the door, not in the room; bob with the room open is."""
+    assert (await api("dave", "GET", "room")).json["me"]["role"] == "pending"
+    await connect("bob")
+    await eventually(lambda: "bob" in room.sync.connected(), what="bob's connection served")
+    participants = room.document.participants.to_py()
+    assert participants["dave"]["online"] and door_card(room, "dave"), "dave knocks meanwhile"
+    [main] = (await api("alice", "GET", "rooms")).json["rooms"]
+    assert main["people"] == [{"username": "bob", "name": "Bob", "role": "member"}]
