@@ -97,6 +97,8 @@ async def test_the_demo_runs_a_cell_of_the_notebook_after_approval(api, room, jp
     await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
     reply = await done(room, prompt_id)
     assert "execution count 1" in reply and "(156.5, " in reply
+    said = [e["body"] for e in entries(room, "assistant")]
+    assert "I'll read `analysis.ipynb` first, then run its cells." in said, said
     cells = json.loads((jp_root_dir / "analysis.ipynb").read_text())["cells"]
     [result] = cells[1]["outputs"]
     assert "".join(result["data"]["text/plain"]).startswith("(156.5, ")

@@ -75,6 +75,7 @@ DEMO_CELLS = (
     ("code", "median([1, 2, 3, 4])  # 2.5 is right; stats.median says 3"),
     ("markdown", "## An even number of values\nThe median of 1, 2, 3, 4 is 2.5."),
 )
+RUN_ASKED = re.compile(r"\brun\b", re.IGNORECASE)  # "run the notebook": read it, then run a cell
 NOT_APPROVED = re.compile(r"reject|denied|declined|not approved|nobody answered", re.IGNORECASE)
 SKILL = re.compile(r'<skill-context name="([^"]+)">')
 AGENT = re.compile(r'custom agent "([^"]+)"')
@@ -162,8 +163,9 @@ class DemoScript:
         path = self._named(asked, ".ipynb") or self._first_notebook()
         if path is None:
             return Reply("There is no notebook in this repository for me to edit.")
+        then = "run its cells" if RUN_ASKED.search(asked) else "add a cell to it"
         return Reply(
-            f"I'll read `{path}` first, then add a cell to it.",
+            f"I'll read `{path}` first, then {then}.",
             tool_calls=(ToolCall("notebook_read", {"path": path}),),
         )
 
@@ -222,7 +224,7 @@ class DemoScript:
         if NOT_APPROVED.search(result) and len(result) < 500:  # a refusal, not a file's text
             return Reply("Understood: that was not approved, so I did not do it.")
         if called == "notebook_read":
-            if re.search(r"\brun\b", request.prompt, re.IGNORECASE):
+            if RUN_ASKED.search(request.prompt):
                 return self._run_cell(result)
             return self._insert_cell(request, result)
         if called == "notebook_run_cells":
