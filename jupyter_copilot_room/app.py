@@ -14,6 +14,7 @@ from .access.approval_policy import parse_policy
 from .access.claim_notice import announcement, claim_page_path, claim_urls, write_claim_page
 from .access.hub_grants import hub_server_name
 from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
+from .agent.acp.agent_spec import COPILOT, parse_agents
 from .agent.seam import Agent
 from .api import RoomsAPI
 from .eventlog import EventEmitter
@@ -186,6 +187,31 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         help="The agent the room drives, as a subclass of jupyter_copilot_room.agent.seam.Agent.",
     )
 
+    agents = Dict(
+        config=True,
+        help="Agents of the Agent Client Protocol a room may run instead of Copilot: "
+        "{'<name>': {'acp': [command, *args], 'title': 'Claude Code', 'env': {...}, "
+        "'env_from': [...], 'mode': '...'}}. `env` holds literal values; `env_from` names "
+        "variables of the server's environment passed through (secrets); the agent's "
+        "environment is otherwise the room's allow-list. A mode that runs tools without asking "
+        "is refused.",
+    )
+    default_agent = Unicode(
+        COPILOT,
+        config=True,
+        help="The agent of every new room: 'copilot' (the Copilot SDK's, `agent_class`) or a "
+        "name of c.CopilotRoom.agents.",
+    )
+
+    @validate("agents")
+    def _valid_agents(self, proposal: dict) -> dict:
+        """A wrong agent stops the server at start, saying what is wrong."""
+        try:
+            parse_agents(proposal["value"])
+        except ValueError as err:
+            raise TraitError(str(err)) from None
+        return proposal["value"]
+
     @validate("budgets")
     def _valid_budgets(self, proposal: dict) -> dict:
         """A wrong cap stops the server at start with what is wrong, not at the first prompt."""
@@ -218,6 +244,12 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         if Path(self.state_dir) == default_state_dir(Path(self.repository)):
             move_legacy_state(Path(self.repository), Path(self.state_dir))  # a 0.1 room's state
         state_dir = prepare_state_dir(Path(self.state_dir).expanduser())
+        self.acp_agents = parse_agents(self.agents)
+        if self.default_agent != COPILOT and self.default_agent not in self.acp_agents:
+            raise TraitError(
+                f"c.CopilotRoom.default_agent = {self.default_agent!r} names no agent "
+                f"('{COPILOT}' or one of c.CopilotRoom.agents: {sorted(self.acp_agents)})"
+            )
         hosts = set(self.hosts)
         if hub_owner := os.environ.get("JUPYTERHUB_USER"):
             hosts.add(hub_owner)
@@ -235,6 +267,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 os.environ,
                 key_variable=self.provider.get("api_key_env", ""),
                 server_token=getattr(serverapp.identity_provider, "token", "") or "",
+                passed=[name for spec in self.acp_agents.values() for name in spec.env_from],
             ),
         )
         self.threads = self.factory.threads  # every room's side threads

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, cast
 from .access.admissions import AdmissionBook, restore_decisions
 from .access.identity import HostClaim
 from .access.thread_admissions import ThreadAdmissions
+from .agent.acp.acp_agent import AcpAgent
+from .agent.acp.agent_spec import COPILOT
 from .agent.seam import Agent, AgentSettings
 from .catalog import Catalog
 from .eventlog import EventEmitter
@@ -148,24 +150,24 @@ class RoomFactory:
         self, repository: Path, state_dir: Path, catalog: Catalog, notebooks: NotebookEditor
     ) -> Agent | None:
         app = self.app
-        if app.agent_class is None:
+        if app.default_agent == COPILOT and app.agent_class is None:
             return None
-        agent_class = cast(type[Agent], app.agent_class)
-        return agent_class(
-            AgentSettings(
-                repository=repository,
-                state_dir=state_dir,
-                runtime_directory=Path(app.state_dir).expanduser() / "copilot",  # main's
-                model=app.model,
-                models=tuple(app.models),
-                provider=dict(app.provider),
-                cli_path=app.cli_path,
-                agent_env=tuple(app.agent_env),
-                github_host=app.github_host,
-                signin_timeout=app.signin_timeout,
-                model_timeout=app.model_timeout,
-                catalog=catalog,
-                notebooks=notebooks,
-                log=app.log,
-            )
+        settings = AgentSettings(
+            repository=repository,
+            state_dir=state_dir,
+            runtime_directory=Path(app.state_dir).expanduser() / "copilot",  # main's
+            model=app.model,
+            models=tuple(app.models),
+            provider=dict(app.provider),
+            cli_path=app.cli_path,
+            agent_env=tuple(app.agent_env),
+            github_host=app.github_host,
+            signin_timeout=app.signin_timeout,
+            model_timeout=app.model_timeout,
+            catalog=catalog,
+            notebooks=notebooks,
+            log=app.log,
         )
+        if app.default_agent != COPILOT:
+            return AcpAgent(settings, app.acp_agents[app.default_agent])
+        return cast(type[Agent], app.agent_class)(settings)

@@ -1,12 +1,12 @@
 """The agent's shell sees none of the server's secrets, and what the room records never holds one:
-the runtime's environment is an allow-list (`agent/copilot/environment.py`), and the values of
+the runtime's environment is an allow-list (`agent/environment.py`), and the values of
 the known secrets are redacted from every record (`room/persistence/redaction.py`)."""
 
 import json
 
 import pytest
 
-from jupyter_copilot_room.agent.copilot.environment import agent_environment
+from jupyter_copilot_room.agent.environment import agent_environment
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from jupyter_copilot_room.events import ToolCompleted, ToolStarted
 from jupyter_copilot_room.room.persistence.redaction import Redactor

@@ -179,6 +179,10 @@ class AgentSettings:
 class Agent(ABC):
     """An agent the room drives one turn at a time."""
 
+    #: Which agent it is (`c.CopilotRoom.agents`' name, or the room's own) and its title.
+    name: str = "copilot"
+    title: str = "GitHub Copilot"
+
     def __init__(self, settings: AgentSettings):
         self.settings = settings
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jupyter_copilot_room.agent.copilot import CopilotAgent
+from jupyter_copilot_room.agent.runtime import find_runtime
 
 from ..scripted_agent import ScriptedAgent
 from . import people
@@ -62,6 +63,32 @@ def copilot_agent(base_url: str) -> dict:
         "agent_class": CopilotAgent,
         "model": "scripted-model",
         "provider": {"type": "openai", "base_url": base_url, "api_key_env": MODEL_KEY_ENV},
+    }
+
+
+#: The variable that holds the scripted model's key for an ACP agent: the Copilot runtime's own
+#: name for it, passed to the agent by `env_from` (never written in the configuration).
+ACP_KEY_ENV = "COPILOT_PROVIDER_API_KEY"
+
+
+def copilot_over_acp(base_url: str) -> dict:
+    """`c.CopilotRoom` settings for the pinned Copilot runtime as an ACP agent (`copilot --acp`)
+    whose model is the tests' scripted model at `base_url` (its key in `ACP_KEY_ENV`)."""
+    return {
+        "default_agent": "copilot-acp",
+        "agents": {
+            "copilot-acp": {
+                "acp": [find_runtime().path, "--acp"],
+                "title": "Copilot over ACP",
+                "env": {
+                    "COPILOT_PROVIDER_BASE_URL": base_url,
+                    "COPILOT_PROVIDER_TYPE": "openai",
+                    "COPILOT_MODEL": "scripted-model",
+                    "COPILOT_OFFLINE": "true",
+                },
+                "env_from": [ACP_KEY_ENV],
+            }
+        },
     }
 
 

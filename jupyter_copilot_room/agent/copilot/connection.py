@@ -31,8 +31,8 @@ from typing import Any
 from copilot import CopilotClient
 
 from ...statefiles import read_json, write_json_atomically
+from ..environment import agent_environment
 from ..seam import AgentSettings
-from .environment import agent_environment
 from .shared_runtime import shared_runtime
 
 SAVED_SESSIONS = "session-state"  # the runtime's folder of saved sessions, one per id

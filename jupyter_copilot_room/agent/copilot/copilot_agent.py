@@ -17,10 +17,10 @@ from copilot.session import Attachment, BlobAttachment, FileAttachment
 
 from ...events import AgentError, AgentStatus
 from ...notebooks.outputs import OutputImage
+from ..attribution import SYSTEM_NOTE, attributed
 from ..runtime import RuntimeLocation, RuntimeMissing, find_runtime
 from ..seam import Agent, AgentHost, AgentSettings, AgentTurn, SeatQuota
 from . import account, credit_limit
-from .attribution import SYSTEM_NOTE, attributed
 from .connection import Connection
 from .forks import TurnMessages, fork_into
 from .health import Watchdog

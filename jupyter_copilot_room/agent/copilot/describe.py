@@ -53,18 +53,6 @@ def _described(request: Any) -> PermissionAsk:
             return PermissionAsk(kind, intention or kind, {})
 
 
-def summarize_arguments(tool: str, arguments: dict) -> str:
-    """A readable line for a tool card: the command, the path, the pattern or the URL."""
-    for key in ("command", "path", "file_path", "pattern", "url", "query", "prompt", "description"):
-        if value := arguments.get(key):
-            return str(value).splitlines()[0][:300]
-    return tool
-
-
-def trim_arguments(arguments: dict) -> dict:
-    return {k: (v[:2000] if isinstance(v, str) else v) for k, v in arguments.items()}
-
-
 def _change(edit: Any) -> FileChange:
     """A `PermissionWriteFileEdit`: at least one side is there (a move has two paths; the room
     shows it under the new one)."""

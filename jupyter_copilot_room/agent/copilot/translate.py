@@ -25,7 +25,7 @@ from ...events import (
     TurnEnded,
     TurnUsage,
 )
-from .describe import summarize_arguments, trim_arguments
+from ..tool_rows import summarize_arguments, trim_arguments
 
 RESULT_EXCERPT = 2000
 #: The runtime reports AI Credits in nano-AIU (`copilot_usage.total_nano_aiu`, an exact count).

@@ -1,5 +1,5 @@
 """The server's secrets, kept out of everything the room records: the second line of defence
-behind the agent's allow-listed environment (`agent/copilot/environment.py`).
+behind the agent's allow-listed environment (`agent/environment.py`).
 
 A command can still find a secret elsewhere (a file, the server's own `/proc/<pid>/environ`) and
 print it, and a model can repeat it. So every record's text is searched for the values of the
@@ -14,7 +14,7 @@ so a secret split across deltas never shows either.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -40,12 +40,17 @@ class Redactor:
 
     @classmethod
     def of_server(
-        cls, environ: Mapping[str, str], key_variable: str = "", server_token: str = ""
+        cls,
+        environ: Mapping[str, str],
+        key_variable: str = "",
+        server_token: str = "",
+        passed: Iterable[str] = (),
     ) -> Redactor:
         """The secrets of this server as it starts: the usual variables, the provider's key
-        variable (`c.CopilotRoom.provider['api_key_env']`) and jupyter_server's token (which it
-        may have made up itself, so it is in no variable)."""
-        names = [*SECRET_VARIABLES, *([key_variable] if key_variable else [])]
+        variable (`c.CopilotRoom.provider['api_key_env']`), those passed to ACP agents
+        (`env_from`) and jupyter_server's token (which it may have made up itself, so it is in
+        no variable)."""
+        names = [*SECRET_VARIABLES, *([key_variable] if key_variable else []), *passed]
         secrets = {name: environ[name] for name in names if environ.get(name)}
         if server_token and server_token not in secrets.values():
             secrets["the Jupyter server's token"] = server_token

@@ -1,0 +1,275 @@
+"""`AcpAgent`: the room's agent seam over the Agent Client Protocol. One process per room runs the
+command of `c.CopilotRoom.agents` and serves ACP on its stdio; the room's session in it is
+created, or loaded after a restart when the agent offers `loadSession`; each of the room's turns
+is a `session/prompt`, aborted by `session/cancel`. The agent's updates become the room's events
+(`session_updates.py`); its permission requests become the room's cards (`permission_asks.py`),
+routed and decided as every card is, and on abort every open one is answered `cancelled`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+from typing import Any, cast
+
+import acp
+from acp import schema
+
+from ...events import AgentEvent, AgentStatus, TurnEnded, TurnUsage
+from ..attribution import SYSTEM_NOTE, attributed
+from ..seam import Agent, AgentHost, AgentSettings, AgentTurn
+from .agent_spec import AcpAgentSpec
+from .permission_asks import cancelled, chosen_option, permission_ask
+from .session_updates import SessionUpdates
+
+#: Seconds the agent has to answer `initialize` and open its session.
+START_TIMEOUT = 60.0
+#: Seconds a stopped agent has to exit on SIGTERM before it is killed.
+EXIT_GRACE = 5.0
+#: Why a turn ended other than by its end, in words for the room.
+STOPS = {
+    "max_tokens": "The agent stopped: the model reached its token limit.",
+    "max_turn_requests": "The agent stopped: it reached its limit of model requests in a turn.",
+    "refusal": "The agent refused to go on with this turn.",
+}
+#: What the ready line says when the session of before could not be loaded.
+SESSION_LOST = "The agent's earlier context was lost: it starts a new session."
+
+
+class AgentStartFailed(Exception):
+    """The agent could not start or open its session; the message says why."""
+
+
+class RoomClient:
+    """The room as the agent's ACP client: its updates and permission requests, nothing else
+    (no `fs/*` or `terminal/*` is announced: the permission answer is the room's gate)."""
+
+    def __init__(self, agent: AcpAgent):
+        self.agent = agent
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        await self.agent.heard(session_id, update)
+
+    async def request_permission(
+        self, session_id: str, tool_call: schema.ToolCallUpdate, options: list, **_: Any
+    ) -> schema.RequestPermissionResponse:
+        return await self.agent.asked(session_id, tool_call, options)
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+
+class AcpAgent(Agent):
+    def __init__(self, settings: AgentSettings, spec: AcpAgentSpec):
+        super().__init__(settings)
+        self.spec = spec
+        self.name, self.title = spec.name, spec.title
+        self.log = settings.log
+        self.folder = settings.state_dir / "agents" / spec.name
+        self._host: AgentHost | None = None
+        self._process: asyncio.subprocess.Process | None = None
+        self._conn: Any = None
+        self._session: str | None = None
+        self._fresh = True  # a new session: its first prompt says how the room works
+        self._updates: SessionUpdates | None = None  # the running turn's
+        self._turn: asyncio.Task | None = None
+        self._watch: asyncio.Task | None = None
+        self._cancelled = False
+        self._stopping = False
+        self._model = settings.model
+
+    # -- life ----------------------------------------------------------------------------------
+
+    async def start(self, host: AgentHost) -> None:
+        self._host = host
+        await host.publish(AgentStatus(state="starting", label=f"Starting {self.title}"))
+        try:
+            lost = await self._connect()
+        except (OSError, AgentStartFailed, acp.RequestError, TimeoutError) as err:
+            await self._close()
+            await host.publish(
+                AgentStatus(
+                    state="unavailable",
+                    label=f"{self.title} cannot run",
+                    detail=f"The room could not start {self.title} ({' '.join(self.spec.command)})"
+                    ". Check c.CopilotRoom.agents, then retry.",
+                    error=str(err) or type(err).__name__,
+                )
+            )
+            return
+        label = f"{self.title}: {SESSION_LOST}" if lost else self.title
+        await host.publish(AgentStatus(state="ready", label=label, model=self._model))
+
+    async def restart(self) -> None:
+        await self._close()
+        if self._host is not None:
+            await self.start(self._host)
+
+    async def stop(self) -> None:
+        await self._close()
+
+    async def _connect(self) -> bool:
+        """Start the agent and open the room's session; True when the session of before was
+        lost (a new one was made instead)."""
+        home = self.folder / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        self._stopping = False
+        self._process = await asyncio.create_subprocess_exec(
+            *self.spec.command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=open(self.folder / "stderr.log", "ab"),  # noqa: SIM115 (the child keeps it)
+            cwd=self.settings.repository,
+            env=self.spec.environment(os.environ, home),
+            start_new_session=True,
+            limit=16 * 2**20,
+        )
+        assert self._process.stdin is not None and self._process.stdout is not None
+        # A client of only the methods it announced: the others answer "method not found".
+        client = cast(acp.Client, RoomClient(self))
+        self._conn = acp.connect_to_agent(client, self._process.stdin, self._process.stdout)
+        self._watch = asyncio.create_task(self._watch_process(self._process))
+        async with asyncio.timeout(START_TIMEOUT):
+            init = await self._conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            return await self._open_session(bool(init.agent_capabilities.load_session))
+
+    async def _open_session(self, can_load: bool) -> bool:
+        cwd = str(self.settings.repository)
+        saved = self._saved_session()
+        if saved and can_load:
+            self._session = saved  # its replayed history is no turn's: `heard` skips it
+            try:
+                await self._conn.load_session(cwd=cwd, session_id=saved, mcp_servers=[])
+            except acp.RequestError as err:
+                self.log.warning("%s could not load session %s: %s", self.title, saved, err)
+            else:
+                self._fresh = False
+                return False
+        new = await self._conn.new_session(cwd=cwd, mcp_servers=[])
+        self._session, self._fresh = new.session_id, True
+        self._save_session()
+        if self.spec.mode:
+            await self._conn.set_session_mode(session_id=self._session, mode_id=self.spec.mode)
+        return bool(saved)
+
+    def _saved_session(self) -> str | None:
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            return json.loads((self.folder / "session.json").read_text())["session_id"]
+        return None
+
+    def _save_session(self) -> None:
+        (self.folder / "session.json").write_text(json.dumps({"session_id": self._session}))
+
+    async def _watch_process(self, process: asyncio.subprocess.Process) -> None:
+        """The agent exited by itself: the room fails the turn it had and restarts it."""
+        code = await process.wait()
+        if not self._stopping and self._host is not None:
+            await self._host.publish(
+                AgentStatus(
+                    state="lost",
+                    label=f"{self.title} stopped",
+                    error=f"{self.title} exited with code {code}",
+                )
+            )
+
+    async def _close(self) -> None:
+        self._stopping = True
+        for task in (self._turn, self._watch):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        self._turn = self._watch = None
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                await self._conn.close()
+            self._conn = None
+        process, self._process = self._process, None
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), EXIT_GRACE)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                await process.wait()
+
+    # -- turns ---------------------------------------------------------------------------------
+
+    async def send(self, turn: AgentTurn) -> None:
+        if self._conn is None or self._session is None:
+            raise RuntimeError(f"{self.title} is not running")
+        text = attributed(turn.author, turn.text)
+        if self._fresh:  # ACP has no system message: the session's first prompt carries it
+            text, self._fresh = f"<room_rules>\n{SYSTEM_NOTE}\n</room_rules>\n\n{text}", False
+        self._cancelled = False
+        self._updates = SessionUpdates()
+        self._turn = asyncio.create_task(self._run(text, self._updates))
+
+    async def _run(self, text: str, updates: SessionUpdates) -> None:
+        error: str | None = None
+        usage = None
+        try:
+            response = await self._conn.prompt(
+                session_id=self._session, prompt=[acp.text_block(text)]
+            )
+        except acp.RequestError as err:
+            error = f"{self.title} failed this turn: {err}"
+        except (ConnectionError, OSError, RuntimeError) as err:  # the agent went away
+            error = f"{self.title} stopped during this turn: {err or type(err).__name__}"
+        else:
+            error, usage = STOPS.get(response.stop_reason), response.usage
+        ended = self._cancelled or error is not None
+        self._updates = None
+        for event in updates.finished(partial=ended):
+            await self._publish(event)
+        if usage is not None:
+            await self._publish(
+                TurnUsage(
+                    model=self._model or self.name,
+                    input_tokens=usage.input_tokens,
+                    output_tokens=usage.output_tokens,
+                    model_calls=1,
+                )
+            )
+        await self._publish(TurnEnded(error=None if self._cancelled else error))
+
+    async def heard(self, session_id: str, update: Any) -> None:
+        """An update of the agent's: read only while one of the room's turns runs."""
+        if session_id == self._session and self._updates is not None:
+            for event in self._updates.read(update):
+                await self._publish(event)
+
+    async def asked(
+        self, session_id: str, tool_call: schema.ToolCallUpdate, options: list
+    ) -> schema.RequestPermissionResponse:
+        """A permission request: the room's card, answered by the option of the same kind."""
+        if self._host is None or self._cancelled or session_id != self._session:
+            return cancelled()
+        answer = await self._host.request_permission(
+            permission_ask(tool_call, self.settings.repository)
+        )
+        return cancelled() if self._cancelled else chosen_option(answer, options)
+
+    async def abort(self) -> None:
+        self._cancelled = True
+        if self._conn is not None and self._session is not None:
+            with contextlib.suppress(Exception):
+                await self._conn.cancel(session_id=self._session)
+
+    async def steer(self, author: str, text: str) -> None:
+        raise RuntimeError(f"{self.title} takes no message while it works (ACP has no steering)")
+
+    async def models(self) -> list[str]:
+        return []
+
+    async def use_model(self, model: str) -> None:
+        self._model = model
+
+    async def _publish(self, event: AgentEvent) -> None:
+        if self._host is not None:
+            await self._host.publish(event)

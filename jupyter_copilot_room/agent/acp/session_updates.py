@@ -1,0 +1,104 @@
+"""An ACP session's updates during a turn as the room's events: `agent_message_chunk` is the
+reply and `agent_thought_chunk` its reasoning, each streamed as deltas and recorded whole when
+the next thing begins; `tool_call` and `tool_call_update` are the turn's tool rows. What an
+agent says between turns (its command list, its title) and what a `session/load` replays is no
+turn's, so it is not read."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from acp import schema
+
+from ...events import (
+    AgentEvent,
+    AssistantMessage,
+    MessageDelta,
+    MessageKind,
+    ToolCompleted,
+    ToolStarted,
+)
+from ..tool_rows import summarize_arguments, trim_arguments
+from .permission_asks import text_of
+
+#: A tool call's statuses that end it.
+ENDED = {"completed": True, "failed": False}
+
+
+@dataclass
+class Streaming:
+    """The message being streamed: its entry and what came of it so far."""
+
+    kind: MessageKind
+    entry_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    text: str = ""
+
+
+class SessionUpdates:
+    """One turn's updates, read in order; `finished` says what was still streaming."""
+
+    def __init__(self) -> None:
+        self.streaming: Streaming | None = None
+        self.open_calls: set[str] = set()
+
+    def read(self, update: object) -> list[AgentEvent]:
+        match update:
+            case schema.AgentMessageChunk(content=schema.TextContentBlock(text=text)):
+                return self._chunk("assistant", text)
+            case schema.AgentThoughtChunk(content=schema.TextContentBlock(text=text)):
+                return self._chunk("reasoning", text)
+            case schema.ToolCallStart():
+                return self._tool_started(update)
+            case schema.ToolCallProgress(status=status) if status in ENDED:
+                return self._tool_ended(update, ENDED[status])
+        return []
+
+    def finished(self, partial: bool) -> list[AgentEvent]:
+        """The turn ended: the message still streaming, whole (`partial` when the turn failed or
+        was cancelled), and every tool still running, ended without a result."""
+        events = self._flush(partial)
+        events += [ToolCompleted(call_id=c, success=False) for c in sorted(self.open_calls)]
+        self.open_calls.clear()
+        return events
+
+    def _chunk(self, kind: MessageKind, text: str) -> list[AgentEvent]:
+        events = [] if self.streaming and self.streaming.kind == kind else self._flush(False)
+        if self.streaming is None:
+            self.streaming = Streaming(kind)
+        self.streaming.text += text
+        return [*events, MessageDelta(entry_id=self.streaming.entry_id, text=text, kind=kind)]
+
+    def _flush(self, partial: bool) -> list[AgentEvent]:
+        message, self.streaming = self.streaming, None
+        if message is None or not message.text:
+            return []
+        return [
+            AssistantMessage(
+                entry_id=message.entry_id, text=message.text, kind=message.kind, partial=partial
+            )
+        ]
+
+    def _tool_started(self, call: schema.ToolCallStart) -> list[AgentEvent]:
+        if call.tool_call_id in self.open_calls:
+            return []
+        self.open_calls.add(call.tool_call_id)
+        arguments = call.raw_input if isinstance(call.raw_input, dict) else {}
+        tool = call.kind or "tool"
+        summary = summarize_arguments(tool, arguments) or call.title
+        started = ToolStarted(
+            call_id=call.tool_call_id,
+            tool=tool,
+            summary=summary,
+            arguments=trim_arguments(arguments),
+        )
+        return [*self._flush(False), started]
+
+    def _tool_ended(self, call: schema.ToolCallProgress, success: bool) -> list[AgentEvent]:
+        if call.tool_call_id not in self.open_calls:
+            return []
+        self.open_calls.discard(call.tool_call_id)
+        result = text_of(call.content)
+        if not result and call.raw_output is not None:
+            result = str(call.raw_output)
+        return [ToolCompleted(call_id=call.tool_call_id, success=success, result=result)]

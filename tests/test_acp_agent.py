@@ -1,0 +1,146 @@
+"""Any ACP agent as the room's agent (issue 45), end to end: the pinned Copilot runtime serving
+the Agent Client Protocol (`copilot --acp`) as `c.CopilotRoom.agents` names it, its model the
+tests' scripted one. The room drives it exactly as it drives the SDK's agent: one queue, replies
+streamed to everyone, its permission requests as the room's cards, answered by whom the room's
+rules say, and abort as `session/cancel`."""
+
+import pytest
+
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+
+from .harness import config
+from .harness.helpers import entries, eventually, finished, ready
+
+
+@pytest.fixture
+def room_config(model, monkeypatch):
+    monkeypatch.setenv(config.ACP_KEY_ENV, config.MODEL_KEY)
+    return config.copilot_over_acp(model.base_url)
+
+
+def shell(command):
+    """Each prompt runs `command` in the agent's shell, then says what it got."""
+
+    def script(request):
+        if request.tool_results:
+            return Reply("The command said: " + request.tool_results[-1].strip()[:80])
+        return Reply(
+            "Running it.",
+            tool_calls=(ToolCall("bash", {"command": command, "description": "the test's"}),),
+        )
+
+    return script
+
+
+async def card(room):
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30, what="a card")
+    [(request_id, shown)] = room.document.approvals.to_py().items()
+    return request_id, shown
+
+
+async def test_a_prompt_is_answered_and_streamed_to_everyone(api, room, model, connect):
+    model.script = lambda request: Reply(
+        f"You said: {request.prompt}. " + "More words. " * 12, chunk_size=6, delay=0.02
+    )
+    await ready(api, room)
+    described = (await api("alice", "GET", "room")).json["agent"]
+    assert (described["name"], described["title"], described["state"]) == (
+        "copilot-acp",
+        "Copilot over ACP",
+        "idle",
+    )
+    alice, bob = await connect("alice"), await connect("bob")
+    asked = (await api("bob", "POST", "prompts", body={"text": "what is in here?"})).json
+    seen = set()
+
+    def streamed():
+        replies = [e for e in alice.transcript.to_py() if e["kind"] == "assistant"]
+        if replies and replies[0]["state"] == "streaming":
+            seen.add(len(replies[0]["body"]))
+        return asked["id"] in finished(room)
+
+    await eventually(streamed, timeout=30, what="the turn to end")
+    assert finished(room)[asked["id"]]["state"] == "completed"
+    assert len(seen) >= 2, f"the reply should stream, saw lengths {seen}"
+    [reply] = entries(room, "assistant")
+    assert reply["body"].startswith("You said: [bob]: what is in here?")
+    await eventually(lambda: alice.transcript.to_py() == bob.transcript.to_py())
+    # The model read the room's rules once, at the session's first prompt, then bob's words.
+    [request] = model.requests
+    assert "several people in one Jupyter server steer you" in request.last_user
+    assert request.prompt == "[bob]: what is in here?"
+    # The turn's usage, as the agent reports it at its end, counts toward bob's budget.
+    today = (await api("carol", "GET", "budgets")).json["people"]["bob"]
+    assert today["turns"] == 1 and today["input_tokens"] > 0 and today["output_tokens"] > 0
+
+
+async def test_a_shell_command_waits_on_its_author_and_the_hosts(api, room, model, jp_root_dir):
+    model.script = shell("echo approved > approved.txt")
+    await ready(api, room)
+    asked = (await api("bob", "POST", "prompts", body={"text": "write the file"})).json
+    request_id, shown = await card(room)
+    assert (shown["kind"], shown["summary"]) == ("shell", "echo approved > approved.txt")
+    assert not (jp_root_dir / "approved.txt").exists(), "nothing ran before the answer"
+    assert (await api("dave", "GET", "room")).json["me"]["role"] == "pending"
+    r = await api("alice", "POST", "admissions", "dave", body={"decision": "member"})
+    assert r.code == 200, r
+    for other in ("carol", "dave"):  # a viewer, and a member who did not write the prompt
+        refused = await api(other, "POST", "approvals", request_id, body={"decision": "approve"})
+        assert refused.code == 403, (other, refused)
+    r = await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
+    assert r.code == 200, r
+    await eventually(lambda: asked["id"] in finished(room), timeout=30, what="the turn to end")
+    assert (jp_root_dir / "approved.txt").read_text() == "approved\n"
+    assert entries(room, "assistant")[-1]["body"].startswith("The command said:")
+    [tool] = [e for e in entries(room, "tool")]
+    assert (tool["summary"], tool["state"]) == ("echo approved > approved.txt", "success")
+
+
+async def test_a_rejected_command_never_runs(api, room, model, jp_root_dir):
+    model.script = shell("echo rejected > rejected.txt")
+    await ready(api, room)
+    asked = (await api("bob", "POST", "prompts", body={"text": "write it"})).json
+    request_id, _ = await card(room)
+    r = await api("alice", "POST", "approvals", request_id, body={"decision": "reject"})
+    assert r.code == 200, r
+    await eventually(lambda: asked["id"] in finished(room), timeout=30, what="the turn to end")
+    assert not (jp_root_dir / "rejected.txt").exists()
+    [request] = [e for e in entries(room, "permission")]
+    assert request["state"] == "rejected"
+
+
+async def test_abort_with_a_card_open_cancels_the_turn_and_the_next_prompt_runs(
+    api, room, model, jp_root_dir
+):
+    model.script = shell("echo never > never.txt")
+    await ready(api, room)
+    first = (await api("bob", "POST", "prompts", body={"text": "write it"})).json
+    await card(room)
+    assert (await api("alice", "POST", "abort")).code in (200, 202, 204)
+    await eventually(lambda: first["id"] in finished(room), timeout=30, what="the abort")
+    assert finished(room)[first["id"]]["state"] == "canceled"
+    assert not room.document.approvals.to_py(), "the card went with its turn"
+    assert not (jp_root_dir / "never.txt").exists()
+
+    model.script = lambda request: Reply("Still here.")
+    second = (await api("bob", "POST", "prompts", body={"text": "are you there?"})).json
+    await eventually(lambda: second["id"] in finished(room), timeout=30, what="the next turn")
+    assert finished(room)[second["id"]]["state"] == "completed"
+    assert entries(room, "assistant")[-1]["body"] == "Still here."
+
+
+async def test_a_restarted_agent_loads_its_session_and_keeps_the_conversation(api, room, model):
+    model.script = lambda request: Reply(f"Noted: {request.prompt}")
+    await ready(api, room)
+    first = (await api("bob", "POST", "prompts", body={"text": "remember 42"})).json
+    await eventually(lambda: first["id"] in finished(room), timeout=30, what="the first turn")
+    shown = len(room.document.transcript)
+
+    await room.agent.restart()  # a new process: the session is loaded (`session/load`)
+    await eventually(lambda: room.document.meta.get("state") == "idle", what="the agent back")
+    assert "lost" not in (room.document.meta.get("agent") or "")
+    assert len(room.document.transcript) == shown, "the load's replay is no new entry"
+    second = (await api("alice", "POST", "prompts", body={"text": "what did bob say?"})).json
+    await eventually(lambda: second["id"] in finished(room), timeout=30, what="the next turn")
+    said = "\n".join(model.requests[-1].user_texts())
+    assert "[bob]: remember 42" in said, "the model still has the earlier turn"
