@@ -171,7 +171,7 @@ class AcpAgent(Agent):
                 AgentStatus(
                     state="lost",
                     label=f"{self.title} stopped",
-                    error=f"{self.title} exited with code {code}",
+                    error=f"{self.title} exited with code {code}",  # the turn's words too
                 )
             )
 
@@ -220,7 +220,7 @@ class AcpAgent(Agent):
         except acp.RequestError as err:
             error = f"{self.title} failed this turn: {err}"
         except (ConnectionError, OSError, RuntimeError) as err:  # the agent went away
-            error = f"{self.title} stopped during this turn: {err or type(err).__name__}"
+            error = await self._gone(err)
         else:
             error, usage = STOPS.get(response.stop_reason), response.usage
         ended = self._cancelled or error is not None
@@ -237,6 +237,15 @@ class AcpAgent(Agent):
                 )
             )
         await self._publish(TurnEnded(error=None if self._cancelled else error))
+
+    async def _gone(self, err: BaseException) -> str:
+        """Why the turn failed when the agent's connection closed: its exit, when it exited."""
+        process = self._process
+        with contextlib.suppress(TimeoutError):
+            if process is not None:
+                code = await asyncio.wait_for(process.wait(), EXIT_GRACE)
+                return f"{self.title} exited with code {code} during this turn."
+        return f"{self.title} stopped answering during this turn: {err or type(err).__name__}"
 
     async def heard(self, session_id: str, update: Any) -> None:
         """An update of the agent's: read only while one of the room's turns runs."""

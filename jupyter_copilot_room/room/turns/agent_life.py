@@ -69,7 +69,7 @@ class AgentLife:
         idle_timeout: float,
         recorder: Recorder,
         running: Callable[[], RunningTurn | None],
-        lost: Callable[[], None],
+        lost: Callable[[AgentStatus], None],
         wake: Callable[[], None],
         spawn: Callable[[Coroutine[Any, Any, None]], None],
     ):
@@ -114,7 +114,7 @@ class AgentLife:
         if status.state == "lost":
             # The runtime died: the turn it had fails (it is never re-run) and it is restarted.
             self.agent_status = "starting"
-            self.lost()
+            self.lost(status)
             self.spawn(self.restart("lost"))
         else:
             self.agent_status = status.state

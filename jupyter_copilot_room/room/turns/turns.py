@@ -24,6 +24,7 @@ from ...catalog import Catalog
 from ...checkpoints.turn_checkpoints import Checkpoints
 from ...errors import Conflict, InsufficientStorage, Refused
 from ...events import (
+    AgentStatus,
     PromptFinished,
     PromptRef,
     RequestOpened,
@@ -48,9 +49,15 @@ log = logging.getLogger(__name__)
 ABORT_GRACE = 2.0
 
 LOST_RUNTIME = (
-    "The Copilot runtime stopped during this turn, so the turn failed; it was not re-run. "
+    "{what} during this turn, so the turn failed; it was not re-run. "
     "Submit it again if it is still needed."
 )
+
+
+def lost_turn(status: AgentStatus) -> str:
+    """The words of a turn its agent's death ended: what stopped (as the agent said it)."""
+    return LOST_RUNTIME.format(what=status.error or "The Copilot runtime stopped")
+
 
 DISK_FULL = (
     "The server's disk filled up during this turn, so the room could not record what the agent "
@@ -95,7 +102,7 @@ class Turns:
             idle_timeout=idle_timeout,
             recorder=recorder,
             running=lambda: self.running,
-            lost=lambda: self.end(error=LOST_RUNTIME),
+            lost=lambda status: self.end(error=lost_turn(status)),
             wake=self.wake,
             spawn=self.spawn,
         )

@@ -1,0 +1,101 @@
+"""A small ACP agent of the tests' own, for what the real ones do rarely or never on cue: its
+prompt's words say what it does. Run as `python scripted_acp_agent.py` (ACP on its stdio).
+
+- "crash": streams a first chunk, then exits with code 3 in the middle of the turn;
+- "two asks": asks two permissions at once, then says how each was answered;
+- "every kind": asks one permission of each tool kind in turn, then says how each was answered;
+- anything else: "Echo: <the prompt's last line>".
+
+With `SCRIPTED_ACP_REFUSE_LOAD=1` in its environment it refuses `session/load`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from typing import Any
+
+import acp
+from acp import schema
+
+KINDS = ("execute", "edit", "delete", "move", "fetch", "read", "search", "think", "other")
+OPTIONS = [
+    schema.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+    schema.PermissionOption(option_id="always", name="Always", kind="allow_always"),
+    schema.PermissionOption(option_id="deny", name="Deny", kind="reject_once"),
+]
+
+
+class ScriptedAgent:
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, **_: Any) -> schema.InitializeResponse:
+        return schema.InitializeResponse(
+            protocol_version=protocol_version,
+            agent_capabilities=schema.AgentCapabilities(load_session=True),
+        )
+
+    async def new_session(self, cwd: str, **_: Any) -> schema.NewSessionResponse:
+        return schema.NewSessionResponse(session_id=uuid.uuid4().hex)
+
+    async def load_session(self, cwd: str, session_id: str, **_: Any) -> None:
+        if os.environ.get("SCRIPTED_ACP_REFUSE_LOAD"):
+            raise acp.RequestError.invalid_params({"session_id": "no such session here"})
+
+    async def prompt(self, session_id: str, prompt: list, **_: Any) -> schema.PromptResponse:
+        text = "\n".join(block.text for block in prompt if hasattr(block, "text"))
+        last = text.strip().splitlines()[-1]
+        if "crash" in last:
+            await self.say(session_id, "Starting, then")
+            await asyncio.sleep(0.2)
+            os._exit(3)
+        if "two asks" in last:
+            answers = await asyncio.gather(*(self.ask(session_id, "execute", n) for n in (1, 2)))
+            await self.say(session_id, f"Answers: {', '.join(answers)}.")
+        elif "every kind" in last:
+            answers = [await self.ask(session_id, kind, n) for n, kind in enumerate(KINDS)]
+            await self.say(session_id, f"Answers: {', '.join(answers)}.")
+        else:
+            await self.say(session_id, f"Echo: {last}")
+        return schema.PromptResponse(stop_reason="end_turn")
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        pass  # the client answers the open requests `cancelled`, which ends them
+
+    async def say(self, session_id: str, text: str) -> None:
+        await self.conn.session_update(session_id, acp.update_agent_message_text(text))
+
+    async def ask(self, session_id: str, kind: str, n: int) -> str:
+        """One tool call of `kind` and its permission request; the answer's option or outcome."""
+        call_id = f"call-{kind}-{n}"
+        raw = {"command": f"echo {n}", "url": "https://example.org", "path": "/etc/hosts"}
+        await self.conn.session_update(
+            session_id,
+            schema.ToolCallStart(
+                session_update="tool_call",
+                tool_call_id=call_id,
+                title=f"{kind} {n}",
+                kind=kind,
+                status="pending",
+                raw_input=raw,
+            ),
+        )
+        call = schema.ToolCallUpdate(
+            tool_call_id=call_id, kind=kind, title=f"{kind} {n}", raw_input=raw
+        )
+        answer = await self.conn.request_permission(session_id, call, OPTIONS)
+        said = getattr(answer.outcome, "option_id", None) or answer.outcome.outcome
+        status = "completed" if said == "allow" else "failed"
+        await self.conn.session_update(
+            session_id,
+            schema.ToolCallProgress(
+                session_update="tool_call_update", tool_call_id=call_id, status=status
+            ),
+        )
+        return f"{kind} {n} {said}"
+
+
+if __name__ == "__main__":
+    asyncio.run(acp.run_agent(ScriptedAgent()))

@@ -1,0 +1,96 @@
+"""An ACP agent's rarer moments, with a scripted ACP agent of the tests' own
+(tests/agents/scripted_acp_agent.py): a crash in the middle of a turn, two permission requests
+open at once and an abort, every tool kind as the room's card, a `session/load` refused."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from .harness.helpers import entries, eventually, finished, ready
+
+AGENT = Path(__file__).parent / "agents" / "scripted_acp_agent.py"
+
+
+@pytest.fixture
+def agent_env():
+    return {}
+
+
+@pytest.fixture
+def room_config(agent_env):
+    scripted = {"acp": [sys.executable, str(AGENT)], "title": "Scripted", "env": agent_env}
+    return {"default_agent": "scripted", "agents": {"scripted": scripted}}
+
+
+async def ask(api, room, user, text):
+    asked = await api(user, "POST", "prompts", body={"text": text})
+    assert asked.code == 202, asked
+    return asked.json["id"]
+
+
+async def ended(room, prompt_id):
+    await eventually(lambda: prompt_id in finished(room), timeout=30, what="the turn to end")
+    return finished(room)[prompt_id]
+
+
+async def test_a_crash_mid_turn_fails_it_in_words_and_the_next_prompt_runs(api, room):
+    await ready(api, room)
+    crashed = await ended(room, await ask(api, room, "bob", "crash now"))
+    assert crashed["state"] == "failed"
+    assert crashed["reason"].startswith("Scripted exited with code 3 during this turn")
+    assert entries(room, "assistant")[-1]["body"] == "Starting, then", "what it said stays"
+    again = await ended(room, await ask(api, room, "bob", "hello again"))
+    assert again["state"] == "completed"
+    assert entries(room, "assistant")[-1]["body"] == "Echo: [bob]: hello again"
+
+
+async def test_two_requests_open_at_once_are_two_cards_and_abort_cancels_both(api, room):
+    await ready(api, room)
+    first = await ask(api, room, "bob", "two asks")
+    await eventually(lambda: len(room.document.approvals) == 2, what="two cards at once")
+    assert (await api("alice", "POST", "abort")).code in (200, 202, 204)
+    assert (await ended(room, first))["state"] == "canceled"
+    assert not room.document.approvals.to_py()
+
+    second = await ask(api, room, "bob", "two asks")
+    await eventually(lambda: len(room.document.approvals) == 2, what="two cards again")
+    one, two = sorted(room.document.approvals.to_py().items(), key=lambda c: c[1]["summary"])
+    assert (await api("bob", "POST", "approvals", one[0], body={"decision": "approve"})).code == 200
+    assert (await api("bob", "POST", "approvals", two[0], body={"decision": "reject"})).code == 200
+    assert (await ended(room, second))["state"] == "completed"
+    assert entries(room, "assistant")[-1]["body"] == "Answers: execute 1 allow, execute 2 deny."
+
+
+async def test_every_tool_kind_is_a_card_of_the_rooms_kinds(api, room):
+    await ready(api, room)
+    asked = await ask(api, room, "alice", "every kind")
+    kinds = []
+
+    async def approve_each():
+        for request_id, card in (room.document.approvals.to_py() or {}).items():
+            if request_id not in [k[0] for k in kinds]:
+                kinds.append((request_id, card["kind"], card["summary"]))
+                await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
+        return asked in finished(room)
+
+    await eventually(approve_each, timeout=30, what="every card answered")
+    assert [kind for _, kind, _ in kinds] == [
+        *("shell", "write", "write", "write", "url", "read", "read"),
+        *("custom-tool", "custom-tool"),
+    ]
+    summaries = [summary for *_, summary in kinds]
+    assert summaries[:1] == ["echo 0"] and summaries[4] == "https://example.org"
+    reply = entries(room, "assistant")[-1]["body"]
+    assert reply.startswith("Answers: execute 0 allow, edit 1 allow") and "other 8 allow" in reply
+
+
+@pytest.mark.parametrize("agent_env", [{"SCRIPTED_ACP_REFUSE_LOAD": "1"}])
+async def test_a_session_load_refused_starts_a_new_session_and_says_so(api, room):
+    await ready(api, room)
+    await ended(room, await ask(api, room, "bob", "before"))
+    await room.agent.restart()
+    await eventually(lambda: room.document.meta.get("state") == "idle", what="the agent back")
+    assert "earlier context was lost" in room.document.meta.get("agent")
+    after = await ended(room, await ask(api, room, "bob", "after"))
+    assert after["state"] == "completed"
