@@ -18,8 +18,13 @@ def agent_env():
 
 
 @pytest.fixture
-def room_config(agent_env):
-    scripted = {"acp": [sys.executable, str(AGENT)], "title": "Scripted", "env": agent_env}
+def command():
+    return [sys.executable, str(AGENT)]
+
+
+@pytest.fixture
+def room_config(agent_env, command):
+    scripted = {"acp": command, "title": "Scripted", "env": agent_env}
     return {"default_agent": "scripted", "agents": {"scripted": scripted}}
 
 
@@ -94,3 +99,14 @@ async def test_a_session_load_refused_starts_a_new_session_and_says_so(api, room
     assert "earlier context was lost" in room.document.meta.get("agent")
     after = await ended(room, await ask(api, room, "bob", "after"))
     assert after["state"] == "completed"
+
+
+@pytest.mark.parametrize("command", [["/nowhere/agent-acp", "--acp"]])
+async def test_a_missing_command_is_the_agent_that_cannot_run_with_the_exact_error(api, room):
+    """The panel's "cannot run" path: what to do in `agent_detail`, the exact error beside."""
+    await api("alice", "GET", "room")
+    await eventually(lambda: room.document.meta.get("state") == "unavailable", what="its state")
+    meta = room.document.meta.to_py()
+    assert meta["agent"] == "Scripted cannot run"
+    assert "/nowhere/agent-acp --acp" in meta["agent_detail"]
+    assert "/nowhere/agent-acp" in meta["agent_error"], meta["agent_error"]
