@@ -237,7 +237,8 @@ class RoomCollector(Collector):
         yield _labelled_counter(
             "agent_restarts",
             "Agent restarts by reason: degraded (it ignored an abort), lost (its runtime "
-            "stopped answering), retry (a host pressed Try again).",
+            "stopped answering), retry (a host pressed Try again), chosen (a host chose another "
+            "agent).",
             ["reason"],
             _sum(r.restarts for r in now),
         )

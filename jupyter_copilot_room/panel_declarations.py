@@ -55,6 +55,9 @@ KINDS: dict[Any, tuple[str, str]] = {
     bool: ("boolean", "boolean"),
     ApprovalPolicy: ("approval_policy", "ApprovalPolicy"),  # hand-written in types.ts
 }
+#: Settings with an editor of their own, by name: the agent, chosen among those the server
+#: offers (the document's `meta.agents`).
+NAMED_KINDS: dict[str, tuple[str, str]] = {"agent": ("agent", "string")}
 CHOICE = "choice"
 BOUNDS = ("gt", "ge", "lt", "le")
 
@@ -72,6 +75,8 @@ def _choices(annotation: Any) -> list[str] | None:
 def _kind(name: str, field: FieldInfo) -> tuple[str, str]:
     """The setting's kind and TypeScript type."""
     annotation = field.annotation
+    if name in NAMED_KINDS:
+        return NAMED_KINDS[name]
     if isinstance(annotation, type) and issubclass(annotation, Enum):
         return CHOICE, annotation.__name__
     if (choices := _choices(annotation)) is not None:
@@ -217,7 +222,7 @@ def declarations() -> str:
         _settings_interface(),
         ts.union(
             "SettingKind",
-            [kind for kind, _ in KINDS.values()] + [CHOICE],
+            [kind for kind, _ in (*KINDS.values(), *NAMED_KINDS.values())] + [CHOICE],
             "How the settings form edits a setting.",
         ),
         DECLARATION,

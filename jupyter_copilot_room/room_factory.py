@@ -16,6 +16,7 @@ from .access.identity import HostClaim
 from .access.thread_admissions import ThreadAdmissions
 from .agent.acp.acp_agent import AcpAgent
 from .agent.acp.agent_spec import COPILOT
+from .agent.agent_choice import AgentChoice
 from .agent.seam import Agent, AgentSettings
 from .catalog import Catalog
 from .eventlog import EventEmitter
@@ -25,7 +26,7 @@ from .room.persistence.redaction import Redactor
 from .room.room import Room
 from .room.turns.agent_slots import AgentSlots
 from .room_registry import MAIN
-from .settings import Policy, RoomSettings, SettingsStore
+from .settings import FROM_OTHER_TRAITS, Policy, RoomSettings, SettingsStore
 from .statefiles import read_json
 from .threads import ThreadRegistry
 from .threads.thread_records import Thread
@@ -112,7 +113,7 @@ class RoomFactory:
             repository=repository,
             book=book,
             settings=settings,
-            agent=self._agent(repository, state_dir, catalog, notebooks),
+            agent=self._agent(repository, state_dir, catalog, notebooks, settings),
             catalog=catalog,
             notebooks=notebooks,
             claim=claim,
@@ -131,7 +132,10 @@ class RoomFactory:
     def _settings(self, state_dir: Path) -> SettingsStore:
         """A room's settings: the configured ones, as the room's defaults."""
         configured = RoomSettings(
-            **{name: getattr(self.app, name) for name in RoomSettings.model_fields}
+            **{
+                name: getattr(self.app, FROM_OTHER_TRAITS.get(name, name))
+                for name in RoomSettings.model_fields
+            }
         )
         return SettingsStore(state_dir / "settings.json", configured)
 
@@ -147,12 +151,18 @@ class RoomFactory:
         )
 
     def _agent(
-        self, repository: Path, state_dir: Path, catalog: Catalog, notebooks: NotebookEditor
+        self,
+        repository: Path,
+        state_dir: Path,
+        catalog: Catalog,
+        notebooks: NotebookEditor,
+        settings: SettingsStore,
     ) -> Agent | None:
+        """The room's agent: the one its `agent` setting names among those offered (the room's
+        own Copilot, `agent_class`, and c.CopilotRoom.agents), or the room's own alone when the
+        server offers no other."""
         app = self.app
-        if app.default_agent == COPILOT and app.agent_class is None:
-            return None
-        settings = AgentSettings(
+        agent_settings = AgentSettings(
             repository=repository,
             state_dir=state_dir,
             runtime_directory=Path(app.state_dir).expanduser() / "copilot",  # main's
@@ -168,6 +178,17 @@ class RoomFactory:
             notebooks=notebooks,
             log=app.log,
         )
-        if app.default_agent != COPILOT:
-            return AcpAgent(settings, app.acp_agents[app.default_agent])
-        return cast(type[Agent], app.agent_class)(settings)
+        own = cast(type[Agent] | None, app.agent_class)
+        offered = {name: spec.title for name, spec in app.acp_agents.items()}
+        if own is not None:
+            offered = {COPILOT: own.title, **offered}
+
+        def make(name: str) -> Agent:
+            if name in app.acp_agents:
+                return AcpAgent(agent_settings, app.acp_agents[name])
+            assert own is not None
+            return own(agent_settings)
+
+        if not app.acp_agents:
+            return make(COPILOT) if own is not None else None
+        return AgentChoice(make, offered, lambda: settings.current.agent)

@@ -107,6 +107,14 @@ class RoomSettings(BaseModel):
         False,
         description="Let a turn's author revert it (its checkpoint); hosts always can.",
     )
+    agent: str = Field(
+        "copilot",
+        min_length=1,
+        description="Which agent answers the room's prompts, among those the server offers "
+        "(c.CopilotRoom.agents and the room's own Copilot; the first is "
+        "c.CopilotRoom.default_agent). A change starts it between turns, in a session of its "
+        "own: it does not remember the conversation, which stays in the transcript.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -121,6 +129,9 @@ class RoomSettings(BaseModel):
         self.auto_approve_notebook_edits = self.approval_policy.root["notebook"].default == "auto"
         return self
 
+
+#: Settings whose configured value another trait gives: `agent` is `c.CopilotRoom.default_agent`.
+FROM_OTHER_TRAITS = {"agent": "default_agent"}
 
 #: The setting that only says what the policy's notebook default is.
 NOTEBOOK_EDITS = "auto_approve_notebook_edits"
@@ -160,6 +171,8 @@ def settings_traits() -> dict[str, traitlets.TraitType]:
     """The configurable traits of `c.CopilotRoom` that set each setting's starting value."""
     traits: dict[str, traitlets.TraitType] = {}
     for name, field in RoomSettings.model_fields.items():
+        if name in FROM_OTHER_TRAITS:
+            continue
         options: dict[str, Any] = {"config": True, "help": field.description or ""}
         if field.annotation is ApprovalPolicy:
             traits[name] = traitlets.Dict({}, **options)

@@ -4,6 +4,9 @@ tests' scripted one. The room drives it exactly as it drives the SDK's agent: on
 streamed to everyone, its permission requests as the room's cards, answered by whom the room's
 rules say, and abort as `session/cancel`."""
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
@@ -14,8 +17,12 @@ from .harness.helpers import entries, eventually, finished, ready
 
 @pytest.fixture
 def room_config(model, monkeypatch):
+    """Copilot over ACP, the room's agent, and the tests' scripted ACP agent offered beside it."""
     monkeypatch.setenv(config.ACP_KEY_ENV, config.MODEL_KEY)
-    return config.copilot_over_acp(model.base_url)
+    offered = config.copilot_over_acp(model.base_url)
+    scripted = Path(__file__).parent / "agents" / "scripted_acp_agent.py"
+    offered["agents"]["scripted"] = {"acp": [sys.executable, str(scripted)], "title": "Scripted"}
+    return offered
 
 
 def shell(command):
@@ -144,3 +151,42 @@ async def test_a_restarted_agent_loads_its_session_and_keeps_the_conversation(ap
     await eventually(lambda: second["id"] in finished(room), timeout=30, what="the next turn")
     said = "\n".join(model.requests[-1].user_texts())
     assert "[bob]: remember 42" in said, "the model still has the earlier turn"
+
+
+async def test_a_host_chooses_another_agent_and_the_room_keeps_its_transcript(api, room, model):
+    model.script = lambda request: Reply("Copilot here.")
+    await ready(api, room)
+    first = (await api("bob", "POST", "prompts", body={"text": "who are you?"})).json
+    await eventually(lambda: first["id"] in finished(room), timeout=30, what="the first turn")
+    offered = (await api("alice", "GET", "room")).json["agent"]["agents"]
+    assert offered == [  # the room's own agent (the harness's, in place of the SDK's) too
+        {"name": "copilot", "title": "GitHub Copilot"},
+        {"name": "copilot-acp", "title": "Copilot over ACP"},
+        {"name": "scripted", "title": "Scripted"},
+    ]
+
+    refused = await api("alice", "PATCH", "settings", body={"agent": "nobody"})
+    assert (refused.code, refused.json["error"]) == (400, "unknown_agent")
+    assert "'scripted' (Scripted)" in refused.json["message"]
+    assert (await api("bob", "PATCH", "settings", body={"agent": "scripted"})).code == 403
+    r = await api("alice", "PATCH", "settings", body={"agent": "scripted"})
+    assert (r.code, r.json["agent"]) == (200, "scripted")
+    await eventually(
+        lambda: (
+            room.document.meta.get("name") == "scripted"
+            and room.document.meta.get("state") == "idle"
+        ),
+        timeout=30,
+        what="the chosen agent",
+    )
+    described = (await api("carol", "GET", "room")).json["agent"]
+    assert (described["name"], described["title"]) == ("scripted", "Scripted")
+    said = [e["body"] for e in entries(room, "system")]
+    assert "The agent is ready: Scripted." in said, said
+
+    second = (await api("bob", "POST", "prompts", body={"text": "and now?"})).json
+    await eventually(lambda: second["id"] in finished(room), timeout=30, what="its turn")
+    assert [e["body"] for e in entries(room, "assistant")] == [
+        "Copilot here.",
+        "Echo: [bob]: and now?",
+    ], "the transcript keeps the first agent's turn"

@@ -8,7 +8,7 @@ from jupyter_core.paths import SYSTEM_CONFIG_PATH
 
 from jupyter_copilot_room.access.hub_grants import MEMBER_SCOPE, VIEWER_SCOPE
 from jupyter_copilot_room.app import CopilotRoom
-from jupyter_copilot_room.settings import RoomSettings
+from jupyter_copilot_room.settings import FROM_OTHER_TRAITS, RoomSettings
 
 ROOT = Path(__file__).parent.parent
 PACKAGE = ROOT / "jupyter_copilot_room"
@@ -31,7 +31,8 @@ def test_every_markdown_file_the_code_and_docs_cite_exists():
 
 def test_every_room_setting_has_help_that_speaks_to_users():
     traits = CopilotRoom.class_traits(config=True)
-    for name in [*CopilotRoom.class_own_traits(config=True), *RoomSettings.model_fields]:
+    settings = [FROM_OTHER_TRAITS.get(name, name) for name in RoomSettings.model_fields]
+    for name in [*CopilotRoom.class_own_traits(config=True), *settings]:
         help_text = traits[name].help
         assert help_text and "issue" not in help_text, f"c.CopilotRoom.{name}: {help_text!r}"
 

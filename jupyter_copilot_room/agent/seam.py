@@ -186,6 +186,16 @@ class Agent(ABC):
     def __init__(self, settings: AgentSettings):
         self.settings = settings
 
+    def offered(self) -> dict[str, str]:
+        """The agents a host may choose for the room (name: title): this one alone, unless the
+        server offers others (`agent_choice.py`)."""
+        return {self.name: self.title}
+
+    def switch_wanted(self) -> bool:
+        """Whether the room's setting names another agent than this one (the room restarts it
+        between turns, which makes the switch)."""
+        return False
+
     @abstractmethod
     async def start(self, host: AgentHost) -> None:
         """Connect (or resume) the agent's session, then report an `AgentStatus`.

@@ -116,11 +116,14 @@ class PromptFinished(Strict):
 
 
 class AssistantStarted(Strict):
-    """The first streamed piece of a message arrived: fixes the entry's place in the transcript."""
+    """The first streamed piece of a message arrived: fixes the entry's place in the transcript.
+    `agent`: the title of the agent that speaks, when it is not the room's own Copilot (an ACP
+    agent a host chose), so the reply is labelled by who wrote it, also after another switch."""
 
     entry_id: str
     prompt_id: str
     kind: MessageKind = "assistant"
+    agent: str | None = None
 
 
 class AgentReady(Strict):

@@ -25,6 +25,7 @@ from ..access import rules
 from ..access.admissions import AdmissionBook
 from ..access.identity import HostClaim
 from ..access.roles import Role
+from ..agent.acp.agent_spec import COPILOT
 from ..agent.seam import Agent
 from ..attachments import AttachmentStore
 from ..catalog import Catalog
@@ -172,7 +173,11 @@ class Room:
             repository or Path.cwd(), state_dir, notebooks.live if notebooks else None
         )
         self.open_requests = OpenRequests(self.recorder, clock)
-        self.streams = Streams(self.recorder, self.document)
+        self.streams = Streams(
+            self.recorder,
+            self.document,
+            speaker=lambda: None if agent is None or agent.name == COPILOT else agent.title,
+        )
         self.turns = Turns(
             queue=self.queue,
             recorder=self.recorder,

@@ -171,8 +171,6 @@ class RoomStartup:
         if self.people.book.claimed_hosts and self.claim is not None:
             self.claim.retire()  # the room has its host: no claim link
         self.document.set_meta(turn_owner=None, turn_prompt=None, kernel_state=None)
-        if self.agent is not None:  # which agent answers (`GET room`'s agent, the header)
-            self.document.set_meta(name=self.agent.name, title=self.agent.title)
         if self.budgets.per_person or self.budgets.room:
             self.document.set_meta(budgets=self.budgets.model_dump())  # the caps, for the panel
         self.turns.settle_interrupted(replayed.open_requests, INTERRUPTED)

@@ -68,6 +68,8 @@ export interface IAssistantEntry extends IEntryBase {
   kind: 'assistant';
   prompt_id: string;
   state: ReplyState;
+  /** The title of the agent that wrote it, when not the room's own Copilot (an ACP agent). */
+  agent?: string;
 }
 
 export interface IReasoningEntry extends IEntryBase {

@@ -102,9 +102,21 @@ export interface IApproval {
   answerers: IAnswerers;
 }
 
+/** An agent a host may choose for the room (`c.CopilotRoom.agents`, or the room's own). */
+export interface IOfferedAgent {
+  name: string;
+  title: string;
+}
+
 export interface IMeta {
   state?: AgentState;
+  /** What the agent's status line says (its label). */
   agent?: string;
+  /** Which agent answers: its name and title (`GET room`'s agent). */
+  name?: string;
+  title?: string;
+  /** The agents a host may choose between in the settings (one: no choice). */
+  agents?: IOfferedAgent[];
   /** What people should know (ready), or what to do (unavailable): a short paragraph. */
   agent_detail?: string;
   /** Why the agent is unavailable, exactly (for the curious; shown collapsed). */

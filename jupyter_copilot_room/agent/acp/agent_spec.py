@@ -18,7 +18,8 @@ COPILOT = "copilot"
 #: `bypassPermissions` and `dontAsk`, Codex's full access): the room's gate is the agent's
 #: permission request, so it never runs an agent in one.
 NEVER_ASKS = ("autopilot", "bypass", "dontask", "full-access", "yolo", "allow-all")
-#: Never passed: with it, claude-agent-acp adds a flag its CLI refuses as root (DESIGN.md).
+#: Never passed: with it, claude-agent-acp adds a skip-permissions flag its CLI refuses as root,
+#: and `session/new` fails ("Query closed before response received").
 NEVER_PASSED = frozenset({"IS_SANDBOX"})
 KEYS = frozenset({"acp", "title", "env", "env_from", "mode"})
 

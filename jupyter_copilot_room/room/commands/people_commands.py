@@ -14,6 +14,7 @@ from ...access import rules
 from ...access.identity import HostClaim, Identity
 from ...access.roles import Action, Role
 from ...catalog import Catalog
+from ...errors import InvalidRequest
 from ...events import (
     AdmissionChoice,
     ParticipantRole,
@@ -165,13 +166,26 @@ class PeopleCommands:
 
     def patch_settings(self, identity: Identity, patch: BaseModel) -> dict:
         self.people.require(identity, Action.EDIT_SETTINGS)
+        if (agent := getattr(patch, "agent", None)) is not None:
+            self._check_agent(agent)
         if changes := self.settings.changes(patch):
             self.recorder.commit(
                 "settings.changed", identity.username, SettingsChanged(changes=changes)
             )
             self.settings.apply(changes)
             self.people.apply_policies(self.settings.current)
+            self.turns.wake()  # another agent chosen: it starts between turns
         return self.settings.current.model_dump()
+
+    def _check_agent(self, name: str) -> None:
+        offered = self.turns.agent.offered() if self.turns.agent is not None else {}
+        if name not in offered:
+            raise InvalidRequest(
+                f"There is no agent {name[:60]!r} here; the server offers "
+                + (", ".join(f"{n!r} ({title})" for n, title in offered.items()) or "none")
+                + ".",
+                code="unknown_agent",
+            )
 
     def describe_catalog(self, identity: Identity) -> dict:
         """The repository's skills and custom agents, read afresh (the files may have changed)."""

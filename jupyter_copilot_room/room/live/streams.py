@@ -12,15 +12,24 @@ the next delta, or for the reply's end.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...events import AssistantMessage, AssistantStarted, MessageDelta
 from ..persistence.recorder import Recorder
 from .document import RoomDocument
 
 
 class Streams:
-    def __init__(self, recorder: Recorder, document: RoomDocument):
+    def __init__(
+        self,
+        recorder: Recorder,
+        document: RoomDocument,
+        speaker: Callable[[], str | None] = lambda: None,
+    ):
+        """`speaker()`: the title of the agent that speaks now, if not the room's own."""
         self.recorder = recorder
         self.document = document
+        self.speaker = speaker
         self._open: dict[str, AssistantStarted] = {}
         self._held: dict[str, str] = {}  # entry id -> its stream's end, not shown yet
 
@@ -39,7 +48,7 @@ class Streams:
     def delta(self, prompt_id: str, event: MessageDelta) -> None:
         if event.entry_id not in self._open:
             started = AssistantStarted(
-                entry_id=event.entry_id, prompt_id=prompt_id, kind=event.kind
+                entry_id=event.entry_id, prompt_id=prompt_id, kind=event.kind, agent=self.speaker()
             )
             self.recorder.commit("assistant.started", None, started)
             self._open[event.entry_id] = started

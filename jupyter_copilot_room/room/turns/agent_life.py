@@ -106,6 +106,12 @@ class AgentLife:
             return  # the room stopped it: nothing it says now is about a running agent
         self.document.set_meta(
             agent=status.label,
+            # which agent it is (`GET room`'s agent): after a host chose another, the new one's
+            name=self.agent.name if self.agent else None,
+            title=self.agent.title if self.agent else None,
+            agents=[{"name": n, "title": t} for n, t in self.agent.offered().items()]
+            if self.agent
+            else [],
             agent_detail=status.detail,
             agent_error=status.error,
             model=status.model or None,

@@ -173,6 +173,9 @@ class Turns:
                 log.exception("The room could not start the next turn")
 
     async def _start_next(self) -> None:
+        if self._can_start() and self.agent is not None and self.agent.switch_wanted():
+            await self.life.restart("chosen")  # a host chose another agent: between turns
+            return
         if self.life.agent_status == "sleeping" and self.queue.next_up() is not None:
             self.life.need_agent()  # it starts at once if a slot is free, else the room is held
             return

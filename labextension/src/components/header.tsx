@@ -52,7 +52,7 @@ export function RoomHeader(props: {
               className="jp-mod-styled jp-CopilotRoom-small jp-CopilotRoom-settingsButton"
               aria-label="Room settings…"
               title="Room settings: who gets in, what the agent may do, how long things wait"
-              onClick={() => showRoomSettings(props.client)}
+              onClick={() => showRoomSettings(props.client, meta.agents ?? [])}
             >
               <settingsIcon.react tag="span" className="jp-CopilotRoom-settingsIcon" />
             </button>

@@ -13,7 +13,7 @@ import {
   ISettingDeclaration,
   SETTINGS
 } from '../generated/declarations';
-import { ApprovalDecision, ApprovalPolicy, IKindPolicy, ISettings } from '../types';
+import { ApprovalDecision, ApprovalPolicy, IKindPolicy, IOfferedAgent, ISettings } from '../types';
 import { choiceLabel, readableHelp } from '../policy';
 import { Refusal, useAction } from './action';
 
@@ -28,6 +28,7 @@ const LABELS: Partial<Record<SettingName, string>> = {
   viewers_can_chat: 'Viewers may say things to the room (never prompts)',
   authors_can_revert: "Authors may revert their own turns' changes",
   approval_policy: 'Approval policy',
+  agent: "The room's agent (a new session; the transcript stays)",
   permission_timeout: 'An approval waits',
   question_timeout: 'A question waits',
   turn_timeout: 'A turn may run',
@@ -48,6 +49,7 @@ const UNITS: Partial<Record<SettingName, string>> = {
 /** The dialog's groups, in order; a setting no group names (one added in Python since) shows
  * under "Other", so every setting is always there. */
 const GROUPS: { title: string; settings: SettingName[] }[] = [
+  { title: 'The agent', settings: ['agent'] },
   { title: 'Who gets in', settings: ['admission', 'guest_admission', 'viewers_can_chat'] },
   {
     title: 'What the agent may do',
@@ -66,15 +68,19 @@ const GROUPS: { title: string; settings: SettingName[] }[] = [
   }
 ];
 
-function groupsOf(): { title: string; settings: ISettingDeclaration[] }[] {
+function groupsOf(
+  agents: readonly IOfferedAgent[]
+): { title: string; settings: ISettingDeclaration[] }[] {
   const named = new Set<string>(GROUPS.flatMap(group => group.settings));
-  const byName = new Map(SETTINGS.map(setting => [setting.name, setting]));
+  // The agent is a choice only where the server offers more than one.
+  const shown = SETTINGS.filter(setting => setting.kind !== 'agent' || agents.length > 1);
+  const byName = new Map(shown.map(setting => [setting.name, setting]));
   const groups = GROUPS.map(group => ({
     title: group.title,
     settings: group.settings.flatMap(name => byName.get(name) ?? [])
   }));
-  const other = SETTINGS.filter(setting => !named.has(setting.name));
-  return other.length ? [...groups, { title: 'Other', settings: other }] : groups;
+  const other = shown.filter(setting => !named.has(setting.name));
+  return [...groups, { title: 'Other', settings: other }].filter(g => g.settings.length > 0);
 }
 
 function labelOf(name: SettingName): string {
@@ -85,17 +91,21 @@ function labelOf(name: SettingName): string {
 /** How long "Saved" stays beside a setting once the room took its change. */
 const SAVED_SHOWN_MS = 3000;
 
-/** The room's settings in a JupyterLab dialog (the gear in the room's header, hosts). */
-export function showRoomSettings(client: IRoomClient): void {
+/** The room's settings in a JupyterLab dialog (the gear in the room's header, hosts);
+ * `agents`: those a host may choose for the room. */
+export function showRoomSettings(client: IRoomClient, agents: readonly IOfferedAgent[]): void {
   void showDialog({
     title: 'Room settings',
-    body: <RoomSettingsForm client={client} />,
+    body: <RoomSettingsForm client={client} agents={agents} />,
     buttons: [Dialog.okButton({ label: 'Close' })]
   });
 }
 
 /** Every setting, grouped, each with its help text; a change is sent as it is made. */
-function RoomSettingsForm(props: { client: IRoomClient }): JSX.Element {
+function RoomSettingsForm(props: {
+  client: IRoomClient;
+  agents: readonly IOfferedAgent[];
+}): JSX.Element {
   const { client } = props;
   const action = useAction();
   const { run } = action;
@@ -121,7 +131,7 @@ function RoomSettingsForm(props: { client: IRoomClient }): JSX.Element {
   return (
     <div className="jp-CopilotRoom-settings">
       {settings &&
-        groupsOf().map(group => (
+        groupsOf(props.agents).map(group => (
           <section key={group.title} className="jp-CopilotRoom-settingsGroup">
             <h3 className="jp-CopilotRoom-heading">{group.title}</h3>
             {group.settings.map(setting => (
@@ -129,6 +139,7 @@ function RoomSettingsForm(props: { client: IRoomClient }): JSX.Element {
                 <SettingField
                   setting={setting}
                   settings={settings}
+                  agents={props.agents}
                   disabled={action.busy}
                   onChange={value => change(setting.name, { [setting.name]: value })}
                 />
@@ -153,6 +164,7 @@ function RoomSettingsForm(props: { client: IRoomClient }): JSX.Element {
 function SettingField(props: {
   setting: ISettingDeclaration;
   settings: ISettings;
+  agents: readonly IOfferedAgent[];
   disabled: boolean;
   onChange: (value: ISettings[SettingName]) => void;
 }): JSX.Element {
@@ -160,6 +172,26 @@ function SettingField(props: {
   const { name, description } = setting;
   const value = settings[name];
   switch (setting.kind) {
+    case 'agent':
+      return (
+        <label title={description}>
+          {labelOf(name)}
+          <select
+            className="jp-mod-styled"
+            data-setting={name}
+            title={description}
+            value={String(value)}
+            disabled={disabled}
+            onChange={event => onChange(event.target.value)}
+          >
+            {props.agents.map(agent => (
+              <option key={agent.name} value={agent.name}>
+                {agent.title}
+              </option>
+            ))}
+          </select>
+        </label>
+      );
     case 'choice':
       return (
         <label title={description}>

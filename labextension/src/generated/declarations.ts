@@ -125,10 +125,17 @@ export interface ISettings {
   approval_policy: ApprovalPolicy;
   /** Let a turn's author revert it (its checkpoint); hosts always can. */
   authors_can_revert: boolean;
+  /**
+   * Which agent answers the room's prompts, among those the server offers (c.CopilotRoom.agents and
+   * the room's own Copilot; the first is c.CopilotRoom.default_agent). A change starts it between
+   * turns, in a session of its own: it does not remember the conversation, which stays in the
+   * transcript.
+   */
+  agent: string;
 }
 
 /** How the settings form edits a setting. */
-export type SettingKind = 'number' | 'integer' | 'boolean' | 'approval_policy' | 'choice';
+export type SettingKind = 'number' | 'integer' | 'boolean' | 'approval_policy' | 'agent' | 'choice';
 
 /** A setting as `RoomSettings` declares it: its help text, default and bounds (pydantic's). */
 export interface ISettingDeclaration {
@@ -247,6 +254,13 @@ export const SETTINGS: readonly ISettingDeclaration[] = [
     kind: 'boolean',
     description: "Let a turn's author revert it (its checkpoint); hosts always can.",
     default: false
+  },
+  {
+    name: 'agent',
+    kind: 'agent',
+    description:
+      "Which agent answers the room's prompts, among those the server offers (c.CopilotRoom.agents and the room's own Copilot; the first is c.CopilotRoom.default_agent). A change starts it between turns, in a session of its own: it does not remember the conversation, which stays in the transcript.",
+    default: 'copilot'
   }
 ];
 

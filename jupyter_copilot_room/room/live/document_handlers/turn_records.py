@@ -108,6 +108,7 @@ def assistant_started(doc: RoomDocument, record: Record, p: ev.AssistantStarted)
         body="",
         prompt_id=p.prompt_id,
         state="streaming",
+        **({"agent": p.agent} if p.agent else {}),
     )
     doc.open_row(p.entry_id, p.prompt_id)
 

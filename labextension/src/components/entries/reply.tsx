@@ -1,4 +1,5 @@
-/** The agent's reply, labelled as Copilot's, streamed as it comes and rendered as Markdown,
+/** The agent's reply, labelled by the agent that wrote it (Copilot unless the entry names
+ * another), streamed as it comes and rendered as Markdown,
  * with copy buttons for the whole reply and for each code block; the turn's last reply also
  * says what the turn cost. */
 import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
@@ -21,6 +22,7 @@ export function ReplyEntry(props: {
 }): JSX.Element {
   const { entry, model } = props;
   const prompt = model.entries.find(source => source.id === entry.prompt_id);
+  const who = entry.agent || 'Copilot';
   return (
     <div
       className="jp-CopilotRoom-entry jp-CopilotRoom-reply"
@@ -28,14 +30,12 @@ export function ReplyEntry(props: {
       aria-busy={entry.state === 'streaming'}
     >
       <div className="jp-CopilotRoom-entryHeader">
-        <span className="jp-CopilotRoom-agentName">Copilot</span>
+        <span className="jp-CopilotRoom-agentName">{who}</span>
         <time className="jp-CopilotRoom-time">{formatTime(entry.ts)}</time>
         {entry.state !== 'streaming' && entry.body && (
           <CopyButton text={entry.body} label="Copy this reply" />
         )}
-        {entry.state !== 'streaming' && (
-          <QuoteButton text={entry.body} who="Copilot" model={model} />
-        )}
+        {entry.state !== 'streaming' && <QuoteButton text={entry.body} who={who} model={model} />}
       </div>
       <Markdown text={entry.body} rendermime={props.rendermime} />
       {entry.state === 'partial' && (
