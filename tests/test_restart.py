@@ -67,7 +67,7 @@ async def test_restart_rebuilds_an_identical_document_with_the_pending_queue(mak
     await again.ensure_started()
     after = again.document.snapshot()
     for snapshot in (before, after):  # the agent's own status is not part of the record
-        for key in ("agent", "agent_detail", "agent_error", "state"):
+        for key in ("agent", "agent_detail", "agent_error", "state", "name", "title", "agents"):
             snapshot["meta"].pop(key, None)
     assert after == before
     assert [item["id"] for item in after["queue"]] == [waiting[0], waiting[2]]
