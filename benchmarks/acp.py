@@ -122,24 +122,24 @@ async def through_the_room(spec, work: Path) -> tuple[float, dict[int, float]]:
         agent=agent,
     )
     arrived: dict[int, float] = {}
+    stream = room.document.stream
 
-    def seen(events, _=None) -> None:
+    def streamed(entry_id: str, text: str) -> None:
+        """The document's write of a delta, timed once it is in the live document."""
+        stream(entry_id, text)
         now = time.monotonic()
-        for entry in room.document.transcript.to_py() or []:
-            if entry.get("kind") == "assistant":
-                for match in MARK.finditer(entry.get("body") or ""):
-                    arrived.setdefault(int(match.group(1)), now)
+        for match in MARK.finditer(text):
+            arrived.setdefault(int(match.group(1)), now)
 
+    room.document.stream = streamed  # type: ignore[method-assign]
     await room.ensure_started()
     while room.document.meta.get("state") != "idle":
         await asyncio.sleep(0.05)
-    subscription = room.document.ydoc.observe_after_transaction(seen)
     alice = Identity("alice", "Alice", verified=True)
     started = time.monotonic()
     room.prompt_commands.submit(alice, PromptBody(text="go"))
     while len(arrived) < CHUNKS:
         await asyncio.sleep(0.05)
-    room.document.ydoc.unobserve(subscription)
     await room.stop()
     return started, arrived
 
@@ -185,5 +185,7 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).parent))
+    # This file's folder first on the path would make `import acp` this file, not the library.
+    here = Path(__file__).parent.resolve()
+    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
     asyncio.run(main())
