@@ -110,3 +110,28 @@ async def test_a_missing_command_is_the_agent_that_cannot_run_with_the_exact_err
     assert meta["agent"] == "Scripted cannot run"
     assert "/nowhere/agent-acp --acp" in meta["agent_detail"]
     assert "/nowhere/agent-acp" in meta["agent_error"], meta["agent_error"]
+
+
+async def test_the_agents_files_are_the_rooms_folder_and_nothing_outside(
+    api, room, jp_root_dir, tmp_path_factory
+):
+    """`fs/*` for the agents that use their client's files: inside the room's folder only, a
+    symlink out of it refused by where it leads."""
+    folder = jp_root_dir.resolve()
+    (folder / "notes.txt").write_text("the room's notes\n")
+    secret = tmp_path_factory.mktemp("elsewhere") / "outside.txt"
+    secret.write_text("not the room's\n")
+    (folder / "link.txt").symlink_to(secret)
+    await ready(api, room)
+
+    async def said(text):
+        await ended(room, await ask(api, room, "alice", text))
+        return entries(room, "assistant")[-1]["body"]
+
+    assert await said(f"read: {folder / 'notes.txt'}") == "Read: the room's notes"
+    assert await said(f"write: {folder / 'new.txt'}") == "Written."
+    assert (folder / "new.txt").read_text() == "written by the agent\n"
+    for path in (secret, folder / "link.txt", folder / ".." / secret.parent.name / secret.name):
+        assert (await said(f"read: {path}")).startswith("Refused: {'path': "), path
+    assert (await said(f"write: {folder / 'link.txt'}")).startswith("Refused:")
+    assert secret.read_text() == "not the room's\n"

@@ -4,6 +4,8 @@ prompt's words say what it does. Run as `python scripted_acp_agent.py` (ACP on i
 - "crash": streams a first chunk, then exits with code 3 in the middle of the turn;
 - "two asks": asks two permissions at once, then says how each was answered;
 - "every kind": asks one permission of each tool kind in turn, then says how each was answered;
+- "read: <path>" / "write: <path>": reads the file through its client (`fs/read_text_file`), or
+  writes "written by the agent" to it, then says what it read or what the client answered;
 - anything else: "Echo: <the prompt's last line>".
 
 With `SCRIPTED_ACP_REFUSE_LOAD=1` in its environment it refuses `session/load`.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import uuid
 from typing import Any
 
@@ -54,12 +57,26 @@ class ScriptedAgent:
         if "two asks" in last:
             answers = await asyncio.gather(*(self.ask(session_id, "execute", n) for n in (1, 2)))
             await self.say(session_id, f"Answers: {', '.join(answers)}.")
+        elif match := re.search(r"(read|write): (\S+)", last):
+            await self.say(session_id, await self.use_file(session_id, *match.groups()))
         elif "every kind" in last:
             answers = [await self.ask(session_id, kind, n) for n, kind in enumerate(KINDS)]
             await self.say(session_id, f"Answers: {', '.join(answers)}.")
         else:
             await self.say(session_id, f"Echo: {last}")
         return schema.PromptResponse(stop_reason="end_turn")
+
+    async def use_file(self, session_id: str, how: str, path: str) -> str:
+        try:
+            if how == "read":
+                read = await self.conn.read_text_file(session_id=session_id, path=path)
+                return f"Read: {read.content.strip()}"
+            await self.conn.write_text_file(
+                session_id=session_id, path=path, content="written by the agent\n"
+            )
+            return "Written."
+        except acp.RequestError as err:
+            return f"Refused: {err.data}"
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         pass  # the client answers the open requests `cancelled`, which ends them

@@ -23,6 +23,7 @@ from ..attribution import SYSTEM_NOTE, attributed
 from ..seam import Agent, AgentHost, AgentSettings, AgentTurn
 from .agent_spec import AcpAgentSpec
 from .permission_asks import cancelled, chosen_option, permission_ask
+from .room_files import RoomFiles
 from .session_updates import SessionUpdates
 
 #: Seconds the agent has to answer `initialize` and open its session.
@@ -43,12 +44,29 @@ class AgentStartFailed(Exception):
     """The agent could not start or open its session; the message says why."""
 
 
+#: What the room offers as the agent's client: its folder's files (`room_files.py`).
+CAPABILITIES = schema.ClientCapabilities(
+    fs=schema.FileSystemCapabilities(read_text_file=True, write_text_file=True)
+)
+
+
 class RoomClient:
-    """The room as the agent's ACP client: its updates and permission requests, nothing else
-    (no `fs/*` or `terminal/*` is announced: the permission answer is the room's gate)."""
+    """The room as the agent's ACP client: its updates, its permission requests and the room's
+    files (no terminal: the agents probed run their own shell, gated by the permission answer)."""
 
     def __init__(self, agent: AcpAgent):
         self.agent = agent
+        self.files = RoomFiles(agent.settings.repository)
+
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **_
+    ) -> schema.ReadTextFileResponse:
+        return await self.files.read(path, line, limit)
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **_: Any
+    ) -> schema.WriteTextFileResponse:
+        return await self.files.write(path, content)
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         await self.agent.heard(session_id, update)
@@ -128,12 +146,14 @@ class AcpAgent(Agent):
             limit=16 * 2**20,
         )
         assert self._process.stdin is not None and self._process.stdout is not None
-        # A client of only the methods it announced: the others answer "method not found".
+        # A client of the methods it announced: the others answer "method not found".
         client = cast(acp.Client, RoomClient(self))
         self._conn = acp.connect_to_agent(client, self._process.stdin, self._process.stdout)
         self._watch = asyncio.create_task(self._watch_process(self._process))
         async with asyncio.timeout(START_TIMEOUT):
-            init = await self._conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            init = await self._conn.initialize(
+                protocol_version=acp.PROTOCOL_VERSION, client_capabilities=CAPABILITIES
+            )
             return await self._open_session(bool(init.agent_capabilities.load_session))
 
     async def _open_session(self, can_load: bool) -> bool:
