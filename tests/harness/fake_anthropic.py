@@ -1,0 +1,138 @@
+"""A local fake of Anthropic's Messages API (`POST /v1/messages`, streamed as server-sent events
+as the real one streams: message_start, content blocks with their deltas, message_delta,
+message_stop), for Claude Code under ACP in the tests. Each request is answered by the test's
+`script(request)`: a text, and optionally one tool call (its input streamed as JSON deltas).
+Anything else the client asks for is a 404."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
+from tornado.web import Application, RequestHandler
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    name: str
+    input: dict
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str = ""
+    tool: ToolUse | None = None
+
+
+@dataclass
+class MessagesRequest:
+    body: dict
+    texts: list[str] = field(default_factory=list)  # every text of the conversation, in order
+
+    @property
+    def tool_results(self) -> list[str]:
+        """The results of the last message's tool calls (the turn goes on after a tool)."""
+        content = self.body["messages"][-1]["content"]
+        blocks = content if isinstance(content, list) else []
+        return [_text(b.get("content")) for b in blocks if b.get("type") == "tool_result"]
+
+
+def _text(content) -> str:
+    if isinstance(content, str):
+        return content
+    return " ".join(b.get("text", "") for b in content or () if isinstance(b, dict))
+
+
+class FakeAnthropic:
+    def __init__(self, script: Callable[[MessagesRequest], Answer]):
+        self.script = script
+        self.requests: list[MessagesRequest] = []
+        self._server: HTTPServer | None = None
+        self.port = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"  # Claude Code adds /v1/messages itself
+
+    def start(self) -> None:
+        app = Application([(r"/v1/messages", _Messages, {"owner": self}), (r".*", _Nothing)])
+        sockets = bind_sockets(0, "127.0.0.1")
+        self.port = sockets[0].getsockname()[1]
+        self._server = HTTPServer(app)
+        self._server.add_sockets(sockets)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            await self._server.close_all_connections()
+
+
+class _Nothing(RequestHandler):
+    def prepare(self) -> None:
+        self.set_status(404)
+        self.finish({"type": "error", "error": {"type": "not_found_error", "message": "fake"}})
+
+
+class _Messages(RequestHandler):
+    def initialize(self, owner: FakeAnthropic) -> None:
+        self.owner = owner
+
+    async def post(self) -> None:
+        body = json.loads(self.request.body)
+        texts = [_text(m.get("content")) for m in body.get("messages", [])]
+        request = MessagesRequest(body, texts)
+        self.owner.requests.append(request)
+        answer = self.owner.script(request)
+        usage = {"input_tokens": 100, "output_tokens": 10}
+        stop = "tool_use" if answer.tool else "end_turn"
+        if not body.get("stream"):
+            content = [{"type": "text", "text": answer.text}] if answer.text else []
+            self.finish(
+                {
+                    "id": "msg_" + uuid.uuid4().hex[:12],
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body.get("model"),
+                    "content": content,
+                    "stop_reason": stop,
+                    "stop_sequence": None,
+                    "usage": usage,
+                }
+            )
+            return
+        self.set_header("Content-Type", "text/event-stream")
+        message = {"id": "msg_" + uuid.uuid4().hex[:12], "type": "message", "role": "assistant"}
+        message |= {"model": body.get("model"), "content": [], "stop_reason": None}
+        await self.event("message_start", {"message": {**message, "usage": usage}})
+        index = 0
+        if answer.text:
+            await self.block(index, {"type": "text", "text": ""}, "text_delta", "text", answer.text)
+            index += 1
+        if answer.tool:
+            start = {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:12]}
+            start |= {"name": answer.tool.name, "input": {}}
+            arguments = json.dumps(answer.tool.input)
+            await self.block(index, start, "input_json_delta", "partial_json", arguments)
+        await self.event(
+            "message_delta",
+            {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 10}},
+        )
+        await self.event("message_stop", {})
+        self.finish()
+
+    async def block(self, index: int, start: dict, kind: str, key: str, whole: str) -> None:
+        await self.event("content_block_start", {"index": index, "content_block": start})
+        for at in range(0, len(whole), 12):
+            delta = {"type": kind, key: whole[at : at + 12]}
+            await self.event("content_block_delta", {"index": index, "delta": delta})
+            await asyncio.sleep(0.005)
+        await self.event("content_block_stop", {"index": index})
+
+    async def event(self, name: str, data: dict) -> None:
+        self.write(f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n")
+        await self.flush()

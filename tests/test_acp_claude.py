@@ -1,0 +1,88 @@
+"""A second real agent (issue 45): Claude Code through `@zed-industries/claude-agent-acp`
+(tests/agents/package.json), against a local fake of Anthropic's Messages API. The room runs
+it as it runs any ACP agent: its replies streamed, its Bash tool's permission request a card that
+the prompt's author answers, the command run only once approved."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .harness.fake_anthropic import Answer, FakeAnthropic, ToolUse
+from .harness.helpers import entries, eventually, finished, ready
+
+AGENTS = Path(__file__).parent / "agents"
+
+
+def claude_command() -> str:
+    """`claude-agent-acp` from `tests/agents/node_modules` (installed with `npm ci` from its
+    package-lock.json when missing, as `.ci/run` does)."""
+    local = AGENTS / "node_modules" / ".bin" / "claude-agent-acp"
+    if not local.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail("Claude Code's ACP adapter needs Node and npm.")
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=AGENTS, check=True, timeout=300)
+    return str(local)
+
+
+def answers(request):
+    """Claude answers "[bob]: ..." by name; "run ..." asks its Bash tool, then says Done."""
+    if request.tool_results:
+        return Answer("Done: " + request.tool_results[-1].strip()[:60])
+    who, said = request.texts[-1].strip().splitlines()[-1].split("]: ", 1)
+    if said.startswith("run "):
+        command = said.removeprefix("run ")
+        return Answer("Running it.", ToolUse("Bash", {"command": command, "description": "t"}))
+    return Answer(f"Hello from Claude, {who.lstrip('[')}.")
+
+
+@pytest.fixture
+def anthropic(jp_asyncio_loop):
+    fake = FakeAnthropic(answers)
+    fake.start()
+    yield fake
+    jp_asyncio_loop.run_until_complete(fake.stop())
+
+
+@pytest.fixture
+def room_config(anthropic, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "fake-anthropic-key")
+    claude = {
+        "acp": [claude_command()],
+        "title": "Claude Code",
+        "env": {
+            "ANTHROPIC_BASE_URL": anthropic.base_url,
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_TELEMETRY": "1",
+        },
+        "env_from": ["ANTHROPIC_API_KEY"],
+    }
+    return {"default_agent": "claude", "agents": {"claude": claude}}
+
+
+async def test_claude_code_answers_in_the_room(api, room, anthropic):
+    await ready(api, room)
+    asked = (await api("bob", "POST", "prompts", body={"text": "hi"})).json
+    await eventually(lambda: asked["id"] in finished(room), timeout=60, what="Claude's turn")
+    assert finished(room)[asked["id"]]["state"] == "completed"
+    assert entries(room, "assistant")[-1]["body"] == "Hello from Claude, bob."
+    assert any("[bob]: hi" in text for text in anthropic.requests[-1].texts)
+    assert (await api("alice", "GET", "room")).json["agent"]["title"] == "Claude Code"
+
+
+async def test_claude_codes_bash_waits_on_its_author_and_runs_once_approved(api, room, jp_root_dir):
+    await ready(api, room)
+    asked = (await api("bob", "POST", "prompts", body={"text": "run echo yes > claude.txt"})).json
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=60, what="the card")
+    [(request_id, card)] = room.document.approvals.to_py().items()
+    assert card["kind"] == "shell" and "echo yes > claude.txt" in card["summary"], card
+    assert not (jp_root_dir / "claude.txt").exists()
+    refused = await api("carol", "POST", "approvals", request_id, body={"decision": "approve"})
+    assert refused.code == 403
+    r = await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
+    assert r.code == 200, r
+    await eventually(lambda: asked["id"] in finished(room), timeout=60, what="the turn to end")
+    assert (jp_root_dir / "claude.txt").read_text() == "yes\n"
+    assert entries(room, "assistant")[-1]["body"].startswith("Done:")
