@@ -2,6 +2,7 @@
 (tests/agents/scripted_acp_agent.py): a crash in the middle of a turn, two permission requests
 open at once and an abort, every tool kind as the room's card, a `session/load` refused."""
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -135,3 +136,36 @@ async def test_the_agents_files_are_the_rooms_folder_and_nothing_outside(
         assert (await said(f"read: {path}")).startswith("Refused: {'path': "), path
     assert (await said(f"write: {folder / 'link.txt'}")).startswith("Refused:")
     assert secret.read_text() == "not the room's\n"
+
+
+@pytest.fixture
+def repository(jp_root_dir):
+    """The server's root, a git repository with one commit (side threads work in worktrees)."""
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "start"]):
+        subprocess.run(
+            ["git", "-c", "user.name=A", "-c", "user.email=a@x", "-C", str(jp_root_dir), *args],
+            check=True,
+            capture_output=True,
+        )
+    return jp_root_dir
+
+
+async def test_a_side_thread_of_an_acp_agent_starts_primed_with_the_conversation_before_it(
+    api, room, room_app, repository
+):
+    """ACP has no fork of a session: the thread's agent starts a new one whose first prompt
+    carries the room's conversation up to the fork point, and nothing after it."""
+    await ready(api, room)
+    first = await ask(api, room, "alice", "first question")
+    await ended(room, first)
+    await ended(room, await ask(api, room, "bob", "second question"))
+    made = await api("bob", "POST", "threads", body={"from": first, "title": "try"})
+    assert made.code == 201, made
+    thread = made.json["id"]
+    question = {"text": "what came before"}
+    asked = await api("bob", "POST", "threads", thread, "prompts", body=question)
+    assert asked.code == 202, asked
+    side = room_app.threads.of(room)._rooms[thread].room
+    await eventually(lambda: asked.json["id"] in finished(side), timeout=30, what="its turn")
+    said = entries(side, "assistant")[-1]["body"]
+    assert said == "Before: [alice]: first question", said

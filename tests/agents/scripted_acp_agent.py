@@ -6,6 +6,8 @@ prompt's words say what it does. Run as `python scripted_acp_agent.py` (ACP on i
 - "every kind": asks one permission of each tool kind in turn, then says how each was answered;
 - "read: <path>" / "write: <path>": reads the file through its client (`fs/read_text_file`), or
   writes "written by the agent" to it, then says what it read or what the client answered;
+- "what came before": "Before: " and the people's lines its prompt carries before its last one
+  (a side thread's primer), joined by " | ";
 - anything else: "Echo: <the prompt's last line>".
 
 With `SCRIPTED_ACP_REFUSE_LOAD=1` in its environment it refuses `session/load`.
@@ -59,6 +61,9 @@ class ScriptedAgent:
             await self.say(session_id, f"Answers: {', '.join(answers)}.")
         elif match := re.search(r"(read|write): (\S+)", last):
             await self.say(session_id, await self.use_file(session_id, *match.groups()))
+        elif "what came before" in last:
+            earlier = re.findall(r"^\[\w+\]: .*$", text, re.MULTILINE)[:-1]
+            await self.say(session_id, "Before: " + " | ".join(earlier))
         elif "every kind" in last:
             answers = [await self.ask(session_id, kind, n) for n, kind in enumerate(KINDS)]
             await self.say(session_id, f"Answers: {', '.join(answers)}.")

@@ -13,6 +13,8 @@ import contextlib
 import json
 import os
 import signal
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, cast
 
 import acp
@@ -22,6 +24,7 @@ from ...events import AgentEvent, AgentStatus, TurnEnded, TurnUsage
 from ..attribution import SYSTEM_NOTE, attributed
 from ..seam import Agent, AgentHost, AgentSettings, AgentTurn
 from .agent_spec import AcpAgentSpec
+from .conversation_log import PRIMER, ConversationLog
 from .permission_asks import cancelled, chosen_option, permission_ask
 from .room_files import RoomFiles
 from .session_updates import SessionUpdates
@@ -36,6 +39,8 @@ STOPS = {
     "max_turn_requests": "The agent stopped: it reached its limit of model requests in a turn.",
     "refusal": "The agent refused to go on with this turn.",
 }
+#: How the room works, as a session's first prompt says it (ACP has no system message).
+RULES = f"<room_rules>\n{SYSTEM_NOTE}\n</room_rules>"
 #: What the ready line says when the session of before could not be loaded.
 SESSION_LOST = "The agent's earlier context was lost: it starts a new session."
 
@@ -87,6 +92,7 @@ class AcpAgent(Agent):
         self.name, self.title = spec.name, spec.title
         self.log = settings.log
         self.folder = settings.state_dir / "agents" / spec.name
+        self.conversation = ConversationLog(self.folder)
         self._host: AgentHost | None = None
         self._process: asyncio.subprocess.Process | None = None
         self._conn: Any = None
@@ -223,14 +229,30 @@ class AcpAgent(Agent):
     async def send(self, turn: AgentTurn) -> None:
         if self._conn is None or self._session is None:
             raise RuntimeError(f"{self.title} is not running")
-        text = attributed(turn.author, turn.text)
-        if self._fresh:  # ACP has no system message: the session's first prompt carries it
-            text, self._fresh = f"<room_rules>\n{SYSTEM_NOTE}\n</room_rules>\n\n{text}", False
+        said = attributed(turn.author, turn.text)
+        text = said
+        if self._fresh:  # a new session: its first prompt says how the room works
+            primer = self.folder / PRIMER  # a side thread's: the room's conversation before it
+            before = primer.read_text(encoding="utf-8") if primer.exists() else ""
+            text = "\n\n".join(
+                part
+                for part in (f"<room_rules>\n{SYSTEM_NOTE}\n</room_rules>", before, said)
+                if part
+            )
+            self._fresh = False
+            primer.unlink(missing_ok=True)
         self._cancelled = False
         self._updates = SessionUpdates()
-        self._turn = asyncio.create_task(self._run(text, self._updates))
+        self._turn = asyncio.create_task(self._run(turn.prompt_id, said, text, self._updates))
 
-    async def _run(self, text: str, updates: SessionUpdates) -> None:
+    async def fork(self, later: Sequence[str], into: Path, name: str) -> None:
+        """A side thread's agent (its state in `into`) starts a new session primed with the
+        conversation up to the first turn of `later` (ACP has no fork of a session)."""
+        folder = into / "agents" / self.spec.name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / PRIMER).write_text(self.conversation.primer(later), encoding="utf-8")
+
+    async def _run(self, prompt_id: str, said: str, text: str, updates: SessionUpdates) -> None:
         error: str | None = None
         usage = None
         try:
@@ -247,6 +269,7 @@ class AcpAgent(Agent):
         self._updates = None
         for event in updates.finished(partial=ended):
             await self._publish(event)
+        self.conversation.add(prompt_id, said, "\n\n".join(updates.replies))
         if usage is not None:
             await self._publish(
                 TurnUsage(

@@ -41,6 +41,7 @@ class SessionUpdates:
     def __init__(self) -> None:
         self.streaming: Streaming | None = None
         self.open_calls: set[str] = set()
+        self.replies: list[str] = []  # the turn's finished replies (not its reasoning)
 
     def read(self, update: object) -> list[AgentEvent]:
         match update:
@@ -73,6 +74,8 @@ class SessionUpdates:
         message, self.streaming = self.streaming, None
         if message is None or not message.text:
             return []
+        if message.kind == "assistant":
+            self.replies.append(message.text)
         return [
             AssistantMessage(
                 entry_id=message.entry_id, text=message.text, kind=message.kind, partial=partial
