@@ -190,3 +190,17 @@ async def test_a_host_chooses_another_agent_and_the_room_keeps_its_transcript(ap
         "Copilot here.",
         "Echo: [bob]: and now?",
     ], "the transcript keeps the first agent's turn"
+
+
+async def test_a_card_nobody_answers_in_time_is_rejected_and_the_command_never_runs(
+    api, room, model, jp_root_dir
+):
+    model.script = shell("echo late > late.txt")
+    await ready(api, room)
+    r = await api("alice", "PATCH", "settings", body={"permission_timeout": 1})
+    assert r.code == 200, r
+    asked = (await api("bob", "POST", "prompts", body={"text": "write it"})).json
+    await eventually(lambda: asked["id"] in finished(room), timeout=30, what="the deadline")
+    [request] = entries(room, "permission")
+    assert request["state"] == "timed_out"
+    assert not (jp_root_dir / "late.txt").exists()
