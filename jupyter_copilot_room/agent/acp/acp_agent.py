@@ -141,16 +141,17 @@ class AcpAgent(Agent):
         home = self.folder / "home"
         home.mkdir(parents=True, exist_ok=True)
         self._stopping = False
-        self._process = await asyncio.create_subprocess_exec(
-            *self.spec.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=open(self.folder / "stderr.log", "ab"),  # noqa: SIM115 (the child keeps it)
-            cwd=self.settings.repository,
-            env=self.spec.environment(os.environ, home),
-            start_new_session=True,
-            limit=16 * 2**20,
-        )
+        with open(self.folder / "stderr.log", "ab") as stderr:  # the child keeps its own copy
+            self._process = await asyncio.create_subprocess_exec(
+                *self.spec.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=stderr,
+                cwd=self.settings.repository,
+                env=self.spec.environment(os.environ, home),
+                start_new_session=True,
+                limit=16 * 2**20,
+            )
         assert self._process.stdin is not None and self._process.stdout is not None
         # A client of the methods it announced: the others answer "method not found".
         client = cast(acp.Client, RoomClient(self))
