@@ -3,28 +3,19 @@
 it as it runs any ACP agent: its replies streamed, its Bash tool's permission request a card that
 the prompt's author answers, the command run only once approved."""
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from .harness.fake_anthropic import Answer, FakeAnthropic, ToolUse
-from .harness.helpers import entries, eventually, finished, ready
+from .harness.helpers import entries, eventually, finished, node_binary, ready
 
 AGENTS = Path(__file__).parent / "agents"
 
 
 def claude_command() -> str:
-    """`claude-agent-acp` from `tests/agents/node_modules` (installed with `npm ci` from its
-    package-lock.json when missing, as `.ci/run` does)."""
-    local = AGENTS / "node_modules" / ".bin" / "claude-agent-acp"
-    if not local.exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail("Claude Code's ACP adapter needs Node and npm.")
-        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=AGENTS, check=True, timeout=300)
-    return str(local)
+    """`claude-agent-acp` from `tests/agents/node_modules` (`npm ci` when missing)."""
+    return str(node_binary(AGENTS, "claude-agent-acp", "Claude Code's ACP adapter"))
 
 
 def answers(request):

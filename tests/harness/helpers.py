@@ -4,8 +4,11 @@ import asyncio
 import inspect
 import json
 import shutil
+import subprocess
 import time
 from pathlib import Path
+
+import pytest
 
 import jupyter_copilot_room
 from jupyter_copilot_room.agent.scripted_model import Reply
@@ -121,3 +124,15 @@ def pending_tasks_of_the_room():
         if not task.done() and code is not None and code.co_filename.startswith(package):
             pending.append(f"{code.co_qualname} ({code.co_filename[len(package) + 1 :]})")
     return pending
+
+
+def node_binary(folder: Path, name: str, what: str) -> Path:
+    """`folder/node_modules/.bin/name`, installed with `npm ci` from `folder`'s package-lock.json
+    when missing (`.ci/run` does it beforehand); `what` says what needs it."""
+    local = folder / "node_modules" / ".bin" / name
+    if not local.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.fail(f"{what} needs {name}: install Node and npm.")
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, check=True, timeout=300)
+    return local

@@ -21,12 +21,10 @@ import json
 import os
 import secrets
 import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
-
 from . import config, people
+from .helpers import node_binary
 from .server import BIN, READY, ServerProcess, free_port, python_path, request
 
 HUB_TESTS = Path(__file__).parents[1] / "hub"
@@ -158,17 +156,11 @@ def scope_roles() -> list[dict]:
 def proxy_command() -> str:
     """`configurable-http-proxy` from `tests/hub/node_modules` (installed with `npm ci` from
     `tests/hub/package-lock.json` when missing), else from `$PATH`."""
+    on_path = shutil.which("configurable-http-proxy")
     local = HUB_TESTS / "node_modules" / ".bin" / "configurable-http-proxy"
-    if not local.exists() and shutil.which("configurable-http-proxy") is None:
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail("JupyterHub needs configurable-http-proxy: install Node and npm.")
-        subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"], cwd=HUB_TESTS, check=True, timeout=300
-        )
-    if local.exists():
-        return str(local)
-    return shutil.which("configurable-http-proxy")
+    if on_path is not None and not local.exists():
+        return on_path
+    return str(node_binary(HUB_TESTS, "configurable-http-proxy", "JupyterHub"))
 
 
 class Hub(ServerProcess):

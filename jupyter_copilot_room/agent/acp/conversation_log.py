@@ -33,8 +33,8 @@ class ConversationLog:
     def primer(self, later: Sequence[str]) -> str:
         """The conversation before the first turn of `later` that reached the agent (all of it
         when none did), as a new session's first prompt carries it."""
-        turns = self.turns()
-        cut = next((n for n, t in enumerate(turns) if t["prompt_id"] in set(later)), len(turns))
+        turns, later_ids = self.turns(), set(later)
+        cut = next((n for n, t in enumerate(turns) if t["prompt_id"] in later_ids), len(turns))
         said = "\n\n".join(f"{t['said']}\n\nYou answered:\n{t['replied']}" for t in turns[:cut])
         return (
             "<room_history>\nThis session continues the room's conversation as it was up to "

@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import json
 from pathlib import Path
-from typing import Any
 
 from acp import schema
 
@@ -92,16 +91,3 @@ def _unified(change: FileChange) -> str:
     after = (change.after or "").splitlines(keepends=True)
     old = "/dev/null" if change.before is None else f"a/{change.path}"
     return "".join(difflib.unified_diff(before, after, old, f"b/{change.path}"))
-
-
-def text_of(content: list[Any] | None) -> str:
-    """A tool call's content as text: its text blocks, its diffs' paths."""
-    parts = []
-    for item in content or ():
-        if isinstance(item, schema.ContentToolCallContent) and isinstance(
-            item.content, schema.TextContentBlock
-        ):
-            parts.append(item.content.text)
-        elif isinstance(item, schema.FileEditToolCallContent):
-            parts.append(f"edited {item.path}")
-    return "\n".join(parts)

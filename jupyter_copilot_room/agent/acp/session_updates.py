@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 from acp import schema
 
@@ -20,7 +21,6 @@ from ...events import (
     ToolStarted,
 )
 from ..tool_rows import summarize_arguments, trim_arguments
-from .permission_asks import text_of
 
 #: A tool call's statuses that end it.
 ENDED = {"completed": True, "failed": False}
@@ -105,3 +105,16 @@ class SessionUpdates:
         if not result and call.raw_output is not None:
             result = str(call.raw_output)
         return [ToolCompleted(call_id=call.tool_call_id, success=success, result=result)]
+
+
+def text_of(content: list[Any] | None) -> str:
+    """A tool call's content as text: its text blocks, its diffs' paths."""
+    parts = []
+    for item in content or ():
+        if isinstance(item, schema.ContentToolCallContent) and isinstance(
+            item.content, schema.TextContentBlock
+        ):
+            parts.append(item.content.text)
+        elif isinstance(item, schema.FileEditToolCallContent):
+            parts.append(f"edited {item.path}")
+    return "\n".join(parts)

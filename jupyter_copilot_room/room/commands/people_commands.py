@@ -174,7 +174,8 @@ class PeopleCommands:
             )
             self.settings.apply(changes)
             self.people.apply_policies(self.settings.current)
-            self.turns.wake()  # another agent chosen: it starts between turns
+            if "agent" in changes:
+                self.turns.wake()  # another agent chosen: it starts between turns
         return self.settings.current.model_dump()
 
     def _check_agent(self, name: str) -> None:

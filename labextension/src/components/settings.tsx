@@ -173,26 +173,12 @@ function SettingField(props: {
   const value = settings[name];
   switch (setting.kind) {
     case 'agent':
-      return (
-        <label title={description}>
-          {labelOf(name)}
-          <select
-            className="jp-mod-styled"
-            data-setting={name}
-            title={description}
-            value={String(value)}
-            disabled={disabled}
-            onChange={event => onChange(event.target.value)}
-          >
-            {props.agents.map(agent => (
-              <option key={agent.name} value={agent.name}>
-                {agent.title}
-              </option>
-            ))}
-          </select>
-        </label>
-      );
-    case 'choice':
+    case 'choice': {
+      // The agent's choices are those the server offers, by title; a choice's, its own words.
+      const options =
+        setting.kind === 'agent'
+          ? props.agents.map(agent => ({ value: agent.name, label: agent.title }))
+          : (setting.choices ?? []).map(choice => ({ value: choice, label: choiceLabel(choice) }));
       return (
         <label title={description}>
           {labelOf(name)}
@@ -204,14 +190,15 @@ function SettingField(props: {
             disabled={disabled}
             onChange={event => onChange(event.target.value as ISettings[SettingName])}
           >
-            {(setting.choices ?? []).map(choice => (
-              <option key={choice} value={choice}>
-                {choiceLabel(choice)}
+            {options.map(option => (
+              <option key={option.value} value={option.value}>
+                {option.label}
               </option>
             ))}
           </select>
         </label>
       );
+    }
     case 'boolean':
       return (
         <label className="jp-CopilotRoom-checkbox" title={description}>
