@@ -15,9 +15,11 @@ from .access.claim_notice import announcement, claim_page_path, claim_urls, writ
 from .access.hub_grants import hub_server_name
 from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
 from .agent.acp.agent_spec import COPILOT, parse_agents
+from .agent.notebook_mcp import NotebookToolsServer
 from .agent.seam import Agent
 from .api import RoomsAPI
 from .eventlog import EventEmitter
+from .handlers.notebook_tools import tools_url
 from .handlers.room_handler import HubGrants, RoomContext
 from .handlers.routes import routes
 from .notebooks.at_stop import hold, keep
@@ -257,6 +259,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         if not provider_verifies_users(serverapp.identity_provider):
             hosts.add(SERVER_OWNER.username)  # kernels and scripts holding the server's token
         assert serverapp.event_logger is not None  # made before extensions load
+        #: The notebook tools every ACP agent of the server uses, as an MCP server.
+        self.notebook_tools = NotebookToolsServer(lambda: tools_url(serverapp), self.log)
         self.factory = RoomFactory(
             self,
             frozenset(hosts),
@@ -319,7 +323,11 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             server=hub_server_name(),  # as JupyterHub names it in scope filters (`server=alice/`)
         )
         context = RoomContext(
-            self.api, self.users_verified, grants, self.websocket_recheck_interval
+            self.api,
+            self.users_verified,
+            grants,
+            self.websocket_recheck_interval,
+            self.notebook_tools,
         )
         self.handlers.extend(routes(context))
 

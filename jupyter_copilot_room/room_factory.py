@@ -185,7 +185,7 @@ class RoomFactory:
 
         def make(name: str) -> Agent:
             if name in app.acp_agents:
-                return AcpAgent(agent_settings, app.acp_agents[name])
+                return AcpAgent(agent_settings, app.acp_agents[name], app.notebook_tools)
             assert own is not None
             return own(agent_settings)
 

@@ -19,6 +19,7 @@ from tornado import web
 
 from ..access.hub_grants import hub_grant
 from ..access.identity import SERVER_OWNER, Identity
+from ..agent.notebook_mcp import NotebookToolsServer
 from ..api import RoomAPI, RoomsAPI
 from ..errors import InvalidRequest, Refused
 from ..request_bodies import validated
@@ -46,6 +47,7 @@ class RoomContext:
     users_verified: bool
     grants: HubGrants
     recheck_interval: float  # seconds between re-checks of an open websocket's user
+    notebook_tools: NotebookToolsServer  # the agents' MCP server (`notebook_tools.py`)
 
 
 if TYPE_CHECKING:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..agent.notebook_mcp import PATH
 from . import (
     agent,
     budgets,
@@ -22,6 +23,7 @@ from . import (
     threads,
     transcript,
 )
+from .notebook_tools import NotebookToolsHandler
 from .room_handler import RoomContext
 from .websocket import RoomWebSocketHandler
 
@@ -97,7 +99,8 @@ SERVER_LEVEL = [
 def routes(context: RoomContext) -> list[tuple[str, type, dict[str, Any]]]:
     """Every `(route, handler, kwargs)` of the extension, each handler given `context`."""
     kwargs = {"context": context}
-    return [
+    agents = [(PATH, NotebookToolsHandler, {"tools": context.notebook_tools})]
+    return agents + [
         (route, handler, kwargs)
         for route, handler in [
             *SERVER_LEVEL,

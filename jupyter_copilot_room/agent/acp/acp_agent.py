@@ -22,10 +22,12 @@ from acp import schema
 
 from ...events import AgentEvent, AgentStatus, TurnEnded, TurnUsage
 from ..attribution import SYSTEM_NOTE, attributed
-from ..seam import Agent, AgentHost, AgentSettings, AgentTurn
+from ..notebook_calls import NotebookCalls
+from ..notebook_mcp import SERVER_NAME, Grant, NotebookToolsServer
+from ..seam import Agent, AgentHost, AgentSettings, AgentTurn, Answer
 from .agent_spec import AcpAgentSpec
 from .conversation_log import PRIMER, ConversationLog
-from .permission_asks import cancelled, chosen_option, permission_ask
+from .permission_asks import cancelled, chosen_option, permission_ask, room_tool
 from .room_files import RoomFiles
 from .session_updates import SessionUpdates
 
@@ -86,9 +88,19 @@ class RoomClient:
 
 
 class AcpAgent(Agent):
-    def __init__(self, settings: AgentSettings, spec: AcpAgentSpec):
+    def __init__(
+        self,
+        settings: AgentSettings,
+        spec: AcpAgentSpec,
+        notebook_tools: NotebookToolsServer | None = None,
+    ):
+        """`notebook_tools`: the server's MCP server of notebook tools, offered to the agent's
+        session (None: no notebook tools, as in a room of the tests' own)."""
         super().__init__(settings)
         self.spec = spec
+        self.notebook_tools = notebook_tools
+        self.notebook_calls = NotebookCalls(settings.notebooks) if settings.notebooks else None
+        self._grant: str | None = None  # the session's token for the notebook tools
         self.name, self.title = spec.name, spec.title
         self.log = settings.log
         self.folder = settings.state_dir / "agents" / spec.name
@@ -161,21 +173,41 @@ class AcpAgent(Agent):
             init = await self._conn.initialize(
                 protocol_version=acp.PROTOCOL_VERSION, client_capabilities=CAPABILITIES
             )
-            return await self._open_session(bool(init.agent_capabilities.load_session))
+            capabilities = init.agent_capabilities
+            servers = self._mcp_servers(capabilities.mcp_capabilities)
+            return await self._open_session(bool(capabilities.load_session), servers)
 
-    async def _open_session(self, can_load: bool) -> bool:
+    def _mcp_servers(self, offered: schema.McpCapabilities | None) -> list:
+        """The room's notebook tools as an MCP server over HTTP, where the agent takes one."""
+        tools, calls = self.notebook_tools, self.notebook_calls
+        url = tools.url() if tools is not None else None
+        if tools is None or calls is None or url is None:
+            return []
+        if offered is None or not offered.http:
+            self.log.warning(
+                "%s takes no MCP server over HTTP: it edits notebooks as files, not live",
+                self.title,
+            )
+            return []
+        self._grant = tools.grant(
+            Grant(calls, lambda: self._host, lambda: self._updates is not None)
+        )
+        bearer = schema.HttpHeader(name="Authorization", value=f"Bearer {self._grant}")
+        return [schema.HttpMcpServer(type="http", name=SERVER_NAME, url=url, headers=[bearer])]
+
+    async def _open_session(self, can_load: bool, servers: list) -> bool:
         cwd = str(self.settings.repository)
         saved = self._saved_session()
         if saved and can_load:
             self._session = saved  # its replayed history is no turn's: `heard` skips it
             try:
-                await self._conn.load_session(cwd=cwd, session_id=saved, mcp_servers=[])
+                await self._conn.load_session(cwd=cwd, session_id=saved, mcp_servers=servers)
             except acp.RequestError as err:
                 self.log.warning("%s could not load session %s: %s", self.title, saved, err)
             else:
                 self._fresh = False
                 return False
-        new = await self._conn.new_session(cwd=cwd, mcp_servers=[])
+        new = await self._conn.new_session(cwd=cwd, mcp_servers=servers)
         self._session, self._fresh = new.session_id, True
         self._save_session()
         if self.spec.mode:
@@ -210,6 +242,9 @@ class AcpAgent(Agent):
                 with contextlib.suppress(BaseException):
                     await task
         self._turn = self._watch = None
+        if self._grant is not None and self.notebook_tools is not None:
+            self.notebook_tools.revoke(self._grant)
+            self._grant = None
         if self._conn is not None:
             with contextlib.suppress(Exception):
                 await self._conn.close()
@@ -243,6 +278,8 @@ class AcpAgent(Agent):
             self._fresh = False
             primer.unlink(missing_ok=True)
         self._cancelled = False
+        if self.notebook_calls is not None:
+            self.notebook_calls.begin_turn(turn)
         self._updates = SessionUpdates()
         self._turn = asyncio.create_task(self._run(turn.prompt_id, said, text, self._updates))
 
@@ -303,6 +340,8 @@ class AcpAgent(Agent):
         """A permission request: the room's card, answered by the option of the same kind."""
         if self._host is None or self._cancelled or session_id != self._session:
             return cancelled()
+        if room_tool(tool_call):  # its call asks the room's card (`notebook_mcp.py`)
+            return chosen_option(Answer(approved=True), options)
         answer = await self._host.request_permission(
             permission_ask(tool_call, self.settings.repository)
         )

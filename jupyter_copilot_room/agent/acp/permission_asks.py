@@ -2,7 +2,11 @@
 option the agent offered: the card's kind comes from the tool call's `kind`, its summary is the
 command, the path or the URL, and an answer picks an option by its `kind`, never by its id
 (agents name them differently: `allow_once`, `allow`). `allow_always` is never chosen: the room's
-policies are its memory."""
+policies are its memory.
+
+The agent asks too before it calls one of the room's own notebook tools (`notebook_mcp.py`); that
+call asks the room's card itself, with the notebook's diff, so the agent's ask is let through
+(`room_tool`) rather than asked twice."""
 
 from __future__ import annotations
 
@@ -12,7 +16,12 @@ from pathlib import Path
 
 from acp import schema
 
+from ...notebooks import TOOL_NAMES
+from ..notebook_mcp import SERVER_NAME
 from ..seam import Answer, FileChange, PermissionAsk
+
+#: How agents name an MCP server's tool: bare (Copilot), `jupyter-x`, `mcp__jupyter__x` (Claude).
+ROOM_TOOL_PREFIXES = ("", f"{SERVER_NAME}-", f"mcp__{SERVER_NAME}__")
 
 #: ACP's tool kinds as the room's permission kinds (`access/approval_policy.py`).
 KINDS = {
@@ -57,6 +66,16 @@ def permission_ask(call: schema.ToolCallUpdate, repository: Path) -> PermissionA
             summary = title or call.kind or "a tool"
             details = {"arguments": json.dumps(raw, indent=2, default=str)[:20_000]}
     return PermissionAsk(kind, summary, details, changes, call.tool_call_id)
+
+
+def room_tool(call: schema.ToolCallUpdate) -> bool:
+    """Whether the agent asks to call one of the room's notebook tools (which ask the room's
+    card themselves when called)."""
+    title = call.title or ""
+    return any(
+        title.startswith(prefix) and title.removeprefix(prefix) in TOOL_NAMES
+        for prefix in ROOM_TOOL_PREFIXES
+    )
 
 
 def chosen_option(
