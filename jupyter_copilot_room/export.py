@@ -266,9 +266,10 @@ def _asked(opened: ev.RequestOpened) -> str:
     summary = opened.summary
     if hidden := opened.details.get("truncated", {}).get("summary"):  # room/cards/card_content.py
         summary += f"… ({hidden['total'] - hidden['shown']:,} more characters not shown)"
+    who = opened.agent or "Copilot"
     if opened.kind == "question":
-        return f"Copilot asked: {summary}"
-    return f"Copilot asked to {approval_policy.action(opened.kind)}: {summary}"
+        return f"{who} asked: {summary}"
+    return f"{who} asked to {approval_policy.action(opened.kind)}: {summary}"
 
 
 def _settled(opened: ev.RequestOpened, settled: ev.RequestSettled, by: str) -> str:

@@ -62,10 +62,12 @@ async def test_two_requests_open_at_once_are_two_cards_and_abort_cancels_both(ap
     second = await ask(api, room, "bob", "two asks")
     await eventually(lambda: len(room.document.approvals) == 2, what="two cards again")
     one, two = sorted(room.document.approvals.to_py().items(), key=lambda c: c[1]["summary"])
+    assert one[1]["agent"] == two[1]["agent"] == "Scripted", "a card names the agent that asks"
     assert (await api("bob", "POST", "approvals", one[0], body={"decision": "approve"})).code == 200
     assert (await api("bob", "POST", "approvals", two[0], body={"decision": "reject"})).code == 200
     assert (await ended(room, second))["state"] == "completed"
     assert entries(room, "assistant")[-1]["body"] == "Answers: execute 1 allow, execute 2 deny."
+    assert {e["agent"] for e in entries(room, "permission")} == {"Scripted"}
 
 
 async def test_every_tool_kind_is_a_card_of_the_rooms_kinds(api, room):

@@ -192,3 +192,17 @@ def test_an_answer_picks_the_option_by_its_kind_and_never_allow_always():
     assert picked(Answer(False, "bob rejected it")) == "no"
     assert picked(Answer(True), OPTIONS[1:]) == "cancelled"  # only "always": nothing runs
     assert picked(Answer(False), OPTIONS[:2]) == "cancelled"  # no reject option: cancelled
+
+
+def test_a_tool_of_kind_other_is_named_by_its_title():
+    """ACP's `other` names no tool: the row shows the call's title, a room tool by its name."""
+    [started] = SessionUpdates().read(
+        schema.ToolCallStart(
+            session_update="tool_call",
+            tool_call_id="c2",
+            title="jupyter-notebook_read",
+            kind="other",
+            raw_input={"path": "plan.ipynb"},
+        )
+    )
+    assert (started.tool, started.summary) == ("notebook_read", "plan.ipynb")

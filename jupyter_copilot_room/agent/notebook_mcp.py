@@ -117,6 +117,16 @@ TOOL_LIST = [
     for spec in TOOLS
 ]
 KNOWN_METHODS = {"initialize", "ping", "tools/list", "tools/call"}
+#: How agents name this server's tools: bare, `jupyter-x` (Copilot), `mcp__jupyter__x` (Claude).
+AGENT_PREFIXES = ("", f"{SERVER_NAME}-", f"mcp__{SERVER_NAME}__")
+
+
+def room_tool_name(name: str) -> str | None:
+    """The room's tool an agent's name for a tool means, or None when it is none of them."""
+    for prefix in AGENT_PREFIXES:
+        if name.startswith(prefix) and name.removeprefix(prefix) in TOOL_SPECS:
+            return name.removeprefix(prefix)
+    return None
 
 
 def _initialized(asked: str) -> mcp.InitializeResult:

@@ -29,6 +29,8 @@ class RequestOpened(Strict):
     rule: str | None = None
     #: The tool call a permission request is for, where the runtime says (since 0.3).
     call_id: str | None = None
+    #: The title of the agent that asked, when not the room's own Copilot (since 0.4).
+    agent: str | None = None
 
 
 class RequestSettled(Strict):

@@ -172,12 +172,10 @@ class Room:
         self.checkpoints = Checkpoints(
             repository or Path.cwd(), state_dir, notebooks.live if notebooks else None
         )
-        self.open_requests = OpenRequests(self.recorder, clock)
-        self.streams = Streams(
-            self.recorder,
-            self.document,
-            speaker=lambda: None if agent is None or agent.name == COPILOT else agent.title,
-        )
+        #: The title of the agent that speaks now, when not the room's own Copilot.
+        speaker = lambda: None if agent is None or agent.name == COPILOT else agent.title  # noqa: E731
+        self.open_requests = OpenRequests(self.recorder, clock, speaker)
+        self.streams = Streams(self.recorder, self.document, speaker)
         self.turns = Turns(
             queue=self.queue,
             recorder=self.recorder,

@@ -46,8 +46,8 @@ export function needsOf(
       id: card.id,
       text:
         card.kind === 'question'
-          ? `Copilot asks you: ${card.summary}`
-          : `Copilot waits for your approval: ${card.summary}`
+          ? `${card.agent || 'Copilot'} asks you: ${card.summary}`
+          : `${card.agent || 'Copilot'} waits for your approval: ${card.summary}`
     }));
   const arrivals = participants
     .filter(person => waitsOn(me, person.answerers))

@@ -121,6 +121,8 @@ interface IRequestFields {
   approvers?: string[];
   /** The approval policy's rule that decided or asked for two approvers. */
   rule?: string | null;
+  /** The title of the agent that asked, when not the room's own Copilot (an ACP agent). */
+  agent?: string;
 }
 
 export interface IPermissionEntry extends IEntryBase, IRequestFields {

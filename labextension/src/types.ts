@@ -97,6 +97,8 @@ export interface IApproval {
   approvers_needed?: number;
   /** Who approved so far, in order (a request that needs two). */
   approvers?: string[];
+  /** The title of the agent that asks, when not the room's own Copilot (an ACP agent). */
+  agent?: string;
   /** The approval policy rule that decided how this is answered. */
   rule?: string | null;
   answerers: IAnswerers;

@@ -24,6 +24,10 @@ describe('what waits on the reader', () => {
     const bob = needsOf(me('bob', 'member'), model.approvals, model.participants);
     expect(bob.map(n => n.key)).toEqual(['soon', 'late']);
     expect(bob[0].text).toBe('Copilot asks you: Which?');
+    // Another agent in Copilot's place: its title says who waits.
+    addCard(doc, 'claudes', { author: 'bob', summary: 'rm x', deadline: 50, agent: 'Claude' });
+    const asked = needsOf(me('bob', 'member'), model.approvals, model.participants);
+    expect(asked[0].text).toBe('Claude waits for your approval: rm x');
 
     // A host may answer any card, but a card waits on its author; arrivals wait on hosts.
     const alice = needsOf(me('alice', 'host'), model.approvals, model.participants);

@@ -16,12 +16,8 @@ from pathlib import Path
 
 from acp import schema
 
-from ...notebooks import TOOL_NAMES
-from ..notebook_mcp import SERVER_NAME
+from ..notebook_mcp import room_tool_name
 from ..seam import Answer, FileChange, PermissionAsk
-
-#: How agents name an MCP server's tool: bare (Copilot), `jupyter-x`, `mcp__jupyter__x` (Claude).
-ROOM_TOOL_PREFIXES = ("", f"{SERVER_NAME}-", f"mcp__{SERVER_NAME}__")
 
 #: ACP's tool kinds as the room's permission kinds (`access/approval_policy.py`).
 KINDS = {
@@ -71,11 +67,7 @@ def permission_ask(call: schema.ToolCallUpdate, repository: Path) -> PermissionA
 def room_tool(call: schema.ToolCallUpdate) -> bool:
     """Whether the agent asks to call one of the room's notebook tools (which ask the room's
     card themselves when called)."""
-    title = call.title or ""
-    return any(
-        title.startswith(prefix) and title.removeprefix(prefix) in TOOL_NAMES
-        for prefix in ROOM_TOOL_PREFIXES
-    )
+    return room_tool_name(call.title or "") is not None
 
 
 def chosen_option(

@@ -20,6 +20,7 @@ from ...events import (
     ToolCompleted,
     ToolStarted,
 )
+from ..notebook_mcp import room_tool_name
 from ..tool_rows import summarize_arguments, trim_arguments
 
 #: A tool call's statuses that end it.
@@ -87,7 +88,9 @@ class SessionUpdates:
             return []
         self.open_calls.add(call.tool_call_id)
         arguments = call.raw_input if isinstance(call.raw_input, dict) else {}
-        tool = call.kind or "tool"
+        # ACP's `other` says nothing: the call's title names the tool (the room's by its name).
+        tool = call.kind if call.kind not in (None, "other") else call.title or "tool"
+        tool = room_tool_name(tool) or tool
         summary = summarize_arguments(tool, arguments) or call.title
         started = ToolStarted(
             call_id=call.tool_call_id,

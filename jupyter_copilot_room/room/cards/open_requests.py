@@ -28,9 +28,16 @@ from .request_ledger import Outcome, Request, RequestLedger, complete
 
 
 class OpenRequests:
-    def __init__(self, recorder: Recorder, wall_clock: Callable[[], float]):
+    def __init__(
+        self,
+        recorder: Recorder,
+        wall_clock: Callable[[], float],
+        speaker: Callable[[], str | None] = lambda: None,
+    ):
+        """`speaker()`: the title of the agent that asks now, if not the room's own."""
         self.recorder = recorder
         self.wall_clock = wall_clock
+        self.speaker = speaker
         self.ledger = RequestLedger()
         self._waiters: dict[str, asyncio.Future[Answer]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -195,6 +202,7 @@ class OpenRequests:
                 approvers_needed=request.approvers_needed,
                 rule=rule,
                 call_id=call_id,
+                agent=self.speaker(),
             ),
         )
         return request, content

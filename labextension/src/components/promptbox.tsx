@@ -35,7 +35,7 @@ import {
 } from '../policy';
 import { withQuote } from '../quote';
 import { IPromptDraft } from '../room';
-import { ICatalog, ICatalogItem, ITarget } from '../types';
+import { ICatalog, ICatalogItem, IMeta, ITarget } from '../types';
 import { Refusal, useAction } from './action';
 import { AttachMenuButton } from './attach';
 import { DraftAttachments, filesOf, useDraftAttachments } from './attachments';
@@ -120,7 +120,11 @@ export function PromptBox(props: {
   const chats = mayChat(model.me);
   // A side thread's own document says it is one: what is said there is said in the thread.
   const where = model.meta.thread ? 'the thread' : 'the room';
-  const shownPlaceholder = useFittingPlaceholder(inputRef, placeholders(asks, chats, where));
+  const agent = askedAgent(model.meta);
+  const shownPlaceholder = useFittingPlaceholder(
+    inputRef,
+    placeholders(asks, chats, where, agent)
+  );
   if (!asks && !chats) {
     return (
       <div className="jp-CopilotRoom-promptBox jp-mod-disabled">
@@ -314,16 +318,16 @@ export function PromptBox(props: {
             <button
               type="button"
               className="jp-mod-styled jp-mod-accept"
-              aria-label="Ask Copilot: send the prompt to the agent's queue"
+              aria-label={`Ask ${agent}: send the prompt to the agent's queue`}
               title={
                 draft.uploading
                   ? 'Waiting for the images to upload'
-                  : 'Ask Copilot (Enter; Shift+Enter for a new line)'
+                  : `Ask ${agent} (Enter; Shift+Enter for a new line)`
               }
               disabled={!text.trim() || action.busy || draft.uploading}
               onClick={() => void send()}
             >
-              <span className="jp-CopilotRoom-long">Ask Copilot</span>
+              <span className="jp-CopilotRoom-long">Ask {agent}</span>
               <span className="jp-CopilotRoom-short">Ask</span>
             </button>
           )}
@@ -336,8 +340,13 @@ export function PromptBox(props: {
   );
 }
 
+/** Whom a prompt asks: the room's own Copilot, or the title of the agent in its place. */
+function askedAgent(meta: IMeta): string {
+  return meta.name && meta.name !== 'copilot' && meta.title ? meta.title : 'Copilot';
+}
+
 /** What the box may say before anything is typed, longest first: where Enter sends it. */
-function placeholders(asks: boolean, chats: boolean, where = 'the room'): string[] {
+function placeholders(asks: boolean, chats: boolean, where: string, agent: string): string[] {
   if (!asks) {
     return [
       `Say something to ${where}… (Enter says it; the agent does not read it)`,
@@ -346,9 +355,9 @@ function placeholders(asks: boolean, chats: boolean, where = 'the room'): string
   }
   const chat = chats ? `, Alt+Enter says it to ${where}` : '';
   return [
-    `Ask Copilot… (Enter asks${chat}, Shift+Enter for a new line, / skills, @ agents)`,
-    'Ask Copilot… (Enter asks, / skills, @ agents)',
-    'Ask Copilot…'
+    `Ask ${agent}… (Enter asks${chat}, Shift+Enter for a new line, / skills, @ agents)`,
+    `Ask ${agent}… (Enter asks, / skills, @ agents)`,
+    `Ask ${agent}…`
   ];
 }
 

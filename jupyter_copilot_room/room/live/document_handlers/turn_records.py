@@ -284,6 +284,8 @@ def request_opened(doc: RoomDocument, record: Record, p: ev.RequestOpened) -> No
         fields["rule"] = p.rule
     if p.call_id is not None:  # the tool row it is for: refused, that row says so
         fields["call_id"] = p.call_id
+    if p.agent is not None:  # who asks, when not the room's own Copilot
+        fields["agent"] = p.agent
     doc.approvals[p.id] = Map(dict(fields))
     entry_kind = "question" if p.kind == "question" else "permission"
     extra = {k: v for k, v in fields.items() if k not in ("kind", "summary", "author")}

@@ -51,7 +51,7 @@ export function RequestEntry(props: {
   return (
     <div className="jp-CopilotRoom-entry jp-CopilotRoom-request" data-state={entry.state}>
       {/* A side thread's changes coming back: the room asks that, not the agent. */}
-      {entry.request_kind === 'promote' ? 'The room asks' : 'Copilot'} {what}:{' '}
+      {entry.request_kind === 'promote' ? 'The room asks' : entry.agent || 'Copilot'} {what}:{' '}
       <code>{entry.body}</code>
       {cut && <span className="jp-CopilotRoom-hiddenNote">{` (${hiddenWords(cut)})`}</span>}{' '}
       <span className="jp-CopilotRoom-status">
