@@ -171,3 +171,24 @@ async def test_a_side_thread_of_an_acp_agent_starts_primed_with_the_conversation
     await eventually(lambda: asked.json["id"] in finished(side), timeout=30, what="its turn")
     said = entries(side, "assistant")[-1]["body"]
     assert said == "Before: [alice]: first question", said
+
+
+async def test_a_host_chooses_among_the_models_the_session_offers(api, room):
+    """The session's config option of category `model` is the room's model switch: a host's
+    choice is set on the session before the next prompt, and kept across a restart."""
+    await ready(api, room)
+    offered = (await api("bob", "GET", "model")).json
+    assert offered == {"model": "fast", "models": ["fast", "thorough"]}
+    assert (await api("bob", "PUT", "model", body={"model": "thorough"})).code == 403
+    refused = await api("alice", "PUT", "model", body={"model": "gpt-unknown"})
+    assert (refused.code, refused.json["error"]) == (400, "unknown_model")
+    assert (await api("alice", "PUT", "model", body={"model": "thorough"})).code == 200
+    await eventually(lambda: room.document.meta.get("model") == "thorough", what="the label")
+    said = await ended(room, await ask(api, room, "bob", "which model"))
+    assert said["state"] == "completed"
+    assert entries(room, "assistant")[-1]["body"] == "Model: thorough"
+
+    await room.agent.restart()  # a new process: the session is loaded, the choice said again
+    await ready(api, room)
+    await ended(room, await ask(api, room, "bob", "which model"))
+    assert entries(room, "assistant")[-1]["body"] == "Model: thorough"

@@ -6,6 +6,8 @@ prompt's words say what it does. Run as `python scripted_acp_agent.py` (ACP on i
 - "every kind": asks one permission of each tool kind in turn, then says how each was answered;
 - "read: <path>" / "write: <path>": reads the file through its client (`fs/read_text_file`), or
   writes "written by the agent" to it, then says what it read or what the client answered;
+- "which model": "Model: " and the session's model, one of its config option `model`'s
+  (`fast`, the default, or `thorough`);
 - "what came before": "Before: " and the people's lines its prompt carries before its last one
   (a side thread's primer), joined by " | ";
 - anything else: "Echo: <the prompt's last line>".
@@ -32,7 +34,24 @@ OPTIONS = [
 ]
 
 
+MODELS = ("fast", "thorough")
+
+
+def model_option(current: str) -> schema.SessionConfigOptionSelect:
+    return schema.SessionConfigOptionSelect(
+        id="model",
+        name="Model",
+        category="model",
+        type="select",
+        current_value=current,
+        options=[schema.SessionConfigSelectOption(value=m, name=m.title()) for m in MODELS],
+    )
+
+
 class ScriptedAgent:
+    def __init__(self) -> None:
+        self.models: dict[str, str] = {}  # each session's
+
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
@@ -43,11 +62,25 @@ class ScriptedAgent:
         )
 
     async def new_session(self, cwd: str, **_: Any) -> schema.NewSessionResponse:
-        return schema.NewSessionResponse(session_id=uuid.uuid4().hex)
+        session_id = uuid.uuid4().hex
+        self.models[session_id] = MODELS[0]
+        return schema.NewSessionResponse(
+            session_id=session_id, config_options=[model_option("fast")]
+        )
 
-    async def load_session(self, cwd: str, session_id: str, **_: Any) -> None:
+    async def load_session(self, cwd: str, session_id: str, **_: Any) -> schema.LoadSessionResponse:
         if os.environ.get("SCRIPTED_ACP_REFUSE_LOAD"):
             raise acp.RequestError.invalid_params({"session_id": "no such session here"})
+        model = self.models.setdefault(session_id, MODELS[0])
+        return schema.LoadSessionResponse(config_options=[model_option(model)])
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: Any, **_: Any
+    ) -> schema.SetSessionConfigOptionResponse:
+        if config_id != "model" or value not in MODELS:
+            raise acp.RequestError.invalid_params({"value": f"no {config_id} {value}"})
+        self.models[session_id] = value
+        return schema.SetSessionConfigOptionResponse(config_options=[model_option(value)])
 
     async def prompt(self, session_id: str, prompt: list, **_: Any) -> schema.PromptResponse:
         text = "\n".join(block.text for block in prompt if hasattr(block, "text"))
@@ -61,6 +94,8 @@ class ScriptedAgent:
             await self.say(session_id, f"Answers: {', '.join(answers)}.")
         elif match := re.search(r"(read|write): (\S+)", last):
             await self.say(session_id, await self.use_file(session_id, *match.groups()))
+        elif "which model" in last:
+            await self.say(session_id, f"Model: {self.models.get(session_id, '?')}")
         elif "what came before" in last:
             earlier = re.findall(r"^\[\w+\]: .*$", text, re.MULTILINE)[:-1]
             await self.say(session_id, "Before: " + " | ".join(earlier))

@@ -29,6 +29,7 @@ from .agent_spec import AcpAgentSpec
 from .conversation_log import PRIMER, ConversationLog
 from .permission_asks import cancelled, chosen_option, permission_ask, room_tool
 from .room_files import RoomFiles
+from .session_models import SessionModels
 from .session_updates import SessionUpdates
 
 #: Seconds the agent has to answer `initialize` and open its session.
@@ -115,7 +116,7 @@ class AcpAgent(Agent):
         self._watch: asyncio.Task | None = None
         self._cancelled = False
         self._stopping = False
-        self._model = settings.model
+        self.session_models = SessionModels(settings.model)
 
     # -- life ----------------------------------------------------------------------------------
 
@@ -136,8 +137,9 @@ class AcpAgent(Agent):
                 )
             )
             return
+        await self._use_chosen_model()
         label = f"{self.title}: {SESSION_LOST}" if lost else self.title
-        await host.publish(AgentStatus(state="ready", label=label, model=self._model))
+        await host.publish(AgentStatus(state="ready", label=label, model=self._model_name()))
 
     async def restart(self) -> None:
         await self._close()
@@ -201,14 +203,18 @@ class AcpAgent(Agent):
         if saved and can_load:
             self._session = saved  # its replayed history is no turn's: `heard` skips it
             try:
-                await self._conn.load_session(cwd=cwd, session_id=saved, mcp_servers=servers)
+                loaded = await self._conn.load_session(
+                    cwd=cwd, session_id=saved, mcp_servers=servers
+                )
             except acp.RequestError as err:
                 self.log.warning("%s could not load session %s: %s", self.title, saved, err)
             else:
                 self._fresh = False
+                self.session_models.read(loaded.config_options if loaded else None)
                 return False
         new = await self._conn.new_session(cwd=cwd, mcp_servers=servers)
         self._session, self._fresh = new.session_id, True
+        self.session_models.read(new.config_options)
         self._save_session()
         if self.spec.mode:
             await self._conn.set_session_mode(session_id=self._session, mode_id=self.spec.mode)
@@ -277,6 +283,7 @@ class AcpAgent(Agent):
             )
             self._fresh = False
             primer.unlink(missing_ok=True)
+        await self._use_chosen_model()
         self._cancelled = False
         if self.notebook_calls is not None:
             self.notebook_calls.begin_turn(turn)
@@ -311,7 +318,7 @@ class AcpAgent(Agent):
         if usage is not None:
             await self._publish(
                 TurnUsage(
-                    model=self._model or self.name,
+                    model=self._model_name() or self.name,
                     input_tokens=usage.input_tokens,
                     output_tokens=usage.output_tokens,
                     model_calls=1,
@@ -357,10 +364,29 @@ class AcpAgent(Agent):
         raise RuntimeError(f"{self.title} takes no message while it works (ACP has no steering)")
 
     async def models(self) -> list[str]:
-        return []
+        return self.session_models.choices()
 
     async def use_model(self, model: str) -> None:
-        self._model = model
+        """Asked of the session now between turns, else before the next prompt."""
+        self.session_models.wanted = model
+        if self._updates is None and self._host is not None and self._session is not None:
+            await self._use_chosen_model()
+            await self._host.publish(
+                AgentStatus(state="ready", label=self.title, model=self._model_name())
+            )
+
+    async def _use_chosen_model(self) -> None:
+        if self._conn is None or self._session is None:
+            return
+        try:
+            await self.session_models.apply(self._conn, self._session)
+        except acp.RequestError as err:  # the turn goes on with the model it has
+            self.log.warning(
+                "%s did not take the model %s: %s", self.title, self.session_models.wanted, err
+            )
+
+    def _model_name(self) -> str:
+        return self.session_models.current or self.session_models.wanted
 
     async def _publish(self, event: AgentEvent) -> None:
         if self._host is not None:
