@@ -19,6 +19,7 @@ that one's. Timestamps are CLOCK_MONOTONIC. See benchmarks/README.md. Not part o
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import statistics
@@ -106,6 +107,7 @@ async def through_the_room(spec, work: Path) -> tuple[float, dict[int, float]]:
     from jupyter_copilot_room.access.admissions import AdmissionBook
     from jupyter_copilot_room.access.identity import Identity
     from jupyter_copilot_room.agent.acp.acp_agent import AcpAgent
+    from jupyter_copilot_room.agent.acp.agent_processes import AgentProcesses
     from jupyter_copilot_room.agent.seam import AgentSettings
     from jupyter_copilot_room.request_bodies import PromptBody
     from jupyter_copilot_room.room.room import Room
@@ -113,7 +115,8 @@ async def through_the_room(spec, work: Path) -> tuple[float, dict[int, float]]:
 
     state = work / "room-state"
     state.mkdir()
-    agent = AcpAgent(AgentSettings(repository=work, state_dir=state), spec)
+    processes = AgentProcesses(state / "agents", work, logging.getLogger("benchmark"))
+    agent = AcpAgent(AgentSettings(repository=work, state_dir=state), spec, processes)
     room = Room(
         state_dir=state,
         repository=work,

@@ -15,6 +15,7 @@ from .access.admissions import AdmissionBook, restore_decisions
 from .access.identity import HostClaim
 from .access.thread_admissions import ThreadAdmissions
 from .agent.acp.acp_agent import AcpAgent
+from .agent.acp.agent_processes import AgentProcesses
 from .agent.acp.agent_spec import COPILOT
 from .agent.agent_choice import AgentChoice
 from .agent.seam import Agent, AgentSettings
@@ -46,6 +47,11 @@ class RoomFactory:
         self.events = events
         self.redactor = redactor
         self.threads = ThreadRegistry(self._thread)
+        #: Every room's ACP agent processes: one per configured agent (HOME and log in main's
+        #: state directory).
+        self.acp_processes = AgentProcesses(
+            Path(app.state_dir).expanduser() / "agents", Path(app.repository), app.log
+        )
 
     def shared(
         self, repository: Path, state_dir: Path, claim: HostClaim | None = None, name: str = MAIN
@@ -185,7 +191,8 @@ class RoomFactory:
 
         def make(name: str) -> Agent:
             if name in app.acp_agents:
-                return AcpAgent(agent_settings, app.acp_agents[name], app.notebook_tools)
+                spec = app.acp_agents[name]
+                return AcpAgent(agent_settings, spec, self.acp_processes, app.notebook_tools)
             assert own is not None
             return own(agent_settings)
 

@@ -192,3 +192,39 @@ async def test_a_host_chooses_among_the_models_the_session_offers(api, room):
     await ready(api, room)
     await ended(room, await ask(api, room, "bob", "which model"))
     assert entries(room, "assistant")[-1]["body"] == "Model: thorough"
+
+
+async def said(api, room, user, text, rooms=()):
+    """What the agent answered `text` in `room` (main, or the room `rooms` names)."""
+    asked = await api(user, "POST", *rooms, "prompts", body={"text": text})
+    assert asked.code == 202, asked
+    await ended(room, asked.json["id"])
+    return entries(room, "assistant")[-1]["body"]
+
+
+async def test_every_room_holds_its_own_session_in_the_agents_one_process(
+    api, room, room_app, jp_root_dir
+):
+    await ready(api, room)
+    (jp_root_dir / "proj").mkdir()
+    created = await api("alice", "POST", "rooms", body={"name": "proj", "repository": "proj"})
+    assert created.code == 201, created
+    proj_route = ("rooms", "proj")
+    await api("alice", "GET", *proj_route, "room")  # loads it; its first prompt starts its agent
+    proj = room_app.rooms.loaded("proj")
+
+    main_pid = await said(api, room, "bob", "which process")
+    assert main_pid.startswith("Process: ")
+    assert await said(api, proj, "bob", "which process", proj_route) == main_pid
+    # One process, two sessions: a model chosen in one room is not the other's.
+    assert (await api("alice", "PUT", *proj_route, "model", body={"model": "thorough"})).code == 200
+    assert await said(api, proj, "bob", "which model", proj_route) == "Model: thorough"
+    assert await said(api, room, "bob", "which model") == "Model: fast"
+
+    # The process crashes in proj's turn: proj's turn fails in words; main's next prompt is
+    # answered by the next process, and so is proj's.
+    crashed = await api("bob", "POST", *proj_route, "prompts", body={"text": "crash now"})
+    assert (await ended(proj, crashed.json["id"]))["state"] == "failed"
+    again = await said(api, room, "bob", "which process")
+    assert again.startswith("Process: ") and again != main_pid
+    assert await said(api, proj, "bob", "which process", proj_route) == again

@@ -6,6 +6,7 @@ prompt's words say what it does. Run as `python scripted_acp_agent.py` (ACP on i
 - "every kind": asks one permission of each tool kind in turn, then says how each was answered;
 - "read: <path>" / "write: <path>": reads the file through its client (`fs/read_text_file`), or
   writes "written by the agent" to it, then says what it read or what the client answered;
+- "which process": "Process: " and its process id;
 - "which model": "Model: " and the session's model, one of its config option `model`'s
   (`fast`, the default, or `thorough`);
 - "what came before": "Before: " and the people's lines its prompt carries before its last one
@@ -94,6 +95,8 @@ class ScriptedAgent:
             await self.say(session_id, f"Answers: {', '.join(answers)}.")
         elif match := re.search(r"(read|write): (\S+)", last):
             await self.say(session_id, await self.use_file(session_id, *match.groups()))
+        elif "which process" in last:
+            await self.say(session_id, f"Process: {os.getpid()}")
         elif "which model" in last:
             await self.say(session_id, f"Model: {self.models.get(session_id, '?')}")
         elif "what came before" in last:

@@ -1,9 +1,10 @@
-"""`AcpAgent`: the room's agent seam over the Agent Client Protocol. One process per room runs the
-command of `c.CopilotRoom.agents` and serves ACP on its stdio; the room's session in it is
-created, or loaded after a restart when the agent offers `loadSession`; each of the room's turns
-is a `session/prompt`, aborted by `session/cancel`. The agent's updates become the room's events
-(`session_updates.py`); its permission requests become the room's cards (`permission_asks.py`),
-routed and decided as every card is, and on abort every open one is answered `cancelled`.
+"""`AcpAgent`: the room's agent seam over the Agent Client Protocol. The server's one process of
+the agent `c.CopilotRoom.agents` names (`agent_processes.py`) serves ACP on its stdio; the room's
+session in it is created, or loaded after a restart when the agent offers `loadSession`; each of
+the room's turns is a `session/prompt`, aborted by `session/cancel`. The agent's updates become
+the room's events (`session_updates.py`); its permission requests become the room's cards
+(`permission_asks.py`), routed and decided as every card is, and on abort every open one is
+answered `cancelled`.
 """
 
 from __future__ import annotations
@@ -11,11 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import signal
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import acp
 from acp import schema
@@ -25,6 +24,7 @@ from ..attribution import SYSTEM_NOTE, attributed
 from ..notebook_calls import NotebookCalls
 from ..notebook_mcp import SERVER_NAME, Grant, NotebookToolsServer
 from ..seam import Agent, AgentHost, AgentSettings, AgentTurn, Answer
+from .agent_processes import EXIT_GRACE, START_TIMEOUT, AgentProcess, AgentProcesses
 from .agent_spec import AcpAgentSpec
 from .conversation_log import PRIMER, ConversationLog
 from .permission_asks import cancelled, chosen_option, permission_ask, room_tool
@@ -32,10 +32,6 @@ from .room_files import RoomFiles
 from .session_models import SessionModels
 from .session_updates import SessionUpdates
 
-#: Seconds the agent has to answer `initialize` and open its session.
-START_TIMEOUT = 60.0
-#: Seconds a stopped agent has to exit on SIGTERM before it is killed.
-EXIT_GRACE = 5.0
 #: Why a turn ended other than by its end, in words for the room.
 STOPS = {
     "max_tokens": "The agent stopped: the model reached its token limit.",
@@ -52,53 +48,21 @@ class AgentStartFailed(Exception):
     """The agent could not start or open its session; the message says why."""
 
 
-#: What the room offers as the agent's client: its folder's files (`room_files.py`).
-CAPABILITIES = schema.ClientCapabilities(
-    fs=schema.FileSystemCapabilities(read_text_file=True, write_text_file=True)
-)
-
-
-class RoomClient:
-    """The room as the agent's ACP client: its updates, its permission requests and the room's
-    files (no terminal: the agents probed run their own shell, gated by the permission answer)."""
-
-    def __init__(self, agent: AcpAgent):
-        self.agent = agent
-        self.files = RoomFiles(agent.settings.repository)
-
-    async def read_text_file(
-        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **_
-    ) -> schema.ReadTextFileResponse:
-        return await self.files.read(path, line, limit)
-
-    async def write_text_file(
-        self, session_id: str, path: str, content: str, **_: Any
-    ) -> schema.WriteTextFileResponse:
-        return await self.files.write(path, content)
-
-    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
-        await self.agent.heard(session_id, update)
-
-    async def request_permission(
-        self, session_id: str, tool_call: schema.ToolCallUpdate, options: list, **_: Any
-    ) -> schema.RequestPermissionResponse:
-        return await self.agent.asked(session_id, tool_call, options)
-
-    def on_connect(self, conn: Any) -> None:
-        pass
-
-
 class AcpAgent(Agent):
     def __init__(
         self,
         settings: AgentSettings,
         spec: AcpAgentSpec,
+        processes: AgentProcesses,
         notebook_tools: NotebookToolsServer | None = None,
     ):
-        """`notebook_tools`: the server's MCP server of notebook tools, offered to the agent's
-        session (None: no notebook tools, as in a room of the tests' own)."""
+        """`processes`: the server's agent processes, one of which holds the room's session;
+        `notebook_tools`: the server's MCP server of notebook tools, offered to the session
+        (None: no notebook tools, as in a benchmark's room)."""
         super().__init__(settings)
         self.spec = spec
+        self.processes = processes
+        self.files = RoomFiles(settings.repository)
         self.notebook_tools = notebook_tools
         self.notebook_calls = NotebookCalls(settings.notebooks) if settings.notebooks else None
         self._grant: str | None = None  # the session's token for the notebook tools
@@ -107,13 +71,12 @@ class AcpAgent(Agent):
         self.folder = settings.state_dir / "agents" / spec.name
         self.conversation = ConversationLog(self.folder)
         self._host: AgentHost | None = None
-        self._process: asyncio.subprocess.Process | None = None
+        self._process: AgentProcess | None = None
         self._conn: Any = None
         self._session: str | None = None
         self._fresh = True  # a new session: its first prompt says how the room works
         self._updates: SessionUpdates | None = None  # the running turn's
         self._turn: asyncio.Task | None = None
-        self._watch: asyncio.Task | None = None
         self._cancelled = False
         self._stopping = False
         self.session_models = SessionModels(settings.model)
@@ -150,33 +113,15 @@ class AcpAgent(Agent):
         await self._close()
 
     async def _connect(self) -> bool:
-        """Start the agent and open the room's session; True when the session of before was
-        lost (a new one was made instead)."""
-        home = self.folder / "home"
-        home.mkdir(parents=True, exist_ok=True)
+        """Lease the agent's process and open the room's session in it; True when the session
+        of before was lost (a new one was made instead)."""
         self._stopping = False
-        with open(self.folder / "stderr.log", "ab") as stderr:  # the child keeps its own copy
-            self._process = await asyncio.create_subprocess_exec(
-                *self.spec.command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=stderr,
-                cwd=self.settings.repository,
-                env=self.spec.environment(os.environ, home),
-                start_new_session=True,
-                limit=16 * 2**20,
-            )
-        assert self._process.stdin is not None and self._process.stdout is not None
-        # A client of the methods it announced: the others answer "method not found".
-        client = cast(acp.Client, RoomClient(self))
-        self._conn = acp.connect_to_agent(client, self._process.stdin, self._process.stdout)
-        self._watch = asyncio.create_task(self._watch_process(self._process))
+        self.folder.mkdir(parents=True, exist_ok=True)  # the room's session and conversation
+        self._process = await self.processes.lease(self.spec, self)
+        self._conn = self._process.conn
+        capabilities = self._process.capabilities
+        servers = self._mcp_servers(capabilities.mcp_capabilities)
         async with asyncio.timeout(START_TIMEOUT):
-            init = await self._conn.initialize(
-                protocol_version=acp.PROTOCOL_VERSION, client_capabilities=CAPABILITIES
-            )
-            capabilities = init.agent_capabilities
-            servers = self._mcp_servers(capabilities.mcp_capabilities)
             return await self._open_session(bool(capabilities.load_session), servers)
 
     def _mcp_servers(self, offered: schema.McpCapabilities | None) -> list:
@@ -200,8 +145,10 @@ class AcpAgent(Agent):
     async def _open_session(self, can_load: bool, servers: list) -> bool:
         cwd = str(self.settings.repository)
         saved = self._saved_session()
+        assert self._process is not None
         if saved and can_load:
             self._session = saved  # its replayed history is no turn's: `heard` skips it
+            self._process.sessions[saved] = self
             try:
                 loaded = await self._conn.load_session(
                     cwd=cwd, session_id=saved, mcp_servers=servers
@@ -214,6 +161,7 @@ class AcpAgent(Agent):
                 return False
         new = await self._conn.new_session(cwd=cwd, mcp_servers=servers)
         self._session, self._fresh = new.session_id, True
+        self._process.sessions[self._session] = self
         self.session_models.read(new.config_options)
         self._save_session()
         if self.spec.mode:
@@ -228,9 +176,8 @@ class AcpAgent(Agent):
     def _save_session(self) -> None:
         (self.folder / "session.json").write_text(json.dumps({"session_id": self._session}))
 
-    async def _watch_process(self, process: asyncio.subprocess.Process) -> None:
+    async def process_exited(self, code: int) -> None:
         """The agent exited by itself: the room fails the turn it had and restarts it."""
-        code = await process.wait()
         if not self._stopping and self._host is not None:
             await self._host.publish(
                 AgentStatus(
@@ -242,29 +189,17 @@ class AcpAgent(Agent):
 
     async def _close(self) -> None:
         self._stopping = True
-        for task in (self._turn, self._watch):
-            if task is not None and not task.done():
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
-        self._turn = self._watch = None
+        if self._turn is not None and not self._turn.done():
+            self._turn.cancel()
+            with contextlib.suppress(BaseException):
+                await self._turn
+        self._turn = None
         if self._grant is not None and self.notebook_tools is not None:
             self.notebook_tools.revoke(self._grant)
             self._grant = None
-        if self._conn is not None:
-            with contextlib.suppress(Exception):
-                await self._conn.close()
-            self._conn = None
-        process, self._process = self._process, None
-        if process is not None and process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                await asyncio.wait_for(process.wait(), EXIT_GRACE)
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                await process.wait()
+        process, self._process, self._conn = self._process, None, None
+        if process is not None:
+            await self.processes.release(self, process)
 
     # -- turns ---------------------------------------------------------------------------------
 
@@ -329,10 +264,9 @@ class AcpAgent(Agent):
     async def _gone(self, err: BaseException) -> str:
         """Why the turn failed when the agent's connection closed: its exit, when it exited."""
         process = self._process
-        with contextlib.suppress(TimeoutError):
-            if process is not None:
-                code = await asyncio.wait_for(process.wait(), EXIT_GRACE)
-                return f"{self.title} exited with code {code} during this turn."
+        code = await process.exit_code(within=EXIT_GRACE) if process is not None else None
+        if code is not None:
+            return f"{self.title} exited with code {code} during this turn."
         return f"{self.title} stopped answering during this turn: {err or type(err).__name__}"
 
     async def heard(self, session_id: str, update: Any) -> None:
