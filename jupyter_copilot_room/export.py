@@ -41,6 +41,7 @@ RECORDS = reads(
         "assistant.message",
         "tool.started",
         "tool.completed",
+        "plan.updated",
         "agent.error",
         "request.opened",
         "request.settled",
@@ -138,6 +139,7 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]], tz: tzinfo = UTC) -> lis
     prompts: dict[str, tuple[Record, ev.PromptSubmitted]] = {}
     commands: dict[str, Block] = {}
     requests: dict[str, tuple[ev.RequestOpened, Block]] = {}
+    plans: dict[str, Block] = {}  # each turn's plan, where it first showed, as it ended
     errors: dict[str, set[str]] = {}  # what the agent reported on each running turn
     out: list[Block] = []
 
@@ -191,6 +193,13 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]], tz: tzinfo = UTC) -> lis
                     out.append(commands[p.call_id])
                 else:
                     note(record, f"Copilot used {_code(p.tool)}: {p.summary}")
+            case ev.PlanUpdated():
+                if (plan := plans.get(p.entry_id)) is None:
+                    plan = plans[p.entry_id] = Block(
+                        "markdown", "", {"kind": "plan", "ts": record.ts}
+                    )
+                    out.append(plan)
+                plan.text = _plan(p.steps)
             case ev.ToolCompleted() if p.call_id in commands:
                 block = commands.pop(p.call_id)
                 block.output, block.failed = p.result, not p.success
@@ -270,6 +279,16 @@ def _asked(opened: ev.RequestOpened) -> str:
     if opened.kind == "question":
         return f"{who} asked: {summary}"
     return f"{who} asked to {approval_policy.action(opened.kind)}: {summary}"
+
+
+def _plan(steps: list[ev.PlanStep]) -> str:
+    """The plan as a task list, the step in progress said so."""
+    lines = [
+        f"- [{'x' if s.status == 'completed' else ' '}] {_escape(s.content)}"
+        + (" *(in progress)*" if s.status == "in_progress" else "")
+        for s in steps
+    ]
+    return "**Plan**\n\n" + "\n".join(lines)
 
 
 def _settled(opened: ev.RequestOpened, settled: ev.RequestSettled, by: str) -> str:

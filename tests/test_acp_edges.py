@@ -2,6 +2,7 @@
 (tests/agents/scripted_acp_agent.py): a crash in the middle of a turn, two permission requests
 open at once and an abort, every tool kind as the room's card, a `session/load` refused."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -228,3 +229,23 @@ async def test_every_room_holds_its_own_session_in_the_agents_one_process(
     again = await said(api, room, "bob", "which process")
     assert again.startswith("Process: ") and again != main_pid
     assert await said(api, proj, "bob", "which process", proj_route) == again
+
+
+async def test_the_agents_plan_is_one_entry_showing_its_latest_steps(api, room):
+    await ready(api, room)
+    assert await said(api, room, "bob", "make a plan") == "Planned."
+    [plan] = entries(room, "plan")
+    assert plan["steps"] == [
+        {"content": "Read the data", "status": "completed"},
+        {"content": "Chart the totals", "status": "completed"},
+    ]
+    kinds = [e["kind"] for e in room.document.transcript.to_py()]
+    assert kinds[-3:] == ["prompt", "plan", "assistant"]
+    # The transcript keeps each version, as the agent sent it.
+    lines = [json.loads(line) for line in room.transcript.read_text().splitlines() if line]
+    updates = [r["payload"]["steps"] for r in lines if r["kind"] == "plan.updated"]
+    assert [[s["status"] for s in steps] for steps in updates] == [
+        ["pending", "pending"],
+        ["completed", "in_progress"],
+        ["completed", "completed"],
+    ]

@@ -13,6 +13,8 @@ from jupyter_copilot_room.events import (
     AssistantMessage,
     ChatMessage,
     PersonSeen,
+    PlanStep,
+    PlanUpdated,
     PromptFinished,
     PromptRef,
     PromptSubmitted,
@@ -304,3 +306,21 @@ def test_a_time_zone_is_an_iana_name():
     for name in ("Nowhere/City", "/etc/passwd", "Europe/../../x"):
         with pytest.raises(ValueError, match="is not a time zone"):
             zone(name)
+
+
+def test_a_turns_plan_is_one_task_list_as_it_ended_where_it_first_showed():
+    def plan(*statuses):
+        named = zip(("Read *data*", "Chart"), statuses, strict=True)
+        steps = [PlanStep(content=c, status=s) for c, s in named]
+        return ("plan.updated", PlanUpdated(entry_id="e1", prompt_id="p1", steps=steps), None)
+
+    records = recorded(
+        [
+            plan("pending", "pending"),
+            ("chat.message", ChatMessage(id="m", text="hi"), "bob"),
+            plan("completed", "in_progress"),
+        ]
+    )
+    shown = [b for b in blocks(records) if b.meta["kind"] in ("plan", "chat")]
+    assert [b.meta["kind"] for b in shown] == ["plan", "chat"]
+    assert shown[0].text == "**Plan**\n\n- [x] Read \\*data\\*\n- [ ] Chart *(in progress)*"

@@ -148,6 +148,17 @@ SINCE_0_1 = [
     Record(
         seq=0,
         ts=0,
+        kind="plan.updated",
+        actor=None,
+        payload={
+            "entry_id": "e",
+            "prompt_id": "p",
+            "steps": [{"content": "Read the data", "status": "in_progress"}],
+        },
+    ),
+    Record(
+        seq=0,
+        ts=0,
         kind="room.created",
         actor="alice",
         payload={"name": "analysis", "repository": "projects/analysis"},

@@ -83,6 +83,20 @@ class ToolCompleted(AgentEvent):
     duration: float | None = None
 
 
+class PlanStep(Strict):
+    content: str
+    status: Literal["pending", "in_progress", "completed"] = "pending"
+
+
+class PlanUpdated(AgentEvent):
+    """The agent's plan for the turn, whole, each time it changes (an ACP agent's `plan`): the
+    turn's one plan entry shows the latest."""
+
+    entry_id: str
+    prompt_id: str | None = None  # stamped by the room
+    steps: list[PlanStep] = Field(default_factory=list)
+
+
 class SubagentStarted(AgentEvent):
     call_id: str
     prompt_id: str | None = None  # stamped by the room

@@ -20,6 +20,7 @@ RECORDS = reads(
         "assistant.message",
         "tool.started",
         "tool.completed",
+        "plan.updated",
         "subagent.started",
         "subagent.ended",
         "usage",

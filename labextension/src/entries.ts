@@ -103,6 +103,19 @@ export interface ISubagentEntry extends IEntryBase {
   error?: string | null;
 }
 
+/** One step of the agent's plan. */
+export interface IPlanStep {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
+
+/** The agent's plan for a turn (an ACP agent's), the latest of it: one entry a turn. */
+export interface IPlanEntry extends IEntryBase {
+  kind: 'plan';
+  prompt_id: string | null;
+  steps: IPlanStep[];
+}
+
 /** The transcript's copy of a card in `approvals`, which stays when the card goes. */
 interface IRequestFields {
   prompt_id: string;
@@ -167,6 +180,7 @@ export type TranscriptEntry =
   | IReasoningEntry
   | IToolEntry
   | ISubagentEntry
+  | IPlanEntry
   | IPermissionEntry
   | IQuestionEntry
   | ISystemEntry
@@ -183,6 +197,7 @@ const KINDS: ReadonlySet<string> = new Set<EntryKind>([
   'reasoning',
   'tool',
   'subagent',
+  'plan',
   'permission',
   'question',
   'system',

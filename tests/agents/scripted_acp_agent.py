@@ -6,6 +6,8 @@ prompt's words say what it does. Run as `python scripted_acp_agent.py` (ACP on i
 - "every kind": asks one permission of each tool kind in turn, then says how each was answered;
 - "read: <path>" / "write: <path>": reads the file through its client (`fs/read_text_file`), or
   writes "written by the agent" to it, then says what it read or what the client answered;
+- "plan": a plan of two steps, sent three times as it moves on (both to do, the first done
+  and the second in progress, both done), then "Planned.";
 - "which process": "Process: " and its process id;
 - "which model": "Model: " and the session's model, one of its config option `model`'s
   (`fast`, the default, or `thorough`);
@@ -95,6 +97,14 @@ class ScriptedAgent:
             await self.say(session_id, f"Answers: {', '.join(answers)}.")
         elif match := re.search(r"(read|write): (\S+)", last):
             await self.say(session_id, await self.use_file(session_id, *match.groups()))
+        elif "plan" in last:
+            for statuses in (
+                ("pending", "pending"),
+                ("completed", "in_progress"),
+                ("completed",) * 2,
+            ):
+                await self.plan(session_id, statuses)
+            await self.say(session_id, "Planned.")
         elif "which process" in last:
             await self.say(session_id, f"Process: {os.getpid()}")
         elif "which model" in last:
@@ -123,6 +133,14 @@ class ScriptedAgent:
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         pass  # the client answers the open requests `cancelled`, which ends them
+
+    async def plan(self, session_id: str, statuses: tuple[str, ...]) -> None:
+        steps = ("Read the data", "Chart the totals")
+        entries = [
+            schema.PlanEntry(content=step, status=status, priority="medium")
+            for step, status in zip(steps, statuses, strict=True)
+        ]
+        await self.conn.session_update(session_id, acp.update_plan(entries))
 
     async def say(self, session_id: str, text: str) -> None:
         await self.conn.session_update(session_id, acp.update_agent_message_text(text))

@@ -51,3 +51,12 @@ def test_a_host_chooses_the_agent_in_settings_and_the_header_names_it(open_lab, 
     expect(reply).to_contain_text("Echo: [bob]: which agent is this?", timeout=30_000)
     expect(reply.locator(".jp-CopilotRoom-agentName")).to_have_text("Scripted ACP agent")
     assert fits_at_every_look(alice, screenshot, "chosen-agent-", ".jp-CopilotRoom-header") == []
+
+    # Its plan is one entry that follows the agent's updates to their end.
+    send(bob, "make a plan")
+    expect(replies(alice).last).to_contain_text("Planned.", timeout=30_000)
+    plan = alice.locator(".jp-CopilotRoom-plan")
+    expect(plan).to_have_count(1)
+    expect(plan.locator(".jp-CopilotRoom-status")).to_have_text("2 of 2 done")
+    expect(plan.locator("li")).to_have_text(["✓ Read the data", "✓ Chart the totals"])
+    assert fits_at_every_look(alice, screenshot, "acp-plan-", ".jp-CopilotRoom-plan") == []

@@ -1,6 +1,7 @@
 """An ACP session's updates during a turn as the room's events: `agent_message_chunk` is the
 reply and `agent_thought_chunk` its reasoning, each streamed as deltas and recorded whole when
-the next thing begins; `tool_call` and `tool_call_update` are the turn's tool rows. What an
+the next thing begins; `tool_call` and `tool_call_update` are the turn's tool rows; `plan` is
+the turn's plan, one entry showing the latest (each update holds the whole plan). What an
 agent says between turns (its command list, its title) and what a `session/load` replays is no
 turn's, so it is not read."""
 
@@ -17,6 +18,8 @@ from ...events import (
     AssistantMessage,
     MessageDelta,
     MessageKind,
+    PlanStep,
+    PlanUpdated,
     ToolCompleted,
     ToolStarted,
 )
@@ -43,6 +46,7 @@ class SessionUpdates:
         self.streaming: Streaming | None = None
         self.open_calls: set[str] = set()
         self.replies: list[str] = []  # the turn's finished replies (not its reasoning)
+        self.plan_entry = uuid.uuid4().hex  # the turn's plan, one entry however often it changes
 
     def read(self, update: object) -> list[AgentEvent]:
         match update:
@@ -54,6 +58,9 @@ class SessionUpdates:
                 return self._tool_started(update)
             case schema.ToolCallProgress(status=status) if status in ENDED:
                 return self._tool_ended(update, ENDED[status])
+            case schema.AgentPlanUpdate(entries=entries):
+                steps = [PlanStep(content=e.content, status=e.status) for e in entries]
+                return [*self._flush(False), PlanUpdated(entry_id=self.plan_entry, steps=steps)]
         return []
 
     def finished(self, partial: bool) -> list[AgentEvent]:

@@ -80,6 +80,7 @@ RECORDS = reads(
     ignores=[
         "tool.started",
         "tool.completed",
+        "plan.updated",
         "subagent.started",
         "subagent.ended",
         "usage",

@@ -56,6 +56,7 @@ RECORDS = reads(
     ignores=[
         "tool.started",
         "tool.completed",
+        "plan.updated",
         "subagent.started",
         "subagent.ended",
         "usage",

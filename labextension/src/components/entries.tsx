@@ -5,6 +5,7 @@ import React from 'react';
 
 import { IEntrySource, IRoomModel } from '../model';
 import { ChatEntry } from './entries/chat';
+import { PlanEntry } from './entries/plan';
 import { PromptEntry } from './entries/prompt';
 import { ReasoningEntry } from './entries/reasoning';
 import { ReplyEntry } from './entries/reply';
@@ -35,6 +36,8 @@ function EntryRow(props: {
       return <ToolEntry entry={entry} />;
     case 'subagent':
       return <SubagentEntry entry={entry} />;
+    case 'plan':
+      return <PlanEntry entry={entry} />;
     case 'permission':
     case 'question':
       return <RequestEntry entry={entry} model={model} />;

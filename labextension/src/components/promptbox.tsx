@@ -121,10 +121,7 @@ export function PromptBox(props: {
   // A side thread's own document says it is one: what is said there is said in the thread.
   const where = model.meta.thread ? 'the thread' : 'the room';
   const agent = askedAgent(model.meta);
-  const shownPlaceholder = useFittingPlaceholder(
-    inputRef,
-    placeholders(asks, chats, where, agent)
-  );
+  const shownPlaceholder = useFittingPlaceholder(inputRef, placeholders(asks, chats, where, agent));
   if (!asks && !chats) {
     return (
       <div className="jp-CopilotRoom-promptBox jp-mod-disabled">

@@ -168,6 +168,17 @@ def tool_completed(doc: RoomDocument, record: Record, p: ev.ToolCompleted) -> No
     entry["duration"] = p.duration
 
 
+@handles("plan.updated")
+def plan_updated(doc: RoomDocument, record: Record, p: ev.PlanUpdated) -> None:
+    steps = [step.model_dump() for step in p.steps]
+    if (entry := doc.entry(p.entry_id)) is not None:
+        entry["steps"] = steps  # the turn's one plan entry shows the latest
+        return
+    doc.add_entry(
+        record, p.entry_id, "plan", AGENT_AUTHOR, body="", prompt_id=p.prompt_id, steps=steps
+    )
+
+
 @handles("subagent.started")
 def subagent_started(doc: RoomDocument, record: Record, p: ev.SubagentStarted) -> None:
     doc.add_entry(
