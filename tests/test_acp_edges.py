@@ -249,3 +249,43 @@ async def test_the_agents_plan_is_one_entry_showing_its_latest_steps(api, room):
         ["completed", "in_progress"],
         ["completed", "completed"],
     ]
+
+
+async def test_a_terminal_runs_only_an_approved_command_inside_the_rooms_folder(
+    api, room, jp_root_dir
+):
+    """For agents that run commands through their client: a command its permission request got
+    approved runs once, in the room's folder, its output cut to the agent's limit; one it did
+    not ask for is the room's card first, and a rejected one never runs; a cwd outside refused."""
+    await ready(api, room)
+    asked = await api(
+        "bob", "POST", "prompts", body={"text": "terminal: echo ran > out.txt; seq 40"}
+    )
+    request_id, card = await one_card(room)
+    assert (card["kind"], card["summary"]) == ("shell", "echo ran > out.txt; seq 40")
+    await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
+    await ended(room, asked.json["id"])
+    said = entries(room, "assistant")[-1]["body"]
+    assert said.startswith("Terminal: ") and said.endswith("40 (cut) (exit 0)"), said
+    assert (jp_root_dir / "out.txt").read_text() == "ran\n", "run once, in the room's folder"
+
+    unasked = await api("bob", "POST", "prompts", body={"text": "terminal unasked: touch sneaky"})
+    request_id, card = await one_card(room)
+    assert (card["kind"], card["summary"]) == ("shell", "sh -c 'touch sneaky'")
+    await api("alice", "POST", "approvals", request_id, body={"decision": "reject"})
+    await ended(room, unasked.json["id"])
+    assert entries(room, "assistant")[-1]["body"].startswith("Refused: ")
+    assert not (jp_root_dir / "sneaky").exists()
+
+    refused = await said_to(api, room, "terminal in: /etc")
+    assert refused.startswith("Refused: ") and "/etc is outside the room's folder" in refused
+
+
+async def one_card(room):
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=30, what="a card")
+    [(request_id, card)] = room.document.approvals.to_py().items()
+    return request_id, card
+
+
+async def said_to(api, room, text):
+    return await said(api, room, "bob", text)

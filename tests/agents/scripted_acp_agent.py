@@ -6,6 +6,10 @@ prompt's words say what it does. Run as `python scripted_acp_agent.py` (ACP on i
 - "every kind": asks one permission of each tool kind in turn, then says how each was answered;
 - "read: <path>" / "write: <path>": reads the file through its client (`fs/read_text_file`), or
   writes "written by the agent" to it, then says what it read or what the client answered;
+- "terminal: <command>" / "terminal unasked: <command>": runs `sh -c <command>` in a terminal of
+  its client's, after asking permission for it (or without asking), then says "Terminal: " and
+  what it printed with its exit code, or "Refused: " and the client's reason;
+- "terminal in: <path>": runs `pwd` in a terminal whose cwd is `path`;
 - "plan": a plan of two steps, sent three times as it moves on (both to do, the first done
   and the second in progress, both done), then "Planned.";
 - "which process": "Process: " and its process id;
@@ -97,6 +101,9 @@ class ScriptedAgent:
             await self.say(session_id, f"Answers: {', '.join(answers)}.")
         elif match := re.search(r"(read|write): (\S+)", last):
             await self.say(session_id, await self.use_file(session_id, *match.groups()))
+        elif match := re.search(r"terminal( unasked| in)?: (.+)$", last):
+            how, command = match.groups()
+            await self.say(session_id, await self.terminal(session_id, how or "", command))
         elif "plan" in last:
             for statuses in (
                 ("pending", "pending"),
@@ -133,6 +140,34 @@ class ScriptedAgent:
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         pass  # the client answers the open requests `cancelled`, which ends them
+
+    async def terminal(self, session_id: str, how: str, command: str) -> str:
+        if how == "":  # as an agent that asks first: the command's permission, then its run
+            call = schema.ToolCallUpdate(
+                tool_call_id=uuid.uuid4().hex, kind="execute", raw_input={"command": command}
+            )
+            asked = await self.conn.request_permission(
+                session_id=session_id, tool_call=call, options=OPTIONS
+            )
+            if getattr(asked.outcome, "option_id", None) != "allow":
+                return "Not allowed."
+        cwd = command if how == " in" else None
+        args = ["-c", "pwd" if how == " in" else command]
+        try:
+            made = await self.conn.create_terminal(
+                session_id=session_id, command="sh", args=args, cwd=cwd, output_byte_limit=64
+            )
+            exited = await self.conn.wait_for_terminal_exit(
+                session_id=session_id, terminal_id=made.terminal_id
+            )
+            out = await self.conn.terminal_output(
+                session_id=session_id, terminal_id=made.terminal_id
+            )
+            await self.conn.release_terminal(session_id=session_id, terminal_id=made.terminal_id)
+        except acp.RequestError as err:
+            return f"Refused: {err.data}"
+        cut = " (cut)" if out.truncated else ""
+        return f"Terminal: {out.output.strip()}{cut} (exit {exited.exit_code})"
 
     async def plan(self, session_id: str, statuses: tuple[str, ...]) -> None:
         steps = ("Read the data", "Chart the totals")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,13 @@ from ...events import AgentEvent, AgentStatus, TurnEnded, TurnUsage
 from ..attribution import SYSTEM_NOTE, attributed
 from ..notebook_calls import NotebookCalls
 from ..notebook_mcp import SERVER_NAME, Grant, NotebookToolsServer
-from ..seam import Agent, AgentHost, AgentSettings, AgentTurn, Answer
+from ..seam import Agent, AgentHost, AgentSettings, AgentTurn, Answer, PermissionAsk
 from .agent_processes import EXIT_GRACE, START_TIMEOUT, AgentProcess, AgentProcesses
 from .agent_spec import AcpAgentSpec
 from .conversation_log import PRIMER, ConversationLog
 from .permission_asks import cancelled, chosen_option, permission_ask, room_tool
 from .room_files import RoomFiles
+from .room_terminals import RoomTerminals
 from .session_models import SessionModels
 from .session_updates import SessionUpdates
 
@@ -63,6 +65,8 @@ class AcpAgent(Agent):
         self.spec = spec
         self.processes = processes
         self.files = RoomFiles(settings.repository)
+        self.terminals = RoomTerminals(self.files)
+        self._commands_approved: list[str] = []  # this turn's shell cards approved, not run yet
         self.notebook_tools = notebook_tools
         self.notebook_calls = NotebookCalls(settings.notebooks) if settings.notebooks else None
         self._grant: str | None = None  # the session's token for the notebook tools
@@ -197,6 +201,7 @@ class AcpAgent(Agent):
         if self._grant is not None and self.notebook_tools is not None:
             self.notebook_tools.revoke(self._grant)
             self._grant = None
+        await self.terminals.close()
         process, self._process, self._conn = self._process, None, None
         if process is not None:
             await self.processes.release(self, process)
@@ -247,6 +252,8 @@ class AcpAgent(Agent):
             error, usage = STOPS.get(response.stop_reason), response.usage
         ended = self._cancelled or error is not None
         self._updates = None
+        self._commands_approved.clear()
+        await self.terminals.close()
         for event in updates.finished(partial=ended):
             await self._publish(event)
         self.conversation.add(prompt_id, said, "\n\n".join(updates.replies))
@@ -283,10 +290,33 @@ class AcpAgent(Agent):
             return cancelled()
         if room_tool(tool_call):  # its call asks the room's card (`notebook_mcp.py`)
             return chosen_option(Answer(approved=True), options)
-        answer = await self._host.request_permission(
-            permission_ask(tool_call, self.settings.repository)
-        )
+        ask = permission_ask(tool_call, self.settings.repository)
+        answer = await self._host.request_permission(ask)
+        if answer.approved and ask.kind == "shell":
+            self._commands_approved.append(ask.summary)  # a terminal may run it once
         return cancelled() if self._cancelled else chosen_option(answer, options)
+
+    async def create_terminal(
+        self, command: str, args: list[str], env: list, cwd: str | None, limit: int | None
+    ) -> schema.CreateTerminalResponse:
+        """A command the agent runs through the room: one its permission request got approved
+        in this turn, or else the room's card for it first; never outside a turn."""
+        if self._host is None or self._updates is None:
+            raise acp.RequestError.invalid_params({"command": "the room runs no turn now"})
+        folder = self.terminals.where(cwd)  # refused before anyone is asked
+        line = shlex.join([command, *args])
+        approved = next(
+            (c for c in self._commands_approved if c in (line, command, *args[-1:])), None
+        )
+        if approved is not None:
+            self._commands_approved.remove(approved)
+        else:
+            answer = await self._host.request_permission(
+                PermissionAsk("shell", line, {"intention": "in a terminal of the room's"})
+            )
+            if not answer.approved:
+                raise acp.RequestError.invalid_params({"command": answer.text or "not approved"})
+        return await self.terminals.create(command, args, env, folder, limit)
 
     async def abort(self) -> None:
         self._cancelled = True

@@ -25,6 +25,7 @@ from acp import schema
 from .agent_spec import AcpAgentSpec
 from .permission_asks import cancelled
 from .room_files import RoomFiles
+from .room_terminals import RoomTerminals
 
 #: Seconds the agent has to answer `initialize`.
 START_TIMEOUT = 60.0
@@ -32,7 +33,7 @@ START_TIMEOUT = 60.0
 EXIT_GRACE = 5.0
 #: What the room offers as the agent's client: each room's folder's files (`room_files.py`).
 CAPABILITIES = schema.ClientCapabilities(
-    fs=schema.FileSystemCapabilities(read_text_file=True, write_text_file=True)
+    fs=schema.FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
 )
 
 
@@ -40,6 +41,11 @@ class SessionOwner(Protocol):
     """A room's side of its session in the process (`AcpAgent`)."""
 
     files: RoomFiles
+    terminals: RoomTerminals
+
+    async def create_terminal(
+        self, command: str, args: list[str], env: list, cwd: str | None, limit: int | None
+    ) -> schema.CreateTerminalResponse: ...
 
     async def heard(self, session_id: str, update: Any) -> None: ...
 
@@ -129,7 +135,7 @@ class AgentProcess:
 
 class ProcessClient:
     """The room as the process's ACP client: each call goes to the room whose session it names
-    (no terminal: the agents probed run their own shell, gated by the permission answer)."""
+    (its files, its terminals, its cards)."""
 
     def __init__(self, process: AgentProcess):
         self.process = process
@@ -149,6 +155,35 @@ class ProcessClient:
         self, session_id: str, path: str, content: str, **_: Any
     ) -> schema.WriteTextFileResponse:
         return await self._owner(session_id).files.write(path, content)
+
+    async def create_terminal(
+        self,
+        session_id: str,
+        command: str,
+        args: list[str] | None = None,
+        env: list[schema.EnvVariable] | None = None,
+        cwd: str | None = None,
+        output_byte_limit: int | None = None,
+        **_: Any,
+    ) -> schema.CreateTerminalResponse:
+        owner = self._owner(session_id)
+        return await owner.create_terminal(command, args or [], env or [], cwd, output_byte_limit)
+
+    async def terminal_output(
+        self, session_id: str, terminal_id: str, **_: Any
+    ) -> schema.TerminalOutputResponse:
+        return self._owner(session_id).terminals.output(terminal_id)
+
+    async def wait_for_terminal_exit(
+        self, session_id: str, terminal_id: str, **_: Any
+    ) -> schema.WaitForTerminalExitResponse:
+        return await self._owner(session_id).terminals.wait(terminal_id)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> None:
+        await self._owner(session_id).terminals.kill(terminal_id)
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> None:
+        await self._owner(session_id).terminals.release(terminal_id)
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         if (owner := self.process.sessions.get(session_id)) is not None:
