@@ -7,19 +7,20 @@ scripted model, which streams a reply of CHUNKS numbered chunks, DELAY seconds a
 is timed when the model sends it and when it arrives:
 
 1. at a bare ACP client (the `acp` library's, nothing else): the runtime's own latency;
-2. in the room's live document (a room in this process with `AcpAgent`, the room's code path from
-   the agent's `session/update` to the document's entry, redaction and recording included).
+2. at two people's clients of the room: a Jupyter server with the room in its own process, the
+   same agent its agent, and two Yjs clients of its document over the websocket in this process
+   (the agent's `session/update` -> the room's document, redaction and recording -> both
+   clients' copies).
 
-Printed: prompt -> first chunk, and per-chunk latency p50 / p99 / max for both, and the room's
-addition (the room's p50 and p99 minus the bare client's). The document's fan-out to browsers is
-benchmarks/fanout.py's (p99 per delta to N clients); the room's whole addition is this one's plus
-that one's. Timestamps are CLOCK_MONOTONIC. See benchmarks/README.md. Not part of the tests.
+Printed: prompt -> first chunk, and per-chunk latency p50 / p99 / max for the bare client and
+each person, and the room's addition (the later person's p50 and p99 minus the bare client's).
+Timestamps are CLOCK_MONOTONIC, one clock: the model and the clients are in this process. See
+benchmarks/README.md. Not part of the tests.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import re
 import statistics
@@ -102,49 +103,53 @@ async def bare(spec, work: Path) -> tuple[float, dict[int, float]]:
     return started, arrived
 
 
-async def through_the_room(spec, work: Path) -> tuple[float, dict[int, float]]:
-    """Prompt submitted -> each numbered chunk's arrival in the room's live document."""
-    from jupyter_copilot_room.access.admissions import AdmissionBook
-    from jupyter_copilot_room.access.identity import Identity
-    from jupyter_copilot_room.agent.acp.acp_agent import AcpAgent
-    from jupyter_copilot_room.agent.acp.agent_processes import AgentProcesses
-    from jupyter_copilot_room.agent.seam import AgentSettings
-    from jupyter_copilot_room.request_bodies import PromptBody
-    from jupyter_copilot_room.room.room import Room
-    from jupyter_copilot_room.settings import RoomSettings, SettingsStore
+async def through_the_room(base_url: str, work: Path) -> tuple[float, list[dict[int, float]]]:
+    """Prompt submitted -> each numbered chunk's arrival at each of two people's clients: a
+    Jupyter server with the room (its own process, `copilot --acp` its agent), and two Yjs
+    clients of the room's document over its websocket, in this process (one clock with the
+    model's)."""
+    from jupyter_copilot_room.agent.acp.agent_spec import AcpAgentSpec
+    from tests.harness import config, people
+    from tests.harness.server import JupyterServer
 
-    state = work / "room-state"
-    state.mkdir()
-    processes = AgentProcesses(state / "agents", work, logging.getLogger("benchmark"))
-    agent = AcpAgent(AgentSettings(repository=work, state_dir=state), spec, processes)
-    room = Room(
-        state_dir=state,
-        repository=work,
-        book=AdmissionBook(hosts=frozenset({"alice"})),
-        settings=SettingsStore(state / "settings.json", RoomSettings(agent="copilot-acp")),
-        agent=agent,
+    spec = agent_spec(base_url)
+    assert isinstance(spec, AcpAgentSpec)
+    server = JupyterServer(
+        work / "server",
+        room={
+            "default_agent": spec.name,
+            "agents": {
+                spec.name: {"acp": list(spec.command), "title": spec.title, "env": dict(spec.env)}
+            },
+        },
+        env={config.ACP_KEY_ENV: config.MODEL_KEY},
     )
-    arrived: dict[int, float] = {}
-    stream = room.document.stream
+    await server.start_async()
+    try:
+        while (await server.room())["agent"].get("state") != "idle":
+            await asyncio.sleep(0.05)
+        clients = [await server.watch(user) for user in (people.HOST, "bob")]
+        arrivals: list[dict[int, float]] = [{} for _ in clients]
+        for client, arrived in zip(clients, arrivals, strict=True):
 
-    def streamed(entry_id: str, text: str) -> None:
-        """The document's write of a delta, timed once it is in the live document."""
-        stream(entry_id, text)
-        now = time.monotonic()
-        for match in MARK.finditer(text):
-            arrived.setdefault(int(match.group(1)), now)
+            def heard(_events, client=client, arrived=arrived) -> None:
+                """A change applied to this client's copy: the reply's new chunks, timed."""
+                now = time.monotonic()
+                for entry in client.replies()[-1:]:
+                    for match in MARK.finditer(entry["body"]):
+                        arrived.setdefault(int(match.group(1)), now)
 
-    room.document.stream = streamed  # type: ignore[method-assign]
-    await room.ensure_started()
-    while room.document.meta.get("state") != "idle":
-        await asyncio.sleep(0.05)
-    alice = Identity("alice", "Alice", verified=True)
-    started = time.monotonic()
-    room.prompt_commands.submit(alice, PromptBody(text="go"))
-    while len(arrived) < CHUNKS:
-        await asyncio.sleep(0.05)
-    await room.stop()
-    return started, arrived
+            client.transcript.observe_deep(heard)
+        started = time.monotonic()
+        asked = await server.call("bob", "POST", "prompts", {"text": "go"})
+        assert asked.code == 202, asked.body
+        while any(len(arrived) < CHUNKS for arrived in arrivals):
+            await asyncio.sleep(0.05)
+        for client in clients:
+            client.close()
+        return started, arrivals
+    finally:
+        server.stop()
 
 
 def figures(started: float, arrived: dict[int, float], sent: dict[int, float]) -> dict:
@@ -166,15 +171,17 @@ async def main() -> None:
     bare_started, bare_arrived = await bare(spec, work)
     bare_sent = dict(sent)
     sent.clear()
-    print("through the room", flush=True)
-    room_started, room_arrived = await through_the_room(spec, work)
+    print("through the room, to two people's clients", flush=True)
+    room_started, room_arrivals = await through_the_room(model.base_url, work)
     await model.stop()
     b = figures(bare_started, bare_arrived, bare_sent)
-    r = figures(room_started, room_arrived, sent)
+    people = [figures(room_started, arrived, sent) for arrived in room_arrivals]
+    r = max(people, key=lambda f: f["p99"])  # the later of the two
     added_p50, added_p99 = r["p50"] - b["p50"], r["p99"] - b["p99"]
     print()
     print(f"{CHUNKS} chunks, {DELAY * 1000:.0f} ms apart; latency: the model's send -> here")
-    for name, f in (("bare ACP client", b), ("room's document", r)):
+    looks = [("bare ACP client", b), ("room: host", people[0]), ("room: member", people[1])]
+    for name, f in looks:
         print(
             f"  {name:16} first chunk {f['first'] * 1000:7.1f} ms after the prompt;"
             f" per chunk p50 {f['p50'] * 1000:5.2f} ms, p99 {f['p99'] * 1000:5.2f} ms,"
@@ -191,4 +198,7 @@ if __name__ == "__main__":
     # This file's folder first on the path would make `import acp` this file, not the library.
     here = Path(__file__).parent.resolve()
     sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
+    sys.path.insert(0, str(here.parent))  # the tests' harness starts the server
+    # The runtime unpacks itself once in the real home's cache, not in the server's own HOME.
+    os.environ.setdefault("COPILOT_PKG_CACHE_HOME", str(Path.home() / ".cache" / "copilot"))
     asyncio.run(main())

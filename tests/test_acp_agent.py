@@ -116,18 +116,24 @@ async def test_a_rejected_command_never_runs(api, room, model, jp_root_dir):
     assert request["state"] == "rejected"
 
 
-async def test_abort_with_a_card_open_cancels_the_turn_and_the_next_prompt_runs(
+async def test_abort_with_two_cards_open_cancels_the_turn_and_the_next_prompt_runs(
     api, room, model, jp_root_dir
 ):
-    model.script = shell("echo never > never.txt")
+    def two_commands(request):
+        commands = ("echo never > never.txt", "echo nor > nor.txt")
+        calls = tuple(ToolCall("bash", {"command": c, "description": "t"}) for c in commands)
+        return Reply("Running both.", tool_calls=calls)
+
+    model.script = two_commands
     await ready(api, room)
-    first = (await api("bob", "POST", "prompts", body={"text": "write it"})).json
-    await card(room)
+    first = (await api("bob", "POST", "prompts", body={"text": "write them"})).json
+    await eventually(lambda: len(room.document.approvals) == 2, timeout=30, what="two cards")
     assert (await api("alice", "POST", "abort")).code in (200, 202, 204)
     await eventually(lambda: first["id"] in finished(room), timeout=30, what="the abort")
     assert finished(room)[first["id"]]["state"] == "canceled"
-    assert not room.document.approvals.to_py(), "the card went with its turn"
-    assert not (jp_root_dir / "never.txt").exists()
+    assert not room.document.approvals.to_py(), "both cards went with their turn"
+    assert {e["state"] for e in entries(room, "permission")} == {"aborted"}
+    assert not (jp_root_dir / "never.txt").exists() and not (jp_root_dir / "nor.txt").exists()
 
     model.script = lambda request: Reply("Still here.")
     second = (await api("bob", "POST", "prompts", body={"text": "are you there?"})).json

@@ -50,6 +50,9 @@ def test_an_agent_entry_is_read_and_its_environment_is_the_allow_list_and_what_i
         ({"acp": ["copilot", "--acp"], "mode": "autopilot"}, "runs tools without asking"),
         ({"acp": ["claude-agent-acp"], "mode": "bypassPermissions"}, "runs tools without asking"),
         ({"acp": ["claude-agent-acp"], "mode": "dontAsk"}, "runs tools without asking"),
+        ({"acp": ["claude-agent-acp"], "mode": "acceptEdits"}, "runs tools without asking"),
+        ({"acp": ["codex-acp"], "mode": "auto"}, "runs tools without asking"),
+        ({"acp": ["codex-acp"], "mode": "full-access"}, "runs tools without asking"),
     ],
 )
 def test_a_wrong_entry_says_what_is_wrong(entry, says):

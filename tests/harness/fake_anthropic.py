@@ -12,9 +12,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tornado.httpserver import HTTPServer
-from tornado.netutil import bind_sockets
-from tornado.web import Application, RequestHandler
+from .fake_service import EventStream, FakeService
 
 
 @dataclass(frozen=True)
@@ -48,37 +46,19 @@ def _text(content) -> str:
     return " ".join(b.get("text", "") for b in content or () if isinstance(b, dict))
 
 
-class FakeAnthropic:
+class FakeAnthropic(FakeService):
+    """Its `base_url` is what `ANTHROPIC_BASE_URL` names (Claude Code adds /v1/messages)."""
+
     def __init__(self, script: Callable[[MessagesRequest], Answer]):
+        super().__init__()
         self.script = script
         self.requests: list[MessagesRequest] = []
-        self._server: HTTPServer | None = None
-        self.port = 0
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"  # Claude Code adds /v1/messages itself
-
-    def start(self) -> None:
-        app = Application([(r"/v1/messages", _Messages, {"owner": self}), (r".*", _Nothing)])
-        sockets = bind_sockets(0, "127.0.0.1")
-        self.port = sockets[0].getsockname()[1]
-        self._server = HTTPServer(app)
-        self._server.add_sockets(sockets)
-
-    async def stop(self) -> None:
-        if self._server is not None:
-            self._server.stop()
-            await self._server.close_all_connections()
+    def routes(self):
+        return [(r"/v1/messages", _Messages)]
 
 
-class _Nothing(RequestHandler):
-    def prepare(self) -> None:
-        self.set_status(404)
-        self.finish({"type": "error", "error": {"type": "not_found_error", "message": "fake"}})
-
-
-class _Messages(RequestHandler):
+class _Messages(EventStream):
     def initialize(self, owner: FakeAnthropic) -> None:
         self.owner = owner
 
@@ -132,7 +112,3 @@ class _Messages(RequestHandler):
             await self.event("content_block_delta", {"index": index, "delta": delta})
             await asyncio.sleep(0.005)
         await self.event("content_block_stop", {"index": index})
-
-    async def event(self, name: str, data: dict) -> None:
-        self.write(f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n")
-        await self.flush()

@@ -14,10 +14,13 @@ from ..environment import agent_environment
 
 #: The room's own agent (the Copilot SDK's), the default of `c.CopilotRoom.default_agent`.
 COPILOT = "copilot"
-#: Words of a mode that runs tools without asking (Copilot's autopilot, Claude Code's
-#: `bypassPermissions` and `dontAsk`, Codex's full access): the room's gate is the agent's
-#: permission request, so it never runs an agent in one.
-NEVER_ASKS = ("autopilot", "bypass", "dontask", "full-access", "yolo", "allow-all")
+#: Words of a mode that changes something without asking (Copilot's autopilot, Claude Code's
+#: `bypassPermissions`, `dontAsk` and `acceptEdits`, Codex's full access): the room's gate is
+#: the agent's permission request, so it never runs an agent in one.
+NEVER_ASKS = ("autopilot", "bypass", "dontask", "acceptedits", "full-access", "yolo", "allow-all")
+#: Modes named by a word too common to look for inside others: Codex's `auto` edits the
+#: workspace and runs commands in it without asking.
+NEVER_ASKS_NAMED = frozenset({"auto"})
 #: Never passed: with it, claude-agent-acp adds a skip-permissions flag its CLI refuses as root,
 #: and `session/new` fails ("Query closed before response received").
 NEVER_PASSED = frozenset({"IS_SANDBOX"})
@@ -78,6 +81,8 @@ class AcpAgentSpec:
 def never_asks(mode: str) -> bool:
     """Whether a mode's name says it runs tools without asking."""
     squashed = mode.lower().replace("_", "-")
+    if squashed in NEVER_ASKS_NAMED:
+        return True
     return any(word in squashed or word in squashed.replace("-", "") for word in NEVER_ASKS)
 
 

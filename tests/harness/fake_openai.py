@@ -1,0 +1,77 @@
+"""A local fake of OpenAI's Responses API (`POST /v1/responses`, streamed as server-sent events as
+the real one streams: response.created, an output item with its text deltas, the item whole,
+response.completed), for Codex under ACP in the tests (Codex speaks no other wire API). Each
+request is answered by the test's `script(request)` with a text. Anything else is a 404."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .fake_service import EventStream, FakeService
+
+
+@dataclass
+class ResponsesRequest:
+    body: dict
+
+    @property
+    def texts(self) -> list[str]:
+        """Every user text of the conversation, in order."""
+        return [
+            part.get("text", "")
+            for item in self.body.get("input", [])
+            if item.get("type") == "message" and item.get("role") == "user"
+            for part in item.get("content", [])
+            if part.get("type") == "input_text"
+        ]
+
+
+class FakeOpenAI(FakeService):
+    """Its `base_url` is a provider's `base_url` for Codex (`/v1`; Codex adds /responses)."""
+
+    def __init__(self, script: Callable[[ResponsesRequest], str]):
+        super().__init__()
+        self.script = script
+        self.requests: list[ResponsesRequest] = []
+
+    @property
+    def base_url(self) -> str:
+        return f"{super().base_url}/v1"
+
+    def routes(self):
+        return [(r"/v1/responses", _Responses)]
+
+
+class _Responses(EventStream):
+    def initialize(self, owner: FakeOpenAI) -> None:
+        self.owner = owner
+
+    async def post(self) -> None:
+        request = ResponsesRequest(json.loads(self.request.body))
+        self.owner.requests.append(request)
+        text = self.owner.script(request)
+        response = {"id": "resp_" + uuid.uuid4().hex[:12], "object": "response"}
+        self.set_header("Content-Type", "text/event-stream")
+        await self.event("response.created", {"response": {**response, "status": "in_progress"}})
+        item = {"id": "msg_" + uuid.uuid4().hex[:12], "type": "message", "role": "assistant"}
+        await self.event(
+            "response.output_item.added",
+            {"output_index": 0, "item": {**item, "status": "in_progress", "content": []}},
+        )
+        for at in range(0, len(text), 12):
+            delta = {"item_id": item["id"], "output_index": 0, "content_index": 0}
+            await self.event("response.output_text.delta", {**delta, "delta": text[at : at + 12]})
+            await asyncio.sleep(0.005)
+        whole = {**item, "status": "completed"}
+        whole["content"] = [{"type": "output_text", "text": text, "annotations": []}]
+        await self.event("response.output_item.done", {"output_index": 0, "item": whole})
+        usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}}
+        usage |= {"output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0}}
+        usage["total_tokens"] = 110
+        completed = {**response, "status": "completed", "output": [whole], "usage": usage}
+        await self.event("response.completed", {"response": completed})
+        self.finish()
