@@ -132,14 +132,18 @@ async def through_the_room(base_url: str, work: Path) -> tuple[float, list[dict[
         arrivals: list[dict[int, float]] = [{} for _ in clients]
         for client, arrived in zip(clients, arrivals, strict=True):
 
-            def heard(_events, client=client, arrived=arrived) -> None:
-                """A change applied to this client's copy: the reply's new chunks, timed."""
+            def heard(client=client, arrived=arrived) -> None:
+                """A message applied to this client's copy: the reply's new chunks, timed."""
                 now = time.monotonic()
                 for entry in client.replies()[-1:]:
                     for match in MARK.finditer(entry["body"]):
                         arrived.setdefault(int(match.group(1)), now)
 
-            client.transcript.observe_deep(heard)
+            client.after_message = heard
+        # Both copies synced and settled before the prompt: a join's own sync is not timed.
+        while any(client.meta.to_py().get("state") != "idle" for client in clients):
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1)
         started = time.monotonic()
         asked = await server.call("bob", "POST", "prompts", {"text": "go"})
         assert asked.code == 202, asked.body

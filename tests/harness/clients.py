@@ -24,6 +24,8 @@ class YClient:
         self.participants = self.doc.get("participants", type=Map)
         self.approvals = self.doc.get("approvals", type=Map)
         self.received: list[bytes] = []
+        #: Called after each message is applied (outside its update: the copy may be read).
+        self.after_message = lambda: None
         self.closed = asyncio.Event()
         self._reader = asyncio.create_task(self._read())
         ws.write_message(create_sync_message(self.doc), binary=True)
@@ -35,6 +37,7 @@ class YClient:
                 reply = handle_sync_message(message[1:], self.doc)
                 if reply is not None:
                     self.ws.write_message(reply, binary=True)
+            self.after_message()
         self.closed.set()
 
     def replies(self):
