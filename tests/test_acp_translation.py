@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from acp import schema
 
+from jupyter_copilot_room.agent.acp.acp_agent import said_by
 from jupyter_copilot_room.agent.acp.agent_spec import AcpAgentSpec, parse_agents
 from jupyter_copilot_room.agent.acp.permission_asks import chosen_option, permission_ask
 from jupyter_copilot_room.agent.acp.session_updates import SessionUpdates
@@ -209,3 +210,11 @@ def test_a_tool_of_kind_other_is_named_by_its_title():
         )
     )
     assert (started.tool, started.summary) == ("notebook_read", "plan.ipynb")
+
+
+def test_a_terminal_runs_an_approved_line_only_as_it_was_approved():
+    """A card approved `python` lets `python` run, never `python -c <anything>`."""
+    assert said_by("python", []) == {"python"}
+    assert said_by("python", ["-c", "import os"]) == {"python -c 'import os'"}
+    assert said_by("/bin/bash", ["-lc", "ls -la"]) == {"/bin/bash -lc 'ls -la'", "ls -la"}
+    assert said_by("sh", ["-c"]) == {"sh -c"}

@@ -116,26 +116,20 @@ def text_of(message: dict) -> str:
 Script = Callable[[ModelRequest], Reply]
 
 
-class ScriptedModelServer:
-    def __init__(self, script: Script, model: str = "scripted-model"):
-        self.script = script
-        self.model = model
-        self.requests: list[ModelRequest] = []
+class LocalService:
+    """An HTTP service on a free port of 127.0.0.1, on the running or current event loop:
+    `handlers()` are its `(pattern, handler)`s, each handler given `owner=self` (the tests' fakes
+    of other providers are ones too)."""
+
+    def __init__(self) -> None:
         self._server: HTTPServer | None = None
         self.port: int | None = None
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+    def handlers(self) -> list[tuple[str, type[RequestHandler]]]:
+        raise NotImplementedError
 
     def start(self) -> None:
-        """Listen on a free port of 127.0.0.1 (on the running or current event loop)."""
-        app = Application(
-            [
-                (r"/v1/chat/completions", _Completions, {"owner": self}),
-                (r"/v1/models", _Models, {"owner": self}),
-            ]
-        )
+        app = Application([(pattern, h, {"owner": self}) for pattern, h in self.handlers()])
         sockets = bind_sockets(0, "127.0.0.1")
         self.port = sockets[0].getsockname()[1]
         self._server = HTTPServer(app)
@@ -146,6 +140,21 @@ class ScriptedModelServer:
             self._server.stop()
             await self._server.close_all_connections()
             self._server = None
+
+
+class ScriptedModelServer(LocalService):
+    def __init__(self, script: Script, model: str = "scripted-model"):
+        super().__init__()
+        self.script = script
+        self.model = model
+        self.requests: list[ModelRequest] = []
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def handlers(self) -> list[tuple[str, type[RequestHandler]]]:
+        return [(r"/v1/chat/completions", _Completions), (r"/v1/models", _Models)]
 
 
 class _Models(RequestHandler):

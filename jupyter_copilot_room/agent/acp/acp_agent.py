@@ -46,6 +46,19 @@ RULES = f"<room_rules>\n{SYSTEM_NOTE}\n</room_rules>"
 SESSION_LOST = "The agent's earlier context was lost: it starts a new session."
 
 
+#: Shells whose `-c` (or `-lc`) runs the command line that follows it.
+SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
+
+
+def said_by(command: str, args: list[str]) -> set[str]:
+    """The command lines a terminal's command and arguments are: as they are joined, and the
+    line a shell runs for `sh -c <line>`, as an agent's permission request names it."""
+    lines = {shlex.join([command, *args])}
+    if Path(command).name in SHELLS and len(args) >= 2 and args[-2] in ("-c", "-lc"):
+        lines.add(args[-1])
+    return lines
+
+
 class AgentStartFailed(Exception):
     """The agent could not start or open its session; the message says why."""
 
@@ -159,6 +172,7 @@ class AcpAgent(Agent):
                 )
             except acp.RequestError as err:
                 self.log.warning("%s could not load session %s: %s", self.title, saved, err)
+                del self._process.sessions[saved]
             else:
                 self._fresh = False
                 self.session_models.read(loaded.config_options if loaded else None)
@@ -305,9 +319,7 @@ class AcpAgent(Agent):
             raise acp.RequestError.invalid_params({"command": "the room runs no turn now"})
         folder = self.terminals.where(cwd)  # refused before anyone is asked
         line = shlex.join([command, *args])
-        approved = next(
-            (c for c in self._commands_approved if c in (line, command, *args[-1:])), None
-        )
+        approved = next((c for c in self._commands_approved if c in said_by(command, args)), None)
         if approved is not None:
             self._commands_approved.remove(approved)
         else:
