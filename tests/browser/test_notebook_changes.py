@@ -39,6 +39,10 @@ def open_notebook(page, path: str):
 
 
 def run_cell(page, cells, index: int) -> None:
+    """Run a cell as a person does, once its kernel is idle: asked before the notebook's
+    kernel is there, JupyterLab moves the cursor on and runs nothing (seen in a full run)."""
+    idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
+    expect(idle).to_have_count(1, timeout=60_000)
     cells.nth(index).locator(".jp-InputArea-editor").click()
     page.keyboard.press("Shift+Enter")
 
