@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from .harness.fake_anthropic import Answer, FakeAnthropic, ToolUse
-from .harness.helpers import entries, eventually, finished, node_binary, ready
+from .harness.helpers import entries, eventually, finished, node_binary, ready, served
 
 AGENTS = Path(__file__).parent / "agents"
 
@@ -31,10 +31,7 @@ def answers(request):
 
 @pytest.fixture
 def anthropic(jp_asyncio_loop):
-    fake = FakeAnthropic(answers)
-    fake.start()
-    yield fake
-    jp_asyncio_loop.run_until_complete(fake.stop())
+    yield from served(FakeAnthropic(answers), jp_asyncio_loop)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import platform
 import pytest
 
 from .harness.fake_openai import FakeOpenAI
-from .harness.helpers import entries, eventually, finished, node_binary, ready
+from .harness.helpers import entries, eventually, finished, node_binary, ready, served
 from .test_acp_claude import AGENTS
 
 ARCH = {"x86_64": "x64", "aarch64": "arm64", "arm64": "arm64"}
@@ -25,9 +25,7 @@ def codex_command() -> str:
 @pytest.fixture
 def openai(jp_asyncio_loop):
     fake = FakeOpenAI(lambda request: f"Hello from Codex: {request.texts[-1].splitlines()[-1]}")
-    fake.start()
-    yield fake
-    jp_asyncio_loop.run_until_complete(fake.stop())
+    yield from served(fake, jp_asyncio_loop)
 
 
 @pytest.fixture

@@ -173,8 +173,11 @@ class Room:
         self.checkpoints = Checkpoints(
             repository or Path.cwd(), state_dir, notebooks.live if notebooks else None
         )
-        #: The title of the agent that speaks now, when not the room's own Copilot.
-        speaker = lambda: None if agent is None or agent.name == COPILOT else agent.title  # noqa: E731
+
+        def speaker() -> str | None:
+            """The title of the agent that speaks now, when not the room's own Copilot."""
+            return None if agent is None or agent.name == COPILOT else agent.title
+
         self.open_requests = OpenRequests(self.recorder, clock, speaker)
         self.streams = Streams(self.recorder, self.document, speaker)
         self.turns = Turns(

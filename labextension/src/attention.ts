@@ -10,6 +10,7 @@ import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { IRoomModel } from './model';
+import { agentName } from './names';
 import { waitsOn } from './policy';
 import { IApproval, IMe, IParticipant } from './types';
 
@@ -46,8 +47,8 @@ export function needsOf(
       id: card.id,
       text:
         card.kind === 'question'
-          ? `${card.agent || 'Copilot'} asks you: ${card.summary}`
-          : `${card.agent || 'Copilot'} waits for your approval: ${card.summary}`
+          ? `${agentName(card.agent)} asks you: ${card.summary}`
+          : `${agentName(card.agent)} waits for your approval: ${card.summary}`
     }));
   const arrivals = participants
     .filter(person => waitsOn(me, person.answerers))

@@ -7,6 +7,12 @@
 import { SERVER_OWNER, unvouched } from './policy';
 import { IParticipant } from './types';
 
+/** The agent that wrote or asks something: its title when another agent is in the room's own
+ * Copilot's place (the server leaves it out for Copilot itself). */
+export function agentName(title?: string | null): string {
+  return title || 'Copilot';
+}
+
 /** Someone the room has never seen (a record older than the people list). */
 export const SOMEONE = 'someone';
 

@@ -126,6 +126,14 @@ def pending_tasks_of_the_room():
     return pending
 
 
+def served(service, loop):
+    """A fixture's body for a local service (the scripted model, a provider's fake): started,
+    yielded, stopped in the test's event loop after it."""
+    service.start()
+    yield service
+    loop.run_until_complete(service.stop())
+
+
 def node_binary(folder: Path, name: str, what: str) -> Path:
     """`folder/node_modules/.bin/name`, installed with `npm ci` from `folder`'s package-lock.json
     when missing (`.ci/run` does it beforehand); `what` says what needs it."""

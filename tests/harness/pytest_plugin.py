@@ -23,7 +23,7 @@ from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 from ..scripted_agent import ScriptedAgent
 from . import config, people
 from .clients import YClient
-from .helpers import no_script
+from .helpers import no_script, served
 from .server import JupyterServer
 
 # pytest-jupyter gives every test a fresh HOME; the Copilot runtime that `jupyter copilot-room
@@ -176,10 +176,7 @@ def connect(jp_ws_fetch):
 
 @pytest.fixture
 def model(jp_asyncio_loop):
-    server = ScriptedModelServer(no_script)
-    server.start()
-    yield server
-    jp_asyncio_loop.run_until_complete(server.stop())
+    yield from served(ScriptedModelServer(no_script), jp_asyncio_loop)
 
 
 @pytest.fixture

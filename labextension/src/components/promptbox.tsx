@@ -23,6 +23,7 @@ import React, {
 import { IRoomClient } from '../api';
 import { contextTray } from '../chips';
 import { IRoomModel } from '../model';
+import { agentName } from '../names';
 import { promptNotice } from '../notice';
 import {
   isRunning,
@@ -35,7 +36,7 @@ import {
 } from '../policy';
 import { withQuote } from '../quote';
 import { IPromptDraft } from '../room';
-import { ICatalog, ICatalogItem, IMeta, ITarget } from '../types';
+import { ICatalog, ICatalogItem, ITarget } from '../types';
 import { Refusal, useAction } from './action';
 import { AttachMenuButton } from './attach';
 import { DraftAttachments, filesOf, useDraftAttachments } from './attachments';
@@ -120,7 +121,7 @@ export function PromptBox(props: {
   const chats = mayChat(model.me);
   // A side thread's own document says it is one: what is said there is said in the thread.
   const where = model.meta.thread ? 'the thread' : 'the room';
-  const agent = askedAgent(model.meta);
+  const agent = agentName(model.meta.name !== 'copilot' ? model.meta.title : null);
   const shownPlaceholder = useFittingPlaceholder(inputRef, placeholders(asks, chats, where, agent));
   if (!asks && !chats) {
     return (
@@ -335,11 +336,6 @@ export function PromptBox(props: {
       <NoticeLine notice={notice} model={model} onDismiss={() => setNotice(null)} />
     </div>
   );
-}
-
-/** Whom a prompt asks: the room's own Copilot, or the title of the agent in its place. */
-function askedAgent(meta: IMeta): string {
-  return meta.name && meta.name !== 'copilot' && meta.title ? meta.title : 'Copilot';
 }
 
 /** What the box may say before anything is typed, longest first: where Enter sends it. */

@@ -8,6 +8,7 @@ import React, { useEffect, useRef } from 'react';
 import { splitBlocks } from '../../blocks';
 import { IAssistantEntry } from '../../entries';
 import { IEntrySource, IRoomModel } from '../../model';
+import { agentName } from '../../names';
 import { replyPace } from '../../pace';
 import { loadRemoteImage, reloadChosenImages, REMOTE_IMAGE_CLASS } from '../../sanitize';
 import { useEntry } from '../hooks';
@@ -22,7 +23,7 @@ export function ReplyEntry(props: {
 }): JSX.Element {
   const { entry, model } = props;
   const prompt = model.entries.find(source => source.id === entry.prompt_id);
-  const who = entry.agent || 'Copilot';
+  const who = agentName(entry.agent);
   return (
     <div
       className="jp-CopilotRoom-entry jp-CopilotRoom-reply"

@@ -5,6 +5,7 @@ import React from 'react';
 import { IPermissionEntry, IQuestionEntry } from '../../entries';
 import { hiddenIn, hiddenWords, SUMMARY } from '../../hidden';
 import { IRoomModel } from '../../model';
+import { agentName } from '../../names';
 import { outcomeLabel, requestAction } from '../../policy';
 import { Name } from '../person';
 
@@ -51,7 +52,7 @@ export function RequestEntry(props: {
   return (
     <div className="jp-CopilotRoom-entry jp-CopilotRoom-request" data-state={entry.state}>
       {/* A side thread's changes coming back: the room asks that, not the agent. */}
-      {entry.request_kind === 'promote' ? 'The room asks' : entry.agent || 'Copilot'} {what}:{' '}
+      {entry.request_kind === 'promote' ? 'The room asks' : agentName(entry.agent)} {what}:{' '}
       <code>{entry.body}</code>
       {cut && <span className="jp-CopilotRoom-hiddenNote">{` (${hiddenWords(cut)})`}</span>}{' '}
       <span className="jp-CopilotRoom-status">
