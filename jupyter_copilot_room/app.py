@@ -19,6 +19,8 @@ from .agent.notebook_mcp import NotebookToolsServer
 from .agent.seam import Agent
 from .api import RoomsAPI
 from .eventlog import EventEmitter
+from .github.github_settings import parse_github
+from .github.pull_requests import PullRequests
 from .handlers.notebook_tools import tools_url
 from .handlers.room_handler import HubGrants, RoomContext
 from .handlers.routes import routes
@@ -205,6 +207,24 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "name of c.CopilotRoom.agents.",
     )
 
+    github = Dict(
+        config=True,
+        help="The room on GitHub: {'repository': 'owner/name', 'token_env': 'GITHUB_TOKEN', "
+        "'api_url': None, 'poll_interval': 15, 'webhook_secret_env': None, 'people': {login: "
+        "username}, 'max_rounds': 6, 'seat_check': {'org': ..., 'token_env': ...}}. With a "
+        "repository, hosts link a room to one of its pull requests (POST github/pull) and "
+        "comments there give the room tasks; with a seat check, only people with an active "
+        "Copilot seat in the org may prompt or come in. Tokens are named by their variable.",
+    )
+
+    @validate("github")
+    def _valid_github(self, proposal: dict) -> dict:
+        try:
+            parse_github(proposal["value"])
+        except (ValueError, TypeError) as err:
+            raise TraitError(f"c.CopilotRoom.github: {err}") from None
+        return proposal["value"]
+
     @validate("agents")
     def _valid_agents(self, proposal: dict) -> dict:
         """A wrong agent stops the server at start, saying what is wrong."""
@@ -290,6 +310,11 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         self.rooms.load()
         #: The public in-process API (`api/`): REST, the websocket and every front use it.
         self.api = RoomsAPI(self.rooms, self.threads)
+        github = parse_github(self.github)
+        self.pulls = None
+        if github is not None and github.repository:
+            self.pulls = PullRequests(github, self.api, state_dir)
+            self.api.fronts.pulls = self.pulls
         self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics (main's only)
         serverapp.event_logger.add_listener(schema_id=CONTENTS_EVENTS, listener=self._saved)
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
@@ -337,6 +362,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         started: now, or on the request that starts it."""
         self.room.startup.when_started(self._announce_claim_if_unclaimed)
         await self.rooms.start()  # main only: the others load when used
+        if self.pulls is not None:
+            self.pulls.start()
 
     def _announce_claim_if_unclaimed(self) -> None:
         """Main's transcript says whether someone claimed it (main has started)."""
@@ -349,6 +376,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         release_at_exit()  # AnyIO workers left behind would hold the process's exit
         await keep(web, notebooks, self.log)
         await self.threads.stop()
+        if self.pulls is not None:
+            await self.pulls.stop()
         await self.rooms.stop()
         metrics.unwatch(self.metrics)
         if self._claim_page is not None:

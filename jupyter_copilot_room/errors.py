@@ -67,3 +67,10 @@ class InsufficientStorage(Refused):
 
     status = 507
     code = "insufficient_storage"
+
+
+class Unauthorized(Refused):
+    """The request does not prove who sent it (a webhook's signature)."""
+
+    status = 401
+    code = "unauthorized"

@@ -66,6 +66,12 @@ class PromptBody(Strict):
     attachments: list[AttachmentRef] | None = Field(None, max_length=MAX_ATTACHMENTS)
 
 
+class PullBody(Strict):
+    """`POST github/pull`: the pull request of the server's repository the room goes on."""
+
+    number: int = Field(ge=1, le=2**31)
+
+
 class ChatBody(Strict):
     """`POST messages`: said to the room; its text is checked like a prompt's."""
 

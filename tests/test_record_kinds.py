@@ -53,6 +53,7 @@ READER_MODULES = [
     "jupyter_copilot_room.eventlog",
     "jupyter_copilot_room.threads.fork_point",
     "jupyter_copilot_room.kernel.record_frames",
+    "jupyter_copilot_room.github.pull_tasks",
 ]
 
 

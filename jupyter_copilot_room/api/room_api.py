@@ -8,6 +8,7 @@ with their `source`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncGenerator
 from contextlib import AbstractContextManager
 from datetime import UTC, tzinfo
@@ -19,7 +20,9 @@ from pydantic import BaseModel
 from ..access import rules
 from ..access.identity import Identity
 from ..access.roles import Action
+from ..agent.acp.agent_spec import COPILOT
 from ..attachments import Upload
+from ..errors import NotFound
 from ..export import Format
 from ..request_bodies import (
     ApprovalBody,
@@ -27,6 +30,7 @@ from ..request_bodies import (
     ChatBody,
     ModelBody,
     PromptBody,
+    PullBody,
     QuestionBody,
     SteerBody,
     TranscriptQuery,
@@ -37,6 +41,7 @@ from ..room.room import Room
 from . import download
 from .download import Download
 from .follow import follow
+from .fronts import Fronts, PullLinks
 from .person import Caller, acting
 from .threads_api import ThreadsAPI
 
@@ -47,9 +52,10 @@ if TYPE_CHECKING:
 class RoomAPI:
     """A started room (`RoomsAPI.open`), or one of its side threads (`ThreadsAPI.open`)."""
 
-    def __init__(self, room: Room, threads: ThreadRegistry):
+    def __init__(self, room: Room, threads: ThreadRegistry, fronts: Fronts | None = None):
         self.room = room
         self._threads = threads
+        self._fronts = fronts or Fronts()
 
     @property
     def name(self) -> str:
@@ -61,7 +67,7 @@ class RoomAPI:
     def _holding(self, card_id: str) -> RoomAPI:
         """This room, or its thread where the card `card_id` is open."""
         holder = self._threads.room_holding(self.room, card_id)
-        return self if holder is self.room else RoomAPI(holder, self._threads)
+        return self if holder is self.room else RoomAPI(holder, self._threads, self._fronts)
 
     async def durable(self) -> None:
         """Once everything recorded so far is on disk (REST answers after this)."""
@@ -124,18 +130,21 @@ class RoomAPI:
 
     # -- prompts and chat --------------------------------------------------------------------------
 
-    async def post_prompt(self, caller: Caller, body: PromptBody) -> dict:
+    async def post_prompt(self, caller: Caller, body: PromptBody, link: str | None = None) -> dict:
         """A prompt with everything it may carry: `{"id", "position"}` in the queue."""
         with self._acting(caller) as identity:
             prompt_id, position = await self.room.prompt_commands.submit_from_request(
-                identity, body
+                identity, body, link
             )
             return {"id": prompt_id, "position": position}
 
-    async def submit(self, caller: Caller, text: str, **fields: Any) -> str:
-        """Queue a prompt (`fields`: what `POST prompts` takes besides its text); its id."""
-        answer = await self.post_prompt(caller, validated(PromptBody, {"text": text, **fields}))
-        return answer["id"]
+    async def submit(
+        self, caller: Caller, text: str, link: str | None = None, **fields: Any
+    ) -> str:
+        """Queue a prompt (`fields`: what `POST prompts` takes besides its text; `link`: the
+        page a front took it from, a pull request's comment, which the panel links to); its id."""
+        body = validated(PromptBody, {"text": text, **fields})
+        return (await self.post_prompt(caller, body, link))["id"]
 
     async def say(self, caller: Caller, text: str) -> str:
         """Chat to the room (never to the agent); the message's id."""
@@ -310,6 +319,47 @@ class RoomAPI:
     async def revert(self, caller: Caller, commit: str, force: bool = False) -> dict:
         with self._acting(caller) as identity:
             return await self.room.history_commands.revert(identity, commit, force=force)
+
+    # -- fronts ------------------------------------------------------------------------------------
+
+    def agent_card(self) -> dict:
+        """What a front shows others of the room's agent: the name they mention it by, and the
+        skills of the repository's catalog (public: a pull request's readers see it)."""
+        agent = self.room.agent
+        title = agent.title if agent is not None and agent.name != COPILOT else "Copilot"
+        slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "agent"
+        catalog = self.room.catalog.refresh().to_json() if self.room.catalog else {"skills": []}
+        skills = [{"name": s["name"], "description": s["description"]} for s in catalog["skills"]]
+        return {"name": f"{slug}-room", "skills": skills}
+
+    def set_front_status(self, front: str, status: str | None) -> None:
+        """What a front says of its service in the room's header ("GitHub: waiting"); None
+        while all is well."""
+        fronts = dict(self.room.document.meta.get("fronts") or {})
+        if status is None:
+            fronts.pop(front, None)
+        else:
+            fronts[front] = status
+        self.room.document.set_meta(fronts=fronts)
+
+    def _pulls(self) -> PullLinks:
+        if self._fronts.pulls is None:
+            raise NotFound(
+                "This server links no pull requests: set c.CopilotRoom.github's repository.",
+                code="no_github",
+            )
+        return self._fronts.pulls
+
+    async def link_pull(self, caller: Caller, number: int) -> dict:
+        """`POST github/pull` (hosts): the room on the pull request `number`, posting its card."""
+        with self._acting(caller) as identity:
+            self.room.people.require(identity, Action.EDIT_SETTINGS)
+        return await self._pulls().link(self, validated(PullBody, {"number": number}).number)
+
+    async def unlink_pull(self, caller: Caller) -> None:
+        with self._acting(caller) as identity:
+            self.room.people.require(identity, Action.EDIT_SETTINGS)
+        await self._pulls().unlink(self)
 
     # -- side threads ------------------------------------------------------------------------------
 

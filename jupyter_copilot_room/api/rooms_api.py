@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..access.identity import Identity
+from ..errors import NotFound
 from ..room_registry import Rooms
 from ..threads import ThreadRegistry
+from .fronts import Fronts
 from .person import Caller, identity_of
 from .room_api import RoomAPI
 
@@ -16,16 +18,18 @@ class RoomsAPI:
     def __init__(self, rooms: Rooms, threads: ThreadRegistry):
         self._rooms = rooms
         self._threads = threads
+        #: The fronts whose settings are rooms' commands (set by the extension at start).
+        self.fronts = Fronts()
 
     @property
     def main(self) -> RoomAPI:
         """The room of the server's root, as loaded (it starts with the server)."""
-        return RoomAPI(self._rooms.main, self._threads)
+        return RoomAPI(self._rooms.main, self._threads, self.fronts)
 
     async def open(self, name: str) -> RoomAPI:
         """The room `name`, loaded and started if it slept; `Refused` (`unknown_room`, 404) for
         a name that is no room, and the room's own refusal (503, 507) if it cannot start."""
-        return RoomAPI(await self._rooms.open(name), self._threads)
+        return RoomAPI(await self._rooms.open(name), self._threads, self.fronts)
 
     def _identity(self, caller: Caller) -> Identity:
         """Who the caller is, as the server's room (main) last saw them."""
@@ -45,6 +49,13 @@ class RoomsAPI:
         identity = self._identity(caller)
         await self._rooms.create(identity, name, repository)
         return self._rooms.entry(name, identity)
+
+    def hear_github(self, event: str, signature: str, body: bytes) -> None:
+        """`POST copilot-room/github/webhook`: GitHub's delivery, checked against its signature
+        (`Refused` 401 if it does not match) and handed to the room on its pull request."""
+        if self.fronts.pulls is None:
+            raise NotFound("This server takes no GitHub webhooks.", code="no_github")
+        self.fronts.pulls.hear(event, signature, body)
 
 
 def rooms_of(serverapp: Any) -> RoomsAPI:

@@ -93,6 +93,8 @@ class PromptSubmitted(Strict):
     thread: str | None = None  # the side thread it brings back (`threads/`); absent otherwise
     #: True: the turn applies the thread's changes (a card, then the files), no agent in it.
     applies: bool | None = None
+    #: The page a front took it from (a pull request's comment), since 0.4; absent otherwise.
+    link: str | None = Field(None, max_length=2000)
 
 
 class PromptRef(Strict):

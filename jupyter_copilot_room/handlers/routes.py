@@ -14,6 +14,7 @@ from . import (
     agent,
     budgets,
     checkpoints,
+    github,
     people,
     prompts,
     requests,
@@ -66,6 +67,7 @@ PER_ROOM = [
     (f"threads/{_ID}/prompts", threads.ThreadPromptsHandler),
     (f"threads/{_ID}/diff", threads.ThreadChangesHandler),
     (f"threads/{_ID}/promote", threads.ThreadPromoteHandler),
+    ("github/pull", github.PullLinkHandler),
 ]
 
 #: A room's commands that work in one of its threads too, under `threads/<id>/`.
@@ -93,6 +95,7 @@ SERVER_LEVEL = [
     (f"{API}/signout", signin.SignOutHandler),
     (f"{API}/claim", people.ClaimAPIHandler),
     ("copilot-room/claim", people.ClaimHandler),
+    ("copilot-room/github/webhook", github.WebhookHandler),
 ]
 
 

@@ -101,16 +101,18 @@ class PromptCommands:
                 code="prompt_too_long",
             )
 
-    async def submit_from_request(self, identity: Identity, body: PromptBody) -> tuple[str, int]:
+    async def submit_from_request(
+        self, identity: Identity, body: PromptBody, link: str | None = None
+    ) -> tuple[str, int]:
         """`POST prompts`: as `submit`, but an output's image chips are checked and stored in a
         worker thread (Pillow decodes each whole, up to hundreds of milliseconds: never on the
         loop that serves everyone); what may have changed meanwhile is checked again."""
         if not any(chip.data is not None for chip in body.chips or ()):
-            return self.submit(identity, body)  # nothing to decode
+            return self.submit(identity, body, link=link)  # nothing to decode
         attached = self._check_prompt(identity, body)
         chips = await asyncio.to_thread(context.store_images, body.chips, self.attachments)
         self._check_room_for(identity)  # the budget or the queue may have moved meanwhile
-        return self._record_prompt(identity, body, chips, attached)
+        return self._record_prompt(identity, body, chips, attached, link=link)
 
     def submit(
         self,
@@ -118,13 +120,15 @@ class PromptCommands:
         body: PromptBody,
         thread: str | None = None,
         applies: bool = False,
+        link: str | None = None,
     ) -> tuple[str, int]:
         """`thread`: the side thread the prompt brings back (`threads/`), marked as such;
-        `applies`: its turn applies the thread's changes rather than asking the agent."""
+        `applies`: its turn applies the thread's changes rather than asking the agent; `link`:
+        the page a front took it from."""
         attached = self._check_prompt(identity, body)
         # Last of the checks, first to write: an output's image joins the attachments' store.
         chips = context.store_images(body.chips, self.attachments)
-        return self._record_prompt(identity, body, chips, attached, thread, applies)
+        return self._record_prompt(identity, body, chips, attached, thread, applies, link)
 
     def _check_prompt(self, identity: Identity, body: PromptBody) -> list[Attachment]:
         """Everything `submit` refuses, before anything is written; the attachments resolved."""
@@ -158,6 +162,7 @@ class PromptCommands:
         attached: list[Attachment],
         thread: str | None = None,
         applies: bool = False,
+        link: str | None = None,
     ) -> tuple[str, int]:
         prompt_id = uuid.uuid4().hex
         record = self.recorder.commit(
@@ -172,6 +177,7 @@ class PromptCommands:
                 attachments=attached or None,
                 thread=thread,
                 applies=applies or None,
+                link=link,
             ),
         )
         self.queue.submit(

@@ -36,6 +36,8 @@ def prompt_submitted(doc: RoomDocument, record: Record, p: ev.PromptSubmitted) -
             # Only a kernel's prompt has one, so older documents and panels see no change.
             **({"origin": p.origin} if p.origin else {}),
             **({"thread": p.thread} if p.thread else {}),  # brought back from a side thread
+            # Where a front took it from (a pull request's comment): the panel links to it.
+            **({"link": p.link} if p.link else {}),
             # What the author pointed at, as everyone sees it: an image's bytes stay in the
             # transcript (`chips` of the record) and out of every client's document.
             **({"chips": [_chip(c) for c in p.chips]} if p.chips else {}),
@@ -77,6 +79,7 @@ def prompt_started(doc: RoomDocument, record: Record, p: ev.PromptRef) -> None:
         state="working",
         **({"origin": origin} if (origin := item.get("origin")) else {}),
         **({"thread": thread} if (thread := item.get("thread")) else {}),
+        **({"link": link} if (link := item.get("link")) else {}),
         **({"chips": chips} if (chips := item.get("chips")) else {}),
         **({"attachments": a} if (a := item.get("attachments")) else {}),
     )

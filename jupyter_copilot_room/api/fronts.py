@@ -1,0 +1,25 @@
+"""The fronts a server runs whose settings are a room's own commands (a host links a room to a
+pull request), reached through the API like every command, so REST stays one call a route."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from .room_api import RoomAPI
+
+
+class PullLinks(Protocol):
+    """`github/pull_requests.py`: rooms on pull requests."""
+
+    async def link(self, room: RoomAPI, number: int) -> dict: ...
+
+    async def unlink(self, room: RoomAPI) -> None: ...
+
+    def hear(self, event: str, signature: str, body: bytes) -> None: ...
+
+
+@dataclass
+class Fronts:
+    pulls: PullLinks | None = None  # None: no `c.CopilotRoom.github` repository

@@ -1,0 +1,163 @@
+"""GitHub's REST API as the room uses it, through githubkit (typed, async, a `base_url` for GitHub
+Enterprise or a local fake): the only module that imports it.
+
+Every failure is one of two kinds the callers can act on: `GitHubWaiting` (unreachable, a rate
+limit, a 5xx: try again at `retry_at`) and `GitHubRefusal` (a bad token, a 404: say so once).
+Comment listings are conditional (ETag per page), so a quiet pull request costs 304s, which
+GitHub does not count against the rate limit.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from githubkit import GitHub
+from githubkit.exception import RateLimitExceeded, RequestError, RequestFailed
+
+PER_PAGE = 100
+#: Seconds to wait after GitHub could not be reached or answered 5xx.
+RETRY_AFTER = 30.0
+
+
+class GitHubWaiting(Exception):
+    """GitHub cannot answer now; `retry_at` (time.time()) is when to ask again."""
+
+    def __init__(self, reason: str, retry_at: float):
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_at = retry_at
+
+
+class GitHubRefusal(Exception):
+    """GitHub answered no (`status`): a bad token (401), no such thing (404)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class _Page:
+    etag: str
+    items: list[dict]
+
+
+class GitHubRest:
+    """One token's client for one repository (`owner/name`)."""
+
+    def __init__(self, token: str, api_url: str, repository: str = "", retry_after=RETRY_AFTER):
+        self._github = GitHub(
+            token, base_url=api_url + "/", http_cache=False, auto_retry=False, timeout=20.0
+        )
+        self.owner, _, self.repo = repository.partition("/")
+        self.retry_after = retry_after
+        self._pages: dict[tuple[str, int, int], _Page] = {}
+
+    async def _call(self, method: str, url: str, **kwargs: Any) -> Any:
+        """The answer's JSON (None for an empty body), or one of the two errors."""
+        response = await self._send(method, url, **kwargs)
+        return response.json() if response.content else None
+
+    async def _send(self, method: str, url: str, **kwargs: Any) -> Any:
+        """GitHub's response (a 304 too), or one of the two errors."""
+        try:
+            return await self._github.arequest(method, url, **kwargs)
+        except RateLimitExceeded as limited:
+            wait = max(1.0, limited.retry_after.total_seconds())
+            raise GitHubWaiting("rate limited", time.time() + wait) from None
+        except RequestFailed as failed:
+            status = failed.response.status_code
+            if status >= 500:
+                raise GitHubWaiting(f"HTTP {status}", time.time() + self.retry_after) from None
+            message = _message(failed.response.raw_response)
+            raise GitHubRefusal(status, message) from None
+        except RequestError as lost:
+            raise GitHubWaiting(_unreachable(lost), time.time() + self.retry_after) from None
+
+    async def login(self) -> str:
+        """Whose token it is (the room never acts on its own comments)."""
+        return (await self._call("GET", "/user"))["login"]
+
+    async def pull(self, number: int) -> dict:
+        pull = await self._call("GET", f"/repos/{self.owner}/{self.repo}/pulls/{number}")
+        return {"number": pull["number"], "url": pull["html_url"], "state": pull["state"]}
+
+    async def comments(self, number: int) -> list[dict]:
+        """Every issue comment and review comment on the pull request, each with `review`
+        true for a comment on a line of the diff; unchanged pages come from their 304."""
+        issue = await self._listing("issues", number)
+        review = await self._listing("pulls", number)
+        return [*issue, *({**c, "review": True} for c in review)]
+
+    async def _listing(self, where: str, number: int) -> list[dict]:
+        items: list[dict] = []
+        page = 1
+        while True:
+            key = (where, number, page)
+            cached = self._pages.get(key)
+            headers = {"If-None-Match": cached.etag} if cached else {}
+            url = f"/repos/{self.owner}/{self.repo}/{where}/{number}/comments"
+            response = await self._send(
+                "GET", url, params={"per_page": PER_PAGE, "page": page}, headers=headers
+            )
+            if response.status_code == 304 and cached is not None:
+                got = cached.items
+            else:
+                got = response.json()
+                self._pages[key] = _Page(response.headers.get("etag", ""), got)
+            items.extend(got)
+            if len(got) < PER_PAGE:
+                return items
+            page += 1
+
+    async def post_comment(self, number: int, body: str) -> dict:
+        url = f"/repos/{self.owner}/{self.repo}/issues/{number}/comments"
+        return _comment(await self._call("POST", url, json={"body": body}))
+
+    async def edit_comment(self, comment_id: int, body: str, review: bool = False) -> None:
+        where = "pulls" if review else "issues"
+        url = f"/repos/{self.owner}/{self.repo}/{where}/comments/{comment_id}"
+        await self._call("PATCH", url, json={"body": body})
+
+    async def reply_in_review(self, number: int, comment_id: int, body: str) -> dict:
+        """A reply in the review thread of `comment_id` (a comment on a line of the diff)."""
+        url = f"/repos/{self.owner}/{self.repo}/pulls/{number}/comments/{comment_id}/replies"
+        return {**_comment(await self._call("POST", url, json={"body": body})), "review": True}
+
+    async def permission(self, login: str) -> str:
+        """`admin`, `maintain`, `write`, `triage`, `read` or `none` on the repository."""
+        url = f"/repos/{self.owner}/{self.repo}/collaborators/{login}/permission"
+        try:
+            answer = await self._call("GET", url)
+        except GitHubRefusal as no:
+            if no.status == 404:
+                return "none"
+            raise
+        return answer.get("role_name") or answer.get("permission") or "none"
+
+    async def has_copilot_seat(self, org: str, login: str) -> bool:
+        try:
+            await self._call("GET", f"/orgs/{org}/members/{login}/copilot")
+        except GitHubRefusal as no:
+            if no.status in (404, 422):  # no seat; Copilot Business off in the org
+                return False
+            raise
+        return True
+
+
+def _comment(data: dict) -> dict:
+    return {"id": data["id"], "url": data.get("html_url", "")}
+
+
+def _message(response: Any) -> str:
+    try:
+        return str(response.json().get("message", ""))
+    except ValueError:
+        return response.text[:200]
+
+
+def _unreachable(lost: RequestError) -> str:
+    return f"unreachable ({type(lost.exc).__name__})"

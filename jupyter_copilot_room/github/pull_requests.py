@@ -1,0 +1,114 @@
+"""The server's pull request front (`c.CopilotRoom.github`): which room is linked to which pull
+request (`<state_dir>/github/<room>.json`), linking and unlinking, and GitHub's webhooks,
+verified by `X-Hub-Signature-256` and handed to the room whose pull request they are about."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidRequest, NotFound, Unauthorized, Unavailable
+from .github_rest import GitHubRefusal, GitHubRest, GitHubWaiting
+from .github_settings import GitHubSettings
+from .pull_link import PullLink
+from .pull_room import PullRoom
+
+if TYPE_CHECKING:
+    from ..api import RoomAPI, RoomsAPI
+
+log = logging.getLogger(__name__)
+
+#: The webhook events that carry a comment on a pull request.
+COMMENT_EVENTS = {"issue_comment", "pull_request_review_comment"}
+
+
+class PullRequests:
+    def __init__(self, settings: GitHubSettings, rooms: RoomsAPI, state_dir: Path):
+        self.settings = settings
+        self.rooms = rooms
+        self.folder = state_dir / "github"
+        token = settings.token()
+        if token is None:
+            log.warning(
+                "GitHub: $%s is not set; pull requests cannot be linked.", settings.token_env
+            )
+        self.rest = GitHubRest(token or "", settings.api_url, settings.repository)
+        self.linked: dict[str, PullRoom] = {}
+
+    def start(self) -> None:
+        """Every link kept from before the restart goes on where it was."""
+        for file in sorted(self.folder.glob("*.json")):
+            link = PullLink.load(file)
+            if link is not None:
+                self._watch(file.stem, link)
+
+    async def stop(self) -> None:
+        for pull in self.linked.values():
+            await pull.stop()
+
+    def _watch(self, name: str, link: PullLink) -> PullRoom:
+        pull = PullRoom(name, link, self.settings, self.rest, self.rooms)
+        self.linked[name] = pull
+        pull.start()
+        return pull
+
+    async def link(self, room: RoomAPI, number: int) -> dict:
+        """Link `room` to the pull request `number` (the caller's right to was checked)."""
+        try:
+            pull = await self.rest.pull(number)
+        except GitHubWaiting as waiting:
+            raise Unavailable(f"GitHub cannot answer now ({waiting.reason}).") from None
+        except GitHubRefusal as refusal:
+            if refusal.status == 404:
+                raise NotFound(
+                    f"{self.settings.repository} has no pull request #{number}.", code="no_pull"
+                ) from None
+            raise Unavailable(f"GitHub refused: {refusal.message}", code="github_refused") from None
+        current = self.linked.get(room.name)
+        if current is not None and current.link.number == number:
+            return pull
+        await self.unlink(room)
+        link = PullLink(self.folder / f"{room.name}.json", number, url=pull["url"])
+        link.save()
+        self._watch(room.name, link)
+        return pull
+
+    async def unlink(self, room: RoomAPI) -> None:
+        pull = self.linked.pop(room.name, None)
+        if pull is not None:
+            await pull.stop()
+            pull.link.file.unlink(missing_ok=True)
+            room.set_front_status("github", None)
+
+    def describe(self, room: RoomAPI) -> dict | None:
+        pull = self.linked.get(room.name)
+        return None if pull is None else {"number": pull.link.number, "url": pull.link.url}
+
+    def hear(self, event: str, signature: str, body: bytes) -> None:
+        """A webhook delivery: verified, then each comment to the room linked to its pull
+        request (anything else is acknowledged and left)."""
+        secret = self.settings.webhook_secret()
+        if secret is None:
+            raise NotFound("This server takes no GitHub webhooks.", code="no_webhooks")
+        expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected, signature or ""):
+            raise Unauthorized("The webhook's X-Hub-Signature-256 does not match.")
+        if event not in COMMENT_EVENTS:
+            return
+        try:
+            payload = json.loads(body)
+            number = (payload.get("issue") or payload.get("pull_request") or {})["number"]
+            comment = dict(payload["comment"])
+        except (ValueError, KeyError, TypeError):
+            raise InvalidRequest("The webhook's payload is not a comment's.") from None
+        if payload.get("action") != "created":
+            return
+        if event == "pull_request_review_comment":
+            comment["review"] = True
+        for pull in self.linked.values():
+            if pull.link.number == number:
+                pull.heard(comment)

@@ -1,0 +1,356 @@
+"""One room on one pull request: the comments that mention the room's agent become its tasks,
+each task's Message follows its prompt through the room, and `/approve` or `/reject` answer its
+cards. A client of the in-process API (`api/`) and nothing else: who may prompt or answer is the
+room's to say (`access/rules.py`), as for every front; GitHub only says who may write.
+
+It hears by polling the pull request's comments (no public URL needed) and by the webhooks
+`pull_requests.py` verifies; either way a comment is handled once, in this object's one loop,
+across restarts too (`pull_link.py`). GitHub's faults (unreachable, a rate limit, a 5xx) wait and
+say "GitHub: waiting" in the room's header; nothing already handled is handled again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from ..access import rules
+from ..api import Person, Refused, RoomAPI
+from ..request_bodies import CardDecision
+from .comment_commands import CardAnswer, Mention, read_comment
+from .github_rest import GitHubRefusal, GitHubRest, GitHubWaiting
+from .github_settings import GitHubSettings
+from .markers import marked, marker_of
+from .pull_link import Outgoing, PullLink
+from .pull_tasks import ROOM, TERMINAL, Task, card_of, prompt_of
+
+if TYPE_CHECKING:
+    from ..api import RoomsAPI
+
+log = logging.getLogger(__name__)
+
+#: The permissions on the repository that may give the room a task.
+WRITERS = frozenset({"admin", "maintain", "write"})
+FRONT = "github"
+
+
+class PullRoom:
+    def __init__(
+        self,
+        name: str,
+        link: PullLink,
+        settings: GitHubSettings,
+        rest: GitHubRest,
+        rooms: RoomsAPI,
+    ):
+        self.name = name
+        self.link = link
+        self.settings = settings
+        self.rest = rest
+        self.rooms = rooms
+        self.agent = ""  # the name the card gives the agent, which comments mention
+        self._own_login: str | None = None
+        self._card_posted = False
+        self._heard: list[dict] = []  # comments a webhook brought
+        self._wake = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self._loop: asyncio.Task | None = None
+        self._reading: tuple[object, asyncio.Task] | None = None
+        self._last_poll = 0.0
+        self._status: str | None = None
+
+    def start(self) -> None:
+        self._loop = asyncio.create_task(self._run(), name=f"pull request of {self.name}")
+
+    async def stop(self) -> None:
+        for task in (self._loop, self._reading[1] if self._reading else None):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    def heard(self, comment: dict) -> None:
+        """A comment a webhook brought: handled in the loop, once, like a polled one."""
+        self._heard.append(comment)
+        self._wake.set()
+
+    # -- the loop ----------------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            wait = self.settings.poll_interval
+            room = None
+            try:
+                room = await self.rooms.open(self.name)
+                self._read_from(room)
+                await self._cycle(room)
+                self._say_status(room, None)
+            except GitHubWaiting as waiting:
+                wait = max(wait, waiting.retry_at - time.time())
+                self._say_status(room, "waiting", f"{waiting.reason}; retrying in {wait:.0f} s")
+            except GitHubRefusal as refusal:
+                self._say_status(room, _refusal_status(refusal), refusal.message)
+            except Refused as refused:
+                log.warning("The room %s could not open: %s", self.name, refused)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), wait)
+            self._wake.clear()
+
+    async def _cycle(self, room: RoomAPI) -> None:
+        if self._own_login is None:
+            self._own_login = await self.rest.login()
+        if not self._card_posted:
+            await self._post_card(room)
+        comments, self._heard = self._heard, []
+        if time.monotonic() - self._last_poll >= self.settings.poll_interval or not comments:
+            comments = comments + await self.rest.comments(self.link.number)
+            self._last_poll = time.monotonic()
+        async with self._lock:
+            for comment in sorted(comments, key=lambda c: c["id"]):
+                await self._hear(room, comment)
+            await self._flush()
+
+    def _say_status(self, room: RoomAPI | None, status: str | None, detail: str = "") -> None:
+        """The header's "GitHub: ..." (nothing while all is well); a change is logged once."""
+        if status != self._status:
+            if status is not None:
+                log.warning("GitHub for the room %s: %s (%s)", self.name, status, detail)
+            self._status = status
+        if room is not None:
+            room.set_front_status(FRONT, status)
+
+    # -- the card ----------------------------------------------------------------------------------
+
+    async def _post_card(self, room: RoomAPI) -> None:
+        """The room's Agent Card: posted once, edited after a restart (or posted again if
+        someone deleted it)."""
+        card = room.agent_card()
+        self.agent = card["name"]
+        skills = ", ".join(f"`{s['name']}`" for s in card["skills"]) or "none yet"
+        body = marked(
+            {"card": card},
+            f"**{card['name']}** is the agent of the Copilot room `{self.name}` on this pull "
+            f"request. Mention `@{card['name']}` to give it a task; answer its requests with "
+            f"`/approve` or `/reject [reason]` (with the task's id when several wait).\n\n"
+            f"Skills: {skills}.",
+        )
+        if self.link.card is not None:
+            try:
+                await self.rest.edit_comment(self.link.card, body)
+            except GitHubRefusal as gone:
+                if gone.status != 404:
+                    raise
+                self.link.card = None
+        if self.link.card is None:
+            self.link.card = (await self.rest.post_comment(self.link.number, body))["id"]
+            self.link.save()
+        self._card_posted = True
+
+    # -- comments ----------------------------------------------------------------------------------
+
+    async def _hear(self, room: RoomAPI, comment: dict) -> None:
+        if comment["id"] in self.link.handled:
+            return
+        login = comment["user"]["login"]
+        asked = read_comment(comment.get("body") or "", self.agent)
+        task = self._task_named(comment, asked)
+        if login == self._own_login or marker_of(comment.get("body")) is not None:
+            asked = None  # the room's own comments, and other rooms' (never a loop)
+        elif asked is None and task is not None and comment.get("review"):
+            asked = Mention(comment.get("body") or "", task.id)  # a reply in a task's thread
+        if asked is None:
+            self._handled(comment)
+            return
+        writer = await self.rest.permission(login) in WRITERS  # GitHubWaiting: heard again
+        self._handled(comment)  # before acting: a crash now loses it rather than acts twice
+        person = Person(self.settings.username_of(login), source=FRONT)
+        if isinstance(asked, CardAnswer):
+            await self._answer(room, comment, person, writer, asked, task)
+        elif task is None:
+            await self._open(room, comment, person, writer, asked)
+        else:
+            await self._more(room, comment, person, writer, asked, task)
+        self.link.save()
+
+    def _handled(self, comment: dict) -> None:
+        self.link.handled.add(comment["id"])
+        self.link.save()
+
+    def _task_named(self, comment: dict, asked: Mention | CardAnswer | None) -> Task | None:
+        """The task a comment is on: named on its first line, or the review thread it is in."""
+        if asked is not None and asked.task is not None:
+            return self.link.tasks.get(asked.task)
+        root = comment.get("in_reply_to_id") if comment.get("review") else None
+        return self.link.task_in_review(root)
+
+    async def _open(
+        self, room: RoomAPI, comment: dict, person: Person, writer: bool, asked: Mention
+    ) -> None:
+        login = comment["user"]["login"]
+        task = self.link.new_task(login)
+        if comment.get("review"):
+            task.review_root = comment.get("in_reply_to_id") or comment["id"]
+        if asked.task is not None:
+            self._end(task, "rejected", f"There is no task {asked.task} on this pull request.")
+        elif not writer:
+            self._end(task, "rejected", self._not_a_writer(login))
+        else:
+            try:
+                task.prompt_id = await room.submit(person, asked.text, link=comment["html_url"])
+            except Refused as refused:
+                self._end(task, "rejected", f"The room did not take it: {refused.message}")
+                return
+            task.prose = f"Queued in the room `{self.name}` for @{login}."
+            self._say(task)
+
+    async def _more(
+        self, room: RoomAPI, comment: dict, person: Person, writer: bool, asked: Mention, task: Task
+    ) -> None:
+        """A comment on a task: the answer to its question, or more for the agent to do."""
+        login = comment["user"]["login"]
+        if task.terminal:
+            return await self._reply(comment, task, f"Task {task.id} has ended ({task.state}).")
+        if not writer:
+            return await self._reply(comment, task, self._not_a_writer(login))
+        if not task.posts(login, self.settings.max_rounds):
+            return self._capped(task)
+        card = self._card(room, person, task)
+        try:
+            if card is not None and card["kind"] == "question":
+                await room.reply(person, card["id"], asked.text)
+                return
+            task.prompt_id = await room.submit(person, asked.text, link=comment["html_url"])
+        except Refused as refused:
+            return await self._reply(comment, task, refused.message)
+        task.state, task.prose = "submitted", f"Queued again in the room `{self.name}`."
+        self._say(task)
+
+    async def _answer(
+        self,
+        room: RoomAPI,
+        comment: dict,
+        person: Person,
+        writer: bool,
+        asked: CardAnswer,
+        task: Task | None,
+    ) -> None:
+        waiting = self.link.waiting()
+        if task is None and len(waiting) == 1:
+            task = waiting[0]
+        if task is None:
+            ids = ", ".join(t.id for t in waiting)
+            said = f"Several tasks wait ({ids}): name one, e.g. `/approve {waiting[0].id}`."
+            return await self._reply(comment, None, said if waiting else "No task waits.")
+        card = self._card(room, person, task)
+        if card is None:
+            return await self._reply(comment, task, f"Task {task.id} waits on no request.")
+        if not (writer and card["may_answer"]):
+            who = rules.who_answers(card["answerers"])
+            return await self._reply(comment, task, f"Only {who} may answer this request.")
+        if not task.posts(comment["user"]["login"], self.settings.max_rounds):
+            return self._capped(task)
+        try:
+            decision: CardDecision = "approve" if asked.approve else "reject"
+            await room.answer(person, card["id"], decision, feedback=asked.reason)
+        except Refused as refused:
+            await self._reply(comment, task, refused.message)
+
+    def _card(self, room: RoomAPI, person: Person, task: Task) -> dict | None:
+        return next((c for c in room.cards_for(person) if c["id"] == task.card), None)
+
+    def _not_a_writer(self, login: str) -> str:
+        return (
+            f"@{login} cannot write to {self.settings.repository}, so the room takes no task "
+            "or answer from them."
+        )
+
+    def _capped(self, task: Task) -> None:
+        cap = self.settings.max_rounds
+        self._end(task, "failed", f"This task reached its cap of {cap} rounds; the room stops.")
+
+    def _end(self, task: Task, state: str, prose: str) -> None:
+        task.state, task.prose = state, prose
+        self._say(task)
+
+    # -- Messages ----------------------------------------------------------------------------------
+
+    def _say(self, task: Task) -> None:
+        """Queue the task's Message as it is now (posted in order by `_flush`)."""
+        outbox = self.link.outbox
+        last = next((o for o in reversed(outbox) if o.task == task.id), None)
+        if last is not None and (last.marker["state"], last.prose) == (task.state, task.prose):
+            return
+        outbox.append(Outgoing(task.id, {"state": task.state}, task.prose))
+
+    async def _flush(self) -> None:
+        """Post the Messages queued, in order: a new comment when someone posted on the task
+        since the room's last (a new round), else an edit of it. Kept on failure."""
+        while self.link.outbox:
+            out = self.link.outbox[0]
+            task = self.link.tasks[out.task]
+            if task.posted is None or task.posted["state"] not in TERMINAL:
+                await self._post(task, out)
+            self.link.outbox.pop(0)
+            self.link.save()
+
+    async def _post(self, task: Task, out: Outgoing) -> None:
+        new = task.needs_new_message()
+        rounds = task.round + 1 if new and task.message is not None else task.round
+        marker = task.marker(self.agent) | out.marker | {"round": rounds}
+        if task.message is None:  # its first Message is the room's first post on it
+            marker["round"] = rounds = min(task.round + 1, self.settings.max_rounds)
+        body = marked(marker, out.prose)
+        root = task.review_root
+        if new:
+            if root is not None:
+                posted = await self.rest.reply_in_review(self.link.number, root, body)
+            else:
+                posted = await self.rest.post_comment(self.link.number, body)
+            task.message, task.round, task.last_author = posted["id"], rounds, ROOM
+        else:
+            await self.rest.edit_comment(task.message, body, review=root is not None)  # type: ignore[arg-type]
+        task.posted = marker
+
+    async def _reply(self, comment: dict, task: Task | None, prose: str) -> None:
+        """A reply to a comment the room does not act on, saying why (not a task's Message)."""
+        marker = task.marker(self.agent) if task else {"agent": self.agent}
+        body = marked({**marker, "reply_to": comment["id"]}, prose)
+        if comment.get("review"):
+            root = comment.get("in_reply_to_id") or comment["id"]
+            await self.rest.reply_in_review(self.link.number, root, body)
+        else:
+            await self.rest.post_comment(self.link.number, body)
+
+    # -- the room's transcript ---------------------------------------------------------------------
+
+    def _read_from(self, room: RoomAPI) -> None:
+        """Follow the room's transcript (again, when the room was loaded anew)."""
+        if self._reading is not None and self._reading[0] is room.room:
+            return
+        if self._reading is not None:
+            self._reading[1].cancel()
+        self._reading = (room.room, asyncio.create_task(self._read(room)))
+
+    async def _read(self, room: RoomAPI) -> None:
+        async for record in room.follow(after=self.link.seq):
+            task = self.link.task_of_prompt(prompt_of(record)) or self.link.task_of_card(
+                card_of(record)
+            )
+            if task is None or task.terminal:
+                continue
+            async with self._lock:
+                if task.moved_by(record):
+                    self._say(task)
+                self.link.seq = record["seq"]
+                self.link.save()
+                try:
+                    await self._flush()
+                except (GitHubWaiting, GitHubRefusal):
+                    self._wake.set()  # the loop says so in the header and tries again
+
+
+def _refusal_status(refusal: GitHubRefusal) -> str:
+    return "bad token" if refusal.status == 401 else f"error {refusal.status}"
