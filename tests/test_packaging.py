@@ -27,6 +27,8 @@ RUN_TIME_ONLY = {
     # The time zones `zoneinfo` reads an export's zone from where the system has none
     # (`export.zone`).
     "tzdata",
+    # Pinned below 2.0 for githubkit, which imports it (see pyproject.toml).
+    "hishel",
 }
 
 

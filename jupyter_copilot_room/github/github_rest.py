@@ -17,14 +17,13 @@ from githubkit import GitHub
 from githubkit.exception import RateLimitExceeded, RequestError, RequestFailed
 
 PER_PAGE = 100
-#: Seconds to wait after GitHub could not be reached or answered 5xx.
-RETRY_AFTER = 30.0
 
 
 class GitHubWaiting(Exception):
-    """GitHub cannot answer now; `retry_at` (time.time()) is when to ask again."""
+    """GitHub cannot answer now; `retry_at` (time.time()) is when to ask again, when GitHub
+    says (a rate limit), else None (unreachable, a 5xx: the caller backs off)."""
 
-    def __init__(self, reason: str, retry_at: float):
+    def __init__(self, reason: str, retry_at: float | None = None):
         super().__init__(reason)
         self.reason = reason
         self.retry_at = retry_at
@@ -48,12 +47,11 @@ class _Page:
 class GitHubRest:
     """One token's client for one repository (`owner/name`)."""
 
-    def __init__(self, token: str, api_url: str, repository: str = "", retry_after=RETRY_AFTER):
+    def __init__(self, token: str, api_url: str, repository: str = ""):
         self._github = GitHub(
             token, base_url=api_url + "/", http_cache=False, auto_retry=False, timeout=20.0
         )
         self.owner, _, self.repo = repository.partition("/")
-        self.retry_after = retry_after
         self._pages: dict[tuple[str, int, int], _Page] = {}
 
     async def _call(self, method: str, url: str, **kwargs: Any) -> Any:
@@ -71,11 +69,11 @@ class GitHubRest:
         except RequestFailed as failed:
             status = failed.response.status_code
             if status >= 500:
-                raise GitHubWaiting(f"HTTP {status}", time.time() + self.retry_after) from None
+                raise GitHubWaiting(f"HTTP {status}") from None
             message = _message(failed.response.raw_response)
             raise GitHubRefusal(status, message) from None
         except RequestError as lost:
-            raise GitHubWaiting(_unreachable(lost), time.time() + self.retry_after) from None
+            raise GitHubWaiting(_unreachable(lost)) from None
 
     async def login(self) -> str:
         """Whose token it is (the room never acts on its own comments)."""

@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 #: The permissions on the repository that may give the room a task.
 WRITERS = frozenset({"admin", "maintain", "write"})
 FRONT = "github"
+#: The longest wait between tries while GitHub is unreachable or failing (seconds).
+MAX_BACKOFF = 300.0
 
 
 class PullRoom:
@@ -61,6 +63,7 @@ class PullRoom:
         self._reading: tuple[object, asyncio.Task] | None = None
         self._last_poll = 0.0
         self._status: str | None = None
+        self._failures = 0  # tries in a row GitHub could not answer
 
     def start(self) -> None:
         self._loop = asyncio.create_task(self._run(), name=f"pull request of {self.name}")
@@ -88,8 +91,12 @@ class PullRoom:
                 self._read_from(room)
                 await self._cycle(room)
                 self._say_status(room, None)
+                self._failures = 0
             except GitHubWaiting as waiting:
-                wait = max(wait, waiting.retry_at - time.time())
+                self._failures += 1
+                backoff = min(wait * 2 ** (self._failures - 1), MAX_BACKOFF)
+                wait = backoff if waiting.retry_at is None else waiting.retry_at - time.time()
+                wait = max(wait, self.settings.poll_interval)
                 self._say_status(room, "waiting", f"{waiting.reason}; retrying in {wait:.0f} s")
             except GitHubRefusal as refusal:
                 self._say_status(room, _refusal_status(refusal), refusal.message)

@@ -1,0 +1,114 @@
+"""The room on a pull request when things go wrong: GitHub rate-limits, answers 502, refuses the
+token, or the server restarts mid-task. The room keeps working, says so in its header, and
+handles every comment once (the scripted test agent: `say`, `wait`; the fake GitHub of
+`harness/fake_github_rest.py`)."""
+
+import asyncio
+
+import pytest
+
+from jupyter_copilot_room.github.markers import marker_of
+
+from .harness import people
+from .harness.fake_github_rest import FakeGitHub
+from .harness.helpers import eventually, served
+
+TOKEN = "gh-test-token"
+PULL = 7
+
+
+@pytest.fixture
+def github(jp_asyncio_loop):
+    fake = FakeGitHub(repository="acme/lab", token=TOKEN)
+    fake.permissions.update({"alice": "admin", "bob": "write"})
+    fake.add_pull(PULL)
+    yield from served(fake, jp_asyncio_loop)
+
+
+def settings(github):
+    return {"repository": "acme/lab", "api_url": github.base_url, "poll_interval": 0.2}
+
+
+def states(github, task):
+    return [
+        m["state"]
+        for _, body in github.written
+        if (m := marker_of(body)) and m.get("task") == task and "reply_to" not in m
+    ]
+
+
+def card_name(github):
+    return next(m["card"]["name"] for _, b in github.written if "card" in (m := marker_of(b)))
+
+
+class TestFaults:
+    @pytest.fixture
+    def room_config(self, github, monkeypatch):
+        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+        return {"github": settings(github)}
+
+    async def test_a_rate_limit_and_a_502_are_waited_out_and_nothing_is_lost(
+        self, api, github, room
+    ):
+        assert (await api(people.HOST, "POST", "github", "pull", body={"number": PULL})).code == 200
+        await eventually(lambda: github.written, timeout=10)
+        name = card_name(github)
+
+        github.rate_limit(1.5)
+        github.comment("bob", f"@{name} say hello")
+        await eventually(lambda: room.document.meta.get("fronts") == {"github": "waiting"})
+        assert states(github, "t1") == []  # nothing acted on while GitHub cannot answer
+        await eventually(lambda: states(github, "t1")[-1:] == ["completed"], timeout=10)
+        assert room.document.meta.get("fronts") == {}
+
+        github.fail_next(3, status=502)
+        github.comment("bob", f"@{name} say again")
+        await eventually(lambda: room.document.meta.get("fronts") == {"github": "waiting"})
+        await eventually(lambda: states(github, "t2")[-1:] == ["completed"], timeout=40)
+        prompts = [e for e in room.document.transcript.to_py() if e["kind"] == "prompt"]
+        assert [p["body"] for p in prompts] == ["say hello", "say again"]
+        assert states(github, "t1") == ["submitted", "working", "completed"]
+
+    async def test_a_bad_token_is_one_line_and_the_header_says_so(
+        self, api, github, room, monkeypatch, caplog
+    ):
+        github.token = "another-token"  # GitHub no longer takes the room's
+        r = await api(people.HOST, "POST", "github", "pull", body={"number": PULL})
+        assert (r.code, r.json["error"]) == (503, "github_refused")
+        assert "Bad credentials" in r.json["message"]
+        github.token = TOKEN
+        assert (await api(people.HOST, "POST", "github", "pull", body={"number": PULL})).code == 200
+        github.token = "another-token"
+        await eventually(lambda: room.document.meta.get("fronts") == {"github": "bad token"})
+        await asyncio.sleep(0.6)  # several polls: still one line
+        lines = [r for r in caplog.records if "GitHub for the room" in r.getMessage()]
+        assert len(lines) == 1 and "bad token" in lines[0].getMessage()
+        assert not any(r.exc_info for r in caplog.records if r.name.startswith("jupyter_copilot"))
+        assert room.queue.next_up() is None
+
+
+async def test_a_restart_mid_task_goes_on_and_handles_nothing_twice(servers, github):
+    server = servers(room={"github": settings(github)}, env={"GITHUB_TOKEN": TOKEN})
+    await server.start_async()
+    r = await server.call(people.HOST, "POST", "github/pull", {"number": PULL})
+    assert r.code == 200
+    await eventually(lambda: github.written, timeout=20)
+    name = card_name(github)
+    github.comment("bob", f"@{name} wait")
+    github.comment("bob", f"@{name} say after the restart")
+    await eventually(lambda: states(github, "t1")[-1:] == ["working"], timeout=20)
+    await eventually(lambda: states(github, "t2") == ["submitted"], timeout=20)
+
+    await asyncio.to_thread(server.stop)
+    github.comment("bob", f"@{name} say while it was down")
+    await server.start_async()
+
+    await eventually(lambda: states(github, "t3")[-1:] == ["completed"], timeout=30)
+    assert states(github, "t1") == ["submitted", "working", "failed"]  # the stop cut its turn
+    assert states(github, "t2") == ["submitted", "working", "completed"]
+    cards = [body for _, body in github.written if "card" in marker_of(body)]
+    assert len(cards) == 2 and len(github.comments_by(github.bot_login)) == 4  # edited, not again
+    transcript = await server.call(people.HOST, "GET", "transcript")
+    prompts = [line for line in transcript.body.decode().splitlines() if "prompt.submitted" in line]
+    assert len(prompts) == 3
+    await asyncio.to_thread(server.stop)
