@@ -19,6 +19,7 @@ from .agent.notebook_mcp import NotebookToolsServer
 from .agent.seam import Agent
 from .api import RoomsAPI
 from .eventlog import EventEmitter
+from .github.copilot_seats import CopilotSeats
 from .github.github_settings import parse_github
 from .github.pull_requests import PullRequests
 from .handlers.notebook_tools import tools_url
@@ -279,6 +280,10 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         if not provider_verifies_users(serverapp.identity_provider):
             hosts.add(SERVER_OWNER.username)  # kernels and scripts holding the server's token
         assert serverapp.event_logger is not None  # made before extensions load
+        github = parse_github(self.github)
+        #: Who has a Copilot seat, when `c.CopilotRoom.github["seat_check"]` asks (every room's
+        #: admissions ask it).
+        self.seats = CopilotSeats.configured(github)
         #: The notebook tools every ACP agent of the server uses, as an MCP server.
         self.notebook_tools = NotebookToolsServer(lambda: tools_url(serverapp), self.log)
         self.factory = RoomFactory(
@@ -310,7 +315,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         self.rooms.load()
         #: The public in-process API (`api/`): REST, the websocket and every front use it.
         self.api = RoomsAPI(self.rooms, self.threads)
-        github = parse_github(self.github)
+        if self.seats is not None:
+            self.seats.on_answer = self._seat_answered
         self.pulls = None
         if github is not None and github.repository:
             self.pulls = PullRequests(github, self.api, state_dir)
@@ -323,6 +329,12 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             # Request logs mask the claim link's secret the way jupyter_server masks tokens.
             scrubbed = serverapp.web_app.settings.get("extra_log_scrub_param_keys", [])
             self.settings["extra_log_scrub_param_keys"] = [*scrubbed, "secret"]
+
+    def _seat_answered(self, username: str) -> None:
+        """A seat check answered: every loaded room shows `username` as the answer makes them."""
+        for _, room in self.rooms:
+            if (person := room.people.known.get(username)) is not None:
+                room.people.show(person)
 
     async def _saved(self, logger: object, schema_id: str, data: dict) -> None:
         """jupyter_server's contents service saved a file for someone: during a turn it is

@@ -154,6 +154,7 @@ class RoomFactory:
             policy=Policy(settings.current.admission),
             guest_policy=Policy(settings.current.guest_admission),
             claimed_hosts=self.claimed_hosts,
+            seats=self.app.seats,
         )
 
     def _agent(

@@ -4,8 +4,11 @@ Order: configured hosts (and a host who claimed the room), then a host's rejecti
 host set over the hub's word (removing or re-roling someone takes effect at once, even for
 someone a hub group admits), then the role the hub grants (groups or scopes, resolved by the
 caller), then a host's admission decision or the configured allow lists, then the policy for the
-person's sign-in type. `host` is never decided here: it comes only
-from configuration or the one-time claim link, so no API call can make anyone a host.
+person's sign-in type. With a Copilot seat check (`c.CopilotRoom.github["seat_check"]`), someone
+the order makes a member needs an active seat in the org: without one, or while GitHub is asked,
+they wait at the door, and a host may admit them as a viewer only. `host` is never decided
+here: it comes only from configuration or the one-time claim link, so no API call can make
+anyone a host.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import contextlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal, Protocol
 
 from ..errors import Conflict
 from ..settings import Policy
@@ -42,6 +46,25 @@ _DECISION_ROLE = {
 }
 
 
+#: What the seat check says of someone: an active seat, none, not answered yet, or GitHub could
+#: not say (the admission policy then decides alone).
+SeatWord = Literal["seat", "none", "asking", "unknown"]
+
+
+class SeatAnswers(Protocol):
+    org: str
+
+    def word(self, username: str) -> SeatWord: ...
+
+
+#: What the hosts' admission card says of someone at the door, by the seat check's word.
+_DOOR_NOTES = {
+    "none": "no Copilot seat in {org}",
+    "asking": "checking their Copilot seat in {org}",
+    "unknown": "GitHub could not say whether they have a Copilot seat in {org}",
+}
+
+
 @dataclass
 class AdmissionBook:
     """Configured lists plus the decisions hosts made; `role_of` is the whole admission order."""
@@ -55,6 +78,7 @@ class AdmissionBook:
     claimed_hosts: set[str] = field(default_factory=set)
     #: People whose decision a host made over what the hub grants them (a re-role).
     over_hub: set[str] = field(default_factory=set)
+    seats: SeatAnswers | None = None  # None: no seat check configured
 
     def is_host(self, username: str) -> bool:
         return username in self.hosts or username in self.claimed_hosts
@@ -66,6 +90,23 @@ class AdmissionBook:
         )
 
     def role_of(self, username: str, *, verified: bool, hub_role: Role | None = None) -> Role:
+        role = self._ordered_role(username, verified, hub_role)
+        if role is Role.MEMBER and not self._seated(username):
+            return Role.PENDING
+        return role
+
+    def _seated(self, username: str) -> bool:
+        """Whether the seat check lets `username` be a member (always, with no check)."""
+        return self.seats is None or self.seats.word(username) in ("seat", "unknown")
+
+    def door_note(self, username: str) -> str | None:
+        """What the hosts' card says of someone at the door, from the seat check."""
+        if self.seats is None:
+            return None
+        note = _DOOR_NOTES.get(self.seats.word(username))
+        return note.format(org=self.seats.org) if note else None
+
+    def _ordered_role(self, username: str, verified: bool, hub_role: Role | None) -> Role:
         if self.is_host(username):
             return Role.HOST
         decision = self.decisions.get(username)
@@ -81,11 +122,17 @@ class AdmissionBook:
             return Role.VIEWER
         return _POLICY_ROLE[self.policy if verified else self.guest_policy]
 
-    def ensure_decidable(self, username: str) -> None:
+    def ensure_decidable(self, username: str, decision: Decision | None = None) -> None:
         if self.is_host(username):
             raise Conflict(
                 f"{username} is a host by configuration; a host's role is fixed.",
                 code="host_fixed",
+            )
+        if decision is Decision.MEMBER and not self._seated(username):
+            raise Conflict(
+                f"{username} cannot be a member: {self.door_note(username)}. A host may admit "
+                "them as a viewer.",
+                code="no_copilot_seat",
             )
 
     def decide(self, username: str, decision: Decision, *, over_hub: bool = False) -> None:

@@ -47,6 +47,8 @@ export interface IPromptEntry extends IEntryBase {
   checkpoint?: ICheckpoint;
   /** Who reverted the turn's checkpoint, if someone did. */
   reverted_by?: string;
+  /** Where it was asked, when not in the panel: the pull request comment's URL. */
+  link?: string | null;
 }
 
 export interface ICheckpoint {

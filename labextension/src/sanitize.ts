@@ -302,6 +302,19 @@ function cleanAttributes(element: Element, base: string): void {
   }
 }
 
+/** A URL from the room document the panel may show as a link out of the room (a prompt's
+ * `link`): an absolute http(s) URL, parsed; anything else (javascript:, data:, relative,
+ * unparsable) is null. */
+export function webLink(href: string | null | undefined): URL | null {
+  let url: URL;
+  try {
+    url = new URL(href ?? '');
+  } catch {
+    return null;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+}
+
 function isFollowableLink(href: string, base: string): boolean {
   try {
     return LINK_PROTOCOLS.has(new URL(href, base).protocol);

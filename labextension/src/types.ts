@@ -62,6 +62,8 @@ export interface IQueueItem {
   state: PromptState;
   submitted_at: number;
   started_at?: number;
+  /** Where it was asked, when not in the panel: the pull request comment's URL. */
+  link?: string | null;
 }
 
 /** Who may answer a card, as the server decides it (`access/rules.py`): the users it names and
@@ -133,6 +135,9 @@ export interface IMeta {
   /** The kernel the agent last ran cells in: its state and its notebook. */
   kernel_state?: string | null;
   kernel_notebook?: string | null;
+  /** The outside services (fronts) the room links to that are not well, by name, with what is
+   * wrong (`{"github": "waiting"}`); a front that is well is absent. */
+  fronts?: Record<string, string> | null;
   /** Today's usage (UTC), summed from the records, and the configured daily caps. */
   usage?: IUsageToday;
   budgets?: IBudgets;

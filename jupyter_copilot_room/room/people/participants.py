@@ -105,9 +105,11 @@ class People:
         role = self.role_of(person.username)
         # An admission card (who may admit them) while they knock: not once they went away.
         at_the_door = rules.at_the_door(role) and person.username in self.door
+        # Why they wait, when the room knows (no Copilot seat): on the hosts' card.
+        note = self.book.door_note(person.username) if at_the_door else None
         self.document.put_participant(
             person.username,
-            () if at_the_door else ("answerers",),
+            (() if at_the_door else ("answerers",)) + (() if note else ("door_note",)),
             display_name=person.display_name,
             role=role.value,
             verified=person.verified,
@@ -115,6 +117,12 @@ class People:
             color=person.color,
             online=at_the_door or person.username in self.online(),
             **({"answerers": rules.admission_answerers()} if at_the_door else {}),
+            # Why they wait, when the room knows (no Copilot seat): on the hosts' card.
+            **(
+                {"door_note": note}
+                if at_the_door and (note := self.book.door_note(person.username))
+                else {}
+            ),
         )
         return role
 
@@ -167,6 +175,7 @@ class People:
                 f"{username} is {current.value}; admit them first (POST admissions/{username}).",
                 code="not_a_participant",
             )
+        self.book.ensure_decidable(username, Decision(role))
         self.recorder.commit(
             "role.changed", host.username, RoleChanged(username=username, role=role)
         )
@@ -178,7 +187,7 @@ class People:
         return self._decide(username, Decision.REJECT)
 
     def admit(self, host: Identity, username: str, decision: AdmissionChoice) -> Role:
-        self.book.ensure_decidable(username)
+        self.book.ensure_decidable(username, Decision(decision))
         self.recorder.commit(
             "admission.decided",
             host.username,

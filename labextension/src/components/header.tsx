@@ -1,5 +1,6 @@
-/** The panel's top line: the agent and what it is doing, whose turn it is, and the connection;
- * for hosts, the model of the next turns to switch when the room offers several. */
+/** The panel's top line: the agent and what it is doing, whose turn it is, the outside services
+ * (fronts) that are not well, and the connection; for hosts, the model of the next turns to
+ * switch when the room offers several. */
 import { settingsIcon } from '@jupyterlab/ui-components';
 import React, { useEffect, useState } from 'react';
 
@@ -7,6 +8,7 @@ import { IRoomClient } from '../api';
 import { IRoomModel, turnCards } from '../model';
 import { mayChooseModel, mayEditSettings, mayExport, turnStateLabel } from '../policy';
 import { Refusal, useAction } from './action';
+import { FrontStatus, unwellFronts } from './fronts';
 import { Name } from './person';
 import { showRoomSettings } from './settings';
 import { CopilotSeat } from './signin';
@@ -58,7 +60,7 @@ export function RoomHeader(props: {
             </button>
           )}
         </div>
-        {(meta.agent || meta.turn_owner || meta.kernel_state) && (
+        {(meta.agent || meta.turn_owner || meta.kernel_state || unwellFronts(meta).length > 0) && (
           <div className="jp-CopilotRoom-headerLine">
             <span className="jp-CopilotRoom-agent" title={meta.agent}>
               {meta.agent}
@@ -75,6 +77,7 @@ export function RoomHeader(props: {
                 Kernel: {meta.kernel_state}
               </span>
             )}
+            <FrontStatus model={props.model} />
             {meta.turn_owner && (
               <span className="jp-CopilotRoom-turn">
                 <Name username={meta.turn_owner} model={props.model} />

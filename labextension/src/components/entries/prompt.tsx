@@ -1,6 +1,6 @@
-/** A prompt whose turn started: who asked, for which skill or agent, and what they wrote. Its
- * fenced code blocks (```) show as code, with a copy button, and its code spans (`df`) as
- * inline code; a long prompt is collapsed. What
+/** A prompt whose turn started: who asked, for which skill or agent, where when not in the
+ * panel (./link.tsx), and what they wrote. Its fenced code blocks (```) show as code, with a
+ * copy button, and its code spans (`df`) as inline code; a long prompt is collapsed. What
  * the turn cost is shown under the turn's last reply (./reply.tsx). */
 import React from 'react';
 
@@ -15,6 +15,7 @@ import { PersonName } from '../person';
 import { ForkButton, ThreadOrigin } from '../threads';
 import { Collapsible } from './collapse';
 import { CopyButton } from './copy';
+import { PromptLink } from './link';
 import { formatTime } from './time';
 
 export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): JSX.Element {
@@ -32,6 +33,7 @@ export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): 
         )}
         <ThreadOrigin entry={entry} model={model} />
         {entry.target && <span className="jp-CopilotRoom-badge">{targetLabel(entry.target)}</span>}
+        <PromptLink link={entry.link} />
         <time className="jp-CopilotRoom-time">{formatTime(entry.ts)}</time>
         <ForkButton entry={entry} model={model} />
       </div>
