@@ -46,6 +46,8 @@ export interface IParticipant {
   avatar_url?: string | null;
   /** Set while they wait at the door: who may admit them (an admission card). */
   answerers?: IAnswerers | null;
+  /** Why they wait, when the room knows (set while at the door): "no Copilot seat in acme". */
+  door_note?: string | null;
 }
 
 /** A skill (`/name`) or a custom agent (`@name`) a prompt is addressed to. */

@@ -35,6 +35,11 @@ export function AdmissionCard(props: {
           <span> asks to join</span>
         </div>
       </div>
+      {person.door_note && (
+        <p className="jp-CopilotRoom-doorNote" data-door-note>
+          {person.door_note}
+        </p>
+      )}
       <div className="jp-CopilotRoom-cardActions">
         {DECISIONS.map(({ decision, label, className }) => (
           <button
