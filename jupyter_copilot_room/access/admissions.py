@@ -56,6 +56,8 @@ class SeatAnswers(Protocol):
 
     def word(self, username: str) -> SeatWord: ...
 
+    async def settled(self, username: str) -> None: ...
+
 
 #: What the hosts' admission card says of someone at the door, by the seat check's word.
 _DOOR_NOTES = {
@@ -98,6 +100,12 @@ class AdmissionBook:
     def _seated(self, username: str) -> bool:
         """Whether the seat check lets `username` be a member (always, with no check)."""
         return self.seats is None or self.seats.word(username) in ("seat", "unknown")
+
+    async def settled(self, username: str) -> None:
+        """Once the seat check has answered for `username` (at once without a check): a front
+        acting for someone the room never saw waits for it rather than finds them at the door."""
+        if self.seats is not None:
+            await self.seats.settled(username)
 
     def door_note(self, username: str) -> str | None:
         """What the hosts' card says of someone at the door, from the seat check."""

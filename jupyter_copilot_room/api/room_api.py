@@ -132,6 +132,7 @@ class RoomAPI:
 
     async def post_prompt(self, caller: Caller, body: PromptBody, link: str | None = None) -> dict:
         """A prompt with everything it may carry: `{"id", "position"}` in the queue."""
+        await self.room.people.book.settled(caller.username)
         with self._acting(caller) as identity:
             prompt_id, position = await self.room.prompt_commands.submit_from_request(
                 identity, body, link

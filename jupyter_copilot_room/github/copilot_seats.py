@@ -46,6 +46,10 @@ class CopilotSeats:
         self._ask(username)
         return answer[0] if answer is not None else "asking"  # the last word while asking again
 
+    async def settled(self, username: str) -> None:
+        if self.word(username) == "asking" and (asking := self._asking.get(username)):
+            await asyncio.shield(asking)
+
     def _ask(self, username: str) -> None:
         if username in self._asking:
             return

@@ -13,10 +13,10 @@ from .pull_tasks import Task
 
 @dataclass
 class Outgoing:
-    """A Message to post (or edit in) for a task: its marker and its prose, in order."""
+    """A Message to post (or edit in) for a task: the state and the prose it says, in order."""
 
     task: str
-    marker: dict
+    state: str
     prose: str
 
 

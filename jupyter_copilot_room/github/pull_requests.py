@@ -105,8 +105,12 @@ class PullRequests:
             comment = dict(payload["comment"])
         except (ValueError, KeyError, TypeError):
             raise InvalidRequest("The webhook's payload is not a comment's.") from None
-        if payload.get("action") != "created":
-            return
+        repository = (payload.get("repository") or {}).get("full_name", "")
+        if (
+            payload.get("action") != "created"
+            or repository.lower() != self.settings.repository.lower()
+        ):
+            return  # an edit, or another repository's pull request of the same number
         if event == "pull_request_review_comment":
             comment["review"] = True
         for pull in self.linked.values():

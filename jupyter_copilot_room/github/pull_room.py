@@ -288,9 +288,9 @@ class PullRoom:
         """Queue the task's Message as it is now (posted in order by `_flush`)."""
         outbox = self.link.outbox
         last = next((o for o in reversed(outbox) if o.task == task.id), None)
-        if last is not None and (last.marker["state"], last.prose) == (task.state, task.prose):
+        if last is not None and (last.state, last.prose) == (task.state, task.prose):
             return
-        outbox.append(Outgoing(task.id, {"state": task.state}, task.prose))
+        outbox.append(Outgoing(task.id, task.state, task.prose))
 
     async def _flush(self) -> None:
         """Post the Messages queued, in order: a new comment when someone posted on the task
@@ -304,21 +304,21 @@ class PullRoom:
             self.link.save()
 
     async def _post(self, task: Task, out: Outgoing) -> None:
+        """Someone posted on the task since the room's last Message (or it has none): a new
+        comment, the next round (never past the cap); else an edit of the last."""
         new = task.needs_new_message()
-        rounds = task.round + 1 if new and task.message is not None else task.round
-        marker = task.marker(self.agent) | out.marker | {"round": rounds}
-        if task.message is None:  # its first Message is the room's first post on it
-            marker["round"] = rounds = min(task.round + 1, self.settings.max_rounds)
+        rounds = min(task.round + 1, self.settings.max_rounds) if new else task.round
+        marker = task.marker(self.agent) | {"state": out.state, "round": rounds}
         body = marked(marker, out.prose)
         root = task.review_root
-        if new:
+        if task.message is None or new:
             if root is not None:
                 posted = await self.rest.reply_in_review(self.link.number, root, body)
             else:
                 posted = await self.rest.post_comment(self.link.number, body)
             task.message, task.round, task.last_author = posted["id"], rounds, ROOM
         else:
-            await self.rest.edit_comment(task.message, body, review=root is not None)  # type: ignore[arg-type]
+            await self.rest.edit_comment(task.message, body, review=root is not None)
         task.posted = marker
 
     async def _reply(self, comment: dict, task: Task | None, prose: str) -> None:

@@ -60,30 +60,39 @@ def jp_server_cleanup():
 # -- the scripted model ----------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def served_in_thread(service, name: str):
+    """A local service (the scripted model, a fake of GitHub) on a thread with its own event
+    loop: the browser tests are synchronous and run none."""
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+
+    def serve():
+        asyncio.set_event_loop(loop)
+        service.start()
+        started.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=serve, name=name, daemon=True)
+    thread.start()
+    assert started.wait(10), f"{name} did not start"
+    try:
+        yield service
+    finally:
+        asyncio.run_coroutine_threadsafe(service.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
 @pytest.fixture(scope="session")
 def model():
     """The scripted model, served from a thread with its own event loop for the whole session.
 
     Tests set `model.script = ...`; it and `model.requests` are reset whenever a lab starts.
     """
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
-    server = ScriptedModelServer(no_script)
-
-    def serve():
-        asyncio.set_event_loop(loop)
-        server.start()
-        started.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=serve, name="scripted-model", daemon=True)
-    thread.start()
-    assert started.wait(10), "the scripted model did not start"
-    yield server
-    asyncio.run_coroutine_threadsafe(server.stop(), loop).result(10)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
-    loop.close()
+    with served_in_thread(ScriptedModelServer(no_script), "scripted-model") as server:
+        yield server
 
 
 # -- a real `jupyter lab` --------------------------------------------------------------------

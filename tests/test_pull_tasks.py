@@ -1,0 +1,111 @@
+"""The pure parts of the room on a pull request: the comments' markers, what a comment's first
+line asks, and a task's states and rounds (`github/markers.py`, `comment_commands.py`,
+`pull_tasks.py`)."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from jupyter_copilot_room.github.comment_commands import CardAnswer, Mention, read_comment
+from jupyter_copilot_room.github.markers import marked, marker_of
+from jupyter_copilot_room.github.pull_tasks import ROOM, Task
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(st.dictionaries(st.text(), json_values, max_size=5), st.text())
+def test_a_marker_holds_its_data_whatever_the_text_and_once(data, prose):
+    body = marked(data, prose)
+    assert marker_of(body) == data
+    assert body.count("<!-- copilot-room ") == 1 and body.count("-->") == 1 + prose.count("-->")
+
+
+def test_a_body_without_a_whole_marker_has_none():
+    assert marker_of(None) is None
+    assert marker_of("no marker here") is None
+    assert marker_of("<!-- copilot-room {not json} -->") is None
+    assert marker_of('<!-- copilot-room ["a list"] -->') is None
+
+
+@pytest.mark.parametrize(
+    ("body", "asked"),
+    [
+        ("@copilot-room fix the test", Mention("fix the test")),
+        ("@Copilot-Room: fix it\nand the docs", Mention("fix it\nand the docs")),
+        ("@copilot-room task 3: the docs too", Mention("the docs too", "t3")),
+        ("@copilot-room task t12: more", Mention("more", "t12")),
+        ("/approve", CardAnswer(True)),
+        ("/approve t2", CardAnswer(True, "t2")),
+        ("/APPROVE T2", CardAnswer(True, "t2")),
+        ("/reject t2 too risky", CardAnswer(False, "t2", "too risky")),
+        (
+            "/reject that deletes data\nuse a copy",
+            CardAnswer(False, None, "that deletes data\nuse a copy"),
+        ),
+        ("/reject", CardAnswer(False)),
+        ("> @copilot-room quoted\nthanks", None),  # someone else's words
+        ("@copilot-roomy hello", None),  # another name
+        ("hello @copilot-room", None),  # not on the first line's start
+        ("/approved the plan", None),
+        ("", None),
+    ],
+)
+def test_what_a_comments_first_line_asks(body, asked):
+    assert read_comment(body, "copilot-room") == asked
+
+
+def record(kind, **payload):
+    return {"kind": kind, "payload": payload, "seq": 1}
+
+
+def test_a_task_follows_its_prompt_through_the_a2a_states():
+    task = Task("t1", "bob", prompt_id="p1")
+    seen = [task.state]
+    for rec in [
+        record("prompt.started", id="p1"),
+        record("request.opened", id="c1", prompt_id="p1", summary="run `ls`"),
+        record("request.settled", id="c1", outcome="approved"),
+        record("assistant.message", entry_id="e", prompt_id="p1", text="Done: 3 files."),
+        record("prompt.finished", id="p1", state="completed"),
+    ]:
+        moved = task.moved_by(rec)
+        assert moved == (rec["kind"] != "assistant.message")  # a reply shows when the turn ends
+        seen.append(task.state)
+    assert seen == ["submitted", "working", "input-required", "working", "working", "completed"]
+    assert task.prose.startswith("Done: 3 files.") and task.terminal
+
+
+def test_a_refused_card_that_ends_the_turn_rejects_the_task():
+    task = Task("t1", "bob", prompt_id="p1")
+    task.moved_by(record("prompt.started", id="p1"))
+    task.moved_by(record("request.opened", id="c1", prompt_id="p1", summary="rm -rf"))
+    task.moved_by(record("request.settled", id="c1", outcome="rejected"))
+    task.moved_by(record("prompt.finished", id="p1", state="completed"))
+    assert task.state == "rejected"
+
+
+@pytest.mark.parametrize(("ended", "state"), [("failed", "failed"), ("canceled", "canceled")])
+def test_a_failed_or_aborted_turn_says_so(ended, state):
+    task = Task("t1", "bob", prompt_id="p1")
+    task.moved_by(record("prompt.started", id="p1"))
+    task.moved_by(record("prompt.finished", id="p1", state=ended, reason="The model timed out."))
+    assert task.state == state and "The model timed out." in task.prose
+
+
+@given(st.lists(st.sampled_from(["bob", "erin", ROOM]), max_size=30), st.integers(1, 8))
+def test_rounds_advance_by_author_and_never_pass_the_cap(authors, cap):
+    task = Task("t1", "bob", last_author="bob")
+    for author in authors:
+        before, last = task.round, task.last_author
+        took = task.posts(author, cap)
+        assert task.round <= cap
+        if author == last:
+            assert took and task.round == before  # the same author again: no new round
+        elif took:
+            assert task.round == before + 1 and task.last_author == author
+        else:
+            assert before == cap and task.last_author == last  # at the cap: not taken
