@@ -234,3 +234,19 @@ async def test_a_comment_seen_by_poll_and_by_webhook_is_handled_once(
     prompts = [e for e in room.document.transcript.to_py() if e["kind"] == "prompt"]
     assert len(prompts) == 1
     assert len({m["task"] for m in markers(github) if m and "task" in m}) == 1
+
+
+async def test_a_review_comment_opens_a_task_answered_in_its_thread(api, github, room, model):
+    model.script = ask_to_run
+    name = await linked(api, github, room)
+
+    root = github.review_comment("bob", f"@{name} run the tests on this line", line=3)
+    await eventually(lambda: "input-required" in task_states(github), timeout=30)
+    github.review_comment("bob", "/approve", in_reply_to=root["id"])  # in the task's thread
+
+    await eventually(lambda: "completed" in task_states(github), timeout=30)
+    room_replies = [c for c in github.review_comments if c["user"]["login"] == github.bot_login]
+    assert room_replies and all(c["in_reply_to_id"] == root["id"] for c in room_replies)
+    on_the_pull = [c for c in github.issue_comments if c["user"]["login"] == github.bot_login]
+    assert [marker_of(c["body"]).keys() for c in on_the_pull] == [{"card"}]  # the card alone
+    assert task_states(github) == ["submitted", "working", "input-required", "working", "completed"]
