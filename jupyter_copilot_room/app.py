@@ -21,7 +21,6 @@ from .api import RoomsAPI
 from .eventlog import EventEmitter
 from .github.copilot_seats import CopilotSeats
 from .github.github_settings import parse_github
-from .github.pull_requests import PullRequests
 from .handlers.notebook_tools import tools_url
 from .handlers.room_handler import HubGrants, RoomContext
 from .handlers.routes import routes
@@ -32,7 +31,9 @@ from .room.live.sync import CLIENT_BUFFER_BYTES
 from .room.persistence.redaction import Redactor
 from .room_factory import RoomFactory
 from .room_registry import Rooms
+from .server_fronts import ServerFronts
 from .settings import settings_traits
+from .slack.slack_settings import parse_slack
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
 from .worker_threads import release_at_exit
 
@@ -218,12 +219,22 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "Copilot seat in the org may prompt or come in. Tokens are named by their variable.",
     )
 
-    @validate("github")
-    def _valid_github(self, proposal: dict) -> dict:
+    slack = Dict(
+        config=True,
+        help="The room in Slack (Socket Mode): {'bot_token_env': 'SLACK_BOT_TOKEN', "
+        "'app_token_env': 'SLACK_APP_TOKEN', 'rooms': {'main': 'C0123'}, 'people': {'U01': "
+        "'alice'}, 'api_url': None}: prompts by mention, each turn in a thread, cards with "
+        "buttons. Tokens are named by their variable.",
+    )
+
+    @validate("slack", "github")
+    def _valid_front(self, proposal: dict) -> dict:
+        """A wrong front stops the server at start, saying what is wrong."""
+        name = proposal["trait"].name
         try:
-            parse_github(proposal["value"])
+            {"slack": parse_slack, "github": parse_github}[name](proposal["value"])
         except (ValueError, TypeError) as err:
-            raise TraitError(f"c.CopilotRoom.github: {err}") from None
+            raise TraitError(f"c.CopilotRoom.{name}: {err}") from None
         return proposal["value"]
 
     @validate("agents")
@@ -316,11 +327,8 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         #: The public in-process API (`api/`): REST, the websocket and every front use it.
         self.api = RoomsAPI(self.rooms, self.threads)
         if self.seats is not None:
-            self.seats.on_answer = self._seat_answered
-        self.pulls = None
-        if github is not None and github.repository:
-            self.pulls = PullRequests(github, self.api, state_dir)
-            self.api.fronts.pulls = self.pulls
+            self.seats.on_answer = self.rooms.show_again
+        self.fronts = ServerFronts(self.api, state_dir, github, parse_slack(self.slack))
         self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics (main's only)
         serverapp.event_logger.add_listener(schema_id=CONTENTS_EVENTS, listener=self._saved)
         self.users_verified = provider_verifies_users(serverapp.identity_provider)
@@ -329,12 +337,6 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             # Request logs mask the claim link's secret the way jupyter_server masks tokens.
             scrubbed = serverapp.web_app.settings.get("extra_log_scrub_param_keys", [])
             self.settings["extra_log_scrub_param_keys"] = [*scrubbed, "secret"]
-
-    def _seat_answered(self, username: str) -> None:
-        """A seat check answered: every loaded room shows `username` as the answer makes them."""
-        for _, room in self.rooms:
-            if (person := room.people.known.get(username)) is not None:
-                room.people.show(person)
 
     async def _saved(self, logger: object, schema_id: str, data: dict) -> None:
         """jupyter_server's contents service saved a file for someone: during a turn it is
@@ -374,8 +376,6 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         started: now, or on the request that starts it."""
         self.room.startup.when_started(self._announce_claim_if_unclaimed)
         await self.rooms.start()  # main only: the others load when used
-        if self.pulls is not None:
-            self.pulls.start()
 
     def _announce_claim_if_unclaimed(self) -> None:
         """Main's transcript says whether someone claimed it (main has started)."""
@@ -388,8 +388,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         release_at_exit()  # AnyIO workers left behind would hold the process's exit
         await keep(web, notebooks, self.log)
         await self.threads.stop()
-        if self.pulls is not None:
-            await self.pulls.stop()
+        await self.fronts.stop()
         await self.rooms.stop()
         metrics.unwatch(self.metrics)
         if self._claim_page is not None:

@@ -141,6 +141,12 @@ class Rooms:
         """The rooms loaded now."""
         return iter(list(self._loaded.items()))
 
+    def show_again(self, username: str) -> None:
+        """Every loaded room shows `username` anew (a Copilot seat check answered for them)."""
+        for _, room in self:
+            if (person := room.people.known.get(username)) is not None:
+                room.people.show(person)
+
     def loaded(self, name: str) -> Room | None:
         return self._loaded.get(name)
 

@@ -54,6 +54,7 @@ READER_MODULES = [
     "jupyter_copilot_room.threads.fork_point",
     "jupyter_copilot_room.kernel.record_frames",
     "jupyter_copilot_room.github.pull_tasks",
+    "jupyter_copilot_room.bridges.channel_mirror",
 ]
 
 

@@ -1,5 +1,6 @@
-"""The fronts a server runs whose settings are a room's own commands (a host links a room to a
-pull request), reached through the API like every command, so REST stays one call a route."""
+"""The fronts a server runs whose settings are commands of a room or of a person (a host links a
+room to a pull request; someone links their chat account), reached through the API like every
+command, so REST stays one call a route."""
 
 from __future__ import annotations
 
@@ -20,6 +21,13 @@ class PullLinks(Protocol):
     def hear(self, event: str, signature: str, body: bytes) -> None: ...
 
 
+class ChatLinks(Protocol):
+    """`bridges/linked_people.py`: chat accounts linked to room usernames."""
+
+    def code_for(self, username: str) -> dict: ...
+
+
 @dataclass
 class Fronts:
     pulls: PullLinks | None = None  # None: no `c.CopilotRoom.github` repository
+    links: ChatLinks | None = None  # None: no chat bridge (`c.CopilotRoom.slack`)

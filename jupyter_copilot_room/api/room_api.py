@@ -333,6 +333,14 @@ class RoomAPI:
         skills = [{"name": s["name"], "description": s["description"]} for s in catalog["skills"]]
         return {"name": f"{slug}-room", "skills": skills}
 
+    def display_name(self, username: str) -> str:
+        """The name the room shows for `username` (a front names people as the room does)."""
+        return self.room.document.display_name(username)
+
+    def streamed_text(self, entry_id: str) -> str:
+        """What a reply has streamed so far (KeyError once it left the live document)."""
+        return self.room.document.streamed_text(entry_id)
+
     def set_front_status(self, front: str, status: str | None) -> None:
         """What a front says of its service in the room's header ("GitHub: waiting"); None
         while all is well."""

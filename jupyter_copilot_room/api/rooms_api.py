@@ -50,6 +50,13 @@ class RoomsAPI:
         await self._rooms.create(identity, name, repository)
         return self._rooms.entry(name, identity)
 
+    def link_code(self, caller: Caller) -> dict:
+        """`POST link-code`: a one-time code (ten minutes) that links the chat account which
+        sends it to the bot (`link <code>`) to the caller's username; their role applies."""
+        if self.fronts.links is None:
+            raise NotFound("This server runs no chat bridge.", code="no_bridge")
+        return self.fronts.links.code_for(self._identity(caller).username)
+
     def hear_github(self, event: str, signature: str, body: bytes) -> None:
         """`POST copilot-room/github/webhook`: GitHub's delivery, checked against its signature
         (`Refused` 401 if it does not match) and handed to the room on its pull request."""

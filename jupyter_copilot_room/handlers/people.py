@@ -7,10 +7,11 @@ already open). A refused claim link is a page a person reads in the browser, so 
 from __future__ import annotations
 
 import html
+from typing import Any
 from urllib.parse import urlencode
 
 from jupyter_server.auth.decorator import authorized
-from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from tornado import web
 
 from ..errors import Refused
@@ -57,6 +58,19 @@ class DoorHandler(RoomAPIHandler):
     async def delete(self) -> None:
         self.room.left_door(self.identity)
         await self.reply_empty()
+
+
+class LinkCodeHandler(RoomAPIHandler):
+    """`POST link-code`: a one-time code that links the caller's chat account (Slack), sent to
+    the bot as `link <code>`. Opens no room: a code is the person's, not a room's."""
+
+    async def prepare(self, **kwargs: Any) -> None:
+        await APIHandler.prepare(self, **kwargs)
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        await self.reply(self.rooms.link_code(self.identity))
 
 
 class ClaimAPIHandler(RoomAPIHandler):

@@ -94,6 +94,7 @@ SERVER_LEVEL = [
     (f"{API}/signin/cancel", signin.SignInCancelHandler),
     (f"{API}/signout", signin.SignOutHandler),
     (f"{API}/claim", people.ClaimAPIHandler),
+    (f"{API}/link-code", people.LinkCodeHandler),
     ("copilot-room/claim", people.ClaimHandler),
     ("copilot-room/github/webhook", github.WebhookHandler),
 ]

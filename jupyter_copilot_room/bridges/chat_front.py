@@ -1,0 +1,148 @@
+"""A chat service's side of the rooms: who a chat user is (`linked_people.py`), a mention in a
+linked channel as their prompt, a click on a card's button or a reply in a turn's thread as
+their answer, `link <code>`; each delivery once (a service retries what it thinks was lost).
+Every decision is the room's (`access/rules.py` through `api/`): a refusal is whispered to the
+person alone, and nothing is queued."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from ..access import rules
+from ..api import Person, Refused
+from ..request_bodies import CardDecision
+from .chat_service import ChatService
+from .linked_people import LinkedPeople
+
+if TYPE_CHECKING:
+    from ..api import RoomAPI, RoomsAPI
+    from .channel_mirror import ChannelMirror
+
+log = logging.getLogger(__name__)
+
+#: How many delivery ids are remembered (a service retries within minutes).
+REMEMBERED = 2000
+HOW_TO_LINK = (
+    "You are not linked to a room account yet. In JupyterLab, open the Copilot room, choose "
+    "\u201cLink a chat account\u201d in its menu, and send me `link <code>` with the code it "
+    "shows (it works for ten minutes)."
+)
+
+
+class ChatFront:
+    def __init__(self, service: ChatService, rooms: RoomsAPI, people: LinkedPeople):
+        self.service = service
+        self.rooms = rooms
+        self.people = people
+        self.mirrors: dict[str, ChannelMirror] = {}  # by channel
+        self._seen: OrderedDict[str, None] = OrderedDict()
+
+    def first_time(self, delivery: str) -> bool:
+        """Whether `delivery` (an event's id) is new; a retry of one seen is not."""
+        if delivery in self._seen:
+            return False
+        self._seen[delivery] = None
+        while len(self._seen) > REMEMBERED:
+            self._seen.popitem(last=False)
+        return True
+
+    def _person(self, user: str) -> Person | None:
+        username = self.people.username(self.service.name, user)
+        return None if username is None else Person(username, source=self.service.name)
+
+    async def _room(self, channel: str) -> tuple[RoomAPI, ChannelMirror] | None:
+        mirror = self.mirrors.get(channel)
+        return None if mirror is None else (await self.rooms.open(mirror.name), mirror)
+
+    async def mention(self, user: str, channel: str, text: str, thread: str | None) -> None:
+        """`@bot <text>` in a channel (or a DM): `link <code>`, else a prompt by the person."""
+        if (code := _link_code(text)) is not None:
+            return await self._link(user, channel, code, thread)
+        person = self._person(user)
+        if person is None:
+            return await self.service.whisper(channel, user, HOW_TO_LINK, thread)
+        found = await self._room(channel)
+        if found is None:
+            said = "This channel is linked to no room; a host links one in the room's settings."
+            return await self.service.whisper(channel, user, said, thread)
+        try:
+            await found[0].submit(person, text)
+        except Refused as refused:
+            await self.service.whisper(channel, user, refused.message, thread)
+
+    async def message(self, user: str, channel: str, text: str, thread: str | None) -> None:
+        """A plain message the bot sees: `link <code>` in a DM, or in a turn's thread the answer
+        to the question its card asks."""
+        if (code := _link_code(text)) is not None:
+            return await self._link(user, channel, code, thread)
+        found = await self._room(channel)
+        prompt = found[1].prompt_of_thread(thread) if found else None
+        person = self._person(user)
+        if found is None or prompt is None or person is None:
+            return
+        room = found[0]
+        card = next(
+            (
+                c
+                for c in room.cards_for(person)
+                if c["prompt"] == prompt and c["kind"] == "question"
+            ),
+            None,
+        )
+        if card is not None:
+            await self._answer(room, person, user, channel, thread, card, text)
+
+    async def click(
+        self, user: str, channel: str, thread: str | None, card_id: str, answer: str
+    ) -> None:
+        person = self._person(user)
+        if person is None:
+            return await self.service.whisper(channel, user, HOW_TO_LINK, thread)
+        found = await self._room(channel)
+        if found is None:
+            return
+        room = found[0]
+        card = next((c for c in room.cards_for(person) if c["id"] == card_id), None)
+        if card is None:
+            said = "That request is no longer open."
+            return await self.service.whisper(channel, user, said, thread)
+        await self._answer(room, person, user, channel, thread, card, answer)
+
+    async def _answer(
+        self,
+        room: RoomAPI,
+        person: Person,
+        user: str,
+        channel: str,
+        thread: str | None,
+        card: dict,
+        answer: str,
+    ) -> None:
+        if not card["may_answer"]:
+            said = f"Waiting on {rules.who_answers(card['answerers'])}."
+            return await self.service.whisper(channel, user, said, thread)
+        try:
+            if card["kind"] == "question":
+                await room.reply(person, card["id"], answer)
+            elif answer in ("approve", "reject"):
+                decision: CardDecision = "approve" if answer == "approve" else "reject"
+                await room.answer(person, card["id"], decision)
+        except Refused as refused:
+            await self.service.whisper(channel, user, refused.message, thread)
+
+    async def _link(self, user: str, channel: str, code: str, thread: str | None) -> None:
+        username = self.people.redeem(self.service.name, user, code)
+        said = (
+            f"Linked: you act as {username} in the rooms, with {username}'s role."
+            if username
+            else "That code is unknown or expired; get a new one from the room in JupyterLab."
+        )
+        await self.service.whisper(channel, user, said, thread)
+
+
+def _link_code(text: str) -> str | None:
+    found = re.fullmatch(r"\s*link\s+([A-Za-z0-9]{4,16})\s*", text, re.I)
+    return found.group(1) if found else None

@@ -1,0 +1,48 @@
+"""What the bridge core asks of a chat service (Slack, Teams), and what it hands it: plain
+messages, and cards as `CardView`s the adapter renders (Block Kit, Adaptive Cards)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class ServiceWaiting(Exception):
+    """The service cannot take it now (unreachable, rate limited): try again after `retry_after`
+    seconds (None: the caller backs off)."""
+
+    def __init__(self, reason: str, retry_after: float | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class ServiceRefusal(Exception):
+    """The service refused for good (a bad token, a channel the bot is not in)."""
+
+
+@dataclass(frozen=True)
+class CardView:
+    """A card as the channel shows it: what it asks, the choices, and once answered, by whom."""
+
+    card_id: str
+    title: str  # "Bob's turn asks to run a command"
+    summary: str  # cut to the service's limits, "N more lines in the room"
+    code: bool  # the summary is a diff or a command: shown as a code block
+    choices: tuple[tuple[str, str], ...]  # (label, value): Approve/Reject, or a question's
+    settled: str | None = None  # "Approved by alice", once answered
+
+
+class ChatService(Protocol):
+    name: str  # "slack": the room's record source and the header's front
+    max_text: int  # the longest text one message takes
+
+    async def post(self, channel: str, text: str, thread: str | None = None) -> str: ...
+
+    async def update(self, channel: str, message: str, text: str) -> None: ...
+
+    async def post_card(self, channel: str, card: CardView, thread: str | None) -> str: ...
+
+    async def update_card(self, channel: str, message: str, card: CardView) -> None: ...
+
+    async def whisper(self, channel: str, user: str, text: str, thread: str | None) -> None: ...

@@ -1,0 +1,35 @@
+"""What a room's mirror in a channel has posted, kept in `<state_dir>/bridges/<service>/<room>.json`
+(written atomically): how far into the transcript it is, and the channel's message of each
+prompt, reply, card and tool line, so a restart or a reconnection posts what was missed and
+nothing twice."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..statefiles import read_json, write_json_atomically
+
+
+@dataclass
+class MirrorState:
+    file: Path
+    seq: int = 0  # the last record mirrored
+    prompts: dict[str, str] = field(default_factory=dict)  # prompt id -> its message
+    replies: dict[str, str] = field(default_factory=dict)  # reply entry id -> its message
+    cards: dict[str, str] = field(default_factory=dict)  # card id -> its message
+    card_prompts: dict[str, str] = field(default_factory=dict)  # card id -> its prompt
+    refused: list[str] = field(default_factory=list)  # prompts whose last card was refused
+    done: list[str] = field(default_factory=list)  # records whose message is posted ("seq:part")
+
+    @classmethod
+    def load(cls, file: Path) -> MirrorState:
+        data = read_json(file) or {}
+        data.pop("file", None)
+        return cls(file=file, **data)
+
+    def save(self) -> None:
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        data = asdict(self)
+        data.pop("file")
+        write_json_atomically(self.file, data)

@@ -1,0 +1,109 @@
+"""The Slack bridge of a server (`c.CopilotRoom.slack`): its rooms' mirrors in their channels,
+the front that hears people, and what the header says while Slack is not there ("Slack:
+disconnected", "Slack: bad token")."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..api import Refused
+from ..bridges.channel_mirror import ChannelMirror
+from ..bridges.chat_front import ChatFront
+from ..bridges.chat_service import ServiceRefusal, ServiceWaiting
+from ..bridges.linked_people import LinkedPeople
+from ..bridges.mirror_state import MirrorState
+from .slack_service import SlackService
+from .slack_settings import SlackSettings
+
+if TYPE_CHECKING:
+    from ..api import RoomAPI, RoomsAPI
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two looks at whether the socket is connected.
+WATCH_EVERY = 1.0
+
+
+class SlackBridge:
+    def __init__(self, settings: SlackSettings, rooms: RoomsAPI, people: LinkedPeople, state: Path):
+        self.settings = settings
+        self.rooms = rooms
+        bot, app = settings.tokens()
+        self.service = SlackService(bot, app, settings.api_url)
+        self.front = ChatFront(self.service, rooms, people)
+        self.mirrors = [
+            ChannelMirror(
+                name,
+                channel,
+                self.service,
+                rooms,
+                MirrorState.load(state / "slack" / f"{name}.json"),
+                self._mirror_status,
+            )
+            for name, channel in settings.rooms.items()
+        ]
+        self.front.mirrors = {mirror.channel: mirror for mirror in self.mirrors}
+        self._status: str | None = None
+        self._watch: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self._watch = asyncio.create_task(self._run(), name="slack bridge")
+        self._watch.add_done_callback(_said_if_failed)
+
+    async def stop(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
+        for mirror in self.mirrors:
+            await mirror.stop()
+        await self.service.close()
+
+    async def _run(self) -> None:
+        wait = WATCH_EVERY
+        while True:
+            try:
+                await self.service.connect(self.front)
+                break
+            except ServiceRefusal as refusal:
+                log.error(
+                    "Slack refused the room's tokens ($%s, $%s): %s; the bridge is off.",
+                    self.settings.bot_token_env,
+                    self.settings.app_token_env,
+                    refusal,
+                )
+                await self._say("bad token")
+                return
+            except ServiceWaiting as waiting:
+                await self._say("disconnected")
+                log.info("Slack cannot be reached (%s); trying again in %.0f s", waiting, wait)
+                await asyncio.sleep(wait)
+                wait = min(wait * 2, 60.0)
+        for mirror in self.mirrors:
+            mirror.start()
+        while True:  # the SDK reconnects; the header says when it is not connected
+            await self._say(None if await self.service.connected() else "disconnected")
+            await asyncio.sleep(WATCH_EVERY)
+
+    async def _say(self, status: str | None) -> None:
+        if status != self._status:
+            if status is not None:
+                log.warning("Slack: %s", status)
+            self._status = status
+        for name in self.settings.rooms:
+            with contextlib.suppress(Refused):  # a room that cannot open says so itself
+                (await self.rooms.open(name)).set_front_status("slack", status)
+
+    def _mirror_status(self, room: RoomAPI | None, status: str | None) -> None:
+        if room is not None:
+            room.set_front_status("slack", status or self._status)
+
+
+def _said_if_failed(task: asyncio.Task) -> None:
+    """A bridge that stops on an error it did not expect says so (the room goes on)."""
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("The Slack bridge stopped: %r", error, exc_info=error)

@@ -1,0 +1,144 @@
+"""Slack through its own SDK: the Web API (`AsyncWebClient`, at `api_url`) for what the bridge
+posts, and Socket Mode (outbound only, so a JupyterHub behind a firewall works) for what people
+do, each envelope acknowledged by its `envelope_id` before it is handled. The only module that
+imports slack_sdk. A 429 becomes `ServiceWaiting` with its Retry-After; a refused token,
+`ServiceRefusal`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.socket_mode.aiohttp import SocketModeClient
+from slack_sdk.socket_mode.async_client import AsyncBaseSocketModeClient
+from slack_sdk.socket_mode.request import SocketModeRequest
+from slack_sdk.socket_mode.response import SocketModeResponse
+from slack_sdk.web.async_client import AsyncWebClient
+
+from ..bridges.chat_front import ChatFront
+from ..bridges.chat_service import CardView, ServiceRefusal, ServiceWaiting
+from .block_kit import card_blocks, clicked
+
+log = logging.getLogger(__name__)
+
+#: Errors that mean the token is no good: said once, not retried.
+BAD_TOKEN = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
+
+
+class SlackService:
+    name = "slack"
+    max_text = 3000
+
+    def __init__(self, bot_token: str, app_token: str, api_url: str):
+        self.web = AsyncWebClient(token=bot_token, base_url=api_url, timeout=20)
+        self._app_token = app_token
+        self.socket: SocketModeClient | None = None  # made on the loop that runs it
+        self.bot_user = ""
+        self._handling: set[asyncio.Task] = set()
+
+    async def _call(self, method: Callable[..., Awaitable[Any]], **params: Any) -> Any:
+        try:
+            return await method(**{k: v for k, v in params.items() if v is not None})
+        except SlackApiError as failed:
+            if failed.response.status_code == 429:
+                retry = float(failed.response.headers.get("Retry-After", 1))
+                raise ServiceWaiting("rate limited", retry) from None
+            error = failed.response.get("error", "")
+            raise ServiceRefusal(str(error)) from None
+        except (aiohttp.ClientError, TimeoutError, OSError) as lost:
+            raise ServiceWaiting(f"unreachable ({type(lost).__name__})") from None
+
+    async def post(self, channel: str, text: str, thread: str | None = None) -> str:
+        sent = await self._call(
+            self.web.chat_postMessage, channel=channel, text=text, thread_ts=thread
+        )
+        return sent["ts"]
+
+    async def update(self, channel: str, message: str, text: str) -> None:
+        await self._call(self.web.chat_update, channel=channel, ts=message, text=text)
+
+    async def post_card(self, channel: str, card: CardView, thread: str | None) -> str:
+        sent = await self._call(
+            self.web.chat_postMessage,
+            channel=channel,
+            text=card.title,
+            blocks=card_blocks(card),
+            thread_ts=thread,
+        )
+        return sent["ts"]
+
+    async def update_card(self, channel: str, message: str, card: CardView) -> None:
+        text = card.settled or card.title
+        await self._call(
+            self.web.chat_update, channel=channel, ts=message, text=text, blocks=card_blocks(card)
+        )
+
+    async def whisper(self, channel: str, user: str, text: str, thread: str | None) -> None:
+        await self._call(
+            self.web.chat_postEphemeral, channel=channel, user=user, text=text, thread_ts=thread
+        )
+
+    # -- Socket Mode ----------------------------------------------------------------------------
+
+    async def connect(self, front: ChatFront) -> None:
+        """Who the bot is (a bad token refuses here), then Socket Mode, which the SDK keeps
+        connected (it reconnects by itself)."""
+        who = await self._call(self.web.auth_test)
+        self.bot_user = who["user_id"]
+
+        async def heard(client: AsyncBaseSocketModeClient, request: SocketModeRequest) -> None:
+            await client.send_socket_mode_response(SocketModeResponse(request.envelope_id))
+            task = asyncio.create_task(self._handle(front, request))
+            self._handling.add(task)
+            task.add_done_callback(self._handling.discard)
+
+        self.socket = SocketModeClient(app_token=self._app_token, web_client=self.web)
+        self.socket.socket_mode_request_listeners.append(heard)
+        await self.socket.connect()
+
+    async def connected(self) -> bool:
+        return self.socket is not None and await self.socket.is_connected()
+
+    async def close(self) -> None:
+        if self.socket is not None:
+            await self.socket.close()
+        for task in list(self._handling):
+            task.cancel()
+
+    async def _handle(self, front: ChatFront, request: SocketModeRequest) -> None:
+        try:
+            if request.type == "events_api":
+                await self._event(front, request.payload)
+            elif request.type == "interactive" and request.payload.get("type") == "block_actions":
+                await self._clicks(front, request.payload)
+        except (ServiceWaiting, ServiceRefusal) as failed:
+            log.warning("Slack did not take the room's answer to %s: %s", request.type, failed)
+
+    async def _event(self, front: ChatFront, payload: dict) -> None:
+        event = payload.get("event") or {}
+        if not front.first_time(str(payload.get("event_id") or "")):
+            return  # Slack delivered it again
+        user, channel = event.get("user", ""), event.get("channel", "")
+        text, thread = event.get("text") or "", event.get("thread_ts")
+        mention = f"<@{self.bot_user}>"
+        if event.get("type") == "app_mention":
+            await front.mention(user, channel, text.replace(mention, "").strip(), thread)
+        elif event.get("type") == "message" and _from_a_person(event) and mention not in text:
+            await front.message(user, channel, text, thread)
+
+    async def _clicks(self, front: ChatFront, payload: dict) -> None:
+        user = (payload.get("user") or {}).get("id", "")
+        channel = (payload.get("channel") or {}).get("id", "")
+        thread = (payload.get("message") or {}).get("thread_ts")
+        for action in payload.get("actions") or ():
+            if (named := clicked(action)) is not None:
+                await front.click(user, channel, thread, *named)
+
+
+def _from_a_person(event: dict) -> bool:
+    """A person's own message (not an edit, a join or a bot's, the room's own among them)."""
+    return bool(event.get("user")) and not event.get("subtype") and not event.get("bot_id")

@@ -1,0 +1,183 @@
+"""The room in Slack, end to end: a real server, the real Copilot runtime with the scripted
+model, and a local fake of Slack (`harness/fake_slack.py`: the Web API and Socket Mode) that the
+room reaches through Slack's own SDK. People act by mentioning the bot and clicking buttons on
+the fake; the room answers there, under the same rules as the panel."""
+
+import asyncio
+
+import pytest
+
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+
+from .harness import people
+from .harness.fake_slack import FakeSlack
+from .harness.helpers import READY, eventually, served
+
+CHANNEL = "C0ROOM"
+SLACK_PEOPLE = {"UBOB": "bob", "UERIN": "erin", "UCAROL": "carol", "UALICE": "alice"}
+
+
+@pytest.fixture
+def slack(jp_asyncio_loop):
+    yield from served(FakeSlack(bot_token="xoxb-test", app_token="xapp-test"), jp_asyncio_loop)
+
+
+@pytest.fixture
+def room_config(copilot_config, slack, monkeypatch):
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-test")
+    settings = {"rooms": {"main": CHANNEL}, "people": SLACK_PEOPLE, "api_url": slack.api_url}
+    return {**copilot_config, "members": [people.MEMBER, "erin"], "slack": settings}
+
+
+def ask_to_run(request):
+    if request.tool_results:
+        return Reply("It printed: " + " | ".join(request.tool_results))
+    return Reply(
+        "Running it.",
+        tool_calls=(ToolCall("bash", {"command": "echo 3 passed", "description": "the tests"}),),
+    )
+
+
+async def ready(room, slack):
+    await room.ensure_started()
+    await eventually(lambda: room.document.meta.get("state") == "idle", timeout=READY)
+    await slack.connected(timeout=15)
+
+
+def prompt_message(slack, text):
+    return next(m for m in slack.messages if m["channel"] == CHANNEL and text in m["text"])
+
+
+def card_message(slack, thread):
+    return next(m for m in slack.thread(thread) if m.get("blocks"))
+
+
+def button(message, action_id):
+    actions = next(b for b in message["blocks"] if b["type"] == "actions")
+    return next(e for e in actions["elements"] if e["action_id"] == action_id)
+
+
+def prompts(room):
+    return [e for e in room.document.transcript.to_py() if e["kind"] == "prompt"]
+
+
+async def test_a_mapped_persons_mention_is_their_prompt_and_the_reply_reaches_the_thread(
+    room, slack, model
+):
+    model.script = lambda request: Reply("Hello from the room, in Slack.")
+    await ready(room, slack)
+
+    await slack.mention("UBOB", CHANNEL, "say hello")
+
+    await eventually(lambda: any("say hello" in m["text"] for m in slack.messages), timeout=30)
+    asked = prompt_message(slack, "say hello")
+    assert "Bob" in asked["text"] or "bob" in asked["text"]
+    await eventually(
+        lambda: any("Hello from the room" in m["text"] for m in slack.thread(asked["ts"])),
+        timeout=30,
+    )
+    await eventually(lambda: any(m["text"] == "Completed." for m in slack.thread(asked["ts"])))
+    (prompt,) = prompts(room)
+    assert prompt["author"] == "bob"
+    record = next(
+        line for line in room.transcript.path.read_text().splitlines() if "prompt.submitted" in line
+    )
+    assert '"source":"slack"' in record
+
+
+async def test_a_card_is_answered_in_slack_by_its_author_and_refused_to_another_member(
+    room, slack, model
+):
+    model.script = ask_to_run
+    await ready(room, slack)
+    await slack.mention("UBOB", CHANNEL, "run the tests")
+    await eventually(lambda: any("run the tests" in m["text"] for m in slack.messages), timeout=30)
+    thread = prompt_message(slack, "run the tests")["ts"]
+    await eventually(lambda: any(m.get("blocks") for m in slack.thread(thread)), timeout=30)
+    card = card_message(slack, thread)
+    assert "echo 3 passed" in str(card["blocks"])
+
+    await slack.click("UERIN", card["ts"], "approve", button(card, "approve")["value"], CHANNEL)
+    await eventually(lambda: any(e["user"] == "UERIN" for e in slack.ephemerals))
+    (whisper,) = [e for e in slack.ephemerals if e["user"] == "UERIN"]
+    assert "Waiting on bob (who asked for this turn) or a host" in whisper["text"]
+    pending = next(e for e in room.document.transcript.to_py() if e["kind"] == "permission")
+    assert pending["state"] == "pending"
+
+    await slack.click("UBOB", card["ts"], "approve", button(card, "approve")["value"], CHANNEL)
+    await eventually(
+        lambda: any(m["text"] == "Completed." for m in slack.thread(thread)), timeout=30
+    )
+    assert "approved by bob" in slack.message(card["ts"])["text"].lower()
+    assert any("It printed: 3 passed" in m["text"] for m in slack.thread(thread))
+
+
+async def test_unmapped_viewer_and_linked_people(api, room, slack, model):
+    model.script = lambda request: Reply("Linked and answered.")
+    await ready(room, slack)
+
+    await slack.mention("USTRANGER", CHANNEL, "delete everything")
+    await slack.mention("UCAROL", CHANNEL, "delete everything")
+    await eventually(lambda: len(slack.ephemerals) == 2)
+    stranger, carol = slack.ephemerals
+    assert "link <code>" in stranger["text"] and stranger["user"] == "USTRANGER"
+    assert "Viewers can watch the room but not act in it." in carol["text"]
+    assert prompts(room) == [] and room.queue.next_up() is None
+
+    code = (await api("dave", "POST", "link-code")).json
+    assert code["expires_in"] == 600
+    await slack.message_event("UDAVE", "DDAVE", f"link {code['code']}", channel_type="im")
+    await eventually(lambda: any("act as dave" in e["text"] for e in slack.ephemerals))
+    await slack.message_event("UOTHER", "DOTHER", f"link {code['code']}", channel_type="im")
+    await eventually(lambda: any("unknown or expired" in e["text"] for e in slack.ephemerals))
+    await slack.mention("UDAVE", CHANNEL, "say hi")  # dave waits at the door: refused
+    await eventually(lambda: any("waiting for a host" in e["text"] for e in slack.ephemerals))
+    assert prompts(room) == []
+
+
+async def test_a_duplicate_delivery_queues_nothing_twice(room, slack, model):
+    model.script = lambda request: Reply("Once.")
+    await ready(room, slack)
+
+    event_id = await slack.mention("UBOB", CHANNEL, "say once")
+    await slack.mention("UBOB", CHANNEL, "say once", event_id=event_id, retry_attempt=1)
+
+    await eventually(lambda: any(m["text"] == "Completed." for m in slack.messages), timeout=30)
+    await asyncio.sleep(0.5)
+    assert len(prompts(room)) == 1
+    assert len([m for m in slack.messages if "say once" in m["text"]]) == 1
+
+
+async def test_a_socket_dropped_mid_turn_loses_nothing(room, slack, model):
+    model.script = ask_to_run
+    await ready(room, slack)
+    await slack.mention("UBOB", CHANNEL, "run the tests")
+    await eventually(lambda: any(m.get("blocks") for m in slack.messages), timeout=30)
+
+    await slack.drop()
+    await eventually(
+        lambda: room.document.meta.get("fronts") == {"slack": "disconnected"}, timeout=10
+    )
+    await slack.connected(timeout=15)  # the SDK reconnects by itself
+    await eventually(lambda: not room.document.meta.get("fronts"), timeout=10)
+    thread = prompt_message(slack, "run the tests")["ts"]
+    card = card_message(slack, thread)
+    await slack.click("UBOB", card["ts"], "approve", button(card, "approve")["value"], CHANNEL)
+
+    await eventually(
+        lambda: any(m["text"] == "Completed." for m in slack.thread(thread)), timeout=30
+    )
+    assert len([m for m in slack.messages if m.get("blocks")]) == 1  # the card once
+
+
+async def test_a_429_is_waited_out_for_its_retry_after(room, slack, model):
+    model.script = lambda request: Reply("After the limit.")
+    await ready(room, slack)
+    slack.rate_limit("chat.postMessage", 1, times=1)
+
+    await slack.mention("UBOB", CHANNEL, "say later")
+
+    await eventually(lambda: any(m["text"] == "Completed." for m in slack.messages), timeout=30)
+    assert slack.limited == ["chat.postMessage"]
+    assert len([m for m in slack.messages if "say later" in m["text"]]) == 1
