@@ -31,7 +31,7 @@ class ServerFronts:
         self.slack = None
         if slack is not None:
             people = LinkedPeople(state_dir / "bridges" / "people.json", {"slack": slack.people})
-            api.fronts.links = people
+            api.fronts.links, api.fronts.chats = people, ("slack",)
             self.slack = SlackBridge(slack, api, people, state_dir / "bridges")
         # They start with the server's loop, also in a server that is never "started" (an
         # in-process test), and reach rooms through the API, which loads them when needed.

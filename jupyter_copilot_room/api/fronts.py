@@ -31,3 +31,4 @@ class ChatLinks(Protocol):
 class Fronts:
     pulls: PullLinks | None = None  # None: no `c.CopilotRoom.github` repository
     links: ChatLinks | None = None  # None: no chat bridge (`c.CopilotRoom.slack`)
+    chats: tuple[str, ...] = ()  # the chat services people may link an account of ("slack")

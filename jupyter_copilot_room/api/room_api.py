@@ -81,9 +81,13 @@ class RoomAPI:
         return role.value if rules.admitted(role) else None
 
     def describe(self, caller: Caller) -> dict:
-        """`GET room`: who the caller is, what they may do (`me.can`); the state if admitted."""
+        """`GET room`: who the caller is, what they may do (`me.can`); if admitted, the state and
+        the chat services whose account they may link (`chats`, `POST link-code`)."""
         with self._acting(caller) as identity:
-            return self.room.people_commands.describe(identity)
+            described = self.room.people_commands.describe(identity)
+        if self._fronts.chats and rules.admitted(self.room.people.role_of(caller.username)):
+            described["chats"] = list(self._fronts.chats)
+        return described
 
     def list_people(self, caller: Caller) -> list[dict]:
         with self._acting(caller) as identity:
