@@ -181,3 +181,75 @@ async def test_a_429_is_waited_out_for_its_retry_after(room, slack, model):
     await eventually(lambda: any(m["text"] == "Completed." for m in slack.messages), timeout=30)
     assert slack.limited == ["chat.postMessage"]
     assert len([m for m in slack.messages if "say later" in m["text"]]) == 1
+
+
+def ask_which(request):
+    if request.tool_results:
+        return Reply("You chose: " + " | ".join(request.tool_results))
+    return Reply(
+        tool_calls=(ToolCall("ask_user", {"question": "Which?", "choices": ["red", "blue"]}),)
+    )
+
+
+async def test_a_question_is_answered_by_a_reply_in_the_turns_thread_or_a_button(
+    room, slack, model
+):
+    model.script = ask_which
+    await ready(room, slack)
+    await slack.mention("UBOB", CHANNEL, "pick a colour")
+    await eventually(lambda: any(m.get("blocks") for m in slack.messages), timeout=30)
+    thread = prompt_message(slack, "pick a colour")["ts"]
+    card = card_message(slack, thread)
+    assert [
+        e["action_id"]
+        for e in button(card, "red")
+        and next(b for b in card["blocks"] if b["type"] == "actions")["elements"]
+    ] == ["red", "blue"]
+
+    await slack.message_event("UERIN", CHANNEL, "blue", thread_ts=thread)  # not hers to answer
+    await eventually(lambda: any(e["user"] == "UERIN" for e in slack.ephemerals))
+    await slack.message_event("UBOB", CHANNEL, "green, actually", thread_ts=thread)
+
+    await eventually(
+        lambda: any(m["text"] == "Completed." for m in slack.thread(thread)), timeout=30
+    )
+    assert any("green, actually" in m["text"] for m in slack.thread(thread))
+    assert "answered by bob" in slack.message(card["ts"])["text"].lower()
+
+
+async def test_a_long_reply_is_split_to_slacks_limit_and_streams_by_edits(room, slack, model):
+    long = " ".join(f"word{n}" for n in range(1200))  # about 9 000 characters
+    model.script = lambda request: Reply(long, chunk_size=300, delay=0.1)  # about 3 s
+    await ready(room, slack)
+
+    await slack.mention("UBOB", CHANNEL, "say a lot")
+
+    await eventually(lambda: any(m["text"] == "Completed." for m in slack.messages), timeout=30)
+    thread = prompt_message(slack, "say a lot")["ts"]
+    parts = [
+        m["text"]
+        for m in slack.thread(thread)
+        if m["text"].startswith("word") or "word" in m["text"][:8]
+    ]
+    assert all(len(part) <= 3000 for part in parts) and len(parts) >= 3
+    assert "".join(parts) == long
+    versions = [text for text, _ in slack.thread(thread)[0]["versions"]]
+    assert versions[0] == "…" and len(versions) >= 3  # posted at once, edited as it streamed
+    assert versions[-1] == parts[0]
+    assert len(versions) <= 3 + 4  # about one edit a second: 3 s of streaming, then the whole
+
+
+async def test_a_bad_token_is_one_line_and_the_header_says_so(
+    api, room, slack, model, monkeypatch, caplog
+):
+    slack.bot_token = "xoxb-another"  # Slack no longer takes the room's token
+    await room.ensure_started()
+    await eventually(lambda: room.document.meta.get("fronts") == {"slack": "bad token"}, timeout=15)
+    lines = [r for r in caplog.records if "Slack refused" in r.getMessage()]
+    assert len(lines) == 1 and "invalid_auth" in lines[0].getMessage()
+    assert not any(r.exc_info for r in caplog.records if r.name.startswith("jupyter_copilot"))
+    model.script = lambda request: Reply("The room works without Slack.")
+    assert (await api(people.MEMBER, "POST", "prompts", body={"text": "hello"})).code == 202
+    await eventually(
+        lambda: any(e["kind"] == "assistant" for e in room.document.transcript.to_py()), timeout=30
+    )

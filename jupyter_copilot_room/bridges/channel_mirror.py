@@ -215,8 +215,7 @@ class ChannelMirror:
     ) -> None:
         if (stream := self._streams.pop(entry_id, None)) is not None:
             stream.cancel()
-        limit = self.service.max_text
-        parts = [text[i : i + limit] for i in range(0, len(text), limit)] or ["(no text)"]
+        parts = split_to(text, self.service.max_text) or ["(no text)"]
         message = self.state.replies[entry_id]
         await self._once(
             room, f"{seq}:0", lambda: self.service.update(self.channel, message, parts[0])
@@ -267,3 +266,15 @@ class ChannelMirror:
             return "Rejected: a request of this turn was refused."
         said = _ENDED[p["state"]]
         return f"{said} {p['reason']}" if p.get("reason") else said
+
+
+def split_to(text: str, limit: int) -> list[str]:
+    """`text` in parts of at most `limit` characters, cut at a line's or a word's end where one
+    is in the second half of the part; the parts joined are the text."""
+    parts = []
+    while len(text) > limit:
+        cut = max(text.rfind("\n", 0, limit), text.rfind(" ", 0, limit)) + 1
+        cut = cut if cut > limit // 2 else limit
+        parts.append(text[:cut])
+        text = text[cut:]
+    return [*parts, text] if text else parts

@@ -90,10 +90,9 @@ class SlackBridge:
             await asyncio.sleep(WATCH_EVERY)
 
     async def _say(self, status: str | None) -> None:
-        if status != self._status:
-            if status is not None:
-                log.warning("Slack: %s", status)
-            self._status = status
+        if status != self._status and status == "disconnected":
+            log.info("Slack: disconnected; the room goes on, and what it missed follows")
+        self._status = status
         for name in self.settings.rooms:
             with contextlib.suppress(Refused):  # a room that cannot open says so itself
                 (await self.rooms.open(name)).set_front_status("slack", status)
