@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..access import rules
+from ..api import Refused
 from ..events.consumers import reads
 from .chat_service import CardView, ChatService, ServiceRefusal, ServiceWaiting
 from .mirror_state import MirrorState
@@ -70,6 +71,8 @@ RECORDS = reads(
 #: Seconds between two edits of a streaming reply (Slack asks for about one a second).
 STREAM_EVERY = 1.0
 MAX_BACKOFF = 60.0
+#: Seconds between two looks at whether the room was loaded anew (it stays loaded meanwhile).
+REOPEN = 30.0
 CARD_LINES = 20  # a card's code block shows this many lines, then "N more lines in the room"
 _SETTLED = {
     "approved": "Approved by {}",
@@ -99,6 +102,7 @@ class ChannelMirror:
         self.say_status = say_status
         self._task: asyncio.Task | None = None
         self._streams: dict[str, asyncio.Task] = {}
+        self._refused = False
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"{self.service.name} mirror")
@@ -115,17 +119,37 @@ class ChannelMirror:
         return next((p for p, ts in self.state.prompts.items() if ts == thread), None)
 
     async def _run(self) -> None:
-        while True:
-            room = await self.rooms.open(self.name)
-            try:
-                async for record in room.follow(after=self.state.seq):
-                    if await self._mirror(room, record):
-                        self.state.seq = record["seq"]
-                        self.state.save()
-            except ServiceRefusal as refusal:
+        """Follow the room; look again every `REOPEN` seconds, and follow it afresh if it was
+        loaded anew meanwhile (a room unloaded while quiet, loaded by its next request)."""
+        reading: tuple[object, asyncio.Task] | None = None
+        try:
+            while True:
+                try:
+                    room = await self.rooms.open(self.name)
+                except Refused as refused:
+                    log.warning("The room %s cannot open for its channel: %s", self.name, refused)
+                else:
+                    if reading is None or reading[0] is not room.room or reading[1].done():
+                        if reading is not None:
+                            reading[1].cancel()
+                        reading = (room.room, asyncio.create_task(self._read(room)))
+                await asyncio.sleep(REOPEN)
+        finally:
+            if reading is not None:
+                reading[1].cancel()
+
+    async def _read(self, room: RoomAPI) -> None:
+        try:
+            async for record in room.follow(after=self.state.seq):
+                self._refused = False
+                if await self._mirror(room, record):
+                    self.state.seq = record["seq"]
+                    self.state.save()
+        except ServiceRefusal as refusal:  # tried again at the next look, said once
+            if not self._refused:
                 log.error("%s refused the mirror of %s: %s", self.service.name, self.name, refusal)
-                self.say_status(room, "bad token")
-                return
+            self._refused = True
+            self.say_status(room, "bad token")
 
     async def _send(self, room: RoomAPI, call: Callable) -> object:
         """`call()` until the service takes it: a rate limit waits its Retry-After, an outage
