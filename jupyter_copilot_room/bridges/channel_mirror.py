@@ -141,8 +141,8 @@ class ChannelMirror:
     async def _read(self, room: RoomAPI) -> None:
         try:
             async for record in room.follow(after=self.state.seq):
-                self._refused = False
                 if await self._mirror(room, record):
+                    self._refused = False
                     self.state.seq = record["seq"]
                     self.state.save()
         except ServiceRefusal as refusal:  # tried again at the next look, said once
