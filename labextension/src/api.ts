@@ -113,6 +113,9 @@ export interface IRoomClient {
   settings(): Promise<ISettings>;
   patchSettings(changes: Partial<ISettings>): Promise<ISettings>;
   catalog(): Promise<ICatalog>;
+  /** A one-time code that links the caller's chat account (Slack) to their username: they send
+   * `link <code>` to the bot (404 `no_bridge` when the server runs no chat bridge). */
+  linkCode(): Promise<ILinkCode>;
   /** Up to `limit` transcript entries older than `before` (a record seq), oldest first, as the
    * document shows them; `more`: there are older ones still. */
   history(before: number, limit: number): Promise<IHistoryPage>;
@@ -129,6 +132,12 @@ export interface ISignIn {
   /** Where the browser lands afterwards: the runtime's listener on the server. */
   callback?: string;
   error?: string;
+}
+
+/** `POST link-code`: the code, and for how many seconds it works. */
+export interface ILinkCode {
+  code: string;
+  expires_in: number;
 }
 
 export interface IModelChoice {
@@ -294,6 +303,11 @@ export class RoomClient implements IRoomClient {
 
   history(before: number, limit: number): Promise<IHistoryPage> {
     return this._request(`history?before=${before}&limit=${limit}`);
+  }
+
+  /** The server's, not the room's: a code links a person, whichever room they are in. */
+  linkCode(): Promise<ILinkCode> {
+    return this._send('POST', 'link-code', undefined, SERVER);
   }
 
   /** A turn's checkpoint as a unified diff (members and hosts). */

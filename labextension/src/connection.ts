@@ -95,9 +95,10 @@ export class RoomConnection implements IDisposable {
   /** Ask the server again who I am and what I may do. */
   async refreshMe(): Promise<void> {
     try {
-      const { me } = await this._client.room();
+      const { me, chats } = await this._client.room();
       if (!this._disposed) {
         this._model.setMe(me);
+        this._model.setChats(chats);
       }
     } catch {
       if (!this._disposed) {

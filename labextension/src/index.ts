@@ -9,6 +9,7 @@
 import { ILabShell, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { Clipboard, ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { PageConfig } from '@jupyterlab/coreutils';
+import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
@@ -17,13 +18,14 @@ import { IStatusBar } from '@jupyterlab/statusbar';
 import { CommandToolbarButton, LabIcon } from '@jupyterlab/ui-components';
 
 import { refusalMessage, RoomDirectoryClient } from './api';
+import { linkChatLabel, serviceName } from './chats';
 import { Attention, INeed } from './attention';
 import { contextPlugin } from './context';
 import { RoomPanel } from './panel';
 import { registerThreads } from './threadcommands';
 import { exportTranscript } from './components/export';
 import { newRoomDialog } from './components/newroom';
-import { mayAbort, mayExport, maySubmit } from './policy';
+import { isAdmitted, mayAbort, mayExport, maySubmit } from './policy';
 import { trackProvenance } from './provenance';
 import { IRoomModel } from './model';
 import { IRoom, openRoom } from './room';
@@ -45,6 +47,7 @@ namespace CommandIDs {
   export const exportTranscript = 'copilot-room:export';
   export const switchRoom = 'copilot-room:switch-room';
   export const newRoom = 'copilot-room:new-room';
+  export const linkChatAccount = 'copilot-room:link-chat-account';
 }
 
 const roomIcon = new LabIcon({
@@ -149,6 +152,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       rendermime,
       onExport: () => void app.commands.execute(CommandIDs.exportTranscript),
       onNewRoom: () => void app.commands.execute(CommandIDs.newRoom),
+      onLinkChat: service => void app.commands.execute(CommandIDs.linkChatAccount, { service }),
       threads: registerThreads(app, rooms, rendermime),
       onCopyLink: () => {
         Clipboard.copyToSystem(roomLink(PageConfig.getUrl({ mode: 'full' }), rooms.current.name));
@@ -195,6 +199,38 @@ const plugin: JupyterFrontEndPlugin<void> = {
       caption: 'Download the transcript, or open it, as a notebook, Markdown or JSONL',
       isEnabled: () => mayExport(rooms.current.model.me),
       execute: () => exportTranscript(app, rooms.current.client)
+    });
+    /** The chat service the command links an account of: the one it is given, else the first
+     * the room offers (`GET room`'s `chats`), none for someone who is not admitted. */
+    const chatOf = (args: ReadonlyPartialJSONObject): string | null => {
+      const { model } = rooms.current;
+      const chats = isAdmitted(model.me) ? model.chats : [];
+      const asked = typeof args.service === 'string' ? args.service : null;
+      return asked ? (chats.includes(asked) ? asked : null) : (chats[0] ?? null);
+    };
+    app.commands.addCommand(CommandIDs.linkChatAccount, {
+      label: args => linkChatLabel(chatOf(args) ?? (args.service as string | undefined)),
+      caption: args => {
+        const chat = chatOf(args);
+        return chat
+          ? `A one-time code to send to the room's bot in ${serviceName(chat)}: you then act there as yourself`
+          : 'The room offers no chat account to link';
+      },
+      describedBy: {
+        args: {
+          type: 'object',
+          properties: { service: { type: 'string', description: 'The chat service: slack' } }
+        }
+      },
+      isEnabled: args => chatOf(args) !== null,
+      isVisible: args => chatOf(args) !== null,
+      execute: args => {
+        const service = chatOf(args);
+        if (service) {
+          open();
+          panel.linkChat(service);
+        }
+      }
     });
     app.commands.addCommand(CommandIDs.focusPrompt, {
       label: 'Focus the Copilot Room Prompt',

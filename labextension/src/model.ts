@@ -28,6 +28,9 @@ export interface IRoomModel {
   /** The caller, their role and what they may do; null until the server said. */
   readonly me: IMe | null;
   readonly connection: ConnectionStatus;
+  /** The chat services whose account the caller may link (`GET room`'s `chats`): none unless
+   * the server runs a chat bridge and the caller is admitted. */
+  readonly chats: readonly string[];
   readonly meta: IMeta;
   /** The running prompt first, then the waiting ones in order. */
   readonly queue: readonly IQueueItem[];
@@ -64,6 +67,10 @@ export class RoomModel implements IRoomModel, IDisposable {
 
   get connection(): ConnectionStatus {
     return this._connection;
+  }
+
+  get chats(): readonly string[] {
+    return this._chats;
   }
 
   get meta(): IMeta {
@@ -117,6 +124,14 @@ export class RoomModel implements IRoomModel, IDisposable {
   setMe(me: IMe | null): void {
     if (JSON.stringify(me) !== JSON.stringify(this._me)) {
       this._me = me;
+      this._changed.emit();
+    }
+  }
+
+  setChats(chats: readonly string[] | null | undefined): void {
+    const now = Array.isArray(chats) ? chats.filter(chat => typeof chat === 'string') : [];
+    if (now.join('\n') !== this._chats.join('\n')) {
+      this._chats = now;
       this._changed.emit();
     }
   }
@@ -261,6 +276,7 @@ export class RoomModel implements IRoomModel, IDisposable {
 
   private _me: IMe | null = null;
   private _connection: ConnectionStatus = 'connecting';
+  private _chats: readonly string[] = [];
   private _doc: Y.Doc | null = null;
   private _unobserve: (() => void) | null = null;
   private _meta: IMeta | null = null;

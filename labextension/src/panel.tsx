@@ -22,6 +22,8 @@ export class RoomPanel extends ReactWidget {
     onNewRoom?: () => void;
     /** "Copy link to <room>" in the switcher. */
     onCopyLink?: () => void;
+    /** "Link a Slack Account…" in the switcher (the `copilot-room:link-chat-account` command). */
+    onLinkChat?: (service: string) => void;
     /** Forking and opening side threads (the page's commands). */
     threads?: IThreadActions;
   }) {
@@ -31,7 +33,7 @@ export class RoomPanel extends ReactWidget {
     // Agent output renders only through the agent-output sanitizer (sanitize.ts).
     this._rendermime = roomRendermime(options.rendermime);
     this.addClass('jp-CopilotRoom');
-    this.rooms.currentChanged.connect(this.update, this);
+    this.rooms.currentChanged.connect(this._onRoomSwitched, this);
   }
 
   readonly rooms: IRooms;
@@ -40,6 +42,18 @@ export class RoomPanel extends ReactWidget {
   openSwitcher(): void {
     this._openRequest += 1;
     this.update();
+  }
+
+  /** Show the card with a one-time code that links the reader's `service` account (a fresh code
+   * each time), bring it into view and move the focus to it. */
+  linkChat(service: string): void {
+    this._linkChat = {
+      room: this.rooms.current.name,
+      service,
+      request: (this._linkChat?.request ?? 0) + 1
+    };
+    this.update();
+    this._showLinkCard();
   }
 
   focusPrompt(): void {
@@ -77,7 +91,7 @@ export class RoomPanel extends ReactWidget {
   }
 
   dispose(): void {
-    this.rooms.currentChanged.disconnect(this.update, this);
+    this.rooms.currentChanged.disconnect(this._onRoomSwitched, this);
     this.rooms.setPolling(false);
     super.dispose();
   }
@@ -93,8 +107,28 @@ export class RoomPanel extends ReactWidget {
     this.rooms.setPolling(false);
   }
 
+  private _onRoomSwitched(): void {
+    this._linkChat = null; // a code is asked for in a room, and goes with it
+    this.update();
+  }
+
+  private _showLinkCard(frames = 30): void {
+    // This request's card: the one it replaces may still be drawn.
+    const request = String(this._linkChat?.request ?? '');
+    const card = this.node.querySelector<HTMLElement>(
+      `.jp-CopilotRoom-linkChat[data-request="${CSS.escape(request)}"]`
+    );
+    if (!card && frames > 0) {
+      requestAnimationFrame(() => this._showLinkCard(frames - 1));
+    } else if (card) {
+      reveal(card, this.node);
+      card.focus({ preventScroll: true });
+    }
+  }
+
   protected render(): JSX.Element {
     const room = this.rooms.current;
+    const linking = this._linkChat?.room === room.name ? this._linkChat : null;
     return (
       <ThreadActions.Provider value={this._options.threads ?? null}>
         <Room
@@ -106,11 +140,22 @@ export class RoomPanel extends ReactWidget {
           history={room.history}
           draft={room.draft}
           onExport={this._options.onExport}
+          linkChat={
+            linking && {
+              service: linking.service,
+              request: linking.request,
+              onClose: () => {
+                this._linkChat = null;
+                this.update();
+              }
+            }
+          }
           switcher={
             <RoomSwitcher
               rooms={this.rooms}
               onNewRoom={this._options.onNewRoom}
               onCopyLink={this._options.onCopyLink}
+              onLinkChat={this._options.onLinkChat}
               openRequest={this._openRequest}
             />
           }
@@ -123,8 +168,10 @@ export class RoomPanel extends ReactWidget {
     onExport?: () => void;
     onNewRoom?: () => void;
     onCopyLink?: () => void;
+    onLinkChat?: (service: string) => void;
     threads?: IThreadActions;
   };
+  private _linkChat: { room: string; service: string; request: number } | null = null;
   private _rendermime: IRenderMimeRegistry;
   private _input = React.createRef<HTMLTextAreaElement>();
   private _openRequest = 0;

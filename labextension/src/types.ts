@@ -34,6 +34,9 @@ export interface IMe {
 /** `GET room`: the caller; the room's state too for people who are admitted. */
 export interface IRoomStatus {
   me: IMe;
+  /** The chat services (`slack`) whose account an admitted caller may link to their username
+   * (`POST link-code`), when the server runs a chat bridge; absent otherwise. */
+  chats?: string[];
 }
 
 export interface IParticipant {

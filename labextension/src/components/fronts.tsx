@@ -2,15 +2,9 @@
  * well, as the server lists them in `meta.fronts`: one header item each while it lasts. */
 import React from 'react';
 
+import { serviceName } from '../chats';
 import { IRoomModel } from '../model';
 import { IMeta } from '../types';
-
-/** A Map, not an object: a front named `constructor` is named as it is. */
-const FRONT_NAMES: ReadonlyMap<string, string> = new Map([
-  ['github', 'GitHub'],
-  ['slack', 'Slack'],
-  ['teams', 'Teams']
-]);
 
 /** Each front that is not well, with what is wrong. */
 export function unwellFronts(meta: IMeta): [string, string][] {
@@ -21,7 +15,7 @@ export function FrontStatus(props: { model: IRoomModel }): JSX.Element {
   return (
     <>
       {unwellFronts(props.model.meta).map(([front, status]) => {
-        const name = FRONT_NAMES.get(front) ?? front;
+        const name = serviceName(front);
         return (
           <span
             key={front}

@@ -11,6 +11,7 @@ import { QuoteBox } from '../quote';
 import { claimedByLink, Door, HOST_CLAIMED } from './door';
 import { RoomHeader } from './header';
 import { useSignal } from './hooks';
+import { LinkChatCard } from './linkchat';
 import { PromptBox } from './promptbox';
 import { QuoteContext } from './quote';
 import { SignInCard } from './signin';
@@ -28,6 +29,9 @@ export function Room(props: {
   switcher?: React.ReactNode;
   /** What the reader typed here and did not send yet (kept per room). */
   draft?: IPromptDraft;
+  /** The card with a code that links the reader's chat account ("Link a Slack Account…"),
+   * while they asked for it. */
+  linkChat?: { service: string; request: number; onClose: () => void } | null;
 }): JSX.Element {
   const { model, client, rendermime, inputRef, history } = props;
   useSignal(model.changed);
@@ -56,6 +60,16 @@ export function Room(props: {
         {header}
         <Transcript model={model} rendermime={rendermime} history={history} />
         <Tray model={model} client={client}>
+          {props.linkChat && (
+            <LinkChatCard
+              key={`${props.linkChat.service}:${props.linkChat.request}`}
+              service={props.linkChat.service}
+              request={props.linkChat.request}
+              client={client}
+              username={me.username}
+              onClose={props.linkChat.onClose}
+            />
+          )}
           {claimed && isHost(me) && (
             <div className="jp-CopilotRoom-claimed" role="status">
               <span>

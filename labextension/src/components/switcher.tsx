@@ -1,14 +1,21 @@
 /** The room switcher at the top of the panel: the room the page is in and who is in it, a dot
  * when something waits on the reader in another room, and a JupyterLab (Lumino) menu of the
- * server's rooms (keyboard too), with "New room…" for those who may create one and a link to
- * the room. */
-import { addIcon, caretDownEmptyIcon, linkIcon, MenuSvg } from '@jupyterlab/ui-components';
+ * server's rooms (keyboard too), with "New room…" for those who may create one, a link to the
+ * room, and "Link a Slack Account…" when the server runs a chat bridge. */
+import {
+  addIcon,
+  caretDownEmptyIcon,
+  linkIcon,
+  MenuSvg,
+  userIcon
+} from '@jupyterlab/ui-components';
 import { CommandRegistry } from '@lumino/commands';
 import { ElementARIAAttrs, h, VirtualElement } from '@lumino/virtualdom';
 import { Menu } from '@lumino/widgets';
 import React, { useEffect, useRef, useState } from 'react';
 
 import { IRoomEntry } from '../api';
+import { linkChatLabel, serviceName } from '../chats';
 import { isAdmitted, isPresent, roleLabel } from '../policy';
 import { IRooms, peopleLabel, roomDetails, waitingElsewhere, waitingLabel } from '../rooms';
 import { useSignal } from './hooks';
@@ -19,6 +26,8 @@ export function RoomSwitcher(props: {
   onNewRoom?: () => void;
   /** "Copy link to this room". */
   onCopyLink?: () => void;
+  /** "Link a <Service> Account…", one per chat service the room offers (`GET room`'s `chats`). */
+  onLinkChat?: (service: string) => void;
   /** Opens the menu when this changes (the "switch room" command). */
   openRequest?: number;
 }): JSX.Element {
@@ -44,7 +53,7 @@ export function RoomSwitcher(props: {
       return;
     }
     void rooms.refresh();
-    const menu = roomsMenu(rooms, people, props.onNewRoom, props.onCopyLink);
+    const menu = roomsMenu(rooms, people, props.onNewRoom, props.onCopyLink, props.onLinkChat);
     menu.aboutToClose.connect(() => {
       setOpen(false);
       requestAnimationFrame(() => {
@@ -134,7 +143,8 @@ function roomsMenu(
   rooms: IRooms,
   peopleHere: number | undefined,
   onNewRoom?: () => void,
-  onCopyLink?: () => void
+  onCopyLink?: () => void,
+  onLinkChat?: (service: string) => void
 ): Menu {
   const commands = new CommandRegistry();
   const menu = new Menu({ commands, renderer });
@@ -179,6 +189,21 @@ function roomsMenu(
       execute: onCopyLink
     });
     menu.addItem({ command: 'link' });
+  }
+  const model = rooms.current.model;
+  const chats = onLinkChat && isAdmitted(model.me) ? model.chats : [];
+  if (chats.length) {
+    menu.addItem({ type: 'separator' });
+  }
+  for (const service of chats) {
+    const id = `link-chat:${service}`;
+    commands.addCommand(id, {
+      label: linkChatLabel(service),
+      caption: `A one-time code to send to the room's bot in ${serviceName(service)}`,
+      icon: userIcon,
+      execute: () => onLinkChat?.(service)
+    });
+    menu.addItem({ command: id });
   }
   return menu;
 }

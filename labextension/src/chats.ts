@@ -1,0 +1,77 @@
+/**
+ * Linking one's chat account (Slack) to one's room username: the server's chat bridge hands the
+ * signed-in person a one-time code (`POST link-code`), they send `link <code>` to the room's bot
+ * there, and from then on act in that chat as their username, with their role in each room.
+ * The words of the command and of the card that shows the code (components/linkchat.tsx).
+ */
+
+/** The outside services the room knows by name (a front in the header, a chat to link). A Map,
+ * not an object: a service named `constructor` is named as it is. */
+const SERVICE_NAMES: ReadonlyMap<string, string> = new Map([
+  ['github', 'GitHub'],
+  ['slack', 'Slack'],
+  ['teams', 'Teams']
+]);
+
+/** How the panel names `service` (`slack`: "Slack"); one it does not know, as it is. */
+export function serviceName(service: string): string {
+  return SERVICE_NAMES.get(service) ?? service;
+}
+
+/** The command's label: "Link a Slack Account…" ("a Chat" when there is no service to name). */
+export function linkChatLabel(service: string | null | undefined): string {
+  return `Link a ${service ? serviceName(service) : 'Chat'} Account…`;
+}
+
+/** The message the person sends to the bot. */
+export function linkMessage(code: string): string {
+  return `link ${code}`;
+}
+
+/** How long a code works, in words: "10 minutes", "1 minute", "45 seconds". */
+export function lifetimeWords(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    return '';
+  }
+  if (seconds < 60) {
+    const whole = Math.max(1, Math.floor(seconds));
+    return `${whole} ${whole === 1 ? 'second' : 'seconds'}`;
+  }
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} ${minutes === 1 ? 'minute' : 'minutes'}`;
+}
+
+/** What the card says around a code. */
+export interface ILinkCardText {
+  title: string;
+  /** The exact message to send. */
+  message: string;
+  /** Where to send it, and for how long the code works. */
+  where: string;
+  /** What linking does. */
+  after: string;
+}
+
+export function linkCardText(
+  service: string,
+  code: string,
+  expiresIn: number,
+  username?: string | null
+): ILinkCardText {
+  const name = serviceName(service);
+  const lifetime = lifetimeWords(expiresIn);
+  const who = username ? `as ${username}, with ${username}'s role` : 'as you, with your role';
+  return {
+    title: `Link your ${name} account`,
+    message: linkMessage(code),
+    where:
+      `Send it to the room's bot in ${name}, in a direct message or a mention.` +
+      (lifetime ? ` The code works for ${lifetime}.` : ''),
+    after: `${name} then acts ${who}.`
+  };
+}
+
+/** What the card says once the code ran out. */
+export function expiredText(service: string): string {
+  return `This code expired. Get a new one, then send it to the room's bot in ${serviceName(service)}.`;
+}

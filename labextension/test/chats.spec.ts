@@ -1,0 +1,122 @@
+/** Linking one's chat account (Slack): the words of the command and of the card with the code,
+ * the server's `POST link-code`, and `GET room`'s `chats` in the read model. (The card itself
+ * loads Lumino, which needs a browser: tests/browser/test_slack_panel.py.) */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+import { RoomAPIError, RoomClient } from '../src/api';
+import {
+  expiredText,
+  lifetimeWords,
+  linkCardText,
+  linkChatLabel,
+  linkMessage,
+  serviceName
+} from '../src/chats';
+import { IDocumentProvider, RoomConnection } from '../src/connection';
+import { RoomModel } from '../src/model';
+import { IRoomStatus } from '../src/types';
+import { settingsAnswering } from './fakeserver';
+import { me } from './roomdoc';
+
+describe("the card's words", () => {
+  it('names the service in the command, for Slack and for another', () => {
+    expect(linkChatLabel('slack')).toBe('Link a Slack Account…');
+    expect(linkChatLabel('teams')).toBe('Link a Teams Account…');
+    expect(linkChatLabel('matrix')).toBe('Link a matrix Account…');
+    expect(linkChatLabel(null)).toBe('Link a Chat Account…');
+    expect(serviceName('constructor')).toBe('constructor');
+  });
+
+  it('says the exact message, where to send it and for how long the code works', () => {
+    const text = linkCardText('slack', 'ABCD2345', 600, 'alice');
+    expect(text.title).toBe('Link your Slack account');
+    expect(text.message).toBe('link ABCD2345');
+    expect(linkMessage('ABCD2345')).toBe(text.message);
+    expect(text.where).toBe(
+      "Send it to the room's bot in Slack, in a direct message or a mention. " +
+        'The code works for 10 minutes.'
+    );
+    expect(text.after).toBe("Slack then acts as alice, with alice's role.");
+    expect(linkCardText('slack', 'X', 600).after).toBe('Slack then acts as you, with your role.');
+  });
+
+  it('says a lifetime in whole minutes, or seconds under one, and nothing for none', () => {
+    expect(lifetimeWords(600)).toBe('10 minutes');
+    expect(lifetimeWords(60)).toBe('1 minute');
+    expect(lifetimeWords(119)).toBe('1 minute');
+    expect(lifetimeWords(45)).toBe('45 seconds');
+    expect(lifetimeWords(1)).toBe('1 second');
+    expect(lifetimeWords(0)).toBe('');
+    expect(lifetimeWords(Number.NaN)).toBe('');
+    expect(linkCardText('slack', 'X', 0).where).toBe(
+      "Send it to the room's bot in Slack, in a direct message or a mention."
+    );
+    expect(expiredText('slack')).toBe(
+      "This code expired. Get a new one, then send it to the room's bot in Slack."
+    );
+  });
+});
+
+describe('POST link-code', () => {
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+  it("is the server's, whichever room asks, with an empty body", async () => {
+    const { serverSettings, requests } = settingsAnswering(async () =>
+      json(200, { code: 'ABCD2345', expires_in: 600 })
+    );
+    const client = new RoomClient({ serverSettings, room: 'data-2' });
+    expect(await client.linkCode()).toEqual({ code: 'ABCD2345', expires_in: 600 });
+    expect(requests.map(r => `${r.method} ${r.url.split('?')[0]}`)).toEqual([
+      'POST http://lab.test/base/copilot-room/api/link-code'
+    ]);
+    expect(await requests[0].text()).toBe('');
+  });
+
+  it("passes the server's refusal on when it runs no chat bridge", async () => {
+    const { serverSettings } = settingsAnswering(async () =>
+      json(404, { error: 'no_bridge', message: 'This server runs no chat bridge.' })
+    );
+    const refused = await new RoomClient({ serverSettings }).linkCode().catch(e => e);
+    expect(refused).toBeInstanceOf(RoomAPIError);
+    expect(refused).toMatchObject({ status: 404, code: 'no_bridge' });
+    expect(refused.message).toBe('This server runs no chat bridge.');
+  });
+});
+
+describe("GET room's chats", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const provider = (): IDocumentProvider => ({ on: () => undefined, destroy: () => undefined });
+
+  it('are in the model while the room names them, and none once it does not', async () => {
+    vi.useFakeTimers();
+    const answers: IRoomStatus[] = [
+      { me: me('bob', 'member'), chats: ['slack'] },
+      { me: me('bob', 'member') }
+    ];
+    const room = vi.fn(async () => answers.shift() ?? { me: me('bob', 'member') });
+    const model = new RoomModel();
+    const changes = vi.fn();
+    model.changed.connect(changes);
+    const connection = new RoomConnection({
+      client: { room, leaveDoor: async () => undefined },
+      model,
+      provider,
+      page: new EventTarget()
+    });
+    expect(model.chats).toEqual([]);
+    await connection.refreshMe();
+    expect(model.chats).toEqual(['slack']);
+    const seen = changes.mock.calls.length;
+    model.setChats(['slack']); // the same: no change
+    expect(changes.mock.calls.length).toBe(seen);
+    await connection.refreshMe();
+    expect(model.chats).toEqual([]);
+    model.setChats(['slack', 7 as unknown as string]);
+    expect(model.chats).toEqual(['slack']);
+    connection.dispose();
+  });
+});

@@ -1,0 +1,161 @@
+"""The room's Slack bridge, as people in the panel see it (issue 43): someone admitted gets a
+one-time code from the room's menu ("Link a Slack Account…"), sends `link <code>` to the bot in a
+direct message and from then on acts in Slack as their username; the card with the code reads at
+250 px in both themes; and the header says "Slack: disconnected" while the bridge's socket is
+down, then nothing once the SDK reconnected. Against the tests' fake Slack (the Web API and Socket
+Mode), served from a thread with its own event loop (the browser tests run none)."""
+
+import asyncio
+import contextlib
+import re
+import threading
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from ..harness import config
+from ..harness.browser_fixtures import serving
+from ..harness.fake_slack import FakeSlack
+from ..harness.helpers import no_script
+from ..harness.server import JupyterServer
+from .panel import fits_at_every_look, layout_problems, set_sidebar_width, show_room
+
+BOT_TOKEN, APP_TOKEN = "xoxb-test", "xapp-test"
+CHANNEL = "C0ROOM"
+LINK_COMMAND = "copilot-room:link-chat-account"
+
+
+class Served:
+    """The fake Slack on a thread of its own, and the event loop its handlers run on: what the
+    test has it do (`run(fake.message_event(...))`) runs there too."""
+
+    def __init__(self, fake: FakeSlack, loop: asyncio.AbstractEventLoop):
+        self.fake = fake
+        self.loop = loop
+
+    def run(self, coroutine, timeout: float = 10):
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+
+@contextlib.contextmanager
+def slack_in_thread():
+    """`served_in_thread` (tests/harness/browser_fixtures.py), keeping the loop."""
+    fake = FakeSlack(bot_token=BOT_TOKEN, app_token=APP_TOKEN)
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+
+    def serve():
+        asyncio.set_event_loop(loop)
+        fake.start()
+        started.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=serve, name="fake-slack", daemon=True)
+    thread.start()
+    assert started.wait(10), "fake Slack did not start"
+    try:
+        yield Served(fake, loop)
+    finally:
+        asyncio.run_coroutine_threadsafe(fake.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+@pytest.fixture
+def slack():
+    with slack_in_thread() as served:
+        yield served
+
+
+@pytest.fixture
+def lab(tmp_path, model, slack, request):
+    model.script = no_script
+    model.requests.clear()
+    settings = {"rooms": {"main": CHANNEL}, "people": {}, "api_url": slack.fake.api_url}
+    room = {**config.copilot_agent(model.base_url), "slack": settings}
+    env = {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_APP_TOKEN": APP_TOKEN}
+    server = JupyterServer(tmp_path, app="lab", room=room, env=env)
+    with serving(server, request, server.start):
+        yield server
+
+
+def ephemeral_to(fake: FakeSlack, user: str, timeout: float = 30) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for said in list(fake.ephemerals):
+            if said["user"] == user:
+                return said
+        time.sleep(0.1)
+    raise AssertionError(f"the bot said nothing to {user}; it said {fake.ephemerals}")
+
+
+def test_a_person_links_their_slack_account_and_the_header_says_when_slack_is_away(
+    open_lab, lab, slack, screenshot
+):
+    fake = slack.fake
+    slack.run(fake.connected(timeout=60), timeout=70)  # the bridge is up
+    alice = show_room(open_lab("alice"))
+
+    # The command is named for the service the room offers, and is in the room's menu.
+    label = f"() => window.jupyterapp.commands.label('{LINK_COMMAND}')"
+    alice.wait_for_function(f"{label} === 'Link a Slack Account…'", timeout=30_000)
+    alice.locator(".jp-CopilotRoom-switcher").click()
+    menu = alice.locator(".jp-CopilotRoom-roomsMenu")
+    item = menu.locator(".lm-Menu-item", has_text="Link a Slack Account…")
+    expect(item).to_be_visible()
+    item.click()
+
+    card = alice.locator(".jp-CopilotRoom-linkChat")
+    expect(card).to_be_visible(timeout=15_000)
+    expect(card).to_be_focused()
+    code_box = card.locator(".jp-CopilotRoom-linkCode")
+    expect(code_box).to_have_text(re.compile(r"^[A-Z0-9]{8}$"), timeout=15_000)
+    code = code_box.inner_text().strip()
+    expect(card.locator(".jp-CopilotRoom-linkMessage")).to_have_text(f"link {code}")
+    expect(card).to_contain_text(
+        "Send it to the room's bot in Slack, in a direct message or a mention. "
+        "The code works for 10 minutes."
+    )
+    # Large monospace text, selected whole with a click: the code is copied as it is.
+    looks = code_box.evaluate(
+        """el => { const s = getComputedStyle(el), body = getComputedStyle(el.parentElement);
+                   return {mono: /mono|courier|menlo|consolas/i.test(s.fontFamily),
+                           larger: parseFloat(s.fontSize) >= 1.4 * parseFloat(body.fontSize),
+                           select: s.userSelect}; }"""
+    )
+    assert looks == {"mono": True, "larger": True, "select": "all"}, looks
+
+    card_class = ".jp-CopilotRoom-linkChat"
+    assert fits_at_every_look(alice, screenshot, "slack-link-code-", card_class) == []
+    # At 250 px the whole card is in sight in the tray, its buttons too.
+    set_sidebar_width(alice, 250)
+    in_sight = card.evaluate(
+        """card => { const tray = card.closest('.jp-CopilotRoom-trayBody').getBoundingClientRect();
+                    const box = card.getBoundingClientRect();
+                    return box.top >= tray.top - 1 && box.bottom <= tray.bottom + 1; }"""
+    )
+    assert in_sight, "the card with the code is cut by the tray at 250 px"
+    code_box.click()
+    assert alice.evaluate("() => String(window.getSelection()).trim()") == code
+
+    # The person sends the message to the bot in a direct message: Slack is them from now on.
+    slack.run(fake.message_event("UALICE", "DALICE", f"link {code}", channel_type="im"))
+    said = ephemeral_to(fake, "UALICE")
+    assert "act as alice" in said["text"], said
+    assert said["channel"] == "DALICE"
+
+    card.get_by_role("button", name="Done").click()
+    expect(card).to_have_count(0)
+
+    # The bridge's socket goes: the header says so, and no more once the SDK is back.
+    front = alice.locator("[data-front=slack]")
+    expect(front).to_have_count(0)
+    slack.run(fake.drop())
+    expect(front).to_have_text("Slack: disconnected", timeout=15_000)
+    screenshot(alice.locator(".jp-CopilotRoom-header"), "slack-header-disconnected")
+    assert layout_problems(alice, ".jp-CopilotRoom-header") == []  # still 250 px wide
+    slack.run(fake.connected(timeout=60), timeout=70)
+    expect(front).to_have_count(0, timeout=30_000)
+    screenshot(alice.locator(".jp-CopilotRoom-header"), "slack-header-connected")
