@@ -101,7 +101,7 @@ async def test_a_card_is_answered_in_slack_by_its_author_and_refused_to_another_
     await slack.click("UERIN", card["ts"], "approve", button(card, "approve")["value"], CHANNEL)
     await eventually(lambda: any(e["user"] == "UERIN" for e in slack.ephemerals))
     (whisper,) = [e for e in slack.ephemerals if e["user"] == "UERIN"]
-    assert "Waiting on bob (who asked for this turn) or a host" in whisper["text"]
+    assert whisper["text"] == "Waiting on bob or a host."
     pending = next(e for e in room.document.transcript.to_py() if e["kind"] == "permission")
     assert pending["state"] == "pending"
 
@@ -121,7 +121,7 @@ async def test_unmapped_viewer_and_linked_people(api, room, slack, model):
     await slack.mention("UCAROL", CHANNEL, "delete everything")
     await eventually(lambda: len(slack.ephemerals) == 2)
     stranger, carol = slack.ephemerals
-    assert "link <code>" in stranger["text"] and stranger["user"] == "USTRANGER"
+    assert "`link &lt;code&gt;`" in stranger["text"] and stranger["user"] == "USTRANGER"
     assert "Viewers can watch the room but not act in it." in carol["text"]
     assert prompts(room) == [] and room.queue.next_up() is None
 

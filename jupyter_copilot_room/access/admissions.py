@@ -104,7 +104,7 @@ class AdmissionBook:
     async def settled(self, username: str) -> None:
         """Once the seat check has answered for `username` (at once without a check): a front
         acting for someone the room never saw waits for it rather than finds them at the door."""
-        if self.seats is not None:
+        if self.seats is not None and not self.is_host(username):
             await self.seats.settled(username)
 
     def door_note(self, username: str) -> str | None:

@@ -337,6 +337,10 @@ class RoomAPI:
         skills = [{"name": s["name"], "description": s["description"]} for s in catalog["skills"]]
         return {"name": f"{slug}-room", "skills": skills}
 
+    def last_seq(self) -> int:
+        """The transcript's last record (a front that starts now follows from there)."""
+        return self.room.transcript.position().seq
+
     def display_name(self, username: str) -> str:
         """The name the room shows for `username` (a front names people as the room does)."""
         return self.room.document.display_name(username)

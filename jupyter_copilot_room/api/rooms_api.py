@@ -26,6 +26,11 @@ class RoomsAPI:
         """The room of the server's root, as loaded (it starts with the server)."""
         return RoomAPI(self._rooms.main, self._threads, self.fronts)
 
+    def loaded(self, name: str) -> RoomAPI | None:
+        """The room `name` if it is loaded now (None: asleep, or no room); loads nothing."""
+        room = self._rooms.loaded(name)
+        return None if room is None else RoomAPI(room, self._threads, self.fronts)
+
     async def open(self, name: str) -> RoomAPI:
         """The room `name`, loaded and started if it slept; `Refused` (`unknown_room`, 404) for
         a name that is no room, and the room's own refusal (503, 507) if it cannot start."""

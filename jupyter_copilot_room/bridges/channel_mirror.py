@@ -15,8 +15,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..access import rules
-from ..api import Refused
+from ..api import Person, Refused
+from ..background_tasks import started
 from ..events.consumers import reads
 from .chat_service import CardView, ChatService, ServiceRefusal, ServiceWaiting
 from .mirror_state import MirrorState
@@ -105,7 +105,7 @@ class ChannelMirror:
         self._refused = False
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=f"{self.service.name} mirror")
+        self._task = started(self._run(), f"The {self.service.name} mirror of {self.name}")
 
     async def stop(self) -> None:
         for task in [self._task, *self._streams.values()]:
@@ -129,10 +129,14 @@ class ChannelMirror:
                 except Refused as refused:
                     log.warning("The room %s cannot open for its channel: %s", self.name, refused)
                 else:
+                    if self.state.fresh:  # just linked: its turns from now on, not its past
+                        self.state.fresh = False
+                        self.state.advance(room.last_seq())
                     if reading is None or reading[0] is not room.room or reading[1].done():
                         if reading is not None:
                             reading[1].cancel()
-                        reading = (room.room, asyncio.create_task(self._read(room)))
+                        task = started(self._read(room), f"The mirror of {self.name}")
+                        reading = (room.room, task)
                 await asyncio.sleep(REOPEN)
         finally:
             if reading is not None:
@@ -141,11 +145,19 @@ class ChannelMirror:
     async def _read(self, room: RoomAPI) -> None:
         try:
             async for record in room.follow(after=self.state.seq):
-                if await self._mirror(room, record):
+                try:
+                    shown = await self._mirror(room, record)
+                except ServiceRefusal as refusal:
+                    if refusal.token:
+                        raise
+                    log.warning(
+                        "%s refused a line of %s: %s", self.service.name, self.name, refusal
+                    )
+                    shown = True  # that line is lost; the next go on
+                if shown:
                     self._refused = False
-                    self.state.seq = record["seq"]
-                    self.state.save()
-        except ServiceRefusal as refusal:  # tried again at the next look, said once
+                    self.state.advance(record["seq"])
+        except ServiceRefusal as refusal:  # a bad token: tried again at the next look, said once
             if not self._refused:
                 log.error("%s refused the mirror of %s: %s", self.service.name, self.name, refusal)
             self._refused = True
@@ -203,6 +215,8 @@ class ChannelMirror:
             self.state.replies[p["entry_id"]] = str(ts)
             self._streams[p["entry_id"]] = asyncio.create_task(self._stream(room, p["entry_id"]))
         elif kind == "assistant.message" and p["entry_id"] in self.state.replies:
+            if p.get("retried"):
+                return True  # an attempt the model call made again: recorded, not shown
             await self._reply_whole(room, seq, p["entry_id"], p["text"], thread)
         elif kind == "tool.started":
             line = f"> {p['summary']}"[: service.max_text]
@@ -238,7 +252,9 @@ class ChannelMirror:
         self, room: RoomAPI, seq: int, entry_id: str, text: str, thread: str
     ) -> None:
         if (stream := self._streams.pop(entry_id, None)) is not None:
-            stream.cancel()
+            stream.cancel()  # and waited for: an edit on its way must not land after the whole
+            with contextlib.suppress(asyncio.CancelledError):
+                await stream
         parts = split_to(text, self.service.max_text) or ["(no text)"]
         message = self.state.replies[entry_id]
         await self._once(
@@ -250,8 +266,8 @@ class ChannelMirror:
             )
 
     def _card_view(self, room: RoomAPI, p: dict) -> CardView:
-        answerers = rules.request_answerers(p["author"])
-        who = rules.who_answers(answerers)
+        card = next((c for c in room.cards_for(Person(p["author"])) if c["id"] == p["id"]), None)
+        who = waiting_on(room, card["answerers"] if card else {})
         details = p.get("details") or {}
         body = str(details.get("diff") or p["summary"])
         lines = body.splitlines()
@@ -302,3 +318,9 @@ def split_to(text: str, limit: int) -> list[str]:
         parts.append(text[:cut])
         text = text[cut:]
     return [*parts, text] if text else parts
+
+
+def waiting_on(room: RoomAPI, answerers: dict) -> str:
+    """Who a card waits on, in words: "alice or a host" (as the card's `answerers` say)."""
+    users = [room.display_name(user) for user in answerers.get("users", ())]
+    return " or ".join([*users, "a host"]) if answerers.get("roles") else " or ".join(users)

@@ -11,9 +11,9 @@ import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from ..access import rules
 from ..api import Person, Refused
 from ..request_bodies import CardDecision
+from .channel_mirror import waiting_on
 from .chat_service import ChatService
 from .linked_people import LinkedPeople
 
@@ -27,8 +27,8 @@ log = logging.getLogger(__name__)
 REMEMBERED = 2000
 HOW_TO_LINK = (
     "You are not linked to a room account yet. In JupyterLab, open the Copilot room, choose "
-    "\u201cLink a chat account\u201d in its menu, and send me `link <code>` with the code it "
-    "shows (it works for ten minutes)."
+    "\u201cLink a Slack Account\u2026\u201d in the room's menu, and send me `link <code>` with "
+    "the code it shows (it works for ten minutes)."
 )
 
 
@@ -122,7 +122,7 @@ class ChatFront:
         answer: str,
     ) -> None:
         if not card["may_answer"]:
-            said = f"Waiting on {rules.who_answers(card['answerers'])}."
+            said = f"Waiting on {waiting_on(room, card['answerers'])}."
             return await self.service.whisper(channel, user, said, thread)
         try:
             if card["kind"] == "question":

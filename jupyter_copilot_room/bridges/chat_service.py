@@ -18,7 +18,12 @@ class ServiceWaiting(Exception):
 
 
 class ServiceRefusal(Exception):
-    """The service refused for good (a bad token, a channel the bot is not in)."""
+    """The service refused for good: a bad token (`token`), or this one message (a channel the
+    bot is not in, a text it will not take)."""
+
+    def __init__(self, reason: str, token: bool = False):
+        super().__init__(reason)
+        self.token = token
 
 
 @dataclass(frozen=True)

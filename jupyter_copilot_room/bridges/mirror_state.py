@@ -21,15 +21,23 @@ class MirrorState:
     card_prompts: dict[str, str] = field(default_factory=dict)  # card id -> its prompt
     refused: list[str] = field(default_factory=list)  # prompts whose last card was refused
     done: list[str] = field(default_factory=list)  # records whose message is posted ("seq:part")
+    fresh: bool = False  # no file yet: the channel was just linked
 
     @classmethod
     def load(cls, file: Path) -> MirrorState:
-        data = read_json(file) or {}
-        data.pop("file", None)
+        data = read_json(file)
+        if data is None:
+            return cls(file=file, fresh=True)
         return cls(file=file, **data)
+
+    def advance(self, seq: int) -> None:
+        """Mirrored up to `seq`: what was posted of the records before it is forgotten."""
+        self.seq = seq
+        self.done = [key for key in self.done if int(key.split(":")[0]) > seq]
+        self.save()
 
     def save(self) -> None:
         self.file.parent.mkdir(parents=True, exist_ok=True)
         data = asdict(self)
-        data.pop("file")
+        del data["file"], data["fresh"]
         write_json_atomically(self.file, data)

@@ -126,7 +126,8 @@ class GitHubRest:
         return {**_comment(await self._call("POST", url, json={"body": body})), "review": True}
 
     async def permission(self, login: str) -> str:
-        """`admin`, `maintain`, `write`, `triage`, `read` or `none` on the repository."""
+        """`admin`, `write`, `read` or `none` on the repository (maintain is write, triage read,
+        a custom role the base it builds on)."""
         url = f"/repos/{self.owner}/{self.repo}/collaborators/{login}/permission"
         try:
             answer = await self._call("GET", url)
@@ -134,7 +135,7 @@ class GitHubRest:
             if no.status == 404:
                 return "none"
             raise
-        return answer.get("role_name") or answer.get("permission") or "none"
+        return answer.get("permission") or "none"  # a custom role says what it builds on
 
     async def has_copilot_seat(self, org: str, login: str) -> bool:
         try:

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..access.identity import SERVER_OWNER
+
 GITHUB_API = "https://api.github.com"
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _KEYS = {
@@ -42,11 +44,6 @@ class GitHubSettings:
     max_rounds: int = 6
     seat_check: SeatCheck | None = None
 
-    @property
-    def owner_and_name(self) -> tuple[str, str]:
-        owner, name = self.repository.split("/")
-        return owner, name
-
     def token(self) -> str | None:
         return os.environ.get(self.token_env) or None
 
@@ -55,8 +52,9 @@ class GitHubSettings:
 
     def username_of(self, login: str) -> str:
         """The room username a GitHub login acts as: `people`'s, else the same login (a hub
-        that signs people in with GitHub)."""
-        return self.people.get(login, login)
+        that signs people in with GitHub), never the server's own token's."""
+        username = self.people.get(login, login)
+        return f"github-{login}" if username == SERVER_OWNER.username else username
 
 
 def parse_github(value: Mapping[str, Any]) -> GitHubSettings | None:

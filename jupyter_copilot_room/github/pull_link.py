@@ -68,7 +68,9 @@ class PullLink:
         return task
 
     def task_of_prompt(self, prompt_id: str | None) -> Task | None:
-        return next((t for t in self.tasks.values() if t.prompt_id == prompt_id), None)
+        return next(
+            (t for t in self.tasks.values() if prompt_id and t.prompt_id == prompt_id), None
+        )
 
     def task_of_card(self, card_id: str | None) -> Task | None:
         return next((t for t in self.tasks.values() if card_id and t.card == card_id), None)

@@ -73,6 +73,10 @@ class PullRequests:
             return pull
         await self.unlink(room)
         link = PullLink(self.folder / f"{room.name}.json", number, url=pull["url"])
+        try:  # what was said before the link is not a task (a link made again, too)
+            link.handled = {comment["id"] for comment in await self.rest.comments(number)}
+        except GitHubWaiting as waiting:
+            raise Unavailable(f"GitHub cannot answer now ({waiting.reason}).") from None
         link.save()
         self._watch(room.name, link)
         return pull
@@ -83,10 +87,6 @@ class PullRequests:
             await pull.stop()
             pull.link.file.unlink(missing_ok=True)
             room.set_front_status("github", None)
-
-    def describe(self, room: RoomAPI) -> dict | None:
-        pull = self.linked.get(room.name)
-        return None if pull is None else {"number": pull.link.number, "url": pull.link.url}
 
     def hear(self, event: str, signature: str, body: bytes) -> None:
         """A webhook delivery: verified, then each comment to the room linked to its pull

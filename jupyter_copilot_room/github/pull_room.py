@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..access import rules
 from ..api import Person, Refused, RoomAPI
+from ..background_tasks import started
 from ..request_bodies import CardDecision
 from .comment_commands import CardAnswer, Mention, read_comment
 from .github_rest import GitHubRefusal, GitHubRest, GitHubWaiting
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: The permissions on the repository that may give the room a task.
-WRITERS = frozenset({"admin", "maintain", "write"})
+WRITERS = frozenset({"admin", "write"})
 FRONT = "github"
 #: The longest wait between tries while GitHub is unreachable or failing (seconds).
 MAX_BACKOFF = 300.0
@@ -64,9 +65,10 @@ class PullRoom:
         self._last_poll = 0.0
         self._status: str | None = None
         self._failures = 0  # tries in a row GitHub could not answer
+        self._not_before = 0.0  # time.time() before which GitHub is not asked (its rate limit)
 
     def start(self) -> None:
-        self._loop = asyncio.create_task(self._run(), name=f"pull request of {self.name}")
+        self._loop = started(self._run(), f"The pull request loop of {self.name}")
 
     async def stop(self) -> None:
         for task in (self._loop, self._reading[1] if self._reading else None):
@@ -88,6 +90,7 @@ class PullRoom:
             room = None
             try:
                 room = await self.rooms.open(self.name)
+                self.agent = room.agent_card()["name"]
                 self._read_from(room)
                 await self._cycle(room)
                 self._say_status(room, None)
@@ -97,6 +100,7 @@ class PullRoom:
                 backoff = min(wait * 2 ** (self._failures - 1), MAX_BACKOFF)
                 wait = backoff if waiting.retry_at is None else waiting.retry_at - time.time()
                 wait = max(wait, self.settings.poll_interval)
+                self._not_before = time.time() + wait
                 self._say_status(room, "waiting", f"{waiting.reason}; retrying in {wait:.0f} s")
             except GitHubRefusal as refusal:
                 self._say_status(room, _refusal_status(refusal), refusal.message)
@@ -105,6 +109,8 @@ class PullRoom:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), wait)
             self._wake.clear()
+            # A webhook may wake the loop early, never before GitHub's rate limit lifts.
+            await asyncio.sleep(max(0.0, self._not_before - time.time()))
 
     async def _cycle(self, room: RoomAPI) -> None:
         if self._own_login is None:
@@ -112,7 +118,7 @@ class PullRoom:
         if not self._card_posted:
             await self._post_card(room)
         comments, self._heard = self._heard, []
-        if time.monotonic() - self._last_poll >= self.settings.poll_interval or not comments:
+        if time.monotonic() - self._last_poll >= self.settings.poll_interval:
             comments = comments + await self.rest.comments(self.link.number)
             self._last_poll = time.monotonic()
         async with self._lock:
@@ -171,7 +177,7 @@ class PullRoom:
         if asked is None:
             self._handled(comment)
             return
-        writer = await self.rest.permission(login) in WRITERS  # GitHubWaiting: heard again
+        writer = await self._writes(login)  # GitHubWaiting: heard again next time
         self._handled(comment)  # before acting: a crash now loses it rather than acts twice
         person = Person(self.settings.username_of(login), source=FRONT)
         if isinstance(asked, CardAnswer):
@@ -181,6 +187,14 @@ class PullRoom:
         else:
             await self._more(room, comment, person, writer, asked, task)
         self.link.save()
+
+    async def _writes(self, login: str) -> bool:
+        """Whether `login` may write to the repository (a refusal to say counts as no)."""
+        try:
+            return await self.rest.permission(login) in WRITERS
+        except GitHubRefusal as refusal:
+            log.warning("GitHub would not say what %s may do: %s", login, refusal.message)
+            return False
 
     def _handled(self, comment: dict) -> None:
         self.link.handled.add(comment["id"])
@@ -216,24 +230,21 @@ class PullRoom:
     async def _more(
         self, room: RoomAPI, comment: dict, person: Person, writer: bool, asked: Mention, task: Task
     ) -> None:
-        """A comment on a task: the answer to its question, or more for the agent to do."""
+        """A comment on a task: the answer to the question its card asks. A task takes one
+        prompt: more work is a new mention (a new task)."""
         login = comment["user"]["login"]
-        if task.terminal:
-            return await self._reply(comment, task, f"Task {task.id} has ended ({task.state}).")
+        card = self._card(room, person, task)
+        if card is None or card["kind"] != "question":
+            said = f"Task {task.id} is {task.state} and asks nothing; mention @{self.agent} "
+            return await self._reply(comment, task, said + "without a task id for a new task.")
         if not writer:
             return await self._reply(comment, task, self._not_a_writer(login))
         if not task.posts(login, self.settings.max_rounds):
             return self._capped(task)
-        card = self._card(room, person, task)
         try:
-            if card is not None and card["kind"] == "question":
-                await room.reply(person, card["id"], asked.text)
-                return
-            task.prompt_id = await room.submit(person, asked.text, link=comment["html_url"])
+            await room.reply(person, card["id"], asked.text)
         except Refused as refused:
-            return await self._reply(comment, task, refused.message)
-        task.state, task.prose = "submitted", f"Queued again in the room `{self.name}`."
-        self._say(task)
+            await self._reply(comment, task, refused.message)
 
     async def _answer(
         self,
@@ -256,7 +267,8 @@ class PullRoom:
             return await self._reply(comment, task, f"Task {task.id} waits on no request.")
         if not (writer and card["may_answer"]):
             who = rules.who_answers(card["answerers"])
-            return await self._reply(comment, task, f"Only {who} may answer this request.")
+            said = f"Only {who} may answer this request, with write access to the repository."
+            return await self._reply(comment, task, said)
         if not task.posts(comment["user"]["login"], self.settings.max_rounds):
             return self._capped(task)
         try:
@@ -299,7 +311,14 @@ class PullRoom:
             out = self.link.outbox[0]
             task = self.link.tasks[out.task]
             if task.posted is None or task.posted["state"] not in TERMINAL:
-                await self._post(task, out)
+                try:
+                    await self._post(task, out)
+                except GitHubRefusal as refusal:  # its comment deleted, or not ours to edit
+                    if refusal.status != 404 or task.message is None:
+                        log.warning("GitHub refused task %s's Message: %s", task.id, refusal)
+                    else:
+                        task.message, task.last_author = None, task.owner
+                        continue  # posted anew
             self.link.outbox.pop(0)
             self.link.save()
 
@@ -323,8 +342,8 @@ class PullRoom:
 
     async def _reply(self, comment: dict, task: Task | None, prose: str) -> None:
         """A reply to a comment the room does not act on, saying why (not a task's Message)."""
-        marker = task.marker(self.agent) if task else {"agent": self.agent}
-        body = marked({**marker, "reply_to": comment["id"]}, prose)
+        marker = {"agent": self.agent, "reply_to": comment["id"]}
+        body = marked(marker | ({"task": task.id} if task else {}), prose)
         if comment.get("review"):
             root = comment.get("in_reply_to_id") or comment["id"]
             await self.rest.reply_in_review(self.link.number, root, body)
@@ -335,24 +354,27 @@ class PullRoom:
 
     def _read_from(self, room: RoomAPI) -> None:
         """Follow the room's transcript (again, when the room was loaded anew)."""
-        if self._reading is not None and self._reading[0] is room.room:
+        reading = self._reading
+        if reading is not None and reading[0] is room.room and not reading[1].done():
             return
         if self._reading is not None:
             self._reading[1].cancel()
-        self._reading = (room.room, asyncio.create_task(self._read(room)))
+        self._reading = (room.room, started(self._read(room), f"The tasks of {self.name}"))
 
     async def _read(self, room: RoomAPI) -> None:
         async for record in room.follow(after=self.link.seq):
-            task = self.link.task_of_prompt(prompt_of(record)) or self.link.task_of_card(
-                card_of(record)
-            )
-            if task is None or task.terminal:
-                continue
             async with self._lock:
+                task = self.link.task_of_prompt(prompt_of(record)) or self.link.task_of_card(
+                    card_of(record)
+                )
+                if task is None or task.terminal:
+                    continue
                 if task.moved_by(record):
                     self._say(task)
                 self.link.seq = record["seq"]
                 self.link.save()
+                if time.time() < self._not_before:
+                    continue  # GitHub's rate limit: the loop posts once it lifts
                 try:
                     await self._flush()
                 except (GitHubWaiting, GitHubRefusal):

@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..api import Refused
+from ..background_tasks import started
 from ..bridges.channel_mirror import ChannelMirror
 from ..bridges.chat_front import ChatFront
 from ..bridges.chat_service import ServiceRefusal, ServiceWaiting
@@ -51,8 +51,7 @@ class SlackBridge:
         self._watch: asyncio.Task | None = None
 
     def start(self) -> None:
-        self._watch = asyncio.create_task(self._run(), name="slack bridge")
-        self._watch.add_done_callback(_said_if_failed)
+        self._watch = started(self._run(), "The Slack bridge")
 
     async def stop(self) -> None:
         if self._watch is not None:
@@ -90,19 +89,16 @@ class SlackBridge:
             await asyncio.sleep(WATCH_EVERY)
 
     async def _say(self, status: str | None) -> None:
-        if status != self._status and status == "disconnected":
+        """The header's "Slack: ..." in the linked rooms that are loaded, when it changes."""
+        if status == self._status:
+            return
+        if status == "disconnected":
             log.info("Slack: disconnected; the room goes on, and what it missed follows")
         self._status = status
         for name in self.settings.rooms:
-            with contextlib.suppress(Refused):  # a room that cannot open says so itself
-                (await self.rooms.open(name)).set_front_status("slack", status)
+            if (room := self.rooms.loaded(name)) is not None:
+                room.set_front_status("slack", status)
 
     def _mirror_status(self, room: RoomAPI | None, status: str | None) -> None:
         if room is not None:
             room.set_front_status("slack", status or self._status)
-
-
-def _said_if_failed(task: asyncio.Task) -> None:
-    """A bridge that stops on an error it did not expect says so (the room goes on)."""
-    if not task.cancelled() and (error := task.exception()) is not None:
-        log.error("The Slack bridge stopped: %r", error, exc_info=error)

@@ -19,6 +19,7 @@ from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
+from ..api import Refused
 from ..bridges.chat_front import ChatFront
 from ..bridges.chat_service import CardView, ServiceRefusal, ServiceWaiting
 from .block_kit import card_blocks, clicked
@@ -47,19 +48,19 @@ class SlackService:
             if failed.response.status_code == 429:
                 retry = float(failed.response.headers.get("Retry-After", 1))
                 raise ServiceWaiting("rate limited", retry) from None
-            error = failed.response.get("error", "")
-            raise ServiceRefusal(str(error)) from None
+            error = str(failed.response.get("error", ""))
+            raise ServiceRefusal(error, token=error in BAD_TOKEN) from None
         except (aiohttp.ClientError, TimeoutError, OSError) as lost:
             raise ServiceWaiting(f"unreachable ({type(lost).__name__})") from None
 
     async def post(self, channel: str, text: str, thread: str | None = None) -> str:
         sent = await self._call(
-            self.web.chat_postMessage, channel=channel, text=text, thread_ts=thread
+            self.web.chat_postMessage, channel=channel, text=escaped(text), thread_ts=thread
         )
         return sent["ts"]
 
     async def update(self, channel: str, message: str, text: str) -> None:
-        await self._call(self.web.chat_update, channel=channel, ts=message, text=text)
+        await self._call(self.web.chat_update, channel=channel, ts=message, text=escaped(text))
 
     async def post_card(self, channel: str, card: CardView, thread: str | None) -> str:
         sent = await self._call(
@@ -79,7 +80,11 @@ class SlackService:
 
     async def whisper(self, channel: str, user: str, text: str, thread: str | None) -> None:
         await self._call(
-            self.web.chat_postEphemeral, channel=channel, user=user, text=text, thread_ts=thread
+            self.web.chat_postEphemeral,
+            channel=channel,
+            user=user,
+            text=escaped(text),
+            thread_ts=thread,
         )
 
     # -- Socket Mode ----------------------------------------------------------------------------
@@ -89,6 +94,8 @@ class SlackService:
         connected (it reconnects by itself)."""
         who = await self._call(self.web.auth_test)
         self.bot_user = who["user_id"]
+        # The app token, asked once here: the SDK's own connect retries a refused one forever.
+        await self._call(self.web.apps_connections_open, app_token=self._app_token)
 
         async def heard(client: AsyncBaseSocketModeClient, request: SocketModeRequest) -> None:
             await client.send_socket_mode_response(SocketModeResponse(request.envelope_id))
@@ -117,6 +124,10 @@ class SlackService:
                 await self._clicks(front, request.payload)
         except (ServiceWaiting, ServiceRefusal) as failed:
             log.warning("Slack did not take the room's answer to %s: %s", request.type, failed)
+        except Refused as refused:  # the room cannot open now (stopping, a full disk)
+            log.warning("The room did not take a Slack %s: %s", request.type, refused)
+        except Exception:
+            log.exception("A Slack %s was not handled", request.type)
 
     async def _event(self, front: ChatFront, payload: dict) -> None:
         event = payload.get("event") or {}
@@ -126,9 +137,9 @@ class SlackService:
         text, thread = event.get("text") or "", event.get("thread_ts")
         mention = f"<@{self.bot_user}>"
         if event.get("type") == "app_mention":
-            await front.mention(user, channel, text.replace(mention, "").strip(), thread)
+            await front.mention(user, channel, unescaped(text.replace(mention, "")).strip(), thread)
         elif event.get("type") == "message" and _from_a_person(event) and mention not in text:
-            await front.message(user, channel, text, thread)
+            await front.message(user, channel, unescaped(text), thread)
 
     async def _clicks(self, front: ChatFront, payload: dict) -> None:
         user = (payload.get("user") or {}).get("id", "")
@@ -142,3 +153,14 @@ class SlackService:
 def _from_a_person(event: dict) -> bool:
     """A person's own message (not an edit, a join or a bot's, the room's own among them)."""
     return bool(event.get("user")) and not event.get("subtype") and not event.get("bot_id")
+
+
+def escaped(text: str) -> str:
+    """Text as Slack shows it as written: `&`, `<` and `>` escaped, so a prompt's `<!channel>`
+    pings nobody (mrkdwn's `*bold*` stays)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def unescaped(text: str) -> str:
+    """A person's text as they typed it (Slack sends `&`, `<`, `>` escaped)."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")

@@ -13,6 +13,7 @@ With `UPDATE_DOCS_SCREENSHOT=1` the light-theme picture is copied to `docs/image
 import json
 import os
 import shutil
+import time
 
 from playwright.sync_api import expect
 
@@ -208,7 +209,7 @@ def test_the_room_lives_in_a_notebook_output(lab, model, open_lab, browser, scre
         erin.context.close()
 
     # The .ipynb holds the view options and a text fallback, never the room's state.
-    saved = (lab.root / NOTEBOOK).read_text()
+    saved = saved_notebook(lab.root / NOTEBOOK)
     output = json.loads(saved)["cells"][0]["outputs"][0]["data"]
     assert output["application/vnd.copilot-room.room+json"] == {
         "parts": ["transcript", "cards", "prompt"],
@@ -217,3 +218,18 @@ def test_the_room_lives_in_a_notebook_output(lab, model, open_lab, browser, scre
     assert "".join(output["text/plain"]).startswith("Copilot room")
     for room_text in ("then bob", "write the file", "from-the-widget", "Done:"):
         assert room_text not in saved, room_text
+
+
+def saved_notebook(path, timeout=10.0) -> str:
+    """The notebook's text as saved; jupyter-collaboration may be writing it this very moment
+    (a full run once read it empty)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        text = path.read_text()
+        try:
+            json.loads(text)
+            return text
+        except ValueError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)

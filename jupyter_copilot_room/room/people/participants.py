@@ -117,12 +117,7 @@ class People:
             color=person.color,
             online=at_the_door or person.username in self.online(),
             **({"answerers": rules.admission_answerers()} if at_the_door else {}),
-            # Why they wait, when the room knows (no Copilot seat): on the hosts' card.
-            **(
-                {"door_note": note}
-                if at_the_door and (note := self.book.door_note(person.username))
-                else {}
-            ),
+            **({"door_note": note} if note else {}),
         )
         return role
 
