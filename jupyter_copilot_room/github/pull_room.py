@@ -172,8 +172,8 @@ class PullRoom:
         task = self._task_named(comment, asked)
         if login == self._own_login or marker_of(comment.get("body")) is not None:
             asked = None  # the room's own comments, and other rooms' (never a loop)
-        elif asked is None and task is not None and comment.get("review"):
-            asked = Mention(comment.get("body") or "", task.id)  # a reply in a task's thread
+        elif asked is None and task is not None and comment.get("review") and task.card:
+            asked = Mention(comment.get("body") or "", task.id)  # may answer its question
         if asked is None:
             self._handled(comment)
             return
