@@ -7,6 +7,7 @@ The imports are read from the source (every `import` statement, in functions and
 
 import ast
 import re
+import subprocess
 import sys
 import tomllib
 from collections import defaultdict
@@ -68,13 +69,30 @@ def sources(*folders: Path) -> list[Path]:
     ]
 
 
+def parsed(path: Path) -> ast.Module:
+    """The file's syntax tree. CPython 3.11.7 may raise "AST constructor recursion depth
+    mismatch" in a test process whose earlier test ended in a RecursionError (a full run saw it
+    once, python/cpython#106905): then a fresh interpreter parses it."""
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except SystemError:
+        dump = (
+            "import ast, sys; "
+            "print(ast.dump(ast.parse(open(sys.argv[1]).read()), include_attributes=True))"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", dump, str(path)], capture_output=True, text=True, check=True
+        )
+        return eval(out.stdout, vars(ast))  # ast.dump of our own file, read back
+
+
 def imported_modules(paths: list[Path]) -> dict[str, list[str]]:
     """Every absolute import in `paths`, as `{dotted module: ["file:line", ...]}`. For
     `from a.b import c` the module is `a.b.c` (c may be a module); `pytest_plugins` counts."""
     found: dict[str, list[str]] = defaultdict(list)
     for path in paths:
         where = path.relative_to(ROOT)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in ast.walk(parsed(path)):
             modules: list[str] = []
             if isinstance(node, ast.Import):
                 modules = [alias.name for alias in node.names]
