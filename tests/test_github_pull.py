@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+from jupyter_copilot_room.agent.scripted_model import Reply
 from jupyter_copilot_room.github.markers import marker_of
 
 from .harness import people
 from .harness.fake_github_rest import FakeGitHub, sign
-from .harness.helpers import READY, eventually, served
+from .harness.helpers import READY, ask_to_run, eventually, served
 
 TOKEN, SECRET = "gh-test-token", "hook-secret-5b1e"
 PULL = 7
@@ -40,16 +40,6 @@ def room_config(copilot_config, github_settings, monkeypatch):
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     monkeypatch.setenv("HOOK_SECRET", SECRET)
     return {**copilot_config, "members": [people.MEMBER, "erin"], "github": github_settings}
-
-
-def ask_to_run(request):
-    """The agent asks to run one command, then says what it printed."""
-    if request.tool_results:
-        return Reply("It printed: " + " | ".join(request.tool_results))
-    return Reply(
-        "Running it.",
-        tool_calls=(ToolCall("bash", {"command": "echo 3 passed", "description": "the tests"}),),
-    )
 
 
 def markers(github, comment_id=None):

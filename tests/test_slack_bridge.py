@@ -11,7 +11,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from .harness import people
 from .harness.fake_slack import FakeSlack
-from .harness.helpers import READY, eventually, served
+from .harness.helpers import READY, ask_to_run, eventually, served
 
 CHANNEL = "C0ROOM"
 SLACK_PEOPLE = {"UBOB": "bob", "UERIN": "erin", "UCAROL": "carol", "UALICE": "alice"}
@@ -28,15 +28,6 @@ def room_config(copilot_config, slack, monkeypatch):
     monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-test")
     settings = {"rooms": {"main": CHANNEL}, "people": SLACK_PEOPLE, "api_url": slack.api_url}
     return {**copilot_config, "members": [people.MEMBER, "erin"], "slack": settings}
-
-
-def ask_to_run(request):
-    if request.tool_results:
-        return Reply("It printed: " + " | ".join(request.tool_results))
-    return Reply(
-        "Running it.",
-        tool_calls=(ToolCall("bash", {"command": "echo 3 passed", "description": "the tests"}),),
-    )
 
 
 async def ready(room, slack):

@@ -28,7 +28,7 @@ def github():
     fake.seats["acme"] = {"bob"}
     fake.add_pull(7)
     with served_in_thread(fake, "fake-github") as served:
-        yield served
+        yield served.service
 
 
 @pytest.fixture

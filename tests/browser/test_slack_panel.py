@@ -5,17 +5,14 @@ direct message and from then on acts in Slack as their username; the card with t
 down, then nothing once the SDK reconnected. Against the tests' fake Slack (the Web API and Socket
 Mode), served from a thread with its own event loop (the browser tests run none)."""
 
-import asyncio
-import contextlib
 import re
-import threading
 import time
 
 import pytest
 from playwright.sync_api import expect
 
 from ..harness import config
-from ..harness.browser_fixtures import serving
+from ..harness.browser_fixtures import served_in_thread, serving
 from ..harness.fake_slack import FakeSlack
 from ..harness.helpers import no_script
 from ..harness.server import JupyterServer
@@ -26,46 +23,11 @@ CHANNEL = "C0ROOM"
 LINK_COMMAND = "copilot-room:link-chat-account"
 
 
-class Served:
-    """The fake Slack on a thread of its own, and the event loop its handlers run on: what the
-    test has it do (`run(fake.message_event(...))`) runs there too."""
-
-    def __init__(self, fake: FakeSlack, loop: asyncio.AbstractEventLoop):
-        self.fake = fake
-        self.loop = loop
-
-    def run(self, coroutine, timeout: float = 10):
-        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
-
-
-@contextlib.contextmanager
-def slack_in_thread():
-    """`served_in_thread` (tests/harness/browser_fixtures.py), keeping the loop."""
-    fake = FakeSlack(bot_token=BOT_TOKEN, app_token=APP_TOKEN)
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
-
-    def serve():
-        asyncio.set_event_loop(loop)
-        fake.start()
-        started.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=serve, name="fake-slack", daemon=True)
-    thread.start()
-    assert started.wait(10), "fake Slack did not start"
-    try:
-        yield Served(fake, loop)
-    finally:
-        asyncio.run_coroutine_threadsafe(fake.stop(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
-
-
 @pytest.fixture
 def slack():
-    with slack_in_thread() as served:
+    """The fake Slack and the loop it runs on (`slack.run(...)`)."""
+    fake = FakeSlack(bot_token=BOT_TOKEN, app_token=APP_TOKEN)
+    with served_in_thread(fake, "fake-slack") as served:
         yield served
 
 
@@ -73,7 +35,7 @@ def slack():
 def lab(tmp_path, model, slack, request):
     model.script = no_script
     model.requests.clear()
-    settings = {"rooms": {"main": CHANNEL}, "people": {}, "api_url": slack.fake.api_url}
+    settings = {"rooms": {"main": CHANNEL}, "people": {}, "api_url": slack.service.api_url}
     room = {**config.copilot_agent(model.base_url), "slack": settings}
     env = {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_APP_TOKEN": APP_TOKEN}
     server = JupyterServer(tmp_path, app="lab", room=room, env=env)
@@ -94,7 +56,7 @@ def ephemeral_to(fake: FakeSlack, user: str, timeout: float = 30) -> dict:
 def test_a_person_links_their_slack_account_and_the_header_says_when_slack_is_away(
     open_lab, lab, slack, screenshot
 ):
-    fake = slack.fake
+    fake = slack.service
     slack.run(fake.connected(timeout=60), timeout=70)  # the bridge is up
     alice = show_room(open_lab("alice"))
 

@@ -60,10 +60,22 @@ def jp_server_cleanup():
 # -- the scripted model ----------------------------------------------------------------------
 
 
+class Served:
+    """A local service on a thread of its own (`served_in_thread`), and the event loop its
+    handlers run on: what a test has it do (`run(fake.message_event(...))`) runs there too."""
+
+    def __init__(self, service, loop: asyncio.AbstractEventLoop):
+        self.service = service
+        self.loop = loop
+
+    def run(self, coroutine, timeout: float = 10):
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+
 @contextlib.contextmanager
 def served_in_thread(service, name: str):
-    """A local service (the scripted model, a fake of GitHub) on a thread with its own event
-    loop: the browser tests are synchronous and run none."""
+    """A local service (the scripted model, a fake of GitHub or Slack) on a thread with its own
+    event loop, as `Served`: the browser tests are synchronous and run none."""
     loop = asyncio.new_event_loop()
     started = threading.Event()
 
@@ -77,7 +89,7 @@ def served_in_thread(service, name: str):
     thread.start()
     assert started.wait(10), f"{name} did not start"
     try:
-        yield service
+        yield Served(service, loop)
     finally:
         asyncio.run_coroutine_threadsafe(service.stop(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
@@ -91,8 +103,8 @@ def model():
 
     Tests set `model.script = ...`; it and `model.requests` are reset whenever a lab starts.
     """
-    with served_in_thread(ScriptedModelServer(no_script), "scripted-model") as server:
-        yield server
+    with served_in_thread(ScriptedModelServer(no_script), "scripted-model") as served:
+        yield served.service
 
 
 # -- a real `jupyter lab` --------------------------------------------------------------------

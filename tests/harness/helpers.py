@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import jupyter_copilot_room
-from jupyter_copilot_room.agent.scripted_model import Reply
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from .people import HOST
 
@@ -79,6 +79,16 @@ def forged_transcript(state_dir: Path) -> None:
     state_dir.mkdir(parents=True, exist_ok=True)
     (state_dir / "transcript.jsonl").write_bytes(
         b"".join(lines) + json.dumps(forged).encode() + b"\n"
+    )
+
+
+def ask_to_run(request):
+    """A scripted model's turn: it asks to run one command, then says what it printed."""
+    if request.tool_results:
+        return Reply("It printed: " + " | ".join(request.tool_results))
+    return Reply(
+        "Running it.",
+        tool_calls=(ToolCall("bash", {"command": "echo 3 passed", "description": "the tests"}),),
     )
 
 
