@@ -19,6 +19,7 @@ from .agent.notebook_mcp import NotebookToolsServer
 from .agent.seam import Agent
 from .api import RoomsAPI
 from .eventlog import EventEmitter
+from .front_settings import FrontSettings
 from .github.copilot_seats import CopilotSeats
 from .github.github_settings import parse_github
 from .handlers.notebook_tools import tools_url
@@ -35,6 +36,7 @@ from .server_fronts import ServerFronts
 from .settings import settings_traits
 from .slack.slack_settings import parse_slack
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
+from .teams.teams_settings import parse_teams
 from .worker_threads import release_at_exit
 
 #: jupyter_server's contents service events (`ContentsManager.emit`): a save names its path.
@@ -44,7 +46,7 @@ CONTENTS_EVENTS = "https://events.jupyter.org/jupyter_server/contents_service/v1
 RoomSettingsConfig = type("RoomSettingsConfig", (Configurable,), settings_traits())
 
 
-class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,misc]
+class CopilotRoom(ExtensionApp, RoomSettingsConfig, FrontSettings):  # type: ignore[valid-type,misc]
     """One Copilot agent, one repository, everyone in the room."""
 
     name = "jupyter_copilot_room"
@@ -209,34 +211,6 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "name of c.CopilotRoom.agents.",
     )
 
-    github = Dict(
-        config=True,
-        help="The room on GitHub: {'repository': 'owner/name', 'token_env': 'GITHUB_TOKEN', "
-        "'api_url': None, 'poll_interval': 15, 'webhook_secret_env': None, 'people': {login: "
-        "username}, 'max_rounds': 6, 'seat_check': {'org': ..., 'token_env': ...}}. With a "
-        "repository, hosts link a room to one of its pull requests (POST github/pull) and "
-        "comments there give the room tasks; with a seat check, only people with an active "
-        "Copilot seat in the org may prompt or come in. Tokens are named by their variable.",
-    )
-
-    slack = Dict(
-        config=True,
-        help="The room in Slack (Socket Mode): {'bot_token_env': 'SLACK_BOT_TOKEN', "
-        "'app_token_env': 'SLACK_APP_TOKEN', 'rooms': {'main': 'C0123'}, 'people': {'U01': "
-        "'alice'}, 'api_url': None}: prompts by mention, each turn in a thread, cards with "
-        "buttons. Tokens are named by their variable.",
-    )
-
-    @validate("slack", "github")
-    def _valid_front(self, proposal: dict) -> dict:
-        """A wrong front stops the server at start, saying what is wrong."""
-        name = proposal["trait"].name
-        try:
-            {"slack": parse_slack, "github": parse_github}[name](proposal["value"])
-        except (ValueError, TypeError) as err:
-            raise TraitError(f"c.CopilotRoom.{name}: {err}") from None
-        return proposal["value"]
-
     @validate("agents")
     def _valid_agents(self, proposal: dict) -> dict:
         """A wrong agent stops the server at start, saying what is wrong."""
@@ -328,7 +302,9 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         self.api = RoomsAPI(self.rooms, self.threads)
         if self.seats is not None:
             self.seats.on_answer = self.rooms.show_again
-        self.fronts = ServerFronts(self.api, state_dir, github, parse_slack(self.slack))
+        self.fronts = ServerFronts(
+            self.api, state_dir, github, parse_slack(self.slack), parse_teams(self.teams)
+        )
         self.metrics = metrics.watch(self.room)  # on jupyter_server's /metrics (main's only)
         serverapp.event_logger.add_listener(schema_id=CONTENTS_EVENTS, listener=self._saved)
         self.users_verified = provider_verifies_users(serverapp.identity_provider)

@@ -1,7 +1,7 @@
-"""The fronts a server runs from its configuration (`c.CopilotRoom.github`, `.slack`): built
-once the rooms' API exists, started on the server's loop, stopped before the rooms. Each is a
-client of the API (`api/`); the ones whose settings are commands are reachable through it
-(`api/fronts.py`)."""
+"""The fronts a server runs from its configuration (`c.CopilotRoom.github`, `.slack`,
+`.teams`): built once the rooms' API exists, started on the server's loop, stopped before the
+rooms. Each is a client of the API (`api/`); the ones whose settings are commands are reachable
+through it (`api/fronts.py`)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from .github.github_settings import GitHubSettings
 from .github.pull_requests import PullRequests
 from .slack.slack_bridge import SlackBridge
 from .slack.slack_settings import SlackSettings
+from .teams.teams_bridge import TeamsBridge
+from .teams.teams_settings import TeamsSettings
 
 
 class ServerFronts:
@@ -24,15 +26,25 @@ class ServerFronts:
         state_dir: Path,
         github: GitHubSettings | None,
         slack: SlackSettings | None,
+        teams: TeamsSettings | None,
     ):
         self.pulls = None
         if github is not None and github.repository:
             self.pulls = api.fronts.pulls = PullRequests(github, api, state_dir)
-        self.slack = None
-        if slack is not None:
-            people = LinkedPeople(state_dir / "bridges" / "people.json", {"slack": slack.people})
-            api.fronts.links, api.fronts.chats = people, ("slack",)
-            self.slack = SlackBridge(slack, api, people, state_dir / "bridges")
+        chats = {"slack": slack, "teams": teams}
+        people = LinkedPeople(
+            state_dir / "bridges" / "people.json",
+            {name: chat.people for name, chat in chats.items() if chat is not None},
+        )
+        if any(chats.values()):
+            api.fronts.links = people
+            api.fronts.chats = tuple(name for name, chat in chats.items() if chat is not None)
+        self.slack = (
+            None if slack is None else SlackBridge(slack, api, people, state_dir / "bridges")
+        )
+        self.teams = None
+        if teams is not None:
+            self.teams = api.fronts.teams = TeamsBridge(teams, api, people, state_dir / "bridges")
         # They start with the server's loop, also in a server that is never "started" (an
         # in-process test), and reach rooms through the API, which loads them when needed.
         IOLoop.current().add_callback(self._start)
@@ -42,9 +54,13 @@ class ServerFronts:
             self.pulls.start()
         if self.slack is not None:
             self.slack.start()
+        if self.teams is not None:
+            self.teams.start()
 
     async def stop(self) -> None:
         if self.pulls is not None:
             await self.pulls.stop()
         if self.slack is not None:
             await self.slack.stop()
+        if self.teams is not None:
+            await self.teams.stop()

@@ -1,6 +1,9 @@
 """The chat bridge's pure parts: long text cut to a service's limit, one-time link codes, a
 card's buttons and the click that names them (`bridges/`, `slack/block_kit.py`)."""
 
+import re
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -9,6 +12,8 @@ from jupyter_copilot_room.bridges.channel_mirror import split_to
 from jupyter_copilot_room.bridges.chat_service import CardView
 from jupyter_copilot_room.bridges.linked_people import LinkedPeople
 from jupyter_copilot_room.slack.block_kit import card_blocks, clicked
+from jupyter_copilot_room.teams import adaptive_cards
+from jupyter_copilot_room.teams.teams_settings import OPENID_URL, parse_teams
 
 
 @given(st.text(alphabet=st.sampled_from("ab \n"), max_size=400), st.integers(4, 60))
@@ -43,3 +48,42 @@ def test_a_cards_buttons_name_the_card_and_the_answer():
     assert "```rm -rf build```" in blocks[1]["text"]["text"]
     settled = card_blocks(CardView("c1", "", "", False, (), settled="Approved by bob"))
     assert settled == [{"type": "section", "text": {"type": "mrkdwn", "text": "*Approved by bob*"}}]
+
+
+def test_a_teams_card_submits_the_card_and_the_answer_and_says_who_answered():
+    choices = (("Approve", "approve"), ("Reject", "reject"))
+    attachment = adaptive_cards.card_attachment(
+        CardView("c1", "The agent asks", "rm -rf build", True, choices)
+    )
+    assert attachment["contentType"] == "application/vnd.microsoft.card.adaptive"
+    card = attachment["content"]
+    assert card["body"][1] == {
+        "type": "TextBlock",
+        "text": "rm -rf build",
+        "wrap": True,
+        "fontType": "Monospace",
+    }
+    approve, reject = card["actions"]
+    assert adaptive_cards.clicked(approve["data"]) == ("c1", "approve")
+    assert (approve["style"], reject["style"]) == ("positive", "destructive")
+    assert adaptive_cards.clicked({"msteams": {"type": "imBack"}}) is None
+    assert adaptive_cards.clicked("approve") is None
+    settled = adaptive_cards.card_attachment(
+        CardView("c1", "", "", False, (), settled="Approved by bob")
+    )["content"]
+    assert "actions" not in settled and settled["body"][0]["text"] == "Approved by bob"
+
+
+def test_teams_settings_name_what_is_wrong():
+    assert parse_teams({}) is None
+    settings = parse_teams({"app_id": "a", "tenant_id": "t", "service_url": "http://x"})
+    assert settings is not None
+    assert (settings.service_url, settings.openid_url) == ("http://x/", OPENID_URL)
+    for wrong, said in [
+        ({"app_id": "a"}, "tenant_id is required"),
+        ({"app_id": "a", "tenant_id": "t", "secret": "s"}, "unknown keys ['secret']"),
+        ({"app_id": "a", "tenant_id": "t", "rooms": {"a": "19:x", "b": "19:x"}}, "one channel"),
+        ({"app_id": "a", "tenant_id": "t", "people": {"x": 1}}, "maps strings to strings"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(said)):
+            parse_teams(wrong)

@@ -27,8 +27,15 @@ class ChatLinks(Protocol):
     def code_for(self, username: str) -> dict: ...
 
 
+class TeamsEndpoint(Protocol):
+    """`teams/teams_bridge.py`: what Teams delivers to the bot."""
+
+    async def hear(self, authorization: str, body: bytes) -> None: ...
+
+
 @dataclass
 class Fronts:
     pulls: PullLinks | None = None  # None: no `c.CopilotRoom.github` repository
-    links: ChatLinks | None = None  # None: no chat bridge (`c.CopilotRoom.slack`)
+    links: ChatLinks | None = None  # None: no chat bridge (`c.CopilotRoom.slack`, `.teams`)
     chats: tuple[str, ...] = ()  # the chat services people may link an account of ("slack")
+    teams: TeamsEndpoint | None = None  # None: no `c.CopilotRoom.teams`

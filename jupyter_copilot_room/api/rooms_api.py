@@ -69,6 +69,14 @@ class RoomsAPI:
             raise NotFound("This server takes no GitHub webhooks.", code="no_github")
         self.fronts.pulls.hear(event, signature, body)
 
+    async def hear_teams(self, authorization: str, body: bytes) -> None:
+        """`POST copilot-room/teams/messages`: an activity Teams delivers, checked against its
+        Bot Framework token (`Refused` 401 if it is not Teams calling this bot) and handed to
+        the Teams bridge."""
+        if self.fronts.teams is None:
+            raise NotFound("This server runs no Teams bridge.", code="no_teams")
+        await self.fronts.teams.hear(authorization, body)
+
 
 def rooms_of(serverapp: Any) -> RoomsAPI:
     """The rooms of a running Jupyter server whose `jupyter_copilot_room` extension is loaded;

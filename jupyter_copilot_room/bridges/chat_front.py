@@ -27,8 +27,8 @@ log = logging.getLogger(__name__)
 REMEMBERED = 2000
 HOW_TO_LINK = (
     "You are not linked to a room account yet. In JupyterLab, open the Copilot room, choose "
-    "\u201cLink a Slack Account\u2026\u201d in the room's menu, and send me `link <code>` with "
-    "the code it shows (it works for ten minutes)."
+    "\u201cLink a {service} Account\u2026\u201d in the room's menu, and send me `link <code>` "
+    "with the code it shows (it works for ten minutes)."
 )
 
 
@@ -49,6 +49,9 @@ class ChatFront:
             self._seen.popitem(last=False)
         return True
 
+    def _how_to_link(self) -> str:
+        return HOW_TO_LINK.format(service=self.service.name.title())
+
     def _person(self, user: str) -> Person | None:
         username = self.people.username(self.service.name, user)
         return None if username is None else Person(username, source=self.service.name)
@@ -63,7 +66,7 @@ class ChatFront:
             return await self._link(user, channel, code, thread)
         person = self._person(user)
         if person is None:
-            return await self.service.whisper(channel, user, HOW_TO_LINK, thread)
+            return await self.service.whisper(channel, user, self._how_to_link(), thread)
         found = await self._room(channel)
         if found is None:
             said = "This channel is linked to no room; a host links one in the room's settings."
@@ -100,7 +103,7 @@ class ChatFront:
     ) -> None:
         person = self._person(user)
         if person is None:
-            return await self.service.whisper(channel, user, HOW_TO_LINK, thread)
+            return await self.service.whisper(channel, user, self._how_to_link(), thread)
         found = await self._room(channel)
         if found is None:
             return

@@ -21,6 +21,7 @@ from . import (
     rooms_handlers,
     settings_handlers,
     signin,
+    teams,
     threads,
     transcript,
 )
@@ -97,6 +98,7 @@ SERVER_LEVEL = [
     (f"{API}/link-code", people.LinkCodeHandler),
     ("copilot-room/claim", people.ClaimHandler),
     ("copilot-room/github/webhook", github.WebhookHandler),
+    ("copilot-room/teams/messages", teams.TeamsMessagesHandler),
 ]
 
 

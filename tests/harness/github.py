@@ -4,19 +4,13 @@ calls the runtime makes to finish a login. An enterprise host (`c.CopilotRoom.gi
 pointed at it takes the runtime's own flow there."""
 
 import contextlib
-import datetime
-import ipaddress
 import json
-import ssl
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from .certificates import self_signed
 
 TOKEN = "fake-github-login-7b3d91"  # what the fake GitHub hands the runtime for it (no real token)
 
@@ -74,35 +68,7 @@ class FakeGitHub(BaseHTTPRequestHandler):
 def fake_github(directory: Path) -> Iterator[tuple[str, Path]]:
     """`127.0.0.1:<port>` of an https GitHub, and its self-signed certificate's file (in
     `directory`) for the runtime to trust."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(hours=1))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_file, key_file = directory / "github.pem", directory / "github.key"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert_file, key_file)
+    cert_file, context = self_signed(directory, "github")
     FakeGitHub.calls = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeGitHub)
     server.socket = context.wrap_socket(server.socket, server_side=True)

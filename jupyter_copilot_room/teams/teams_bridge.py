@@ -1,0 +1,130 @@
+"""The Teams bridge of a server (`c.CopilotRoom.teams`): its rooms' mirrors in their channels,
+the front that hears what Teams delivers to `copilot-room/teams/messages` (each call's token
+checked first), and what the header says while Teams is not there ("Teams: disconnected",
+"Teams: bad token")."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..api import Refused
+from ..background_tasks import started
+from ..bridges.channel_mirror import ChannelMirror
+from ..bridges.chat_front import ChatFront
+from ..bridges.chat_service import ServiceRefusal, ServiceWaiting
+from ..bridges.linked_people import LinkedPeople
+from ..bridges.mirror_state import MirrorState
+from ..errors import InvalidRequest
+from .bot_token import BotToken
+from .caller_check import CallerCheck
+from .teams_service import TeamsService
+from .teams_settings import TeamsSettings
+
+if TYPE_CHECKING:
+    from ..api import RoomAPI, RoomsAPI
+
+log = logging.getLogger(__name__)
+
+
+class TeamsBridge:
+    def __init__(self, settings: TeamsSettings, rooms: RoomsAPI, people: LinkedPeople, state: Path):
+        self.settings = settings
+        self.rooms = rooms
+        self.callers = CallerCheck(settings.app_id, settings.openid_url)
+        self.service = TeamsService(BotToken(settings), settings.service_url)
+        self.front = ChatFront(self.service, rooms, people)
+        self.mirrors = [
+            ChannelMirror(
+                name,
+                channel,
+                self.service,
+                rooms,
+                MirrorState.load(state / "teams" / f"{name}.json"),
+                self._mirror_status,
+            )
+            for name, channel in settings.rooms.items()
+        ]
+        self.front.mirrors = {mirror.channel: mirror for mirror in self.mirrors}
+        self._status: str | None = None
+        self._start: asyncio.Task | None = None
+        self._handling: set[asyncio.Task] = set()
+
+    def start(self) -> None:
+        self._start = started(self._run(), "The Teams bridge")
+
+    async def stop(self) -> None:
+        for task in [self._start, *self._handling]:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        for mirror in self.mirrors:
+            await mirror.stop()
+        await self.service.close()
+
+    async def _run(self) -> None:
+        """The bot's credentials, asked once (a wrong secret is said, not retried), then the
+        mirrors; while Entra ID cannot be reached the header says so and it is asked again."""
+        wait = 1.0
+        while True:
+            try:
+                await self.service.tokens.get()
+                break
+            except ServiceRefusal as refusal:
+                log.error(
+                    "Teams: %s (app %s, secret $%s); the bridge is off.",
+                    refusal,
+                    self.settings.app_id,
+                    self.settings.secret_env,
+                )
+                return self._say("bad token")
+            except ServiceWaiting as waiting:
+                self._say("disconnected")
+                log.info("Teams cannot be reached (%s); trying again in %.0f s", waiting, wait)
+                await asyncio.sleep(wait)
+                wait = min(wait * 2, 60.0)
+        self._say(None)
+        for mirror in self.mirrors:
+            mirror.start()
+
+    async def hear(self, authorization: str, body: bytes) -> None:
+        """A call to the messaging endpoint: `Unauthorized` unless Teams made it for this bot;
+        then handled after the answer (Teams waits 15 seconds at most)."""
+        try:
+            activity = json.loads(body)
+            service_url = str(activity["serviceUrl"])
+        except (ValueError, KeyError, TypeError):
+            raise InvalidRequest("An activity is a JSON object with a serviceUrl.") from None
+        await self.callers.verify(authorization, service_url)
+        task = asyncio.create_task(self._handle(activity))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
+
+    async def _handle(self, activity: dict) -> None:
+        kind = activity.get("type")
+        try:
+            await self.service.hear(self.front, activity)
+        except (ServiceWaiting, ServiceRefusal) as failed:
+            log.warning("Teams did not take the room's answer to a %s: %s", kind, failed)
+        except Refused as refused:  # the room cannot open now (stopping, a full disk)
+            log.warning("The room did not take a Teams %s: %s", kind, refused)
+        except Exception:
+            log.exception("A Teams %s was not handled", kind)
+
+    def _say(self, status: str | None) -> None:
+        """The header's "Teams: ..." in the linked rooms that are loaded, when it changes."""
+        if status == self._status:
+            return
+        self._status = status
+        for name in self.settings.rooms:
+            if (room := self.rooms.loaded(name)) is not None:
+                room.set_front_status("teams", status)
+
+    def _mirror_status(self, room: RoomAPI | None, status: str | None) -> None:
+        if room is not None:
+            room.set_front_status("teams", status or self._status)

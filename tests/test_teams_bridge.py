@@ -1,0 +1,236 @@
+"""The room in Microsoft Teams, end to end: a real server, the real Copilot runtime with the
+scripted model, and a local fake of Teams (`harness/fake_teams.py`: the Bot Connector REST API,
+Bot Framework's signing keys, and Entra ID's token endpoint over TLS). The room posts through
+the Microsoft 365 Agents SDK's connector client with a token MSAL got; Teams' calls reach the
+room's messaging endpoint signed as Bot Framework signs them. The same scenarios as Slack's
+(`test_slack_bridge.py`), where Teams has them: Teams has no socket to drop, so the outage is the
+connector's."""
+
+import asyncio
+import json
+
+import pytest
+
+from jupyter_copilot_room.agent.scripted_model import Reply
+
+from .harness import people
+from .harness.fake_teams import FakeTeams
+from .harness.helpers import READY, ask_to_run, eventually, served
+
+CHANNEL = "19:room@thread.tacv2"
+TEAMS_PEOPLE = {"aad-bob": "bob", "aad-erin": "erin", "aad-carol": "carol"}
+
+
+@pytest.fixture
+def teams(jp_asyncio_loop):
+    yield from served(FakeTeams(), jp_asyncio_loop)
+
+
+@pytest.fixture
+def room_config(copilot_config, teams, monkeypatch):
+    monkeypatch.setenv("TEAMS_APP_SECRET", teams.secret)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", teams.ca_file)  # MSAL trusts the fake's login
+    settings = {
+        "app_id": teams.app_id,
+        "tenant_id": teams.tenant,
+        "rooms": {"main": CHANNEL},
+        "people": TEAMS_PEOPLE,
+        "service_url": teams.service_url,
+        "login_url": teams.login_url,
+        "openid_url": teams.openid_url,
+    }
+    return {**copilot_config, "members": [people.MEMBER, "erin"], "teams": settings}
+
+
+@pytest.fixture
+def endpoint(http_server_client, jp_http_port, jp_base_url):
+    """The room's messaging endpoint, as Teams is told it (the server listens once a test
+    holds its client)."""
+    return f"http://127.0.0.1:{jp_http_port}{jp_base_url}copilot-room/teams/messages"
+
+
+async def ready(room, teams):
+    await room.ensure_started()
+    await eventually(lambda: room.document.meta.get("state") == "idle", timeout=READY)
+    await eventually(lambda: teams.tokens_issued >= 1, timeout=15)
+
+
+def posts(teams):
+    """The messages the bot started in the channel (a prompt's post each)."""
+    return [s for s in teams.sent if s["verb"] == "send" and s["conversation"] == CHANNEL]
+
+
+def prompt_post(teams, text):
+    return next(teams.message(s["made"]) for s in posts(teams) if text in s["body"]["text"])
+
+
+def in_thread(teams, root):
+    return teams.thread(CHANNEL, root)
+
+
+def texts(messages):
+    return [m.get("text") or "" for m in messages]
+
+
+def card_of(teams, root):
+    return next(m for m in in_thread(teams, root) if m.get("attachments"))
+
+
+def card_data(card, answer):
+    actions = card["attachments"][0]["content"]["actions"]
+    return next(a["data"] for a in actions if a["data"]["answer"] == answer)
+
+
+def said_to(teams, user):
+    """What the bot told `user` alone (their one-to-one chat), joined."""
+    return "\n".join(texts(teams.personal(f"29:{user}")))
+
+
+def prompts(room):
+    return [e for e in room.document.transcript.to_py() if e["kind"] == "prompt"]
+
+
+async def test_a_mapped_persons_mention_is_their_prompt_and_the_reply_reaches_the_thread(
+    room, teams, model, endpoint
+):
+    model.script = lambda request: Reply("Hello from the room, in Teams.")
+    await ready(room, teams)
+
+    await teams.mention(endpoint, "bob", CHANNEL, "say hello")
+
+    await eventually(lambda: any("say hello" in s["body"]["text"] for s in posts(teams)), 30)
+    asked = prompt_post(teams, "say hello")
+    assert "Bob" in asked["text"] or "bob" in asked["text"]
+    await eventually(lambda: "Completed." in texts(in_thread(teams, asked["id"])), timeout=30)
+    assert any("Hello from the room, in Teams." in t for t in texts(in_thread(teams, asked["id"])))
+    (prompt,) = prompts(room)
+    assert prompt["author"] == "bob"
+    record = next(
+        line for line in room.transcript.path.read_text().splitlines() if "prompt.submitted" in line
+    )
+    assert '"source":"teams"' in record
+
+
+async def test_a_card_is_answered_in_teams_by_its_author_and_refused_to_another_member(
+    room, teams, model, endpoint
+):
+    model.script = ask_to_run
+    await ready(room, teams)
+    await teams.mention(endpoint, "bob", CHANNEL, "run the tests")
+    await eventually(lambda: any("run the tests" in s["body"]["text"] for s in posts(teams)), 30)
+    root = prompt_post(teams, "run the tests")["id"]
+    await eventually(lambda: any(m.get("attachments") for m in in_thread(teams, root)), 30)
+    card = card_of(teams, root)
+    content = card["attachments"][0]["content"]
+    assert card["attachments"][0]["contentType"] == "application/vnd.microsoft.card.adaptive"
+    assert "echo 3 passed" in json.dumps(content["body"])
+    assert [a["title"] for a in content["actions"]] == ["Approve", "Reject"]
+
+    await teams.submit(endpoint, "erin", CHANNEL, card["id"], root, card_data(card, "approve"))
+    await eventually(lambda: teams.personal("29:erin"), timeout=10)
+    assert texts(teams.personal("29:erin")) == ["Waiting on bob or a host."]
+    pending = next(e for e in room.document.transcript.to_py() if e["kind"] == "permission")
+    assert pending["state"] == "pending"
+
+    await teams.submit(endpoint, "bob", CHANNEL, card["id"], root, card_data(card, "approve"))
+    await eventually(lambda: "Completed." in texts(in_thread(teams, root)), timeout=30)
+    settled = teams.message(card["id"])
+    assert "approved by bob" in json.dumps(settled["attachments"][0]["content"]).lower()
+    assert "actions" not in settled["attachments"][0]["content"]
+    assert any("It printed: 3 passed" in t for t in texts(in_thread(teams, root)))
+
+
+async def test_unmapped_viewer_and_linked_people(api, room, teams, model, endpoint):
+    model.script = lambda request: Reply("Linked and answered.")
+    await ready(room, teams)
+
+    await teams.mention(endpoint, "stranger", CHANNEL, "delete everything")
+    await teams.mention(endpoint, "carol", CHANNEL, "delete everything")
+    await eventually(lambda: teams.personal("29:stranger") and teams.personal("29:carol"))
+    assert "Link a Teams Account" in teams.personal("29:stranger")[0]["text"]
+    assert texts(teams.personal("29:carol")) == ["Viewers can watch the room but not act in it."]
+    assert prompts(room) == [] and room.queue.next_up() is None
+
+    code = (await api("dave", "POST", "link-code")).json
+    await teams.personal_message(endpoint, "dave", f"link {code['code']}")
+    await eventually(lambda: "act as dave" in said_to(teams, "dave"))
+    await teams.personal_message(endpoint, "other", f"link {code['code']}")
+    await eventually(
+        lambda: any("unknown or expired" in t for t in texts(teams.personal("29:other")))
+    )
+    await teams.mention(endpoint, "dave", CHANNEL, "say hi")  # dave waits at the door: refused
+    await eventually(
+        lambda: any("waiting for a host" in t for t in texts(teams.personal("29:dave")))
+    )
+    assert prompts(room) == []
+
+
+async def test_only_teams_calling_this_bot_is_heard_and_each_activity_once(
+    room, teams, model, endpoint
+):
+    model.script = lambda request: Reply("Once.")
+    await ready(room, teams)
+    said = await teams.mention(endpoint, "bob", CHANNEL, "say once")
+    again = {**said}
+    assert await teams.deliver(endpoint, again) in (200, 201, 202)  # Teams retried it
+
+    await eventually(lambda: any("say once" in s["body"]["text"] for s in posts(teams)), 30)
+    root = prompt_post(teams, "say once")["id"]
+    await eventually(lambda: "Completed." in texts(in_thread(teams, root)), timeout=30)
+    await asyncio.sleep(0.5)
+    assert len(prompts(room)) == 1
+    assert len([s for s in posts(teams) if "say once" in s["body"]["text"]]) == 1
+
+    other = {**said, "id": "9000001", "text": "<at>Copilot room</at> say forged"}
+    refused = [
+        await teams.deliver(endpoint, other, token=""),
+        await teams.deliver(endpoint, other, token=teams.token_for(forged=True)),
+        await teams.deliver(endpoint, other, token=teams.token_for(expired=True)),
+        await teams.deliver(endpoint, other, token=teams.token_for(audience="another-bot")),
+        await teams.deliver(endpoint, other, token=teams.token_for("https://evil.example/")),
+    ]
+    assert refused == [401] * 5
+    await asyncio.sleep(0.5)
+    assert len(prompts(room)) == 1
+
+
+async def test_a_connector_outage_mid_turn_and_a_429_lose_nothing(room, teams, model, endpoint):
+    model.script = ask_to_run
+    await ready(room, teams)
+    await teams.mention(endpoint, "bob", CHANNEL, "run the tests")
+    await eventually(lambda: any("run the tests" in s["body"]["text"] for s in posts(teams)), 30)
+    root = prompt_post(teams, "run the tests")["id"]
+    await eventually(lambda: any(m.get("attachments") for m in in_thread(teams, root)), 30)
+    card = card_of(teams, root)
+
+    teams.fail_next(times=2, status=502)  # the card's edit and what follows wait it out
+    await teams.submit(endpoint, "bob", CHANNEL, card["id"], root, card_data(card, "approve"))
+    await eventually(lambda: room.document.meta.get("fronts") == {"teams": "disconnected"}, 10)
+    await eventually(lambda: "Completed." in texts(in_thread(teams, root)), timeout=30)
+    await eventually(lambda: not room.document.meta.get("fronts"), timeout=10)
+    assert len([m for m in in_thread(teams, root) if m.get("attachments")]) == 1  # the card once
+    assert texts(in_thread(teams, root)).count("Completed.") == 1
+
+    model.script = lambda request: Reply("After the limit.")
+    teams.rate_limit(1, times=1)
+    await teams.mention(endpoint, "bob", CHANNEL, "say later")
+    await eventually(lambda: any("say later" in s["body"]["text"] for s in posts(teams)), 30)
+    later = prompt_post(teams, "say later")["id"]
+    await eventually(lambda: "Completed." in texts(in_thread(teams, later)), timeout=30)
+    assert teams.limited == 1
+    assert len([s for s in posts(teams) if "say later" in s["body"]["text"]]) == 1
+
+
+async def test_a_wrong_secret_is_one_line_and_the_header_says_so(api, room, teams, model, caplog):
+    teams.secret = "rotated"  # Entra ID no longer takes the room's secret
+    await room.ensure_started()
+    await eventually(lambda: room.document.meta.get("fronts") == {"teams": "bad token"}, 15)
+    lines = [r for r in caplog.records if "Teams:" in r.getMessage() and r.levelname == "ERROR"]
+    assert len(lines) == 1 and "invalid_client" in lines[0].getMessage()
+    assert "teams-secret" not in caplog.text
+    assert not any(r.exc_info for r in caplog.records if r.name.startswith("jupyter_copilot"))
+    model.script = lambda request: Reply("The room works without Teams.")
+    assert (await api(people.MEMBER, "POST", "prompts", body={"text": "hello"})).code == 202
+    await eventually(
+        lambda: any(e["kind"] == "assistant" for e in room.document.transcript.to_py()), timeout=30
+    )
