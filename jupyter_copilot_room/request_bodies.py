@@ -72,6 +72,13 @@ class PullBody(Strict):
     number: int = Field(ge=1, le=2**31)
 
 
+class ChannelBody(Strict):
+    """`PUT channels/{service}`: the room's channel there (Slack's `C0123ABCD`, Teams'
+    `19:...@thread.tacv2`), as the service names it."""
+
+    channel: str = Field(min_length=1, max_length=200, pattern=r"^[^\s/?#]+$")
+
+
 class ChatBody(Strict):
     """`POST messages`: said to the room; its text is checked like a prompt's."""
 

@@ -45,6 +45,11 @@ class ServerFronts:
         self.teams = None
         if teams is not None:
             self.teams = api.fronts.teams = TeamsBridge(teams, api, people, state_dir / "bridges")
+        api.fronts.channels = {
+            name: bridge.links
+            for name, bridge in (("slack", self.slack), ("teams", self.teams))
+            if bridge is not None
+        }
         # They start with the server's loop, also in a server that is never "started" (an
         # in-process test), and reach rooms through the API, which loads them when needed.
         IOLoop.current().add_callback(self._start)

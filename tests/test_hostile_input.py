@@ -32,6 +32,7 @@ BODY_ROUTES = [
     ("POST", ("threads", "t1", "people")),
     ("POST", ("threads", "t1", "prompts")),
     ("POST", ("threads", "t1", "promote")),
+    ("PUT", ("channels", "slack")),
 ]
 
 # Any Unicode at all, lone surrogates included, with the characters attacks favour mixed in.

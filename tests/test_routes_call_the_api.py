@@ -6,13 +6,18 @@ import ast
 import inspect
 import textwrap
 
-from jupyter_copilot_room.api import RoomAPI, RoomsAPI, ThreadsAPI
+from jupyter_copilot_room.api import RoomAPI, RoomLinksAPI, RoomsAPI, ThreadsAPI
 from jupyter_copilot_room.handlers import people, routes
 from jupyter_copilot_room.handlers.room_handler import RoomAPIHandler
 
 VERBS = ("get", "post", "put", "patch", "delete")
 #: The API object each handler reaches, by how it names it.
-OBJECTS = {"self.room": RoomAPI, "self.rooms": RoomsAPI, "self.room.threads": ThreadsAPI}
+OBJECTS = {
+    "self.room": RoomAPI,
+    "self.rooms": RoomsAPI,
+    "self.room.threads": ThreadsAPI,
+    "self.room.links": RoomLinksAPI,
+}
 #: What every answer awaits, not a command (`RoomAPIHandler.reply`).
 NOT_A_COMMAND = {"RoomAPI.durable"}
 #: The claim link is an HTML page, not a REST command: it redirects a browser signed in by the
@@ -24,7 +29,7 @@ DECISIONS = (ast.If, ast.IfExp, ast.Compare, ast.BoolOp, ast.Match, ast.Try)
 
 def api_calls(function) -> list[str]:
     """The API methods `function` calls (`self.room.X(...)`, `self.room.threads.X(...)`,
-    `self.rooms.X(...)`), as `Class.method`."""
+    `self.room.links.X(...)`, `self.rooms.X(...)`), as `Class.method`."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(function))))
     called = []
     for node in ast.walk(tree):

@@ -4,6 +4,7 @@ room reaches through Slack's own SDK. People act by mentioning the bot and click
 the fake; the room answers there, under the same rules as the panel."""
 
 import asyncio
+import json
 
 import pytest
 
@@ -244,3 +245,37 @@ async def test_a_bad_token_is_one_line_and_the_header_says_so(
     await eventually(
         lambda: any(e["kind"] == "assistant" for e in room.document.transcript.to_py()), timeout=30
     )
+
+
+async def test_a_host_links_and_unlinks_the_rooms_channel(api, room, slack, model, state_dir):
+    model.script = lambda request: Reply("Where am I?")
+    await ready(room, slack)
+    assert (await api(people.HOST, "GET", "room")).json["channels"] == {"slack": CHANNEL}
+
+    refused = await api(people.MEMBER, "PUT", "channels/slack", body={"channel": "C0NEW"})
+    assert refused.code == 403
+    for service, channel, code in [("slack", "C0 NEW", 400), ("irc", "C0NEW", 404)]:
+        answer = await api(people.HOST, "PUT", f"channels/{service}", body={"channel": channel})
+        assert answer.code == code
+    linked = await api(people.HOST, "PUT", "channels/slack", body={"channel": "C0NEW"})
+    assert linked.code == 200 and linked.json == {"service": "slack", "channel": "C0NEW"}
+    assert (await api(people.MEMBER, "GET", "room")).json["channels"] == {"slack": "C0NEW"}
+
+    await slack.mention("UBOB", "C0NEW", "say where")  # the new channel's mention is a prompt
+    await eventually(lambda: any(m["text"] == "Completed." for m in slack.messages), timeout=30)
+    assert [m["channel"] for m in slack.messages if "say where" in m["text"]] == ["C0NEW"]
+    await slack.mention("UBOB", CHANNEL, "say here")  # the old one is no room's now
+    await eventually(lambda: any("linked to no room" in e["text"] for e in slack.ephemerals))
+
+    assert (await api(people.HOST, "DELETE", "channels/slack")).code == 204
+    assert (await api(people.HOST, "GET", "room")).json["channels"] == {"slack": None}
+    shown = len(slack.messages)
+    assert (await api(people.MEMBER, "POST", "prompts", body={"text": "say nowhere"})).code == 202
+    await eventually(
+        lambda: len([e for e in room.document.transcript.to_py() if e["kind"] == "assistant"]) == 2,
+        timeout=30,
+    )
+    await asyncio.sleep(0.5)
+    assert len(slack.messages) == shown
+    saved = json.loads((state_dir / "bridges" / "slack-channels.json").read_text())
+    assert saved == {"main": None}  # the configured link stays undone after a restart

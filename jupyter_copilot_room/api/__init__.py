@@ -15,7 +15,17 @@ from ..errors import Refused
 from .download import Download
 from .person import Person
 from .room_api import RoomAPI
+from .room_links import RoomLinksAPI
 from .rooms_api import RoomsAPI, rooms_of
 from .threads_api import ThreadsAPI
 
-__all__ = ["Download", "Person", "Refused", "RoomAPI", "RoomsAPI", "ThreadsAPI", "rooms_of"]
+__all__ = [
+    "Download",
+    "Person",
+    "Refused",
+    "RoomAPI",
+    "RoomLinksAPI",
+    "RoomsAPI",
+    "ThreadsAPI",
+    "rooms_of",
+]

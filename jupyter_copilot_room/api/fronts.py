@@ -1,10 +1,10 @@
 """The fronts a server runs whose settings are commands of a room or of a person (a host links a
-room to a pull request; someone links their chat account), reached through the API like every
-command, so REST stays one call a route."""
+room to a pull request or a chat channel; someone links their chat account), reached through the
+API like every command, so REST stays one call a route."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -27,6 +27,16 @@ class ChatLinks(Protocol):
     def code_for(self, username: str) -> dict: ...
 
 
+class ChatChannels(Protocol):
+    """`bridges/channel_links.py`: which channel of a chat service each room is in."""
+
+    linked: dict[str, str]  # room name -> channel
+
+    async def link(self, room: str, channel: str) -> None: ...
+
+    async def unlink(self, room: str) -> None: ...
+
+
 class TeamsEndpoint(Protocol):
     """`teams/teams_bridge.py`: what Teams delivers to the bot."""
 
@@ -39,3 +49,4 @@ class Fronts:
     links: ChatLinks | None = None  # None: no chat bridge (`c.CopilotRoom.slack`, `.teams`)
     chats: tuple[str, ...] = ()  # the chat services people may link an account of ("slack")
     teams: TeamsEndpoint | None = None  # None: no `c.CopilotRoom.teams`
+    channels: dict[str, ChatChannels] = field(default_factory=dict)  # by chat service

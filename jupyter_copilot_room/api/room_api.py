@@ -22,7 +22,6 @@ from ..access.identity import Identity
 from ..access.roles import Action
 from ..agent.acp.agent_spec import COPILOT
 from ..attachments import Upload
-from ..errors import NotFound
 from ..export import Format
 from ..request_bodies import (
     ApprovalBody,
@@ -30,7 +29,6 @@ from ..request_bodies import (
     ChatBody,
     ModelBody,
     PromptBody,
-    PullBody,
     QuestionBody,
     SteerBody,
     TranscriptQuery,
@@ -41,8 +39,9 @@ from ..room.room import Room
 from . import download
 from .download import Download
 from .follow import follow
-from .fronts import Fronts, PullLinks
+from .fronts import Fronts
 from .person import Caller, acting
+from .room_links import RoomLinksAPI
 from .threads_api import ThreadsAPI
 
 if TYPE_CHECKING:
@@ -82,11 +81,13 @@ class RoomAPI:
 
     def describe(self, caller: Caller) -> dict:
         """`GET room`: who the caller is, what they may do (`me.can`); if admitted, the state and
-        the chat services whose account they may link (`chats`, `POST link-code`)."""
+        the chat services whose account they may link (`chats`, `POST link-code`) and the room's
+        channel in each bridged one (`channels`)."""
         with self._acting(caller) as identity:
             described = self.room.people_commands.describe(identity)
         if self._fronts.chats and rules.admitted(self.room.people.role_of(caller.username)):
             described["chats"] = list(self._fronts.chats)
+            described["channels"] = self.links.channels()
         return described
 
     def list_people(self, caller: Caller) -> list[dict]:
@@ -359,24 +360,10 @@ class RoomAPI:
             fronts[front] = status
         self.room.document.set_meta(fronts=fronts)
 
-    def _pulls(self) -> PullLinks:
-        if self._fronts.pulls is None:
-            raise NotFound(
-                "This server links no pull requests: set c.CopilotRoom.github's repository.",
-                code="no_github",
-            )
-        return self._fronts.pulls
-
-    async def link_pull(self, caller: Caller, number: int) -> dict:
-        """`POST github/pull` (hosts): the room on the pull request `number`, posting its card."""
-        with self._acting(caller) as identity:
-            self.room.people.require(identity, Action.EDIT_SETTINGS)
-        return await self._pulls().link(self, validated(PullBody, {"number": number}).number)
-
-    async def unlink_pull(self, caller: Caller) -> None:
-        with self._acting(caller) as identity:
-            self.room.people.require(identity, Action.EDIT_SETTINGS)
-        await self._pulls().unlink(self)
+    @property
+    def links(self) -> RoomLinksAPI:
+        """The room's links to outside places: a pull request, a channel per chat service."""
+        return RoomLinksAPI(self, self._fronts)
 
     # -- side threads ------------------------------------------------------------------------------
 

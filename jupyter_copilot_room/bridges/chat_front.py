@@ -19,6 +19,7 @@ from .linked_people import LinkedPeople
 
 if TYPE_CHECKING:
     from ..api import RoomAPI, RoomsAPI
+    from .channel_links import ChannelLinks
     from .channel_mirror import ChannelMirror
 
 log = logging.getLogger(__name__)
@@ -33,11 +34,13 @@ HOW_TO_LINK = (
 
 
 class ChatFront:
-    def __init__(self, service: ChatService, rooms: RoomsAPI, people: LinkedPeople):
+    def __init__(
+        self, service: ChatService, rooms: RoomsAPI, people: LinkedPeople, links: ChannelLinks
+    ):
         self.service = service
         self.rooms = rooms
         self.people = people
-        self.mirrors: dict[str, ChannelMirror] = {}  # by channel
+        self.links = links
         self._seen: OrderedDict[str, None] = OrderedDict()
 
     def first_time(self, delivery: str) -> bool:
@@ -57,7 +60,7 @@ class ChatFront:
         return None if username is None else Person(username, source=self.service.name)
 
     async def _room(self, channel: str) -> tuple[RoomAPI, ChannelMirror] | None:
-        mirror = self.mirrors.get(channel)
+        mirror = self.links.in_channel(channel)
         return None if mirror is None else (await self.rooms.open(mirror.name), mirror)
 
     async def mention(self, user: str, channel: str, text: str, thread: str | None) -> None:

@@ -19,12 +19,12 @@ class PullLinkHandler(RoomAPIHandler):
     @authorized
     async def post(self) -> None:
         body = self.parse(PullBody)
-        await self.reply(await self.room.link_pull(self.identity, body.number))
+        await self.reply(await self.room.links.link_pull(self.identity, body.number))
 
     @web.authenticated
     @authorized
     async def delete(self) -> None:
-        await self.room.unlink_pull(self.identity)
+        await self.room.links.unlink_pull(self.identity)
         await self.reply_empty()
 
 

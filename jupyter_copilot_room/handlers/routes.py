@@ -13,6 +13,7 @@ from ..agent.notebook_mcp import PATH
 from . import (
     agent,
     budgets,
+    channels,
     checkpoints,
     github,
     people,
@@ -31,6 +32,7 @@ from .websocket import RoomWebSocketHandler
 
 _USERNAME = r"(?P<username>[^/]+)"
 _ID = r"(?P<item_id>[A-Za-z0-9_-]+)"
+_SERVICE = r"(?P<service>[a-z]+)"  # a chat service: slack, teams
 _ROOM = r"(?P<room_name>[^/]+)"  # any segment: a name that is no room is a clear 404
 API = "copilot-room/api"
 
@@ -69,6 +71,7 @@ PER_ROOM = [
     (f"threads/{_ID}/diff", threads.ThreadChangesHandler),
     (f"threads/{_ID}/promote", threads.ThreadPromoteHandler),
     ("github/pull", github.PullLinkHandler),
+    (f"channels/{_SERVICE}", channels.ChannelLinkHandler),
 ]
 
 #: A room's commands that work in one of its threads too, under `threads/<id>/`.

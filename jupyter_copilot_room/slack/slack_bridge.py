@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..background_tasks import started
-from ..bridges.channel_mirror import ChannelMirror
+from ..bridges.channel_links import ChannelLinks
 from ..bridges.chat_front import ChatFront
 from ..bridges.chat_service import ServiceRefusal, ServiceWaiting
 from ..bridges.linked_people import LinkedPeople
-from ..bridges.mirror_state import MirrorState
 from .slack_service import SlackService
 from .slack_settings import SlackSettings
 
@@ -34,19 +33,8 @@ class SlackBridge:
         self.rooms = rooms
         bot, app = settings.tokens()
         self.service = SlackService(bot, app, settings.api_url)
-        self.front = ChatFront(self.service, rooms, people)
-        self.mirrors = [
-            ChannelMirror(
-                name,
-                channel,
-                self.service,
-                rooms,
-                MirrorState.load(state / "slack" / f"{name}.json"),
-                self._mirror_status,
-            )
-            for name, channel in settings.rooms.items()
-        ]
-        self.front.mirrors = {mirror.channel: mirror for mirror in self.mirrors}
+        self.links = ChannelLinks(self.service, rooms, settings.rooms, state, self._mirror_status)
+        self.front = ChatFront(self.service, rooms, people, self.links)
         self._status: str | None = None
         self._watch: asyncio.Task | None = None
 
@@ -58,8 +46,7 @@ class SlackBridge:
             self._watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._watch
-        for mirror in self.mirrors:
-            await mirror.stop()
+        await self.links.stop()
         await self.service.close()
 
     async def _run(self) -> None:
@@ -82,8 +69,7 @@ class SlackBridge:
                 log.info("Slack cannot be reached (%s); trying again in %.0f s", waiting, wait)
                 await asyncio.sleep(wait)
                 wait = min(wait * 2, 60.0)
-        for mirror in self.mirrors:
-            mirror.start()
+        self.links.start()
         while True:  # the SDK reconnects; the header says when it is not connected
             await self._say(None if await self.service.connected() else "disconnected")
             await asyncio.sleep(WATCH_EVERY)
@@ -95,7 +81,7 @@ class SlackBridge:
         if status == "disconnected":
             log.info("Slack: disconnected; the room goes on, and what it missed follows")
         self._status = status
-        for name in self.settings.rooms:
+        for name in self.links.linked:
             if (room := self.rooms.loaded(name)) is not None:
                 room.set_front_status("slack", status)
 

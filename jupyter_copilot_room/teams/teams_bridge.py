@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING
 
 from ..api import Refused
 from ..background_tasks import started
-from ..bridges.channel_mirror import ChannelMirror
+from ..bridges.channel_links import ChannelLinks
 from ..bridges.chat_front import ChatFront
 from ..bridges.chat_service import ServiceRefusal, ServiceWaiting
 from ..bridges.linked_people import LinkedPeople
-from ..bridges.mirror_state import MirrorState
 from ..errors import InvalidRequest
 from .bot_token import BotToken
 from .caller_check import CallerCheck
@@ -37,19 +36,8 @@ class TeamsBridge:
         self.rooms = rooms
         self.callers = CallerCheck(settings.app_id, settings.openid_url)
         self.service = TeamsService(BotToken(settings), settings.service_url)
-        self.front = ChatFront(self.service, rooms, people)
-        self.mirrors = [
-            ChannelMirror(
-                name,
-                channel,
-                self.service,
-                rooms,
-                MirrorState.load(state / "teams" / f"{name}.json"),
-                self._mirror_status,
-            )
-            for name, channel in settings.rooms.items()
-        ]
-        self.front.mirrors = {mirror.channel: mirror for mirror in self.mirrors}
+        self.links = ChannelLinks(self.service, rooms, settings.rooms, state, self._mirror_status)
+        self.front = ChatFront(self.service, rooms, people, self.links)
         self._status: str | None = None
         self._start: asyncio.Task | None = None
         self._handling: set[asyncio.Task] = set()
@@ -63,8 +51,7 @@ class TeamsBridge:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-        for mirror in self.mirrors:
-            await mirror.stop()
+        await self.links.stop()
         await self.service.close()
 
     async def _run(self) -> None:
@@ -89,8 +76,7 @@ class TeamsBridge:
                 await asyncio.sleep(wait)
                 wait = min(wait * 2, 60.0)
         self._say(None)
-        for mirror in self.mirrors:
-            mirror.start()
+        self.links.start()
 
     async def hear(self, authorization: str, body: bytes) -> None:
         """A call to the messaging endpoint: `Unauthorized` unless Teams made it for this bot;
@@ -121,7 +107,7 @@ class TeamsBridge:
         if status == self._status:
             return
         self._status = status
-        for name in self.settings.rooms:
+        for name in self.links.linked:
             if (room := self.rooms.loaded(name)) is not None:
                 room.set_front_status("teams", status)
 

@@ -1,0 +1,93 @@
+"""Which channel each room is in, for one chat service: the configured `rooms`, then what hosts
+linked and unlinked from the panel (kept in `<state_dir>/bridges/<service>-channels.json`,
+winning over the configuration); each linked room's mirror, started once the service is there
+and stopped when its room is unlinked. A channel is one room's."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import Conflict
+from ..statefiles import read_json, write_json_atomically
+from .channel_mirror import ChannelMirror
+from .chat_service import ChatService
+from .mirror_state import MirrorState
+
+if TYPE_CHECKING:
+    from ..api import RoomAPI, RoomsAPI
+
+
+class ChannelLinks:
+    def __init__(
+        self,
+        service: ChatService,
+        rooms: RoomsAPI,
+        configured: Mapping[str, str],
+        state: Path,
+        say_status: Callable[[RoomAPI | None, str | None], None],
+    ):
+        self.service = service
+        self.rooms = rooms
+        self.say_status = say_status
+        self._states = state / service.name  # a mirror's state: `<room>.json`
+        self._file = state / f"{service.name}-channels.json"
+        self._changed: dict[str, str | None] = read_json(self._file) or {}
+        linked = {**configured, **self._changed}
+        self.linked = {room: channel for room, channel in linked.items() if channel}
+        self._mirrors = {room: self._mirror(room, ch) for room, ch in self.linked.items()}
+        self._running = False
+        self._lock = asyncio.Lock()
+
+    def _mirror(self, room: str, channel: str) -> ChannelMirror:
+        state = MirrorState.load(self._states / f"{room}.json")
+        return ChannelMirror(room, channel, self.service, self.rooms, state, self.say_status)
+
+    def start(self) -> None:
+        self._running = True
+        for mirror in self._mirrors.values():
+            mirror.start()
+
+    async def stop(self) -> None:
+        self._running = False
+        for mirror in self._mirrors.values():
+            await mirror.stop()
+
+    def in_channel(self, channel: str) -> ChannelMirror | None:
+        """The mirror of the room linked to `channel`, if one is."""
+        return next((m for m in self._mirrors.values() if m.channel == channel), None)
+
+    async def link(self, room: str, channel: str) -> None:
+        """`room` in `channel` from now on (its turns before are not posted); `Conflict` when
+        the channel is another room's."""
+        async with self._lock:
+            taken = next((r for r, c in self.linked.items() if c == channel and r != room), None)
+            if taken is not None:
+                raise Conflict(f"{channel} is the room {taken}'s channel.", code="channel_taken")
+            if self.linked.get(room) == channel:
+                return
+            await self._drop(room)
+            self.linked[room] = channel
+            self._mirrors[room] = mirror = self._mirror(room, channel)
+            if self._running:
+                mirror.start()
+            self._save(room, channel)
+
+    async def unlink(self, room: str) -> None:
+        async with self._lock:
+            await self._drop(room)
+            self._save(room, None)
+
+    async def _drop(self, room: str) -> None:
+        """`room`'s mirror stopped and forgotten (a new link starts afresh)."""
+        if (mirror := self._mirrors.pop(room, None)) is not None:
+            await mirror.stop()
+        self.linked.pop(room, None)
+        (self._states / f"{room}.json").unlink(missing_ok=True)
+
+    def _save(self, room: str, channel: str | None) -> None:
+        self._changed[room] = channel
+        self._file.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomically(self._file, self._changed)
