@@ -11,7 +11,7 @@ import { IAttachmentRef, IUpload } from './attachments';
 import { IChip } from './chips';
 import type { AdmissionDecision as Decision, ExportFormat } from './generated/declarations';
 import { IWholeCard } from './hidden';
-import { ICatalog, IRoomStatus, ISettings, ITarget } from './types';
+import { ICatalog, IChannelLink, IRoomStatus, ISettings, ITarget } from './types';
 
 /** An error the room answered with (or could not answer): a stable code and a message. */
 export class RoomAPIError extends Error {
@@ -116,6 +116,10 @@ export interface IRoomClient {
   /** A one-time code that links the caller's chat account (Slack) to their username: they send
    * `link <code>` to the bot (404 `no_bridge` when the server runs no chat bridge). */
   linkCode(): Promise<ILinkCode>;
+  /** The room's channel in a bridged chat service, from now on (hosts; 409 `channel_taken`
+   * when it is another room's). */
+  linkChannel(service: string, channel: string): Promise<IChannelLink>;
+  unlinkChannel(service: string): Promise<void>;
   /** Up to `limit` transcript entries older than `before` (a record seq), oldest first, as the
    * document shows them; `more`: there are older ones still. */
   history(before: number, limit: number): Promise<IHistoryPage>;
@@ -308,6 +312,14 @@ export class RoomClient implements IRoomClient {
   /** The server's, not the room's: a code links a person, whichever room they are in. */
   linkCode(): Promise<ILinkCode> {
     return this._send('POST', 'link-code', undefined, SERVER);
+  }
+
+  linkChannel(service: string, channel: string): Promise<IChannelLink> {
+    return this._send('PUT', `channels/${encodeURIComponent(service)}`, { channel });
+  }
+
+  unlinkChannel(service: string): Promise<void> {
+    return this._send('DELETE', `channels/${encodeURIComponent(service)}`);
   }
 
   /** A turn's checkpoint as a unified diff (members and hosts). */

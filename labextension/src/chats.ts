@@ -75,3 +75,26 @@ export function linkCardText(
 export function expiredText(service: string): string {
   return `This code expired. Get a new one, then send it to the room's bot in ${serviceName(service)}.`;
 }
+
+/** A host's command on the room's channel in `service`: "Link a Slack Channel…", or "Change the
+ * Slack Channel…" while one is linked. */
+export function linkChannelLabel(service: string, channel: string | null): string {
+  const name = serviceName(service);
+  return channel ? `Change the ${name} Channel…` : `Link a ${name} Channel…`;
+}
+
+/** "Unlink the Slack Channel (C0123ABCD)". */
+export function unlinkChannelLabel(service: string, channel: string): string {
+  return `Unlink the ${serviceName(service)} Channel (${channel})`;
+}
+
+/** Where a host finds a channel's id in `service`. */
+export function channelHint(service: string): string {
+  if (service === 'teams') {
+    return "The channel's id, from its \u201cGet link to channel\u201d (19:\u2026@thread.tacv2).";
+  }
+  if (service === 'slack') {
+    return "The channel's id, at the bottom of its details (C0123ABCD). Invite the bot there.";
+  }
+  return "The channel's id.";
+}

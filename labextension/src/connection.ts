@@ -95,10 +95,11 @@ export class RoomConnection implements IDisposable {
   /** Ask the server again who I am and what I may do. */
   async refreshMe(): Promise<void> {
     try {
-      const { me, chats } = await this._client.room();
+      const { me, chats, channels } = await this._client.room();
       if (!this._disposed) {
         this._model.setMe(me);
         this._model.setChats(chats);
+        this._model.setChannels(channels);
       }
     } catch {
       if (!this._disposed) {

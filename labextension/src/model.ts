@@ -31,6 +31,10 @@ export interface IRoomModel {
   /** The chat services whose account the caller may link (`GET room`'s `chats`): none unless
    * the server runs a chat bridge and the caller is admitted. */
   readonly chats: readonly string[];
+  /** The room's channel in each bridged chat service (`GET room`'s `channels`; null: none). */
+  readonly channels: Readonly<Record<string, string | null>>;
+  /** The channels as the caller's own link or unlink left them, until `GET room` says again. */
+  setChannels(channels: Readonly<Record<string, string | null>> | null | undefined): void;
   readonly meta: IMeta;
   /** The running prompt first, then the waiting ones in order. */
   readonly queue: readonly IQueueItem[];
@@ -71,6 +75,10 @@ export class RoomModel implements IRoomModel, IDisposable {
 
   get chats(): readonly string[] {
     return this._chats;
+  }
+
+  get channels(): Readonly<Record<string, string | null>> {
+    return this._channels;
   }
 
   get meta(): IMeta {
@@ -132,6 +140,17 @@ export class RoomModel implements IRoomModel, IDisposable {
     const now = Array.isArray(chats) ? chats.filter(chat => typeof chat === 'string') : [];
     if (now.join('\n') !== this._chats.join('\n')) {
       this._chats = now;
+      this._changed.emit();
+    }
+  }
+
+  setChannels(channels: Readonly<Record<string, string | null>> | null | undefined): void {
+    const now: Record<string, string | null> = {};
+    for (const [service, channel] of Object.entries(channels ?? {})) {
+      now[service] = typeof channel === 'string' ? channel : null;
+    }
+    if (JSON.stringify(now) !== JSON.stringify(this._channels)) {
+      this._channels = now;
       this._changed.emit();
     }
   }
@@ -277,6 +296,7 @@ export class RoomModel implements IRoomModel, IDisposable {
   private _me: IMe | null = null;
   private _connection: ConnectionStatus = 'connecting';
   private _chats: readonly string[] = [];
+  private _channels: Readonly<Record<string, string | null>> = {};
   private _doc: Y.Doc | null = null;
   private _unobserve: (() => void) | null = null;
   private _meta: IMeta | null = null;

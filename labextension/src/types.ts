@@ -37,6 +37,15 @@ export interface IRoomStatus {
   /** The chat services (`slack`) whose account an admitted caller may link to their username
    * (`POST link-code`), when the server runs a chat bridge; absent otherwise. */
   chats?: string[];
+  /** The room's channel in each chat service the server bridges (null: none linked); hosts
+   * change it (`PUT`/`DELETE channels/{service}`). */
+  channels?: Record<string, string | null>;
+}
+
+/** `PUT channels/{service}`: the room's channel there now. */
+export interface IChannelLink {
+  service: string;
+  channel: string;
 }
 
 export interface IParticipant {

@@ -5,12 +5,15 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { RoomAPIError, RoomClient } from '../src/api';
 import {
+  channelHint,
   expiredText,
   lifetimeWords,
   linkCardText,
+  linkChannelLabel,
   linkChatLabel,
   linkMessage,
-  serviceName
+  serviceName,
+  unlinkChannelLabel
 } from '../src/chats';
 import { IDocumentProvider, RoomConnection } from '../src/connection';
 import { RoomModel } from '../src/model';
@@ -118,5 +121,54 @@ describe("GET room's chats", () => {
     model.setChats(['slack', 7 as unknown as string]);
     expect(model.chats).toEqual(['slack']);
     connection.dispose();
+  });
+
+  it("carry the room's channel in each bridged service, null where none is linked", async () => {
+    const room = vi.fn(async () => ({
+      me: me('alice', 'host'),
+      chats: ['slack', 'teams'],
+      channels: { slack: 'C0ROOM', teams: null }
+    }));
+    const model = new RoomModel();
+    const connection = new RoomConnection({
+      client: { room, leaveDoor: async () => undefined },
+      model,
+      provider,
+      page: new EventTarget()
+    });
+    await connection.refreshMe();
+    expect(model.channels).toEqual({ slack: 'C0ROOM', teams: null });
+    model.setChannels({ slack: 7 as unknown as string });
+    expect(model.channels).toEqual({ slack: null });
+    connection.dispose();
+  });
+});
+
+describe("a host's channel commands", () => {
+  it("say what they do, in the service's own words", () => {
+    expect(linkChannelLabel('slack', null)).toBe('Link a Slack Channel…');
+    expect(linkChannelLabel('teams', '19:a@thread.tacv2')).toBe('Change the Teams Channel…');
+    expect(unlinkChannelLabel('slack', 'C0ROOM')).toBe('Unlink the Slack Channel (C0ROOM)');
+    expect(channelHint('teams')).toContain('@thread.tacv2');
+    expect(channelHint('slack')).toContain('Invite the bot');
+  });
+
+  it("PUT and DELETE the room's channel", async () => {
+    const { serverSettings, requests } = settingsAnswering(async (_, init) =>
+      init?.method === 'DELETE'
+        ? new Response(null, { status: 204 })
+        : Response.json({ service: 'slack', channel: 'C0NEW' })
+    );
+    const client = new RoomClient({ serverSettings, room: 'lab' });
+    expect(await client.linkChannel('slack', 'C0NEW')).toEqual({
+      service: 'slack',
+      channel: 'C0NEW'
+    });
+    await client.unlinkChannel('slack');
+    expect(requests.map(r => `${r.method} ${r.url.split('?')[0]}`)).toEqual([
+      'PUT http://lab.test/base/copilot-room/api/rooms/lab/channels/slack',
+      'DELETE http://lab.test/base/copilot-room/api/rooms/lab/channels/slack'
+    ]);
+    expect(await requests[0].json()).toEqual({ channel: 'C0NEW' });
   });
 });

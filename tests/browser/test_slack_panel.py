@@ -2,7 +2,8 @@
 one-time code from the room's menu ("Link a Slack Account…"), sends `link <code>` to the bot in a
 direct message and from then on acts in Slack as their username; the card with the code reads at
 250 px in both themes; and the header says "Slack: disconnected" while the bridge's socket is
-down, then nothing once the SDK reconnected. Against the tests' fake Slack (the Web API and Socket
+down, then nothing once the SDK reconnected; a host links the room to another channel from the
+room's menu and unlinks it. Against the tests' fake Slack (the Web API and Socket
 Mode), served from a thread with its own event loop (the browser tests run none)."""
 
 import re
@@ -121,3 +122,27 @@ def test_a_person_links_their_slack_account_and_the_header_says_when_slack_is_aw
     slack.run(fake.connected(timeout=60), timeout=70)
     expect(front).to_have_count(0, timeout=30_000)
     screenshot(alice.locator(".jp-CopilotRoom-header"), "slack-header-connected")
+
+    # A host links the room to another channel from the room's menu, then unlinks it.
+    alice.locator(".jp-CopilotRoom-switcher").click()
+    menu.locator(".lm-Menu-item", has_text="Change the Slack Channel…").click()
+    dialog = alice.locator(".jp-Dialog")
+    expect(dialog).to_contain_text("Link main to a Slack channel")
+    expect(dialog).to_contain_text("Invite the bot there.")
+    field = dialog.locator("input")
+    expect(field).to_have_value(CHANNEL)
+    field.fill("C0NEW")
+    screenshot(dialog.locator(".jp-Dialog-content"), "slack-link-channel")
+    dialog.get_by_role("button", name="Link").click()
+    expect(alice.locator(".jp-Notification-Toast-success")).to_contain_text(
+        "main's turns now go to the Slack channel C0NEW."
+    )
+    alice.locator(".jp-CopilotRoom-switcher").click()
+    unlink = menu.locator(".lm-Menu-item", has_text="Unlink the Slack Channel (C0NEW)")
+    expect(unlink).to_be_visible()
+    screenshot(menu, "slack-channel-menu")
+    unlink.click()
+    alice.locator(".jp-CopilotRoom-switcher").click()
+    expect(menu.locator(".lm-Menu-item", has_text="Link a Slack Channel…")).to_be_visible()
+    expect(menu.locator(".lm-Menu-item", has_text="Unlink the Slack Channel")).to_have_count(0)
+    alice.keyboard.press("Escape")

@@ -15,10 +15,11 @@ import { Menu } from '@lumino/widgets';
 import React, { useEffect, useRef, useState } from 'react';
 
 import { IRoomEntry } from '../api';
-import { linkChatLabel, serviceName } from '../chats';
-import { isAdmitted, isPresent, roleLabel } from '../policy';
+import { linkChannelLabel, linkChatLabel, serviceName, unlinkChannelLabel } from '../chats';
+import { isAdmitted, isPresent, mayEditSettings, roleLabel } from '../policy';
 import { IRooms, peopleLabel, roomDetails, waitingElsewhere, waitingLabel } from '../rooms';
 import { useSignal } from './hooks';
+import { linkChannel, unlinkChannel } from './linkchannel';
 
 export function RoomSwitcher(props: {
   rooms: IRooms;
@@ -138,6 +139,33 @@ class RoomsRenderer extends MenuSvg.Renderer {
 
 const renderer = new RoomsRenderer();
 
+/** A host's "Link a Slack Channel…" (or "Change…") and "Unlink the Slack Channel (C0123)", one
+ * pair per chat service the server bridges (`GET room`'s `channels`). */
+function addChannelItems(menu: Menu, commands: CommandRegistry, rooms: IRooms): void {
+  const room = rooms.current;
+  const services = mayEditSettings(room.model.me) ? Object.keys(room.model.channels) : [];
+  if (services.length) {
+    menu.addItem({ type: 'separator' });
+  }
+  for (const service of services) {
+    const channel = room.model.channels[service] ?? null;
+    commands.addCommand(`link-channel:${service}`, {
+      label: linkChannelLabel(service, channel),
+      caption: `The room's turns go to that ${serviceName(service)} channel, and mentions there are prompts`,
+      icon: linkIcon,
+      execute: () => void linkChannel(room, service)
+    });
+    menu.addItem({ command: `link-channel:${service}` });
+    if (channel) {
+      commands.addCommand(`unlink-channel:${service}`, {
+        label: unlinkChannelLabel(service, channel),
+        execute: () => void unlinkChannel(room, service)
+      });
+      menu.addItem({ command: `unlink-channel:${service}` });
+    }
+  }
+}
+
 /** The menu's items, each a command of a registry of its own (the app's commands stay clean). */
 function roomsMenu(
   rooms: IRooms,
@@ -205,5 +233,6 @@ function roomsMenu(
     });
     menu.addItem({ command: id });
   }
+  addChannelItems(menu, commands, rooms);
   return menu;
 }
