@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from jupyter_copilot_room.agent.scripted_model import Reply
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 
 from .harness import people
 from .harness.fake_teams import FakeTeams
@@ -234,3 +234,32 @@ async def test_a_wrong_secret_is_one_line_and_the_header_says_so(api, room, team
     await eventually(
         lambda: any(e["kind"] == "assistant" for e in room.document.transcript.to_py()), timeout=30
     )
+
+
+def ask_which(request):
+    if request.tool_results:
+        return Reply("You chose: " + " | ".join(request.tool_results))
+    return Reply(
+        tool_calls=(ToolCall("ask_user", {"question": "Which?", "choices": ["red", "blue"]}),)
+    )
+
+
+async def test_a_question_is_answered_by_a_reply_in_the_turns_thread(room, teams, model, endpoint):
+    model.script = ask_which
+    await ready(room, teams)
+    await teams.mention(endpoint, "bob", CHANNEL, "pick a colour")
+    await eventually(lambda: any("pick a colour" in s["body"]["text"] for s in posts(teams)), 30)
+    root = prompt_post(teams, "pick a colour")["id"]
+    await eventually(lambda: any(m.get("attachments") for m in in_thread(teams, root)), 30)
+    card = card_of(teams, root)
+    actions = card["attachments"][0]["content"]["actions"]
+    assert [a["title"] for a in actions] == ["red", "blue"]
+
+    await teams.reply(endpoint, "erin", CHANNEL, root, "blue")  # not hers to answer
+    await eventually(lambda: "Waiting on bob" in said_to(teams, "erin"))
+    await teams.reply(endpoint, "bob", CHANNEL, root, "green, actually")
+
+    await eventually(lambda: "Completed." in texts(in_thread(teams, root)), timeout=30)
+    assert any("green, actually" in t for t in texts(in_thread(teams, root)))
+    settled = json.dumps(teams.message(card["id"])["attachments"][0]["content"])
+    assert "answered by bob" in settled.lower()

@@ -200,6 +200,14 @@ class FakeTeams(FakeService):
             activity["replyToId"] = reply_to
         return await self._delivered(endpoint, activity)
 
+    async def reply(self, endpoint: str, user: str, channel: str, root: str, text: str) -> dict:
+        """`user` replies in the thread of `root` without mentioning the bot (Teams delivers
+        it to a bot with the ChannelMessage.Read.Group permission). Returns the activity."""
+        activity = self._activity(user) | {"text": text, "textFormat": "plain", "replyToId": root}
+        activity["conversation"] = self._channel(channel, root)
+        activity["channelData"] |= {"channel": {"id": channel}, "team": {"id": TEAM_ID}}
+        return await self._delivered(endpoint, activity)
+
     async def personal_message(self, endpoint: str, user: str, text: str) -> dict:
         """`user` writes to the bot in their 1:1 chat. Returns the activity."""
         activity = self._activity(user) | {"text": text, "textFormat": "plain"}
