@@ -81,6 +81,19 @@ def card_data(card, answer):
     return next(a["data"] for a in actions if a["data"]["answer"] == answer)
 
 
+async def asked(teams, endpoint, user, text):
+    """`user` mentions the bot with `text`: the id of the room's post of it (its thread)."""
+    await teams.mention(endpoint, user, CHANNEL, text)
+    await eventually(lambda: any(text in s["body"]["text"] for s in posts(teams)), timeout=30)
+    return prompt_post(teams, text)["id"]
+
+
+async def card_in(teams, root):
+    """The card the turn of `root` posted in its thread, once it is there."""
+    await eventually(lambda: any(m.get("attachments") for m in in_thread(teams, root)), 30)
+    return card_of(teams, root)
+
+
 def said_to(teams, user):
     """What the bot told `user` alone (their one-to-one chat), joined."""
     return "\n".join(texts(teams.personal(f"29:{user}")))
@@ -116,11 +129,8 @@ async def test_a_card_is_answered_in_teams_by_its_author_and_refused_to_another_
 ):
     model.script = ask_to_run
     await ready(room, teams)
-    await teams.mention(endpoint, "bob", CHANNEL, "run the tests")
-    await eventually(lambda: any("run the tests" in s["body"]["text"] for s in posts(teams)), 30)
-    root = prompt_post(teams, "run the tests")["id"]
-    await eventually(lambda: any(m.get("attachments") for m in in_thread(teams, root)), 30)
-    card = card_of(teams, root)
+    root = await asked(teams, endpoint, "bob", "run the tests")
+    card = await card_in(teams, root)
     content = card["attachments"][0]["content"]
     assert card["attachments"][0]["contentType"] == "application/vnd.microsoft.card.adaptive"
     assert "echo 3 passed" in json.dumps(content["body"])
@@ -197,11 +207,8 @@ async def test_only_teams_calling_this_bot_is_heard_and_each_activity_once(
 async def test_a_connector_outage_mid_turn_and_a_429_lose_nothing(room, teams, model, endpoint):
     model.script = ask_to_run
     await ready(room, teams)
-    await teams.mention(endpoint, "bob", CHANNEL, "run the tests")
-    await eventually(lambda: any("run the tests" in s["body"]["text"] for s in posts(teams)), 30)
-    root = prompt_post(teams, "run the tests")["id"]
-    await eventually(lambda: any(m.get("attachments") for m in in_thread(teams, root)), 30)
-    card = card_of(teams, root)
+    root = await asked(teams, endpoint, "bob", "run the tests")
+    card = await card_in(teams, root)
 
     teams.fail_next(times=2, status=502)  # the card's edit and what follows wait it out
     await teams.submit(endpoint, "bob", CHANNEL, card["id"], root, card_data(card, "approve"))
@@ -247,11 +254,8 @@ def ask_which(request):
 async def test_a_question_is_answered_by_a_reply_in_the_turns_thread(room, teams, model, endpoint):
     model.script = ask_which
     await ready(room, teams)
-    await teams.mention(endpoint, "bob", CHANNEL, "pick a colour")
-    await eventually(lambda: any("pick a colour" in s["body"]["text"] for s in posts(teams)), 30)
-    root = prompt_post(teams, "pick a colour")["id"]
-    await eventually(lambda: any(m.get("attachments") for m in in_thread(teams, root)), 30)
-    card = card_of(teams, root)
+    root = await asked(teams, endpoint, "bob", "pick a colour")
+    card = await card_in(teams, root)
     actions = card["attachments"][0]["content"]["actions"]
     assert [a["title"] for a in actions] == ["red", "blue"]
 

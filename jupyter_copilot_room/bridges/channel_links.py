@@ -1,12 +1,13 @@
 """Which channel each room is in, for one chat service: the configured `rooms`, then what hosts
 linked and unlinked from the panel (kept in `<state_dir>/bridges/<service>-channels.json`,
 winning over the configuration); each linked room's mirror, started once the service is there
-and stopped when its room is unlinked. A channel is one room's."""
+and stopped when its room is unlinked; and what the linked rooms' header says of the service
+("Slack: disconnected"). A channel is one room's."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,11 +28,10 @@ class ChannelLinks:
         rooms: RoomsAPI,
         configured: Mapping[str, str],
         state: Path,
-        say_status: Callable[[RoomAPI | None, str | None], None],
     ):
         self.service = service
         self.rooms = rooms
-        self.say_status = say_status
+        self.status: str | None = None  # the bridge's own word ("bad token"), None: all well
         self._states = state / service.name  # a mirror's state: `<room>.json`
         self._file = state / f"{service.name}-channels.json"
         self._changed: dict[str, str | None] = read_json(self._file) or {}
@@ -43,7 +43,19 @@ class ChannelLinks:
 
     def _mirror(self, room: str, channel: str) -> ChannelMirror:
         state = MirrorState.load(self._states / f"{room}.json")
-        return ChannelMirror(room, channel, self.service, self.rooms, state, self.say_status)
+        return ChannelMirror(room, channel, self.service, self.rooms, state, self._mirror_says)
+
+    def say(self, status: str | None) -> None:
+        """The header's "<Service>: <status>" in the linked rooms that are loaded."""
+        self.status = status
+        for name in self.linked:
+            if (room := self.rooms.loaded(name)) is not None:
+                room.set_front_status(self.service.name, status)
+
+    def _mirror_says(self, room: RoomAPI | None, status: str | None) -> None:
+        """A mirror's word on its room's header; once its trouble passed, the bridge's."""
+        if room is not None:
+            room.set_front_status(self.service.name, status or self.status)
 
     def start(self) -> None:
         self._running = True

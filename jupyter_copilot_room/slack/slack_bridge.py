@@ -19,7 +19,7 @@ from .slack_service import SlackService
 from .slack_settings import SlackSettings
 
 if TYPE_CHECKING:
-    from ..api import RoomAPI, RoomsAPI
+    from ..api import RoomsAPI
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +33,8 @@ class SlackBridge:
         self.rooms = rooms
         bot, app = settings.tokens()
         self.service = SlackService(bot, app, settings.api_url)
-        self.links = ChannelLinks(self.service, rooms, settings.rooms, state, self._mirror_status)
+        self.links = ChannelLinks(self.service, rooms, settings.rooms, state)
         self.front = ChatFront(self.service, rooms, people, self.links)
-        self._status: str | None = None
         self._watch: asyncio.Task | None = None
 
     def start(self) -> None:
@@ -62,29 +61,22 @@ class SlackBridge:
                     self.settings.app_token_env,
                     refusal,
                 )
-                await self._say("bad token")
+                self._say("bad token")
                 return
             except ServiceWaiting as waiting:
-                await self._say("disconnected")
+                self._say("disconnected")
                 log.info("Slack cannot be reached (%s); trying again in %.0f s", waiting, wait)
                 await asyncio.sleep(wait)
                 wait = min(wait * 2, 60.0)
         self.links.start()
         while True:  # the SDK reconnects; the header says when it is not connected
-            await self._say(None if await self.service.connected() else "disconnected")
+            self._say(None if await self.service.connected() else "disconnected")
             await asyncio.sleep(WATCH_EVERY)
 
-    async def _say(self, status: str | None) -> None:
-        """The header's "Slack: ..." in the linked rooms that are loaded, when it changes."""
-        if status == self._status:
+    def _say(self, status: str | None) -> None:
+        """The header's "Slack: ..." in the linked rooms, when it changes."""
+        if status == self.links.status:
             return
         if status == "disconnected":
             log.info("Slack: disconnected; the room goes on, and what it missed follows")
-        self._status = status
-        for name in self.links.linked:
-            if (room := self.rooms.loaded(name)) is not None:
-                room.set_front_status("slack", status)
-
-    def _mirror_status(self, room: RoomAPI | None, status: str | None) -> None:
-        if room is not None:
-            room.set_front_status("slack", status or self._status)
+        self.links.say(status)

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bridges.chat_settings import rooms_and_people
+
 SLACK_API = "https://slack.com/api/"
 _KEYS = {"bot_token_env", "app_token_env", "rooms", "people", "api_url"}
 
@@ -29,18 +31,12 @@ def parse_slack(value: Mapping[str, Any]) -> SlackSettings | None:
         return None
     if unknown := sorted(set(value) - _KEYS):
         raise ValueError(f"unknown keys {unknown}; known: {sorted(_KEYS)}")
-    for key in ("rooms", "people"):
-        pairs = value.get(key) or {}
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in pairs.items()):
-            raise ValueError(f"{key} maps strings to strings")
-    channels = list((value.get("rooms") or {}).values())
-    if len(set(channels)) != len(channels):
-        raise ValueError("one channel is linked to one room")
+    rooms, people = rooms_and_people(value)
     url = str(value.get("api_url") or SLACK_API)
     return SlackSettings(
         bot_token_env=str(value.get("bot_token_env") or "SLACK_BOT_TOKEN"),
         app_token_env=str(value.get("app_token_env") or "SLACK_APP_TOKEN"),
-        rooms=dict(value.get("rooms") or {}),
-        people=dict(value.get("people") or {}),
+        rooms=rooms,
+        people=people,
         api_url=url if url.endswith("/") else url + "/",
     )

@@ -25,7 +25,7 @@ from .teams_service import TeamsService
 from .teams_settings import TeamsSettings
 
 if TYPE_CHECKING:
-    from ..api import RoomAPI, RoomsAPI
+    from ..api import RoomsAPI
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +36,8 @@ class TeamsBridge:
         self.rooms = rooms
         self.callers = CallerCheck(settings.app_id, settings.openid_url)
         self.service = TeamsService(BotToken(settings), settings.service_url)
-        self.links = ChannelLinks(self.service, rooms, settings.rooms, state, self._mirror_status)
+        self.links = ChannelLinks(self.service, rooms, settings.rooms, state)
         self.front = ChatFront(self.service, rooms, people, self.links)
-        self._status: str | None = None
         self._start: asyncio.Task | None = None
         self._handling: set[asyncio.Task] = set()
 
@@ -69,13 +68,13 @@ class TeamsBridge:
                     self.settings.app_id,
                     self.settings.secret_env,
                 )
-                return self._say("bad token")
+                return self.links.say("bad token")
             except ServiceWaiting as waiting:
-                self._say("disconnected")
+                self.links.say("disconnected")
                 log.info("Teams cannot be reached (%s); trying again in %.0f s", waiting, wait)
                 await asyncio.sleep(wait)
                 wait = min(wait * 2, 60.0)
-        self._say(None)
+        self.links.say(None)
         self.links.start()
 
     async def hear(self, authorization: str, body: bytes) -> None:
@@ -101,16 +100,3 @@ class TeamsBridge:
             log.warning("The room did not take a Teams %s: %s", kind, refused)
         except Exception:
             log.exception("A Teams %s was not handled", kind)
-
-    def _say(self, status: str | None) -> None:
-        """The header's "Teams: ..." in the linked rooms that are loaded, when it changes."""
-        if status == self._status:
-            return
-        self._status = status
-        for name in self.links.linked:
-            if (room := self.rooms.loaded(name)) is not None:
-                room.set_front_status("teams", status)
-
-    def _mirror_status(self, room: RoomAPI | None, status: str | None) -> None:
-        if room is not None:
-            room.set_front_status("teams", status or self._status)

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bridges.chat_settings import rooms_and_people
+
 #: Where a bot gets its tokens (Entra ID), where Teams publishes the keys that sign its calls to
 #: the bot (Bot Framework), and the connector a bot posts to before Teams has called it.
 LOGIN_URL = "https://login.microsoftonline.com/"
@@ -48,19 +50,13 @@ def parse_teams(value: Mapping[str, Any]) -> TeamsSettings | None:
     for key in ("app_id", "tenant_id"):
         if not isinstance(value.get(key), str) or not value[key]:
             raise ValueError(f"{key} is required (the bot's Entra app registration)")
-    for key in ("rooms", "people"):
-        pairs = value.get(key) or {}
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in pairs.items()):
-            raise ValueError(f"{key} maps strings to strings")
-    channels = list((value.get("rooms") or {}).values())
-    if len(set(channels)) != len(channels):
-        raise ValueError("one channel is linked to one room")
+    rooms, people = rooms_and_people(value)
     return TeamsSettings(
         app_id=value["app_id"],
         tenant_id=value["tenant_id"],
         secret_env=str(value.get("secret_env") or "TEAMS_APP_SECRET"),
-        rooms=dict(value.get("rooms") or {}),
-        people=dict(value.get("people") or {}),
+        rooms=rooms,
+        people=people,
         service_url=_slashed(value.get("service_url") or SERVICE_URL),
         login_url=_slashed(value.get("login_url") or LOGIN_URL),
         openid_url=str(value.get("openid_url") or OPENID_URL),
