@@ -1,6 +1,8 @@
 """The chat bridge's pure parts: long text cut to a service's limit, one-time link codes, a
 card's buttons and the click that names them (`bridges/`, `slack/block_kit.py`)."""
 
+import asyncio
+import json
 import re
 
 import pytest
@@ -8,9 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jupyter_copilot_room.bridges import linked_people
+from jupyter_copilot_room.bridges.channel_links import ChannelLinks
 from jupyter_copilot_room.bridges.channel_mirror import split_to
 from jupyter_copilot_room.bridges.chat_service import CardView
 from jupyter_copilot_room.bridges.linked_people import LinkedPeople
+from jupyter_copilot_room.errors import Conflict, InvalidRequest
 from jupyter_copilot_room.slack.block_kit import card_blocks, clicked
 from jupyter_copilot_room.teams import adaptive_cards
 from jupyter_copilot_room.teams.teams_settings import OPENID_URL, parse_teams
@@ -87,3 +91,40 @@ def test_teams_settings_name_what_is_wrong():
     ]:
         with pytest.raises(ValueError, match=re.escape(said)):
             parse_teams(wrong)
+
+
+class _Slack:
+    name = "slack"
+
+    def channel_id(self, given):
+        return given.strip().upper() if given.strip().upper().startswith("C") else None
+
+
+class _NoRoomLoaded:
+    def loaded(self, name):
+        return None
+
+
+def test_channel_links_keep_the_hosts_changes_over_the_configuration(tmp_path):
+    configured = {"main": "C0MAIN", "lab": "C0LAB"}
+
+    def links():
+        return ChannelLinks(_Slack(), _NoRoomLoaded(), configured, tmp_path)
+
+    first = links()
+    assert first.linked == configured
+    asyncio.run(first.unlink("main"))
+    assert asyncio.run(first.link("lab", " c0main ")) == "C0MAIN"  # main's old channel: free
+    with pytest.raises(Conflict) as taken:
+        asyncio.run(first.link("main", "C0MAIN"))
+    assert taken.value.code == "channel_taken"
+    with pytest.raises(InvalidRequest):
+        asyncio.run(first.link("main", "#general"))
+
+    again = links()  # a restart: the hosts' links win over `rooms`
+    assert again.linked == {"lab": "C0MAIN"}
+    assert again.in_channel("C0MAIN").name == "lab" and again.in_channel("C0LAB") is None
+    assert json.loads((tmp_path / "slack-channels.json").read_text()) == {
+        "main": None,
+        "lab": "C0MAIN",
+    }

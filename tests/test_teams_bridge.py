@@ -55,9 +55,13 @@ async def ready(room, teams):
     await eventually(lambda: teams.tokens_issued >= 1, timeout=15)
 
 
+def posts_in(teams, channel):
+    """The messages the bot started in `channel` (a prompt's post each)."""
+    return [s for s in teams.sent if s["verb"] == "send" and s["conversation"] == channel]
+
+
 def posts(teams):
-    """The messages the bot started in the channel (a prompt's post each)."""
-    return [s for s in teams.sent if s["verb"] == "send" and s["conversation"] == CHANNEL]
+    return posts_in(teams, CHANNEL)
 
 
 def prompt_post(teams, text):
@@ -175,7 +179,7 @@ async def test_unmapped_viewer_and_linked_people(api, room, teams, model, endpoi
     assert prompts(room) == []
 
 
-async def test_only_teams_calling_this_bot_is_heard_and_each_activity_once(
+async def test_only_teams_in_the_bots_tenant_is_heard_and_each_activity_once(
     room, teams, model, endpoint
 ):
     model.script = lambda request: Reply("Once.")
@@ -200,6 +204,12 @@ async def test_only_teams_calling_this_bot_is_heard_and_each_activity_once(
         await teams.deliver(endpoint, other, token=teams.token_for("https://evil.example/")),
     ]
     assert refused == [401] * 5
+    for channel_id, tenant in [("webchat", teams.tenant), ("msteams", "another-tenant")]:
+        elsewhere = {**other, "channelId": channel_id}
+        elsewhere["conversation"] = {**other["conversation"], "tenantId": tenant}
+        assert await teams.deliver(endpoint, elsewhere) == 401
+    for body in [b"not json", b"[" * 100_000 + b"]" * 100_000]:
+        assert await teams.deliver(endpoint, other, body=body) == 400
     await asyncio.sleep(0.5)
     assert len(prompts(room)) == 1
 
@@ -267,3 +277,20 @@ async def test_a_question_is_answered_by_a_reply_in_the_turns_thread(room, teams
     assert any("green, actually" in t for t in texts(in_thread(teams, root)))
     settled = json.dumps(teams.message(card["id"])["attachments"][0]["content"])
     assert "answered by bob" in settled.lower()
+
+
+async def test_a_host_links_the_room_to_a_channel_as_teams_links_it(
+    api, room, teams, model, endpoint
+):
+    model.script = lambda request: Reply("Here now.")
+    await ready(room, teams)
+    other = "19:other@thread.tacv2"
+    as_copied = "19%3aother%40thread.tacv2;messageid=1700000000000"  # "Get link to channel"
+    linked = await api(people.HOST, "PUT", "channels/teams", body={"channel": as_copied})
+    assert linked.json == {"service": "teams", "channel": other}
+    wrong = await api(people.HOST, "PUT", "channels/teams", body={"channel": "C0123ABCD"})
+    assert (wrong.code, wrong.json["error"]) == (400, "invalid_channel")
+
+    await teams.mention(endpoint, "bob", other, "say here")
+    await eventually(lambda: any("say here" in s["body"]["text"] for s in posts_in(teams, other)))
+    assert not any("say here" in s["body"]["text"] for s in posts(teams))  # not in CHANNEL

@@ -49,11 +49,12 @@ class RoomLinksAPI:
 
     async def link_channel(self, caller: Caller, service: str, channel: str) -> dict:
         """`PUT channels/{service}` (hosts): the room's turns go to `channel` from now on, and
-        mentions there are its prompts; 409 `channel_taken` if it is another room's."""
+        mentions there are its prompts; 400 `invalid_channel` for no channel's id of the service,
+        409 `channel_taken` if it is another room's."""
         self._as_host(caller)
-        channel = validated(ChannelBody, {"channel": channel}).channel
-        await self._channels(service).link(self._room.name, channel)
-        return {"service": service, "channel": channel}
+        given = validated(ChannelBody, {"channel": channel}).channel
+        linked = await self._channels(service).link(self._room.name, given)
+        return {"service": service, "channel": linked}
 
     async def unlink_channel(self, caller: Caller, service: str) -> None:
         self._as_host(caller)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import Conflict
+from ..errors import Conflict, InvalidRequest
 from ..statefiles import read_json, write_json_atomically
 from .channel_mirror import ChannelMirror
 from .chat_service import ChatService
@@ -35,7 +35,9 @@ class ChannelLinks:
         self._states = state / service.name  # a mirror's state: `<room>.json`
         self._file = state / f"{service.name}-channels.json"
         self._changed: dict[str, str | None] = read_json(self._file) or {}
-        linked = {**configured, **self._changed}
+        taken = {channel for channel in self._changed.values() if channel}
+        kept = {room: ch for room, ch in configured.items() if ch not in taken}  # hosts' win
+        linked = {**kept, **self._changed}
         self.linked = {room: channel for room, channel in linked.items() if channel}
         self._mirrors = {room: self._mirror(room, ch) for room, ch in self.linked.items()}
         self._running = False
@@ -49,8 +51,11 @@ class ChannelLinks:
         """The header's "<Service>: <status>" in the linked rooms that are loaded."""
         self.status = status
         for name in self.linked:
-            if (room := self.rooms.loaded(name)) is not None:
-                room.set_front_status(self.service.name, status)
+            self._show(name, status)
+
+    def _show(self, name: str, status: str | None) -> None:
+        if (room := self.rooms.loaded(name)) is not None:
+            room.set_front_status(self.service.name, status)
 
     def _mirror_says(self, room: RoomAPI | None, status: str | None) -> None:
         """A mirror's word on its room's header; once its trouble passed, the bridge's."""
@@ -71,21 +76,28 @@ class ChannelLinks:
         """The mirror of the room linked to `channel`, if one is."""
         return next((m for m in self._mirrors.values() if m.channel == channel), None)
 
-    async def link(self, room: str, channel: str) -> None:
-        """`room` in `channel` from now on (its turns before are not posted); `Conflict` when
-        the channel is another room's."""
+    async def link(self, room: str, given: str) -> str:
+        """`room` in the channel `given` names from now on (its turns before are not posted):
+        the channel's id; `InvalidRequest` for no channel's id, `Conflict` when the channel is
+        another room's."""
+        channel = self.service.channel_id(given)
+        if channel is None:
+            said = f"{given} is not the id of a {self.service.name.title()} channel."
+            raise InvalidRequest(said, code="invalid_channel")
         async with self._lock:
             taken = next((r for r, c in self.linked.items() if c == channel and r != room), None)
             if taken is not None:
                 raise Conflict(f"{channel} is the room {taken}'s channel.", code="channel_taken")
             if self.linked.get(room) == channel:
-                return
+                return channel
             await self._drop(room)
             self.linked[room] = channel
             self._mirrors[room] = mirror = self._mirror(room, channel)
             if self._running:
                 mirror.start()
             self._save(room, channel)
+            self._show(room, self.status)
+            return channel
 
     async def unlink(self, room: str) -> None:
         async with self._lock:
@@ -98,6 +110,7 @@ class ChannelLinks:
             await mirror.stop()
         self.linked.pop(room, None)
         (self._states / f"{room}.json").unlink(missing_ok=True)
+        self._show(room, None)  # the service is no word of its header now
 
     def _save(self, room: str, channel: str | None) -> None:
         self._changed[room] = channel

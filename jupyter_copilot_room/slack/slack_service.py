@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -86,6 +87,11 @@ class SlackService:
             text=escaped(text),
             thread_ts=thread,
         )
+
+    def channel_id(self, given: str) -> str | None:
+        """A public or private channel's id (`C0123ABCD`, `G0123ABCD`), as its details show it."""
+        channel = given.strip().upper()
+        return channel if re.fullmatch(r"[CG][A-Z0-9]{2,}", channel) else None
 
     # -- Socket Mode ----------------------------------------------------------------------------
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from ..bridges.chat_service import CardView
 
 CONTENT_TYPE = "application/vnd.microsoft.card.adaptive"
-#: Teams renders Adaptive Cards up to schema 1.5.
+#: Teams renders Adaptive Cards up to schema 1.5, in a message of about 28 KB.
 VERSION = "1.5"
+SUMMARY = 3000  # characters of a card's summary (the room cut a diff to 20 lines before)
 
 
 def card_attachment(card: CardView) -> dict:
@@ -23,7 +24,8 @@ def _card(card: CardView) -> dict:
     else:
         body = [_text(card.title, weight="Bolder")]
         if card.summary:
-            body.append(_text(card.summary, **({"fontType": "Monospace"} if card.code else {})))
+            summary = card.summary[:SUMMARY]
+            body.append(_text(summary, **({"fontType": "Monospace"} if card.code else {})))
     content: dict = {
         "type": "AdaptiveCard",
         "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",

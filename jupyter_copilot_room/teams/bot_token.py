@@ -5,7 +5,6 @@ so it runs in a thread."""
 from __future__ import annotations
 
 import asyncio
-import threading
 
 import msal
 import requests
@@ -17,32 +16,38 @@ from .teams_settings import TeamsSettings
 CONNECTOR_SCOPE = "https://api.botframework.com/.default"
 #: Entra ID's answers that mean the app id or its secret are wrong: said once, not retried.
 BAD_CREDENTIALS = {"invalid_client", "unauthorized_client", "invalid_request"}
+TIMEOUT = 20  # seconds of one call to Entra ID
 
 
 class BotToken:
     def __init__(self, settings: TeamsSettings):
         self.settings = settings
         self._app: msal.ConfidentialClientApplication | None = None
-        self._lock = threading.Lock()
+        self._lock = asyncio.Lock()  # one call at a time, waiting here, not in a thread
 
     async def get(self) -> str:
         """A valid token (MSAL's cached one while it lasts); `ServiceRefusal(token=True)` for a
-        wrong app id or secret, `ServiceWaiting` while Entra ID cannot be reached."""
-        return await asyncio.to_thread(self._acquire)
+        wrong app id, secret or tenant, `ServiceWaiting` while Entra ID cannot be reached."""
+        async with self._lock:
+            return await asyncio.to_thread(self._acquire)
 
     def _acquire(self) -> str:
-        with self._lock:
-            try:
-                if self._app is None:  # MSAL reads the authority's metadata here: retried
-                    self._app = msal.ConfidentialClientApplication(
-                        self.settings.app_id,
-                        client_credential=self.settings.secret(),
-                        authority=self.settings.login_url + self.settings.tenant_id,
-                        instance_discovery=False,
-                    )
-                answer = self._app.acquire_token_for_client(scopes=[CONNECTOR_SCOPE])
-            except (requests.RequestException, ValueError) as lost:
-                raise ServiceWaiting(f"Entra ID unreachable ({type(lost).__name__})") from None
+        try:
+            if self._app is None:  # MSAL reads the authority's metadata here
+                self._app = msal.ConfidentialClientApplication(
+                    self.settings.app_id,
+                    client_credential=self.settings.secret(),
+                    authority=self.settings.login_url + self.settings.tenant_id,
+                    instance_discovery=False,
+                    timeout=TIMEOUT,
+                )
+            answer = self._app.acquire_token_for_client(scopes=[CONNECTOR_SCOPE])
+        except (requests.RequestException, RuntimeError) as lost:
+            raise ServiceWaiting(f"Entra ID unreachable ({type(lost).__name__})") from None
+        except ValueError as unknown:  # MSAL: the authority's metadata was refused
+            raise ServiceRefusal(
+                f"Entra ID does not know the tenant ({unknown})", token=True
+            ) from None
         if "access_token" in answer:
             return str(answer["access_token"])
         error = str(answer.get("error", ""))

@@ -28,9 +28,10 @@ class CallerCheck:
         self._keys: jwt.PyJWKClient | None = None
         self._read_at = 0.0
 
-    async def verify(self, authorization: str, service_url: str) -> None:
-        """`Unauthorized` unless the call proves it is Teams calling this bot from
-        `service_url`; `Unavailable` while the keys cannot be read (Teams tries again)."""
+    async def verify(self, authorization: str) -> str:
+        """The connector the call's token was issued for (its `serviceurl`, which the activity
+        must name); `Unauthorized` unless Bot Framework signed it for this bot, `Unavailable`
+        while the keys cannot be read (Teams tries again)."""
         scheme, _, token = authorization.partition(" ")
         if scheme.lower() != "bearer" or not token:
             raise Unauthorized("A call from Teams carries a Bot Framework token.")
@@ -50,25 +51,20 @@ class CallerCheck:
             raise Unavailable("Bot Framework's keys cannot be read now.") from None
         except (jwt.PyJWTError, jwt.PyJWKClientError) as bad:
             raise Unauthorized(f"The call's token is not valid: {bad}.") from None
-        if _url(claims.get("serviceurl")) != _url(service_url):
-            raise Unauthorized("The call's token was issued for another service URL.")
+        return str(claims.get("serviceurl") or "")
 
     async def _key_client(self) -> jwt.PyJWKClient:
         if self._keys is None or time.monotonic() - self._read_at > METADATA_LASTS:
             try:
                 timeout = aiohttp.ClientTimeout(total=20)
                 async with (
-                    aiohttp.ClientSession(timeout=timeout) as session,
+                    aiohttp.ClientSession(timeout=timeout, trust_env=True) as session,
                     session.get(self.openid_url) as answer,
                 ):
                     answer.raise_for_status()
                     jwks_uri = str((await answer.json(content_type=None))["jwks_uri"])
             except (aiohttp.ClientError, TimeoutError, KeyError, ValueError, TypeError):
                 raise Unavailable("Bot Framework's OpenID metadata cannot be read now.") from None
-            self._keys = jwt.PyJWKClient(jwks_uri, cache_keys=True, lifespan=3600)
+            self._keys = jwt.PyJWKClient(jwks_uri, cache_keys=True, lifespan=3600, timeout=10)
             self._read_at = time.monotonic()
         return self._keys
-
-
-def _url(value: object) -> str:
-    return str(value or "").rstrip("/").lower()

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from microsoft_agents.activity import Activity
 
 from ..api import Refused
 from ..background_tasks import started
@@ -18,7 +19,7 @@ from ..bridges.channel_links import ChannelLinks
 from ..bridges.chat_front import ChatFront
 from ..bridges.chat_service import ServiceRefusal, ServiceWaiting
 from ..bridges.linked_people import LinkedPeople
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, Unauthorized
 from .bot_token import BotToken
 from .caller_check import CallerCheck
 from .teams_service import TeamsService
@@ -78,20 +79,27 @@ class TeamsBridge:
         self.links.start()
 
     async def hear(self, authorization: str, body: bytes) -> None:
-        """A call to the messaging endpoint: `Unauthorized` unless Teams made it for this bot;
-        then handled after the answer (Teams waits 15 seconds at most)."""
+        """A call to the messaging endpoint: `Unauthorized` unless Teams made it, for this bot,
+        in this tenant, from the connector its token names; then handled after the answer
+        (Teams waits 15 seconds at most)."""
+        service_url = await self.callers.verify(authorization)
         try:
-            activity = json.loads(body)
-            service_url = str(activity["serviceUrl"])
-        except (ValueError, KeyError, TypeError):
-            raise InvalidRequest("An activity is a JSON object with a serviceUrl.") from None
-        await self.callers.verify(authorization, service_url)
+            activity = Activity.model_validate_json(body)
+        except (ValueError, RecursionError):
+            raise InvalidRequest(
+                "An activity is a JSON object, as Bot Framework sends it."
+            ) from None
+        if _url(activity.service_url) != _url(service_url):
+            raise Unauthorized("The call's token was issued for another service URL.")
+        tenant = activity.conversation.tenant_id if activity.conversation else None
+        if activity.channel_id != "msteams" or tenant != self.settings.tenant_id:
+            raise Unauthorized("Only Teams in the bot's own tenant is heard.")
         task = asyncio.create_task(self._handle(activity))
         self._handling.add(task)
         task.add_done_callback(self._handling.discard)
 
-    async def _handle(self, activity: dict) -> None:
-        kind = activity.get("type")
+    async def _handle(self, activity: Activity) -> None:
+        kind = activity.type
         try:
             await self.service.hear(self.front, activity)
         except (ServiceWaiting, ServiceRefusal) as failed:
@@ -100,3 +108,7 @@ class TeamsBridge:
             log.warning("The room did not take a Teams %s: %s", kind, refused)
         except Exception:
             log.exception("A Teams %s was not handled", kind)
+
+
+def _url(value: object) -> str:
+    return str(value or "").rstrip("/").lower()

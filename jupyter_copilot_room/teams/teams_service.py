@@ -8,18 +8,19 @@ chat with the person (in the thread, naming them, when the bot cannot open one).
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import unquote
 
 import aiohttp
 from microsoft_agents.activity import (
     Activity,
     Attachment,
     ConversationParameters,
-    Mention,
 )
 from microsoft_agents.hosting.core import ConnectorClient
 
@@ -36,23 +37,25 @@ PASSING = {408, 500, 502, 503, 504}
 
 class TeamsService:
     name = "teams"
-    max_text = 20000  # Teams takes about 28 KB of text in one message
+    #: Teams takes about 28 KB in one message: this many characters, at 4 bytes each.
+    max_text = 7000
 
     def __init__(self, tokens: BotToken, service_url: str, bot_id: str = ""):
         self.tokens = tokens
         self.service_url = service_url
         self.bot_id = bot_id  # "28:<app id>", learned from the first activity
-        self.members: dict[str, str] = {}  # person's key (Entra object id) -> Teams id (29:...)
+        self.members: dict[str, tuple[str, str]] = {}  # Entra object id -> (29:... id, name)
         self.tenant = ""
-        self._client: tuple[str, str, ConnectorClient] | None = None  # (url, token, client)
+        self._session: tuple[str, aiohttp.ClientSession] | None = None  # (its URL, session)
+        self._closing: set[asyncio.Task] = set()
 
     async def _call(self, method: Callable[[ConnectorClient], Awaitable[Any]]) -> Any:
         token = await self.tokens.get()
         try:
-            return await method(await self._connector(token))
+            return await method(ConnectorClient(self.service_url, token, session=self._open()))
         except aiohttp.ClientResponseError as failed:
             if failed.status == 429:
-                retry = float(failed.headers.get("Retry-After", 1) if failed.headers else 1)
+                retry = _seconds(failed.headers.get("Retry-After") if failed.headers else None)
                 raise ServiceWaiting("rate limited", retry) from None
             if failed.status in PASSING:
                 raise ServiceWaiting(f"the connector answered {failed.status}") from None
@@ -61,18 +64,28 @@ class TeamsService:
             ) from None
         except (aiohttp.ClientError, TimeoutError, OSError) as lost:
             raise ServiceWaiting(f"unreachable ({type(lost).__name__})") from None
+        except ValueError as odd:  # an answer the SDK could not read
+            raise ServiceRefusal(f"the connector's answer was not understood ({odd})") from None
 
-    async def _connector(self, token: str) -> ConnectorClient:
-        """One client while the token and the service URL stay (its session is reused)."""
-        if self._client is None or self._client[:2] != (self.service_url, token):
-            await self.close()
-            self._client = (self.service_url, token, ConnectorClient(self.service_url, token))
-        return self._client[2]
+    def _open(self) -> aiohttp.ClientSession:
+        """One session for the service URL, shared by every call (each client sets the token
+        it was given on it); a new service URL gets a new one, the old one closed after."""
+        if self._session is None or self._session[0] != self.service_url:
+            if self._session is not None:  # calls on it may still run: closed once they ended
+                closing = asyncio.create_task(_close_later(self._session[1]))
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
+            timeout = aiohttp.ClientTimeout(total=30)
+            session = aiohttp.ClientSession(self.service_url, timeout=timeout, trust_env=True)
+            self._session = (self.service_url, session)
+        return self._session[1]
 
     async def close(self) -> None:
-        if self._client is not None:
-            await self._client[2].close()
-            self._client = None
+        if self._session is not None:
+            await self._session[1].close()
+            self._session = None
+        for closing in list(self._closing):
+            closing.cancel()
 
     async def post(self, channel: str, text: str, thread: str | None = None) -> str:
         return await self._send(_in_thread(channel, thread), _message(text=escaped(text)))
@@ -92,18 +105,24 @@ class TeamsService:
         if _personal(channel):
             await self.post(channel, text)
             return
-        member = self.members.get(user)
+        member, name = self.members.get(user, ("", "you"))
         try:
-            if member is None:
+            if not member:
                 raise ServiceRefusal("the person's Teams id is not known")
             chat = await self._call(
                 lambda c: c.conversations.create_conversation(self._one_to_one(member))
             )
         except ServiceRefusal as refused:  # the app is not installed for them
             log.info("Teams: no one-to-one chat with %s (%s); said in the thread", user, refused)
-            await self.post(channel, text, thread)
+            await self.post(channel, f"{name}: {text}", thread)
             return
         await self.post(chat.id, text)
+
+    def channel_id(self, given: str) -> str | None:
+        """A channel's id as the connector knows it (`19:...@thread.tacv2`), also from the
+        percent-encoded form of "Get link to channel"; None for anything else."""
+        channel = unquote(given.strip()).partition(";messageid=")[0]
+        return channel if re.fullmatch(r"19:[^\s;/?#]+@thread\.[a-z0-9]+", channel) else None
 
     def _one_to_one(self, member: str) -> ConversationParameters:
         tenant = {"tenantId": self.tenant} if self.tenant else {}
@@ -125,27 +144,28 @@ class TeamsService:
 
     # -- what Teams delivers ------------------------------------------------------------------
 
-    async def hear(self, front: ChatFront, body: dict) -> None:
-        """One activity Teams delivered (its token already checked): a mention in a channel or
-        a one-to-one chat, a reply in a turn's thread, or a click on a card's button."""
-        activity = Activity.model_validate(body)
-        if activity.type != "message" or not front.first_time(str(activity.id or "")):
-            return  # a typing indicator, a member added; or Teams delivering it again
-        self._learn(activity)
-        sender = activity.from_property
-        user = (sender.aad_object_id or sender.id) if sender else ""
+    async def hear(self, front: ChatFront, activity: Activity) -> None:
+        """One activity Teams delivered (its token, channel and tenant already checked): a
+        mention in a channel or a one-to-one chat, a reply in a turn's thread, or a click on a
+        card's button."""
         conversation = activity.conversation.id if activity.conversation else ""
+        sender = activity.from_property
+        user = sender.aad_object_id if sender else None
+        if activity.type != "message" or not user:
+            return  # a typing indicator, a member added; a bot, which has no Entra user
+        if activity.id and not front.first_time(f"{conversation}|{activity.id}"):
+            return  # Teams delivered it again
+        self._learn(activity)
         channel, _, root = conversation.partition(";messageid=")
         thread = root if root and root != activity.id else None
         if (named := clicked(activity.value)) is not None:
-            return await front.click(
-                user, conversation if _personal(channel) else channel, thread, *named
-            )
-        text = html.unescape(_without_mentions(activity.text or "", activity))
-        if _personal(channel) or self._mentioned(activity):
-            await front.mention(user, channel, text.strip(), thread)
+            return await front.click(user, channel, thread, *named)
+        mentioned = activity.is_recipient_mentioned()
+        text = html.unescape(activity.remove_recipient_mention()).strip()
+        if _personal(channel) or mentioned:
+            await front.mention(user, channel, text, thread)
         else:
-            await front.message(user, channel, text.strip(), thread)
+            await front.message(user, channel, text, thread)
 
     def _learn(self, activity: Activity) -> None:
         """Where to post (the service URL Teams called from, checked with the call's token),
@@ -157,22 +177,23 @@ class TeamsService:
         if activity.conversation and activity.conversation.tenant_id:
             self.tenant = activity.conversation.tenant_id
         sender = activity.from_property
-        if sender and sender.id:
-            self.members[sender.aad_object_id or sender.id] = sender.id
-
-    def _mentioned(self, activity: Activity) -> bool:
-        return any(
-            isinstance(entity, Mention) and entity.mentioned.id == self.bot_id
-            for entity in activity.entities or ()
-        )
+        if sender and sender.id and sender.aad_object_id:
+            self.members[sender.aad_object_id] = (sender.id, sender.name or "you")
 
 
-def _without_mentions(text: str, activity: Activity) -> str:
-    """The text without the bot's `<at>name</at>`."""
-    name = activity.recipient.name if activity.recipient else None
-    if not name:
-        return re.sub(r"<at>[^<]*</at>", "", text, count=1)
-    return text.replace(f"<at>{name}</at>", "")
+async def _close_later(session: aiohttp.ClientSession) -> None:
+    try:
+        await asyncio.sleep(60)
+    finally:
+        await session.close()
+
+
+def _seconds(retry_after: str | None) -> float:
+    """A Retry-After's seconds (a date, or nothing: one)."""
+    try:
+        return max(float(retry_after or 1), 0.0)
+    except ValueError:
+        return 1.0
 
 
 def _in_thread(channel: str, thread: str | None) -> str:

@@ -227,9 +227,12 @@ class FakeTeams(FakeService):
         activity["channelData"]["source"] = {"name": "message"}
         return await self._delivered(endpoint, activity)
 
-    async def deliver(self, endpoint: str, activity: dict, token: str | None = None) -> int:
+    async def deliver(
+        self, endpoint: str, activity: dict, token: str | None = None, body: bytes | None = None
+    ) -> int:
         """POSTs `activity` to the room's messaging `endpoint` as Teams does, with `token` (by
-        default a valid one for the activity's serviceUrl). Returns the HTTP status."""
+        default a valid one for the activity's serviceUrl), or `body` instead of its JSON.
+        Returns the HTTP status."""
         bearer = token if token is not None else self.token_for(activity.get("serviceUrl"))
         headers = {"Authorization": f"Bearer {bearer}", "Content-Type": "application/json"}
         self.delivered.append(activity)
@@ -238,7 +241,7 @@ class FakeTeams(FakeService):
         answer = await AsyncHTTPClient().fetch(
             endpoint,  # as written: a base URL's `%40` stays, as Teams sends it
             method="POST",
-            body=json.dumps(activity),
+            body=json.dumps(activity) if body is None else body,
             headers=headers,
             raise_error=False,
             request_timeout=30,
