@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jupyter_copilot_room.bridges import linked_people
+from jupyter_copilot_room.bridges import chat_front, linked_people
 from jupyter_copilot_room.bridges.channel_links import ChannelLinks
 from jupyter_copilot_room.bridges.channel_mirror import split_to
+from jupyter_copilot_room.bridges.chat_front import ChatFront
 from jupyter_copilot_room.bridges.chat_service import CardView
 from jupyter_copilot_room.bridges.linked_people import LinkedPeople
 from jupyter_copilot_room.errors import Conflict, InvalidRequest
@@ -128,3 +129,20 @@ def test_channel_links_keep_the_hosts_changes_over_the_configuration(tmp_path):
         "main": None,
         "lab": "C0MAIN",
     }
+
+
+def test_a_delivery_seen_before_a_restart_is_not_handled_after_it(tmp_path):
+    file = tmp_path / "slack-deliveries.json"
+    links = ChannelLinks(_Slack(), _NoRoomLoaded(), {}, tmp_path)
+
+    def front():
+        return ChatFront(_Slack(), None, LinkedPeople(tmp_path / "people.json", {}), links, file)
+
+    before = front()
+    assert before.first_time("Ev1") and not before.first_time("Ev1")
+    after = front()  # the server started again
+    assert not after.first_time("Ev1") and after.first_time("Ev2")
+    many = front()
+    for n in range(chat_front.REMEMBERED + 5):
+        many.first_time(f"Ev{n + 3}")
+    assert front().first_time("Ev1")  # the oldest are forgotten: the file stays small

@@ -1,6 +1,7 @@
 """A chat service's side of the rooms: who a chat user is (`linked_people.py`), a mention in a
 linked channel as their prompt, a click on a card's button or a reply in a turn's thread as
-their answer, `link <code>`; each delivery once (a service retries what it thinks was lost).
+their answer, `link <code>`; each delivery once (a service retries what it thinks was lost, also
+across a restart of the server: the ids seen are kept in `<service>-deliveries.json`).
 Every decision is the room's (`access/rules.py` through `api/`): a refusal is whispered to the
 person alone, and nothing is queued."""
 
@@ -9,10 +10,12 @@ from __future__ import annotations
 import logging
 import re
 from collections import OrderedDict
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..api import Person, Refused
 from ..request_bodies import CardDecision
+from ..statefiles import read_json, write_json_atomically
 from .channel_mirror import waiting_on
 from .chat_service import ChatService
 from .linked_people import LinkedPeople
@@ -24,8 +27,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: How many delivery ids are remembered (a service retries within minutes).
-REMEMBERED = 2000
+#: How many delivery ids are remembered (a service retries within minutes), across restarts.
+REMEMBERED = 1000
 HOW_TO_LINK = (
     "You are not linked to a room account yet. In JupyterLab, open the Copilot room, choose "
     "\u201cLink a {service} Account\u2026\u201d in the room's menu, and send me `link <code>` "
@@ -35,13 +38,20 @@ HOW_TO_LINK = (
 
 class ChatFront:
     def __init__(
-        self, service: ChatService, rooms: RoomsAPI, people: LinkedPeople, links: ChannelLinks
+        self,
+        service: ChatService,
+        rooms: RoomsAPI,
+        people: LinkedPeople,
+        links: ChannelLinks,
+        deliveries: Path,
     ):
         self.service = service
         self.rooms = rooms
         self.people = people
         self.links = links
-        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._deliveries = deliveries  # the ids seen, kept: a retry may cross a restart
+        seen = (read_json(deliveries) or {}).get("seen", [])
+        self._seen: OrderedDict[str, None] = OrderedDict.fromkeys(seen)
 
     def first_time(self, delivery: str) -> bool:
         """Whether `delivery` (an event's id) is new; a retry of one seen is not."""
@@ -50,6 +60,8 @@ class ChatFront:
         self._seen[delivery] = None
         while len(self._seen) > REMEMBERED:
             self._seen.popitem(last=False)
+        self._deliveries.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomically(self._deliveries, {"seen": list(self._seen)})
         return True
 
     def _how_to_link(self) -> str:

@@ -34,7 +34,8 @@ class SlackBridge:
         bot, app = settings.tokens()
         self.service = SlackService(bot, app, settings.api_url)
         self.links = ChannelLinks(self.service, rooms, settings.rooms, state)
-        self.front = ChatFront(self.service, rooms, people, self.links)
+        deliveries = state / "slack-deliveries.json"
+        self.front = ChatFront(self.service, rooms, people, self.links, deliveries)
         self._watch: asyncio.Task | None = None
 
     def start(self) -> None:

@@ -38,7 +38,8 @@ class TeamsBridge:
         self.callers = CallerCheck(settings.app_id, settings.openid_url)
         self.service = TeamsService(BotToken(settings), settings.service_url)
         self.links = ChannelLinks(self.service, rooms, settings.rooms, state)
-        self.front = ChatFront(self.service, rooms, people, self.links)
+        deliveries = state / "teams-deliveries.json"
+        self.front = ChatFront(self.service, rooms, people, self.links, deliveries)
         self._start: asyncio.Task | None = None
         self._handling: set[asyncio.Task] = set()
 
