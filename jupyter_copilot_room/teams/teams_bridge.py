@@ -36,7 +36,7 @@ class TeamsBridge:
         self.settings = settings
         self.rooms = rooms
         self.callers = CallerCheck(settings.app_id, settings.openid_url)
-        self.service = TeamsService(BotToken(settings), settings.service_url)
+        self.service = TeamsService(BotToken(settings))
         self.links = ChannelLinks(self.service, rooms, settings.rooms, state)
         deliveries = state / "teams-deliveries.json"
         self.front = ChatFront(self.service, rooms, people, self.links, deliveries)

@@ -40,12 +40,13 @@ class TeamsService:
     #: Teams takes about 28 KB in one message: this many characters, at 4 bytes each.
     max_text = 7000
 
-    def __init__(self, tokens: BotToken, service_url: str, bot_id: str = ""):
+    def __init__(self, tokens: BotToken):
+        settings = tokens.settings
         self.tokens = tokens
-        self.service_url = service_url
-        self.bot_id = bot_id  # "28:<app id>", learned from the first activity
+        self.service_url = settings.service_url  # then the one Teams last called from
+        self.bot_id = f"28:{settings.app_id}"  # the bot's id in Teams' conversations
+        self.tenant = settings.tenant_id
         self.members: dict[str, tuple[str, str]] = {}  # Entra object id -> (29:... id, name)
-        self.tenant = ""
         self._session: tuple[str, aiohttp.ClientSession] | None = None  # (its URL, session)
         self._closing: set[asyncio.Task] = set()
 
@@ -125,14 +126,13 @@ class TeamsService:
         return channel if re.fullmatch(r"19:[^\s;/?#]+@thread\.[a-z0-9]+", channel) else None
 
     def _one_to_one(self, member: str) -> ConversationParameters:
-        tenant = {"tenantId": self.tenant} if self.tenant else {}
         return ConversationParameters.model_validate(
             {
                 "isGroup": False,
                 "bot": {"id": self.bot_id},
                 "members": [{"id": member}],
-                **tenant,
-                **({"channelData": {"tenant": {"id": self.tenant}}} if self.tenant else {}),
+                "tenantId": self.tenant,
+                "channelData": {"tenant": {"id": self.tenant}},
             }
         )
 
@@ -174,8 +174,6 @@ class TeamsService:
             self.service_url = activity.service_url
         if activity.recipient and activity.recipient.id:
             self.bot_id = activity.recipient.id
-        if activity.conversation and activity.conversation.tenant_id:
-            self.tenant = activity.conversation.tenant_id
         sender = activity.from_property
         if sender and sender.id and sender.aad_object_id:
             self.members[sender.aad_object_id] = (sender.id, sender.name or "you")
