@@ -139,6 +139,14 @@ def test_a_custom_scope_for_another_server_does_not_admit_erin(hub, people):
     assert page_api(erin, "GET", "room")["json"]["me"]["role"] == "pending"
 
 
+def test_the_routes_outside_services_call_need_no_hub_login(hub, people):
+    """Teams and GitHub hold no hub login: their routes reach the room through the hub's proxy
+    without one (it answers for itself: this server bridges neither), not the hub's login page."""
+    for route, code in [("teams/messages", "no_teams"), ("github/webhook", "no_github")]:
+        status, body = hub.request(None, "POST", f"/user/alice/copilot-room/{route}", {})
+        assert (status, body["error"]) == (404, code), (route, status, body)
+
+
 def echo(request):
     """Alice's first reply streams for ~10 s, so the prompt queued behind it and the reply's
     growth are seen however slowly a loaded machine's browsers send; the others are short."""
