@@ -67,6 +67,15 @@ class CopilotRoomCommand(JupyterApp):
         "install-runtime": (InstallRuntime, InstallRuntime.description.splitlines()[0]),
     }
 
+    def print_help(self, classes: bool = False) -> None:
+        """`--help-all` lists the server extension's configuration (`c.CopilotRoom.*`) too,
+        which `jupyter server --help-all` cannot: it loads extensions only when it starts."""
+        if classes:
+            from .app import CopilotRoom
+
+            self.classes = [*self.classes, CopilotRoom]
+        super().print_help(classes)
+
     def start(self) -> None:
         if self.subapp is None:
             self.print_help()

@@ -8,6 +8,8 @@ from jupyter_core.paths import SYSTEM_CONFIG_PATH
 
 from jupyter_copilot_room.access.hub_grants import MEMBER_SCOPE, VIEWER_SCOPE
 from jupyter_copilot_room.app import CopilotRoom
+from jupyter_copilot_room.cli import CopilotRoomCommand
+from jupyter_copilot_room.front_settings import FrontSettings
 from jupyter_copilot_room.settings import FROM_OTHER_TRAITS, RoomSettings
 
 ROOT = Path(__file__).parent.parent
@@ -32,9 +34,19 @@ def test_every_markdown_file_the_code_and_docs_cite_exists():
 def test_every_room_setting_has_help_that_speaks_to_users():
     traits = CopilotRoom.class_traits(config=True)
     settings = [FROM_OTHER_TRAITS.get(name, name) for name in RoomSettings.model_fields]
-    for name in [*CopilotRoom.class_own_traits(config=True), *settings]:
+    fronts = FrontSettings.class_own_traits(config=True)
+    for name in [*CopilotRoom.class_own_traits(config=True), *fronts, *settings]:
         help_text = traits[name].help
         assert help_text and "issue" not in help_text, f"c.CopilotRoom.{name}: {help_text!r}"
+
+
+def test_help_all_lists_every_configuration_trait(capsys):
+    CopilotRoomCommand().print_help(classes=True)  # `jupyter copilot-room --help-all`
+    shown = capsys.readouterr().out
+    missing = [
+        n for n in CopilotRoom.class_trait_names(config=True) if f"--CopilotRoom.{n}=" not in shown
+    ]
+    assert missing == []
 
 
 def test_the_architecture_names_every_module():
