@@ -8,6 +8,7 @@ from jupyter_server.auth.decorator import allow_unauthenticated, authorized
 from tornado import web
 
 from ..request_bodies import PullBody
+from .outside_calls import OutsideCallHandler
 from .room_handler import RoomAPIHandler
 
 #: The largest webhook delivery GitHub sends (25 MB); a comment's is far smaller.
@@ -28,9 +29,8 @@ class PullLinkHandler(RoomAPIHandler):
         await self.reply_empty()
 
 
-class WebhookHandler(RoomAPIHandler):
-    def check_xsrf_cookie(self) -> None:
-        """No cookie is involved: the delivery's HMAC signature is the credential."""
+class WebhookHandler(OutsideCallHandler):
+    max_body = MAX_DELIVERY
 
     @allow_unauthenticated
     async def post(self) -> None:
@@ -38,6 +38,6 @@ class WebhookHandler(RoomAPIHandler):
         self.rooms.hear_github(
             headers.get("X-GitHub-Event", ""),
             headers.get("X-Hub-Signature-256", ""),
-            self.request.body[:MAX_DELIVERY],
+            self.body,
         )
         await self.reply_empty()

@@ -6,20 +6,17 @@ from __future__ import annotations
 
 from jupyter_server.auth.decorator import allow_unauthenticated
 
-from .room_handler import RoomAPIHandler
+from .outside_calls import OutsideCallHandler
 
 #: The largest activity taken; a message's is far smaller (Teams caps a message near 28 KB).
 MAX_ACTIVITY = 2**20
 
 
-class TeamsMessagesHandler(RoomAPIHandler):
-    def check_xsrf_cookie(self) -> None:
-        """No cookie is involved: the call's bearer token is the credential."""
+class TeamsMessagesHandler(OutsideCallHandler):
+    max_body = MAX_ACTIVITY
 
     @allow_unauthenticated
     async def post(self) -> None:
-        await self.rooms.hear_teams(
-            self.request.headers.get("Authorization", ""), self.request.body[:MAX_ACTIVITY]
-        )
+        await self.rooms.hear_teams(self.request.headers.get("Authorization", ""), self.body)
         self.set_status(202)  # taken: the bridge handles it after the answer, as Teams expects
         self.finish()
