@@ -31,25 +31,19 @@ class ServerFronts:
         self.pulls = None
         if github is not None and github.repository:
             self.pulls = api.fronts.pulls = PullRequests(github, api, state_dir)
-        chats = {"slack": slack, "teams": teams}
-        people = LinkedPeople(
-            state_dir / "bridges" / "people.json",
-            {name: chat.people for name, chat in chats.items() if chat is not None},
-        )
-        if any(chats.values()):
+        self.slack: SlackBridge | None = None
+        self.teams: TeamsBridge | None = None
+        chats = {name: chat for name, chat in (("slack", slack), ("teams", teams)) if chat}
+        if chats:  # who is who in them, and each room's channel there
+            state = state_dir / "bridges"
+            people = LinkedPeople(state / "people.json", {n: c.people for n, c in chats.items()})
             api.fronts.links = people
-            api.fronts.chats = tuple(name for name, chat in chats.items() if chat is not None)
-        self.slack = (
-            None if slack is None else SlackBridge(slack, api, people, state_dir / "bridges")
-        )
-        self.teams = None
-        if teams is not None:
-            self.teams = api.fronts.teams = TeamsBridge(teams, api, people, state_dir / "bridges")
-        api.fronts.channels = {
-            name: bridge.links
-            for name, bridge in (("slack", self.slack), ("teams", self.teams))
-            if bridge is not None
-        }
+            if slack is not None:
+                self.slack = SlackBridge(slack, api, people, state)
+            if teams is not None:
+                self.teams = api.fronts.teams = TeamsBridge(teams, api, people, state)
+            bridges = {"slack": self.slack, "teams": self.teams}
+            api.fronts.channels = {n: b.links for n, b in bridges.items() if b is not None}
         # They start with the server's loop, also in a server that is never "started" (an
         # in-process test), and reach rooms through the API, which loads them when needed.
         IOLoop.current().add_callback(self._start)

@@ -53,7 +53,9 @@ def prepare_state_dir(path: Path) -> Path:
 
 
 def write_json_atomically(path: Path, data: dict) -> None:
-    """Temp file, fsync, rename: a crash leaves either the old file or the new one, never half."""
+    """Temp file, fsync, rename: a crash leaves either the old file or the new one, never half.
+    The folder is made if it is not there yet (a front's first state file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+from jupyter_copilot_room.agent.scripted_model import Reply
 
 from .harness import people
 from .harness.fake_slack import FakeSlack
-from .harness.helpers import READY, ask_to_run, eventually, served
+from .harness.helpers import READY, ask_to_run, ask_which, eventually, served
 
 CHANNEL = "C0ROOM"
 SLACK_PEOPLE = {"UBOB": "bob", "UERIN": "erin", "UCAROL": "carol", "UALICE": "alice"}
@@ -173,14 +173,6 @@ async def test_a_429_is_waited_out_for_its_retry_after(room, slack, model):
     await eventually(lambda: any(m["text"] == "Completed." for m in slack.messages), timeout=30)
     assert slack.limited == ["chat.postMessage"]
     assert len([m for m in slack.messages if "say later" in m["text"]]) == 1
-
-
-def ask_which(request):
-    if request.tool_results:
-        return Reply("You chose: " + " | ".join(request.tool_results))
-    return Reply(
-        tool_calls=(ToolCall("ask_user", {"question": "Which?", "choices": ["red", "blue"]}),)
-    )
 
 
 async def test_a_question_is_answered_by_a_reply_in_the_turns_thread_or_a_button(

@@ -11,11 +11,11 @@ import json
 
 import pytest
 
-from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
+from jupyter_copilot_room.agent.scripted_model import Reply
 
 from .harness import people
 from .harness.fake_teams import FakeTeams
-from .harness.helpers import READY, ask_to_run, eventually, served
+from .harness.helpers import READY, ask_to_run, ask_which, eventually, served
 
 CHANNEL = "19:room@thread.tacv2"
 TEAMS_PEOPLE = {"aad-bob": "bob", "aad-erin": "erin", "aad-carol": "carol"}
@@ -251,14 +251,6 @@ async def test_a_wrong_secret_is_one_line_and_the_header_says_so(api, room, team
     assert (await api(people.MEMBER, "POST", "prompts", body={"text": "hello"})).code == 202
     await eventually(
         lambda: any(e["kind"] == "assistant" for e in room.document.transcript.to_py()), timeout=30
-    )
-
-
-def ask_which(request):
-    if request.tool_results:
-        return Reply("You chose: " + " | ".join(request.tool_results))
-    return Reply(
-        tool_calls=(ToolCall("ask_user", {"question": "Which?", "choices": ["red", "blue"]}),)
     )
 
 

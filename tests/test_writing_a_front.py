@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from jupyter_copilot_room.api import Person, Refused, rooms_of
 
 from .harness import people
-from .harness.helpers import READY, eventually
+from .harness.helpers import READY, ask_to_run, eventually
 
 DOC = Path(__file__).parents[1] / "docs" / "architecture.md"
 
@@ -26,22 +25,13 @@ def front_example():
     return namespace
 
 
-def run_a_command(request):
-    if request.tool_results:
-        return Reply("The suite ran: " + " | ".join(request.tool_results))
-    return Reply(
-        "Running the suite.",
-        tool_calls=(ToolCall("bash", {"command": "echo 3 passed", "description": "the suite"}),),
-    )
-
-
 @pytest.fixture
 def room_config(copilot_config):
     return {**copilot_config, "members": [people.MEMBER, "erin"]}
 
 
 async def test_the_writing_a_front_example_drives_a_turn(jp_serverapp, room, model):
-    model.script = run_a_command
+    model.script = ask_to_run
     await rooms_of(jp_serverapp).main.room.ensure_started()
     await eventually(lambda: room.document.meta.get("state") == "idle", timeout=READY)
 

@@ -30,7 +30,8 @@ class ChatLinks(Protocol):
 class ChatChannels(Protocol):
     """`bridges/channel_links.py`: which channel of a chat service each room is in."""
 
-    linked: dict[str, str]  # room name -> channel
+    @property
+    def linked(self) -> dict[str, str]: ...  # room name -> channel
 
     async def link(self, room: str, given: str) -> str: ...
 
@@ -47,6 +48,7 @@ class TeamsEndpoint(Protocol):
 class Fronts:
     pulls: PullLinks | None = None  # None: no `c.CopilotRoom.github` repository
     links: ChatLinks | None = None  # None: no chat bridge (`c.CopilotRoom.slack`, `.teams`)
-    chats: tuple[str, ...] = ()  # the chat services people may link an account of ("slack")
     teams: TeamsEndpoint | None = None  # None: no `c.CopilotRoom.teams`
-    channels: dict[str, ChatChannels] = field(default_factory=dict)  # by chat service
+    #: Each bridged chat service's channels, by name ("slack"): also the services people may
+    #: link an account of (`GET room`'s `chats`).
+    channels: dict[str, ChatChannels] = field(default_factory=dict)

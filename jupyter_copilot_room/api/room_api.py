@@ -85,8 +85,8 @@ class RoomAPI:
         channel in each bridged one (`channels`)."""
         with self._acting(caller) as identity:
             described = self.room.people_commands.describe(identity)
-        if self._fronts.chats and rules.admitted(self.room.people.role_of(caller.username)):
-            described["chats"] = list(self._fronts.chats)
+        if self._fronts.channels and self.role_of(caller) is not None:
+            described["chats"] = list(self._fronts.channels)
             described["channels"] = self.links.channels()
         return described
 

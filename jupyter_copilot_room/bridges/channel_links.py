@@ -7,6 +7,7 @@ and stopped when its room is unlinked; and what the linked rooms' header says of
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,8 @@ from .mirror_state import MirrorState
 
 if TYPE_CHECKING:
     from ..api import RoomAPI, RoomsAPI
+
+log = logging.getLogger(__name__)
 
 
 class ChannelLinks:
@@ -38,19 +41,32 @@ class ChannelLinks:
         taken = {channel for channel in self._changed.values() if channel}
         kept = {room: ch for room, ch in configured.items() if ch not in taken}  # hosts' win
         linked = {**kept, **self._changed}
-        self.linked = {room: channel for room, channel in linked.items() if channel}
-        self._mirrors = {room: self._mirror(room, ch) for room, ch in self.linked.items()}
+        self._mirrors = {room: self._mirror(room, ch) for room, ch in linked.items() if ch}
         self._running = False
         self._lock = asyncio.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.service.name.title()
+
+    @property
+    def linked(self) -> dict[str, str]:
+        """Each linked room's channel."""
+        return {room: mirror.channel for room, mirror in self._mirrors.items()}
 
     def _mirror(self, room: str, channel: str) -> ChannelMirror:
         state = MirrorState.load(self._states / f"{room}.json")
         return ChannelMirror(room, channel, self.service, self.rooms, state, self._mirror_says)
 
     def say(self, status: str | None) -> None:
-        """The header's "<Service>: <status>" in the linked rooms that are loaded."""
+        """The header's "<Service>: <status>" in the linked rooms that are loaded, when it
+        changes."""
+        if status == self.status:
+            return
+        if status == "disconnected":
+            log.info("%s: disconnected; the room goes on, and what it missed follows", self.name)
         self.status = status
-        for name in self.linked:
+        for name in self._mirrors:
             self._show(name, status)
 
     def _show(self, name: str, status: str | None) -> None:
@@ -82,7 +98,7 @@ class ChannelLinks:
         another room's."""
         channel = self.service.channel_id(given)
         if channel is None:
-            said = f"{given} is not the id of a {self.service.name.title()} channel."
+            said = f"{given} is not the id of a {self.name} channel."
             raise InvalidRequest(said, code="invalid_channel")
         async with self._lock:
             taken = next((r for r, c in self.linked.items() if c == channel and r != room), None)
@@ -91,7 +107,6 @@ class ChannelLinks:
             if self.linked.get(room) == channel:
                 return channel
             await self._drop(room)
-            self.linked[room] = channel
             self._mirrors[room] = mirror = self._mirror(room, channel)
             if self._running:
                 mirror.start()
@@ -108,11 +123,9 @@ class ChannelLinks:
         """`room`'s mirror stopped and forgotten (a new link starts afresh)."""
         if (mirror := self._mirrors.pop(room, None)) is not None:
             await mirror.stop()
-        self.linked.pop(room, None)
         (self._states / f"{room}.json").unlink(missing_ok=True)
         self._show(room, None)  # the service is no word of its header now
 
     def _save(self, room: str, channel: str | None) -> None:
         self._changed[room] = channel
-        self._file.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomically(self._file, self._changed)

@@ -7,17 +7,19 @@ person alone, and nothing is queued."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections import OrderedDict
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..api import Person, Refused
 from ..request_bodies import CardDecision
 from ..statefiles import read_json, write_json_atomically
 from .channel_mirror import waiting_on
-from .chat_service import ChatService
+from .chat_service import ChatService, ServiceRefusal, ServiceWaiting
 from .linked_people import LinkedPeople
 
 if TYPE_CHECKING:
@@ -52,6 +54,29 @@ class ChatFront:
         self._deliveries = deliveries  # the ids seen, kept: a retry may cross a restart
         seen = (read_json(deliveries) or {}).get("seen", [])
         self._seen: OrderedDict[str, None] = OrderedDict.fromkeys(seen)
+        self._handling: set[asyncio.Task] = set()
+
+    def take(self, kind: str, delivery: Coroutine[Any, Any, None]) -> None:
+        """Handle a delivery after the service had its answer (Slack's acknowledgement, Teams'
+        202): in its own task, whose failure is logged, never lost with the task."""
+        task = asyncio.create_task(self._handled(kind, delivery))
+        self._handling.add(task)
+        task.add_done_callback(self._handling.discard)
+
+    async def _handled(self, kind: str, delivery: Coroutine[Any, Any, None]) -> None:
+        service = self.service.name.title()
+        try:
+            await delivery
+        except (ServiceWaiting, ServiceRefusal) as failed:
+            log.warning("%s did not take the room's answer to a %s: %s", service, kind, failed)
+        except Refused as refused:  # the room cannot open now (stopping, a full disk)
+            log.warning("The room did not take a %s %s: %s", service, kind, refused)
+        except Exception:
+            log.exception("A %s %s was not handled", service, kind)
+
+    def stop(self) -> None:
+        for task in list(self._handling):
+            task.cancel()
 
     def first_time(self, delivery: str) -> bool:
         """Whether `delivery` (an event's id) is new; a retry of one seen is not."""
@@ -60,7 +85,6 @@ class ChatFront:
         self._seen[delivery] = None
         while len(self._seen) > REMEMBERED:
             self._seen.popitem(last=False)
-        self._deliveries.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomically(self._deliveries, {"seen": list(self._seen)})
         return True
 

@@ -1,5 +1,5 @@
 """What every chat bridge's settings hold (`c.CopilotRoom.slack`, `.teams`): `rooms` (a room's
-channel) and `people` (a chat user's room username), checked alike."""
+channel) and `people` (a chat user's room username), checked alike; base URLs ending in `/`."""
 
 from __future__ import annotations
 
@@ -17,3 +17,9 @@ def rooms_and_people(value: Mapping[str, Any]) -> tuple[dict[str, str], dict[str
     if len(set(rooms.values())) != len(rooms):
         raise ValueError("one channel is linked to one room")
     return rooms, people
+
+
+def slashed(url: Any) -> str:
+    """A base URL that the service's paths are joined to."""
+    url = str(url)
+    return url if url.endswith("/") else url + "/"

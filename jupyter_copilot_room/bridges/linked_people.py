@@ -41,6 +41,5 @@ class LinkedPeople:
         if issued is None or time.monotonic() - issued[1] >= CODE_LASTS:
             return None
         self._linked[f"{service}:{user}"] = issued[0]
-        self.file.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomically(self.file, {"linked": self._linked})
         return issued[0]

@@ -37,7 +37,6 @@ class MirrorState:
         self.save()
 
     def save(self) -> None:
-        self.file.parent.mkdir(parents=True, exist_ok=True)
         data = asdict(self)
         del data["file"], data["fresh"]
         write_json_atomically(self.file, data)

@@ -48,7 +48,6 @@ class PullLink:
         )
 
     def save(self) -> None:
-        self.file.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomically(
             self.file,
             {

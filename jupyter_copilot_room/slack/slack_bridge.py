@@ -46,6 +46,7 @@ class SlackBridge:
             self._watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._watch
+        self.front.stop()
         await self.links.stop()
         await self.service.close()
 
@@ -62,22 +63,14 @@ class SlackBridge:
                     self.settings.app_token_env,
                     refusal,
                 )
-                self._say("bad token")
+                self.links.say("bad token")
                 return
             except ServiceWaiting as waiting:
-                self._say("disconnected")
+                self.links.say("disconnected")
                 log.info("Slack cannot be reached (%s); trying again in %.0f s", waiting, wait)
                 await asyncio.sleep(wait)
                 wait = min(wait * 2, 60.0)
         self.links.start()
         while True:  # the SDK reconnects; the header says when it is not connected
-            self._say(None if await self.service.connected() else "disconnected")
+            self.links.say(None if await self.service.connected() else "disconnected")
             await asyncio.sleep(WATCH_EVERY)
-
-    def _say(self, status: str | None) -> None:
-        """The header's "Slack: ..." in the linked rooms, when it changes."""
-        if status == self.links.status:
-            return
-        if status == "disconnected":
-            log.info("Slack: disconnected; the room goes on, and what it missed follows")
-        self.links.say(status)

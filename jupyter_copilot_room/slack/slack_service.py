@@ -6,7 +6,6 @@ imports slack_sdk. A 429 becomes `ServiceWaiting` with its Retry-After; a refuse
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -20,7 +19,6 @@ from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
-from ..api import Refused
 from ..bridges.chat_front import ChatFront
 from ..bridges.chat_service import CardView, ServiceRefusal, ServiceWaiting
 from .block_kit import card_blocks, clicked
@@ -40,7 +38,6 @@ class SlackService:
         self._app_token = app_token
         self.socket: SocketModeClient | None = None  # made on the loop that runs it
         self.bot_user = ""
-        self._handling: set[asyncio.Task] = set()
 
     async def _call(self, method: Callable[..., Awaitable[Any]], **params: Any) -> Any:
         try:
@@ -105,9 +102,7 @@ class SlackService:
 
         async def heard(client: AsyncBaseSocketModeClient, request: SocketModeRequest) -> None:
             await client.send_socket_mode_response(SocketModeResponse(request.envelope_id))
-            task = asyncio.create_task(self._handle(front, request))
-            self._handling.add(task)
-            task.add_done_callback(self._handling.discard)
+            front.take(request.type, self._handle(front, request))
 
         self.socket = SocketModeClient(app_token=self._app_token, web_client=self.web)
         self.socket.socket_mode_request_listeners.append(heard)
@@ -119,33 +114,26 @@ class SlackService:
     async def close(self) -> None:
         if self.socket is not None:
             await self.socket.close()
-        for task in list(self._handling):
-            task.cancel()
 
     async def _handle(self, front: ChatFront, request: SocketModeRequest) -> None:
-        try:
-            if request.type == "events_api":
-                await self._event(front, request.payload)
-            elif request.type == "interactive" and request.payload.get("type") == "block_actions":
-                await self._clicks(front, request.payload)
-        except (ServiceWaiting, ServiceRefusal) as failed:
-            log.warning("Slack did not take the room's answer to %s: %s", request.type, failed)
-        except Refused as refused:  # the room cannot open now (stopping, a full disk)
-            log.warning("The room did not take a Slack %s: %s", request.type, refused)
-        except Exception:
-            log.exception("A Slack %s was not handled", request.type)
+        if request.type == "events_api":
+            await self._event(front, request.payload)
+        elif request.type == "interactive" and request.payload.get("type") == "block_actions":
+            await self._clicks(front, request.payload)
 
     async def _event(self, front: ChatFront, payload: dict) -> None:
         event = payload.get("event") or {}
-        if not front.first_time(str(payload.get("event_id") or "")):
-            return  # Slack delivered it again
         user, channel = event.get("user", ""), event.get("channel", "")
         text, thread = event.get("text") or "", event.get("thread_ts")
         mention = f"<@{self.bot_user}>"
         if event.get("type") == "app_mention":
-            await front.mention(user, channel, unescaped(text.replace(mention, "")).strip(), thread)
+            hear, text = front.mention, unescaped(text.replace(mention, "")).strip()
         elif event.get("type") == "message" and _from_a_person(event) and mention not in text:
-            await front.message(user, channel, unescaped(text), thread)
+            hear, text = front.message, unescaped(text)
+        else:
+            return  # the bot's own posts and edits, joins: nothing to do, nothing to remember
+        if front.first_time(str(payload.get("event_id") or "")):  # else Slack delivered it again
+            await hear(user, channel, text, thread)
 
     async def _clicks(self, front: ChatFront, payload: dict) -> None:
         user = (payload.get("user") or {}).get("id", "")

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bridges.chat_settings import rooms_and_people
+from ..bridges.chat_settings import rooms_and_people, slashed
 
 SLACK_API = "https://slack.com/api/"
 _KEYS = {"bot_token_env", "app_token_env", "rooms", "people", "api_url"}
@@ -32,11 +32,10 @@ def parse_slack(value: Mapping[str, Any]) -> SlackSettings | None:
     if unknown := sorted(set(value) - _KEYS):
         raise ValueError(f"unknown keys {unknown}; known: {sorted(_KEYS)}")
     rooms, people = rooms_and_people(value)
-    url = str(value.get("api_url") or SLACK_API)
     return SlackSettings(
         bot_token_env=str(value.get("bot_token_env") or "SLACK_BOT_TOKEN"),
         app_token_env=str(value.get("app_token_env") or "SLACK_APP_TOKEN"),
         rooms=rooms,
         people=people,
-        api_url=url if url.endswith("/") else url + "/",
+        api_url=slashed(value.get("api_url") or SLACK_API),
     )

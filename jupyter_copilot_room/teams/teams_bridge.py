@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from microsoft_agents.activity import Activity
 
-from ..api import Refused
 from ..background_tasks import started
 from ..bridges.channel_links import ChannelLinks
 from ..bridges.chat_front import ChatFront
@@ -41,17 +40,16 @@ class TeamsBridge:
         deliveries = state / "teams-deliveries.json"
         self.front = ChatFront(self.service, rooms, people, self.links, deliveries)
         self._start: asyncio.Task | None = None
-        self._handling: set[asyncio.Task] = set()
 
     def start(self) -> None:
         self._start = started(self._run(), "The Teams bridge")
 
     async def stop(self) -> None:
-        for task in [self._start, *self._handling]:
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        if self._start is not None:
+            self._start.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._start
+        self.front.stop()
         await self.links.stop()
         await self.service.close()
 
@@ -95,20 +93,7 @@ class TeamsBridge:
         tenant = activity.conversation.tenant_id if activity.conversation else None
         if activity.channel_id != "msteams" or tenant != self.settings.tenant_id:
             raise Unauthorized("Only Teams in the bot's own tenant is heard.")
-        task = asyncio.create_task(self._handle(activity))
-        self._handling.add(task)
-        task.add_done_callback(self._handling.discard)
-
-    async def _handle(self, activity: Activity) -> None:
-        kind = activity.type
-        try:
-            await self.service.hear(self.front, activity)
-        except (ServiceWaiting, ServiceRefusal) as failed:
-            log.warning("Teams did not take the room's answer to a %s: %s", kind, failed)
-        except Refused as refused:  # the room cannot open now (stopping, a full disk)
-            log.warning("The room did not take a Teams %s: %s", kind, refused)
-        except Exception:
-            log.exception("A Teams %s was not handled", kind)
+        self.front.take(activity.type, self.service.hear(self.front, activity))
 
 
 def _url(value: object) -> str:

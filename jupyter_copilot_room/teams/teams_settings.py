@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bridges.chat_settings import rooms_and_people
+from ..bridges.chat_settings import rooms_and_people, slashed
 
 #: Where a bot gets its tokens (Entra ID), where Teams publishes the keys that sign its calls to
 #: the bot (Bot Framework), and the connector a bot posts to before Teams has called it.
@@ -57,12 +57,7 @@ def parse_teams(value: Mapping[str, Any]) -> TeamsSettings | None:
         secret_env=str(value.get("secret_env") or "TEAMS_APP_SECRET"),
         rooms=rooms,
         people=people,
-        service_url=_slashed(value.get("service_url") or SERVICE_URL),
-        login_url=_slashed(value.get("login_url") or LOGIN_URL),
+        service_url=slashed(value.get("service_url") or SERVICE_URL),
+        login_url=slashed(value.get("login_url") or LOGIN_URL),
         openid_url=str(value.get("openid_url") or OPENID_URL),
     )
-
-
-def _slashed(url: Any) -> str:
-    url = str(url)
-    return url if url.endswith("/") else url + "/"

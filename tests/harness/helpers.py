@@ -92,6 +92,15 @@ def ask_to_run(request):
     )
 
 
+def ask_which(request):
+    """A scripted model's turn: it asks the user to choose red or blue, then says the answer."""
+    if request.tool_results:
+        return Reply("You chose: " + " | ".join(request.tool_results))
+    return Reply(
+        tool_calls=(ToolCall("ask_user", {"question": "Which?", "choices": ["red", "blue"]}),)
+    )
+
+
 def no_script(request):
     """The scripted model's answer while a test has set no script of its own."""
     return Reply("(no script)")
