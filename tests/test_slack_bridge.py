@@ -147,11 +147,12 @@ async def test_a_socket_dropped_mid_turn_loses_nothing(room, slack, model):
     await slack.mention("UBOB", CHANNEL, "run the tests")
     await eventually(lambda: any(m.get("blocks") for m in slack.messages), timeout=30)
 
-    await slack.drop()
+    await slack.drop(stay_away=True)
     await eventually(
         lambda: room.document.meta.get("fronts") == {"slack": "disconnected"}, timeout=10
     )
-    await slack.connected(timeout=15)  # the SDK reconnects by itself
+    slack.come_back()
+    await slack.connected(timeout=30)  # the SDK reconnects by itself
     await eventually(lambda: not room.document.meta.get("fronts"), timeout=10)
     thread = prompt_message(slack, "run the tests")["ts"]
     card = card_message(slack, thread)

@@ -115,10 +115,11 @@ def test_a_person_links_their_slack_account_and_the_header_says_when_slack_is_aw
     # The bridge's socket goes: the header says so, and no more once the SDK is back.
     front = alice.locator("[data-front=slack]")
     expect(front).to_have_count(0)
-    slack.run(fake.drop())
+    slack.run(fake.drop(stay_away=True))
     expect(front).to_have_text("Slack: disconnected", timeout=15_000)
     screenshot(alice.locator(".jp-CopilotRoom-header"), "slack-header-disconnected")
     assert layout_problems(alice, ".jp-CopilotRoom-header") == []  # still 250 px wide
+    fake.come_back()
     slack.run(fake.connected(timeout=60), timeout=70)
     expect(front).to_have_count(0, timeout=30_000)
     screenshot(alice.locator(".jp-CopilotRoom-header"), "slack-header-connected")

@@ -50,6 +50,7 @@ class FakeSlack(FakeService):
         self.connections: list[_Link] = []  # the open Socket Mode connections, oldest first
         self.connections_opened = 0
         self.tickets: set[str] = set()  # issued by apps.connections.open
+        self.away = False  # while True, Socket Mode cannot be reached (see drop)
         self._limits: dict[str, list[int]] = {}  # method -> Retry-After of its next 429s
         self._clock = 0
         self._methods: dict[str, Callable[[dict], dict]] = {
@@ -102,11 +103,17 @@ class FakeSlack(FakeService):
     async def acked(self, envelope_id: str, timeout: float = 5) -> None:
         await self._until(lambda: envelope_id in self.acks, timeout, f"no ack of {envelope_id}")
 
-    async def drop(self) -> None:
-        """Every socket connection is lost (closed with no close frame), as a network drop."""
+    async def drop(self, stay_away: bool = False) -> None:
+        """Every socket connection is lost (closed with no close frame), as a network drop.
+        With `stay_away`, Socket Mode stays unreachable until `come_back`: the SDK reconnects
+        within a second otherwise, quicker than anyone could see the outage."""
+        self.away = stay_away
         for link in list(self.connections):
             link.abort()
         await self._until(lambda: not self.connections, 5, "a connection stays open")
+
+    def come_back(self) -> None:
+        self.away = False
 
     async def mention(
         self,
@@ -312,6 +319,10 @@ class _Link(WebSocketHandler):
         return True
 
     async def get(self, *args: Any, **kwargs: Any) -> None:
+        if self.owner.away:
+            self.set_status(503)
+            self.finish()
+            return
         if self.get_query_argument("ticket", "") not in self.owner.tickets:
             self.set_status(401)
             self.finish({"ok": False, "error": "invalid_ticket"})
