@@ -141,7 +141,7 @@ async def test_a_duplicate_delivery_queues_nothing_twice(room, slack, model):
     assert len([m for m in slack.messages if "say once" in m["text"]]) == 1
 
 
-async def test_a_socket_dropped_mid_turn_loses_nothing(room, slack, model):
+async def test_a_socket_dropped_mid_turn_loses_nothing(room, slack, model, caplog):
     model.script = ask_to_run
     await ready(room, slack)
     await slack.mention("UBOB", CHANNEL, "run the tests")
@@ -151,8 +151,11 @@ async def test_a_socket_dropped_mid_turn_loses_nothing(room, slack, model):
     await eventually(
         lambda: room.document.meta.get("fronts") == {"slack": "disconnected"}, timeout=10
     )
+    await eventually(lambda: slack.refused, timeout=30)  # the SDK tried while Slack was away
     slack.come_back()
     await slack.connected(timeout=30)  # the SDK reconnects by itself
+    failed = [r for r in caplog.records if "Failed to connect" in r.getMessage()]
+    assert failed and not any(r.exc_info for r in caplog.records), "one line, no traceback"
     await eventually(lambda: not room.document.meta.get("fronts"), timeout=10)
     thread = prompt_message(slack, "run the tests")["ts"]
     card = card_message(slack, thread)

@@ -25,6 +25,18 @@ from .block_kit import card_blocks, clicked
 
 log = logging.getLogger(__name__)
 
+
+def _one_line(record: logging.LogRecord) -> bool:
+    """The SDK logs each failed reconnect with a traceback (every few seconds while Slack is
+    away); its message already names the error, so the log gets that line alone."""
+    record.exc_info = record.exc_text = None
+    return True
+
+
+#: Socket Mode's own log: what it says while it reconnects, one line each.
+socket_log = logging.getLogger(f"{__name__}.socket")
+socket_log.addFilter(_one_line)
+
 #: Errors that mean the token is no good: said once, not retried.
 BAD_TOKEN = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
 
@@ -104,7 +116,9 @@ class SlackService:
             await client.send_socket_mode_response(SocketModeResponse(request.envelope_id))
             front.take(request.type, self._handle(front, request))
 
-        self.socket = SocketModeClient(app_token=self._app_token, web_client=self.web)
+        self.socket = SocketModeClient(
+            app_token=self._app_token, web_client=self.web, logger=socket_log
+        )
         self.socket.socket_mode_request_listeners.append(heard)
         await self.socket.connect()
 

@@ -51,6 +51,7 @@ class FakeSlack(FakeService):
         self.connections_opened = 0
         self.tickets: set[str] = set()  # issued by apps.connections.open
         self.away = False  # while True, Socket Mode cannot be reached (see drop)
+        self.refused = 0  # socket connections refused while away
         self._limits: dict[str, list[int]] = {}  # method -> Retry-After of its next 429s
         self._clock = 0
         self._methods: dict[str, Callable[[dict], dict]] = {
@@ -320,6 +321,7 @@ class _Link(WebSocketHandler):
 
     async def get(self, *args: Any, **kwargs: Any) -> None:
         if self.owner.away:
+            self.owner.refused += 1
             self.set_status(503)
             self.finish()
             return
