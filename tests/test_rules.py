@@ -159,3 +159,18 @@ def test_a_promote_card_is_decided_by_someone_other_than_the_threads_owner():
     assert rules.who_answers(two) == "a host other than alice"
     shell = rules.request_answerers("bob", 1)
     assert rules.may_answer(shell, "bob", Role.MEMBER), "other cards stay their author's"
+
+
+def test_who_answers_names_only_those_the_card_still_waits_on():
+    """The words a refused person reads, in the panel's REST answer and in a chat: a card that
+    needs two approvals, once its author approved, waits on another host only."""
+    shell = rules.request_answerers("bob", 2)
+    assert rules.who_answers(shell) == "bob (who asked for this turn) or a host"
+    assert rules.who_answers(rules.request_answerers("bob", 2, ["bob"])) == "a host other than bob"
+    both = rules.request_answerers("bob", 2, ["alice"])
+    assert rules.who_answers(both) == "bob (who asked for this turn) or a host other than alice"
+    display = {"bob": "Bob B.", "alice": "Alice A."}.__getitem__
+    assert rules.who_answers(both, display, asker="") == "Bob B. or a host other than Alice A."
+    promote = rules.request_answerers("alice", 2, ["hana"], kind=rules.PROMOTE)
+    assert rules.who_answers(promote) == "a host other than alice and hana"
+    assert rules.who_answers(rules.request_answerers("bob", open_=False)) == "no one"

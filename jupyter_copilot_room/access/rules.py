@@ -11,7 +11,7 @@ change of who may answer a card is a change here and in this module's tests.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,13 +232,20 @@ def still_may(answerers: Mapping[str, Any]) -> str:
     return "a host" if all(user in approved for user in users) else "the author or another host"
 
 
-def who_answers(answerers: Mapping[str, Any]) -> str:
-    """Who may answer a card, in words, for the refusal of someone else."""
-    users = " or ".join(f"{user} (who asked for this turn)" for user in answerers.get("users", ()))
-    hosts = "a host"
-    if excluded := answerers.get("excluded"):
-        hosts = f"a host other than {' and '.join(excluded)}"
-    return f"{users} or {hosts}" if users else hosts
+def who_answers(
+    answerers: Mapping[str, Any],
+    name: Callable[[str], str] = str,
+    asker: str = " (who asked for this turn)",
+) -> str:
+    """Who may still answer a card, in words, for the refusal of someone else: the users it
+    names who have not approved yet (`name`d, with `asker` after), and a host other than those
+    the card excludes or who approved already."""
+    approved = list(answerers.get("approved", ()))
+    users = [name(user) + asker for user in answerers.get("users", ()) if user not in approved]
+    if answerers.get("roles"):
+        others = [name(user) for user in dict.fromkeys([*answerers.get("excluded", ()), *approved])]
+        users.append(f"a host other than {' and '.join(others)}" if others else "a host")
+    return " or ".join(users) or "no one"
 
 
 def waiting_on(cards: Iterable[Mapping[str, Any]], username: str, role: Role) -> int:

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..access import rules
 from ..api import Person, Refused
 from ..background_tasks import started
 from ..events.consumers import reads
@@ -321,6 +322,5 @@ def split_to(text: str, limit: int) -> list[str]:
 
 
 def waiting_on(room: RoomAPI, answerers: dict) -> str:
-    """Who a card waits on, in words: "alice or a host" (as the card's `answerers` say)."""
-    users = [room.display_name(user) for user in answerers.get("users", ())]
-    return " or ".join([*users, "a host"]) if answerers.get("roles") else " or ".join(users)
+    """Who a card waits on, in words ("alice or a host"), as the room's rules say it."""
+    return rules.who_answers(answerers, room.display_name, asker="")
