@@ -13,7 +13,7 @@ from jupyter_copilot_room.bridges import chat_front, linked_people
 from jupyter_copilot_room.bridges.channel_links import ChannelLinks
 from jupyter_copilot_room.bridges.channel_mirror import split_to
 from jupyter_copilot_room.bridges.chat_front import ChatFront
-from jupyter_copilot_room.bridges.chat_service import CardView
+from jupyter_copilot_room.bridges.chat_service import CardView, ServiceRefusal, ServiceWaiting
 from jupyter_copilot_room.bridges.linked_people import LinkedPeople
 from jupyter_copilot_room.errors import Conflict, InvalidRequest
 from jupyter_copilot_room.slack.block_kit import card_blocks, clicked
@@ -129,6 +129,31 @@ def test_channel_links_keep_the_hosts_changes_over_the_configuration(tmp_path):
         "main": None,
         "lab": "C0MAIN",
     }
+
+
+def test_the_first_contact_waits_out_an_absent_service_and_stops_at_a_refusal(tmp_path):
+    """Slack or Teams down when the server starts: the header says so until it answers; a bad
+    token is said once and not tried again."""
+    links = ChannelLinks(_Slack(), _NoRoomLoaded(), {}, tmp_path)
+    answers = [ServiceWaiting("unreachable"), ServiceWaiting("ratelimited", retry_after=0), None]
+    seen = []
+
+    async def first_call():
+        seen.append(links.status)
+        if answer := answers.pop(0):
+            raise answer
+
+    assert asyncio.run(links.reach(first_call)) is None
+    assert seen == [None, "disconnected", "disconnected"] and links.status is None
+    refusal = ServiceRefusal("invalid_auth", token=True)
+    tries = []
+
+    async def refused():
+        tries.append(1)
+        raise refusal
+
+    assert asyncio.run(links.reach(refused)) is refusal
+    assert links.status == "bad token" and len(tries) == 1
 
 
 def test_a_delivery_seen_before_a_restart_is_not_handled_after_it(tmp_path):

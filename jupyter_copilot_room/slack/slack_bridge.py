@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from ..background_tasks import started
 from ..bridges.channel_links import ChannelLinks
 from ..bridges.chat_front import ChatFront
-from ..bridges.chat_service import ServiceRefusal, ServiceWaiting
 from ..bridges.linked_people import LinkedPeople
 from .slack_service import SlackService
 from .slack_settings import SlackSettings
@@ -51,25 +50,14 @@ class SlackBridge:
         await self.service.close()
 
     async def _run(self) -> None:
-        wait = WATCH_EVERY
-        while True:
-            try:
-                await self.service.connect(self.front)
-                break
-            except ServiceRefusal as refusal:
-                log.error(
-                    "Slack refused the room's tokens ($%s, $%s): %s; the bridge is off.",
-                    self.settings.bot_token_env,
-                    self.settings.app_token_env,
-                    refusal,
-                )
-                self.links.say("bad token")
-                return
-            except ServiceWaiting as waiting:
-                self.links.say("disconnected")
-                log.info("Slack cannot be reached (%s); trying again in %.0f s", waiting, wait)
-                await asyncio.sleep(wait)
-                wait = min(wait * 2, 60.0)
+        if refusal := await self.links.reach(lambda: self.service.connect(self.front)):
+            log.error(
+                "Slack refused the room's tokens ($%s, $%s): %s; the bridge is off.",
+                self.settings.bot_token_env,
+                self.settings.app_token_env,
+                refusal,
+            )
+            return
         self.links.start()
         while True:  # the SDK reconnects; the header says when it is not connected
             self.links.say(None if await self.service.connected() else "disconnected")

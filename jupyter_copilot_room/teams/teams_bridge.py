@@ -16,7 +16,6 @@ from microsoft_agents.activity import Activity
 from ..background_tasks import started
 from ..bridges.channel_links import ChannelLinks
 from ..bridges.chat_front import ChatFront
-from ..bridges.chat_service import ServiceRefusal, ServiceWaiting
 from ..bridges.linked_people import LinkedPeople
 from ..errors import InvalidRequest, Unauthorized
 from .bot_token import BotToken
@@ -54,27 +53,16 @@ class TeamsBridge:
         await self.service.close()
 
     async def _run(self) -> None:
-        """The bot's credentials, asked once (a wrong secret is said, not retried), then the
-        mirrors; while Entra ID cannot be reached the header says so and it is asked again."""
-        wait = 1.0
-        while True:
-            try:
-                await self.service.tokens.get()
-                break
-            except ServiceRefusal as refusal:
-                log.error(
-                    "Teams: %s (app %s, secret $%s); the bridge is off.",
-                    refusal,
-                    self.settings.app_id,
-                    self.settings.secret_env,
-                )
-                return self.links.say("bad token")
-            except ServiceWaiting as waiting:
-                self.links.say("disconnected")
-                log.info("Teams cannot be reached (%s); trying again in %.0f s", waiting, wait)
-                await asyncio.sleep(wait)
-                wait = min(wait * 2, 60.0)
-        self.links.say(None)
+        """The bot's credentials, asked until Entra ID answers (a wrong secret is said once, not
+        asked again), then the mirrors."""
+        if refusal := await self.links.reach(self.service.tokens.get):
+            log.error(
+                "Teams: %s (app %s, secret $%s); the bridge is off.",
+                refusal,
+                self.settings.app_id,
+                self.settings.secret_env,
+            )
+            return
         self.links.start()
 
     async def hear(self, authorization: str, body: bytes) -> None:
