@@ -275,3 +275,34 @@ async def test_a_host_links_and_unlinks_the_rooms_channel(api, room, slack, mode
     assert len(slack.messages) == shown
     saved = json.loads((state_dir / "bridges" / "slack-channels.json").read_text())
     assert saved == {"main": None}  # kept: a restart does not link the configured one again
+
+
+class TestALinkedRoomSleeps:
+    @pytest.fixture
+    def room_config(self, room_config):
+        return {**room_config, "room_idle_timeout": 2.0}
+
+    async def test_it_unloads_while_quiet_and_its_next_turn_still_reaches_the_channel(
+        self, api, room, room_app, slack, model, jp_root_dir
+    ):
+        """A channel that follows a room is no visit: the room unloads when quiet as any other,
+        and the turn that loads it again is in its channel all the same."""
+        model.script = lambda request: Reply("Awake again.")
+        await ready(room, slack)
+        (jp_root_dir / "side").mkdir()
+        made = await api(people.HOST, "POST", "rooms", body={"name": "side", "repository": "side"})
+        assert made.code == 201, made
+        linked = await api(
+            people.HOST, "PUT", "rooms", "side", "channels/slack", body={"channel": "C0SIDE"}
+        )
+        assert linked.json == {"service": "slack", "channel": "C0SIDE"}, linked
+
+        await eventually(lambda: room_app.rooms.loaded("side") is None, 20, what="side unloads")
+        asked = await api(people.MEMBER, "POST", "rooms", "side", "prompts", body={"text": "wake"})
+        assert asked.code == 202, asked
+        await eventually(lambda: any("asked: wake" in m["text"] for m in slack.messages), 15)
+        [message] = [m for m in slack.messages if "asked: wake" in m["text"]]
+        assert message["channel"] == "C0SIDE"
+        await eventually(
+            lambda: "Completed." in [m["text"] for m in slack.thread(message["ts"])], 60
+        )

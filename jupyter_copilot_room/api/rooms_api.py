@@ -27,9 +27,12 @@ class RoomsAPI:
         return RoomAPI(self._rooms.main, self._threads, self.fronts)
 
     def loaded(self, name: str) -> RoomAPI | None:
-        """The room `name` if it is loaded now (None: asleep, or no room); loads nothing."""
+        """The room `name` if it is loaded and started now (None: asleep, still starting, or no
+        room); loads nothing, and keeps nothing loaded (a front that looks is no visit)."""
         room = self._rooms.loaded(name)
-        return None if room is None else RoomAPI(room, self._threads, self.fronts)
+        if room is None or not room.startup.started:
+            return None
+        return RoomAPI(room, self._threads, self.fronts)
 
     async def open(self, name: str) -> RoomAPI:
         """The room `name`, loaded and started if it slept; `Refused` (`unknown_room`, 404) for

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..access import rules
-from ..api import Person, Refused
+from ..api import Person
 from ..background_tasks import started
 from ..events.consumers import reads
 from .chat_service import CardView, ChatService, ServiceRefusal, ServiceWaiting
@@ -72,8 +72,10 @@ RECORDS = reads(
 #: Seconds between two edits of a streaming reply (Slack asks for about one a second).
 STREAM_EVERY = 1.0
 MAX_BACKOFF = 60.0
-#: Seconds between two looks at whether the room was loaded anew (it stays loaded meanwhile).
-REOPEN = 30.0
+#: Seconds between two looks at whether the room was loaded anew (a look keeps nothing loaded).
+LOOK_EVERY = 1.0
+#: Seconds from a reading's start before one that ended (a bad token) is started again.
+READ_AGAIN = 30.0
 CARD_LINES = 20  # a card's code block shows this many lines, then "N more lines in the room"
 _SETTLED = {
     "approved": "Approved by {}",
@@ -120,25 +122,32 @@ class ChannelMirror:
         return next((p for p, ts in self.state.prompts.items() if ts == thread), None)
 
     async def _run(self) -> None:
-        """Follow the room; look again every `REOPEN` seconds, and follow it afresh if it was
-        loaded anew meanwhile (a room unloaded while quiet, loaded by its next request)."""
-        reading: tuple[object, asyncio.Task] | None = None
+        """Follow the room while it is loaded, and afresh each time it is loaded anew: turns
+        happen only in a loaded room, and a room unloads while quiet (`room_idle_timeout`) as if
+        no channel followed it. A room loaded anew gets the service's word in its header; a
+        reading that ended (a bad token) starts again `READ_AGAIN` seconds after it began."""
+        loop = asyncio.get_running_loop()
+        reading: tuple[object, asyncio.Task, float] | None = None
         try:
             while True:
-                try:
-                    room = await self.rooms.open(self.name)
-                except Refused as refused:
-                    log.warning("The room %s cannot open for its channel: %s", self.name, refused)
-                else:
+                room = self.rooms.loaded(self.name)
+                anew = room is not None and (reading is None or reading[0] is not room.room)
+                again = (
+                    reading is not None
+                    and reading[1].done()
+                    and loop.time() >= reading[2] + READ_AGAIN
+                )
+                if room is not None and (anew or again):
                     if self.state.fresh:  # just linked: its turns from now on, not its past
                         self.state.fresh = False
                         self.state.advance(room.last_seq())
-                    if reading is None or reading[0] is not room.room or reading[1].done():
-                        if reading is not None:
-                            reading[1].cancel()
-                        task = started(self._read(room), f"The mirror of {self.name}")
-                        reading = (room.room, task)
-                await asyncio.sleep(REOPEN)
+                    if reading is not None:
+                        reading[1].cancel()
+                    task = started(self._read(room), f"The mirror of {self.name}")
+                    reading = (room.room, task, loop.time())
+                    if anew:
+                        self.say_status(room, None)
+                await asyncio.sleep(LOOK_EVERY)
         finally:
             if reading is not None:
                 reading[1].cancel()
