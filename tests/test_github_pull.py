@@ -12,7 +12,7 @@ from jupyter_copilot_room.github.markers import marker_of
 
 from .harness import people
 from .harness.fake_github_rest import FakeGitHub, sign
-from .harness.helpers import READY, ask_to_run, eventually, served
+from .harness.helpers import READY, ask_to_run, eventually, link_notes, served
 
 TOKEN, SECRET = "gh-test-token", "hook-secret-5b1e"
 PULL = 7
@@ -91,8 +91,14 @@ async def test_a_host_links_the_room_and_its_card_is_posted_once(api, github, ro
     assert again.code == 200
     await asyncio.sleep(0.5)
     assert len(github.comments_by(github.bot_login)) == 1
+    put_on = (people.HOST, f"{{0}} put this room on pull request #{PULL}.")
+    assert link_notes(room) == [put_on], "the audit trail: once, naming the host"
     gone = await api(people.HOST, "DELETE", "github", "pull")
     assert gone.code == 204
+    assert link_notes(room) == [
+        put_on,
+        (people.HOST, f"{{0}} took this room off pull request #{PULL}."),
+    ]
 
 
 async def test_a_writers_task_runs_and_its_card_is_approved_on_the_pull_request(

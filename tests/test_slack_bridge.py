@@ -12,7 +12,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply
 
 from .harness import people
 from .harness.fake_slack import FakeSlack
-from .harness.helpers import READY, ask_to_run, ask_which, eventually, served
+from .harness.helpers import READY, ask_to_run, ask_which, eventually, link_notes, served
 
 CHANNEL = "C0ROOM"
 SLACK_PEOPLE = {"UBOB": "bob", "UERIN": "erin", "UCAROL": "carol", "UALICE": "alice"}
@@ -256,6 +256,13 @@ async def test_a_host_links_and_unlinks_the_rooms_channel(api, room, slack, mode
     linked = await api(people.HOST, "PUT", "channels/slack", body={"channel": "C0NEW"})
     assert linked.code == 200 and linked.json == {"service": "slack", "channel": "C0NEW"}
     assert (await api(people.MEMBER, "GET", "room")).json["channels"] == {"slack": "C0NEW"}
+    assert room.document.meta.get("channels") == {"slack": "C0NEW"}  # every panel, at once
+    assert link_notes(room)[-1] == (
+        people.HOST,
+        "{0} linked this room to the Slack channel C0NEW: its turns are posted there.",
+    )
+    again = await api(people.HOST, "PUT", "channels/slack", body={"channel": "C0NEW"})
+    assert again.code == 200 and len(link_notes(room)) == 1, "no change, no line"
 
     await slack.mention("UBOB", "C0NEW", "say where")  # the new channel's mention is a prompt
     await eventually(lambda: any(m["text"] == "Completed." for m in slack.messages), timeout=30)
@@ -265,6 +272,11 @@ async def test_a_host_links_and_unlinks_the_rooms_channel(api, room, slack, mode
 
     assert (await api(people.HOST, "DELETE", "channels/slack")).code == 204
     assert (await api(people.HOST, "GET", "room")).json["channels"] == {"slack": None}
+    assert room.document.meta.get("channels") == {"slack": None}
+    assert link_notes(room)[-1] == (
+        people.HOST,
+        "{0} unlinked this room from the Slack channel C0NEW.",
+    )
     shown = len(slack.messages)
     assert (await api(people.MEMBER, "POST", "prompts", body={"text": "say nowhere"})).code == 202
     await eventually(

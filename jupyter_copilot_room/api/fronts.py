@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 class PullLinks(Protocol):
     """`github/pull_requests.py`: rooms on pull requests."""
 
+    def number_of(self, room: str) -> int | None: ...  # the pull request the room is on
+
     async def link(self, room: RoomAPI, number: int) -> dict: ...
 
     async def unlink(self, room: RoomAPI) -> None: ...

@@ -360,6 +360,12 @@ class RoomAPI:
             fronts[front] = status
         self.room.document.set_meta(fronts=fronts)
 
+    def set_front_channel(self, front: str, channel: str | None) -> None:
+        """The room's channel in a chat service (`meta.channels`), so every panel's menu follows
+        a host's link or unlink at once; None: unlinked."""
+        channels = dict(self.room.document.meta.get("channels") or {})
+        self.room.document.set_meta(channels={**channels, front: channel})
+
     @property
     def links(self) -> RoomLinksAPI:
         """The room's links to outside places: a pull request, a channel per chat service."""

@@ -1,5 +1,7 @@
 """A room's links to outside places, set by its hosts: the pull request it is on (`github/`) and
-its channel in each chat service the server bridges (`bridges/channel_links.py`)."""
+its channel in each chat service the server bridges (`bridges/channel_links.py`). Each change is
+a line in the transcript, naming the host: the room's turns go where it says, so the audit trail
+keeps who sent them there."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..access.roles import Action
 from ..errors import NotFound
+from ..events.room_records import SystemNote, literal
 from ..request_bodies import ChannelBody, PullBody, validated
 from .fronts import ChatChannels, Fronts, PullLinks
 from .person import Caller, acting
@@ -20,19 +23,33 @@ class RoomLinksAPI:
         self._room = room
         self._fronts = fronts
 
-    def _as_host(self, caller: Caller) -> None:
+    def _as_host(self, caller: Caller) -> str:
         people = self._room.room.people
         with acting(caller, people.known.get) as identity:
             people.require(identity, Action.EDIT_SETTINGS)
+            return identity.username
+
+    def _note(self, host: str, text: str) -> None:
+        """`text` in the transcript, said on `host`'s behalf ("{0}" names them)."""
+        self._room.room.recorder.commit("system", host, SystemNote(text=text, people=(host,)))
 
     async def link_pull(self, caller: Caller, number: int) -> dict:
         """`POST github/pull` (hosts): the room on the pull request `number`, posting its card."""
-        self._as_host(caller)
-        return await self._pulls().link(self._room, validated(PullBody, {"number": number}).number)
+        host = self._as_host(caller)
+        number = validated(PullBody, {"number": number}).number
+        pulls = self._pulls()
+        before = pulls.number_of(self._room.name)
+        pull = await pulls.link(self._room, number)
+        if before != number:
+            self._note(host, f"{{0}} put this room on pull request #{number}.")
+        return pull
 
     async def unlink_pull(self, caller: Caller) -> None:
-        self._as_host(caller)
-        await self._pulls().unlink(self._room)
+        host = self._as_host(caller)
+        pulls = self._pulls()
+        if (before := pulls.number_of(self._room.name)) is not None:
+            await pulls.unlink(self._room)
+            self._note(host, f"{{0}} took this room off pull request #{before}.")
 
     def _pulls(self) -> PullLinks:
         if self._fronts.pulls is None:
@@ -51,14 +68,26 @@ class RoomLinksAPI:
         """`PUT channels/{service}` (hosts): the room's turns go to `channel` from now on, and
         mentions there are its prompts; 400 `invalid_channel` for no channel's id of the service,
         409 `channel_taken` if it is another room's."""
-        self._as_host(caller)
+        host = self._as_host(caller)
         given = validated(ChannelBody, {"channel": channel}).channel
-        linked = await self._channels(service).link(self._room.name, given)
+        channels = self._channels(service)
+        before = channels.linked.get(self._room.name)
+        linked = await channels.link(self._room.name, given)
+        self._room.set_front_channel(service, linked)
+        if linked != before:
+            where = f"the {service.title()} channel {literal(linked)}"
+            self._note(host, f"{{0}} linked this room to {where}: its turns are posted there.")
         return {"service": service, "channel": linked}
 
     async def unlink_channel(self, caller: Caller, service: str) -> None:
-        self._as_host(caller)
-        await self._channels(service).unlink(self._room.name)
+        host = self._as_host(caller)
+        channels = self._channels(service)
+        before = channels.linked.get(self._room.name)
+        await channels.unlink(self._room.name)
+        self._room.set_front_channel(service, None)
+        if before is not None:
+            where = f"the {service.title()} channel {literal(before)}"
+            self._note(host, f"{{0}} unlinked this room from {where}.")
 
     def _channels(self, service: str) -> ChatChannels:
         if (links := self._fronts.channels.get(service)) is None:

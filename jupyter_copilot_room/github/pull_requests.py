@@ -56,6 +56,9 @@ class PullRequests:
         pull.start()
         return pull
 
+    def number_of(self, room: str) -> int | None:
+        return None if (pull := self.linked.get(room)) is None else pull.link.number
+
     async def link(self, room: RoomAPI, number: int) -> dict:
         """Link `room` to the pull request `number` (the caller's right to was checked)."""
         try:

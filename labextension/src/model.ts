@@ -31,7 +31,8 @@ export interface IRoomModel {
   /** The chat services whose account the caller may link (`GET room`'s `chats`): none unless
    * the server runs a chat bridge and the caller is admitted. */
   readonly chats: readonly string[];
-  /** The room's channel in each bridged chat service (`GET room`'s `channels`; null: none). */
+  /** The room's channel in each bridged chat service (null: none): `GET room`'s `channels`, and
+   * a host's later change as the document's `meta.channels` says it. */
   readonly channels: Readonly<Record<string, string | null>>;
   /** The channels as the caller's own link or unlink left them, until `GET room` says again. */
   setChannels(channels: Readonly<Record<string, string | null>> | null | undefined): void;
@@ -78,7 +79,15 @@ export class RoomModel implements IRoomModel, IDisposable {
   }
 
   get channels(): Readonly<Record<string, string | null>> {
-    return this._channels;
+    const changed = this.meta.channels ?? {};
+    const channels = { ...this._channels };
+    for (const service of Object.keys(channels)) {
+      if (service in changed) {
+        const channel = changed[service];
+        channels[service] = typeof channel === 'string' ? channel : null;
+      }
+    }
+    return channels;
   }
 
   get meta(): IMeta {

@@ -152,6 +152,9 @@ export interface IMeta {
   /** The outside services (fronts) the room links to that are not well, by name, with what is
    * wrong (`{"github": "waiting"}`); a front that is well is absent. */
   fronts?: Record<string, string> | null;
+  /** The room's channel in a chat service, as a host last linked (a string) or unlinked it
+   * (null): set by the server at each change, so every panel's room menu follows at once. */
+  channels?: Record<string, string | null> | null;
   /** Today's usage (UTC), summed from the records, and the configured daily caps. */
   usage?: IUsageToday;
   budgets?: IBudgets;

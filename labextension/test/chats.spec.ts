@@ -2,6 +2,7 @@
  * the server's `POST link-code`, and `GET room`'s `chats` in the read model. (The card itself
  * loads Lumino, which needs a browser: tests/browser/test_slack_panel.py.) */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import * as Y from 'yjs';
 
 import { RoomAPIError, RoomClient } from '../src/api';
 import {
@@ -138,6 +139,19 @@ describe("GET room's chats", () => {
     });
     await connection.refreshMe();
     expect(model.channels).toEqual({ slack: 'C0ROOM', teams: null });
+
+    // Another host changes them: the document says so, and the menu follows without a reload.
+    const doc = new Y.Doc();
+    model.setDocument(doc);
+    const changes = vi.fn();
+    model.changed.connect(changes);
+    doc.getMap('meta').set('channels', { slack: null, teams: '19:a@thread.tacv2', irc: '#x' });
+    expect(changes).toHaveBeenCalled();
+    expect(model.channels).toEqual({ slack: null, teams: '19:a@thread.tacv2' });
+    doc.getMap('meta').set('channels', { slack: 7 });
+    expect(model.channels).toEqual({ slack: null, teams: null });
+    model.setDocument(null);
+
     model.setChannels({ slack: 7 as unknown as string });
     expect(model.channels).toEqual({ slack: null });
     connection.dispose();

@@ -163,3 +163,14 @@ def node_binary(folder: Path, name: str, what: str) -> Path:
             pytest.fail(f"{what} needs {name}: install Node and npm.")
         subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, check=True, timeout=300)
     return local
+
+
+def link_notes(room) -> list[tuple[str, str]]:
+    """The transcript's lines on who linked the room where (a channel, a pull request), as
+    (actor, template)."""
+    records = (json.loads(line) for line in room.transcript.read_text().splitlines())
+    return [
+        (r["actor"], r["payload"]["text"])
+        for r in records
+        if r["kind"] == "system" and "this room" in r["payload"]["text"]
+    ]
