@@ -138,8 +138,14 @@ def test_a_person_links_their_slack_account_and_the_header_says_when_slack_is_aw
     expect(alice.locator(".jp-Notification-Toast-success")).to_contain_text(
         "main's turns now go to the Slack channel C0NEW."
     )
+    line = alice.locator(".jp-CopilotRoom-system", has_text="linked this room to the Slack")
+    expect(line).to_contain_text("the Slack channel C0NEW: its turns are posted there.")
+    # Another panel's (or REST's) change: this panel's menu follows it without asking again.
+    assert lab.api("alice", "PUT", "channels/slack", {"channel": "C0OTHER"})[0] == 200
+    expect(line.last).to_contain_text("C0OTHER")
+    screenshot(alice.locator(".jp-CopilotRoom-transcript"), "slack-linked-lines")
     alice.locator(".jp-CopilotRoom-switcher").click()
-    unlink = menu.locator(".lm-Menu-item", has_text="Unlink the Slack Channel (C0NEW)")
+    unlink = menu.locator(".lm-Menu-item", has_text="Unlink the Slack Channel (C0OTHER)")
     expect(unlink).to_be_visible()
     screenshot(menu, "slack-channel-menu")
     unlink.click()
