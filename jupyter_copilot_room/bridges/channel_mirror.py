@@ -125,8 +125,8 @@ class ChannelMirror:
         """Follow the room while it is loaded, and afresh each time it is loaded anew: turns
         happen only in a loaded room, and a room unloads while quiet (`room_idle_timeout`) as if
         no channel followed it. A room loaded anew gets the service's word in its header and its
-        channel in `meta.channels`; a
-        reading that ended (a bad token) starts again `READ_AGAIN` seconds after it began."""
+        channel in `meta.channels`; a reading that ended (a bad token) starts again `READ_AGAIN`
+        seconds after it began."""
         loop = asyncio.get_running_loop()
         reading: tuple[object, asyncio.Task, float] | None = None
         try:
