@@ -9,6 +9,7 @@ import json
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply
+from jupyter_copilot_room.bridges import channel_mirror
 
 from .harness import people
 from .harness.fake_slack import FakeSlack
@@ -287,6 +288,32 @@ async def test_a_host_links_and_unlinks_the_rooms_channel(api, room, slack, mode
     assert len(slack.messages) == shown
     saved = json.loads((state_dir / "bridges" / "slack-channels.json").read_text())
     assert saved == {"main": None}  # kept: a restart does not link the configured one again
+
+
+async def test_a_channel_the_bot_is_not_in_holds_the_rooms_lines_until_it_is_invited(
+    api, room, slack, model, monkeypatch
+):
+    """A host links a channel but forgets to invite the bot: the header says so, and once the
+    bot is in, what the room said meanwhile follows, once."""
+    monkeypatch.setattr(channel_mirror, "READ_AGAIN", 1.0)
+    model.script = lambda request: Reply("Heard you.")
+    await ready(room, slack)
+    slack.outside.add("C0OUT")
+    linked = await api(people.HOST, "PUT", "channels/slack", body={"channel": "C0OUT"})
+    assert linked.code == 200, linked
+    assert (await api(people.MEMBER, "POST", "prompts", body={"text": "anyone?"})).code == 202
+    await eventually(
+        lambda: room.document.meta.get("fronts") == {"slack": "not in the channel"}, timeout=15
+    )
+    await asyncio.sleep(2)  # tried again meanwhile, refused again
+    assert not [m for m in slack.messages if m["channel"] == "C0OUT"]
+
+    slack.outside.discard("C0OUT")  # someone invites the bot
+    await eventually(lambda: any("asked: anyone?" in m["text"] for m in slack.messages), 15)
+    [message] = [m for m in slack.messages if "asked: anyone?" in m["text"]]
+    await eventually(lambda: "Completed." in [m["text"] for m in slack.thread(message["ts"])], 15)
+    await eventually(lambda: not room.document.meta.get("fronts"), timeout=5)
+    assert [m["channel"] for m in slack.messages if "anyone?" in m["text"]] == ["C0OUT"]
 
 
 class TestALinkedRoomSleeps:

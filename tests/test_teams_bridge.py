@@ -12,6 +12,7 @@ import json
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply
+from jupyter_copilot_room.bridges import channel_mirror
 
 from .harness import people
 from .harness.fake_teams import FakeTeams
@@ -237,6 +238,24 @@ async def test_a_connector_outage_mid_turn_and_a_429_lose_nothing(room, teams, m
     await eventually(lambda: "Completed." in texts(in_thread(teams, later)), timeout=30)
     assert teams.limited == 1
     assert len([s for s in posts(teams) if "say later" in s["body"]["text"]]) == 1
+
+
+async def test_a_team_the_bot_is_not_in_holds_the_rooms_lines_until_it_is_back(
+    api, room, teams, model, monkeypatch
+):
+    """The connector's 403 (the app was removed from the team): the header says so, and the
+    room's lines follow, once, when the bot may post again."""
+    monkeypatch.setattr(channel_mirror, "READ_AGAIN", 1.0)
+    model.script = lambda request: Reply("Heard you.")
+    await ready(room, teams)
+    teams.fail_next(times=2, status=403)
+    assert (await api(people.MEMBER, "POST", "prompts", body={"text": "anyone?"})).code == 202
+    await eventually(lambda: room.document.meta.get("fronts") == {"teams": "not in the channel"})
+    await eventually(lambda: any("anyone?" in s["body"]["text"] for s in posts(teams)), 15)
+    root = prompt_post(teams, "anyone?")["id"]
+    await eventually(lambda: "Completed." in texts(in_thread(teams, root)), timeout=15)
+    await eventually(lambda: not room.document.meta.get("fronts"), timeout=5)
+    assert len([s for s in posts(teams) if "anyone?" in s["body"]["text"]]) == 1
 
 
 async def test_a_wrong_secret_is_one_line_and_the_header_says_so(api, room, teams, model, caplog):

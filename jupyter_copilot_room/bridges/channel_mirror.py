@@ -74,7 +74,8 @@ STREAM_EVERY = 1.0
 MAX_BACKOFF = 60.0
 #: Seconds between two looks at whether the room was loaded anew (a look keeps nothing loaded).
 LOOK_EVERY = 1.0
-#: Seconds from a reading's start before one that ended (a bad token) is started again.
+#: Seconds from a reading's start before one that ended (a bad token, a channel the bot is not
+#: in) is started again, from the line that was refused.
 READ_AGAIN = 30.0
 CARD_LINES = 20  # a card's code block shows this many lines, then "N more lines in the room"
 _SETTLED = {
@@ -125,8 +126,8 @@ class ChannelMirror:
         """Follow the room while it is loaded, and afresh each time it is loaded anew: turns
         happen only in a loaded room, and a room unloads while quiet (`room_idle_timeout`) as if
         no channel followed it. A room loaded anew gets the service's word in its header and its
-        channel in `meta.channels`; a reading that ended (a bad token) starts again `READ_AGAIN`
-        seconds after it began."""
+        channel in `meta.channels`; a reading that ended (a bad token, a channel the bot is not in)
+        starts again `READ_AGAIN` seconds after it began."""
         loop = asyncio.get_running_loop()
         reading: tuple[object, asyncio.Task, float] | None = None
         try:
@@ -160,20 +161,22 @@ class ChannelMirror:
                 try:
                     shown = await self._mirror(room, record)
                 except ServiceRefusal as refusal:
-                    if refusal.token:
+                    if refusal.token or refusal.channel:
                         raise
                     log.warning(
                         "%s refused a line of %s: %s", self.service.name, self.name, refusal
                     )
                     shown = True  # that line is lost; the next go on
                 if shown:
-                    self._refused = False
+                    if self._refused:
+                        self._refused = False
+                        self.say_status(room, None)
                     self.state.advance(record["seq"])
-        except ServiceRefusal as refusal:  # a bad token: tried again at the next look, said once
+        except ServiceRefusal as refusal:  # its lines wait; tried again `READ_AGAIN` later
             if not self._refused:
                 log.error("%s refused the mirror of %s: %s", self.service.name, self.name, refusal)
             self._refused = True
-            self.say_status(room, "bad token")
+            self.say_status(room, "bad token" if refusal.token else "not in the channel")
 
     async def _send(self, room: RoomAPI, call: Callable) -> object:
         """`call()` until the service takes it: a rate limit waits its Retry-After, an outage

@@ -18,12 +18,14 @@ class ServiceWaiting(Exception):
 
 
 class ServiceRefusal(Exception):
-    """The service refused for good: a bad token (`token`), or this one message (a channel the
-    bot is not in, a text it will not take)."""
+    """The service refused: a bad token (`token`); the channel, which the bot is not in or which
+    is gone (`channel`: the mirror's lines wait until it may post there); or else this one
+    message (a text it will not take)."""
 
-    def __init__(self, reason: str, token: bool = False):
+    def __init__(self, reason: str, token: bool = False, channel: bool = False):
         super().__init__(reason)
         self.token = token
+        self.channel = channel
 
 
 @dataclass(frozen=True)

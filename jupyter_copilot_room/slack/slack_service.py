@@ -39,6 +39,8 @@ socket_log.addFilter(_one_line)
 
 #: Errors that mean the token is no good: said once, not retried.
 BAD_TOKEN = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
+#: Errors that mean the bot cannot post in the channel until someone acts (invites it).
+NO_CHANNEL = {"not_in_channel", "channel_not_found", "is_archived"}
 
 
 class SlackService:
@@ -59,7 +61,9 @@ class SlackService:
                 retry = float(failed.response.headers.get("Retry-After", 1))
                 raise ServiceWaiting("rate limited", retry) from None
             error = str(failed.response.get("error", ""))
-            raise ServiceRefusal(error, token=error in BAD_TOKEN) from None
+            raise ServiceRefusal(
+                error, token=error in BAD_TOKEN, channel=error in NO_CHANNEL
+            ) from None
         except (aiohttp.ClientError, TimeoutError, OSError) as lost:
             raise ServiceWaiting(f"unreachable ({type(lost).__name__})") from None
 

@@ -61,7 +61,9 @@ class TeamsService:
             if failed.status in PASSING:
                 raise ServiceWaiting(f"the connector answered {failed.status}") from None
             raise ServiceRefusal(
-                f"the connector answered {failed.status}", token=failed.status == 401
+                f"the connector answered {failed.status}",
+                token=failed.status == 401,
+                channel=failed.status == 403,  # the bot is not in the team (any more)
             ) from None
         except (aiohttp.ClientError, TimeoutError, OSError) as lost:
             raise ServiceWaiting(f"unreachable ({type(lost).__name__})") from None

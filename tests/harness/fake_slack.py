@@ -52,6 +52,7 @@ class FakeSlack(FakeService):
         self.tickets: set[str] = set()  # issued by apps.connections.open
         self.away = False  # while True, Socket Mode cannot be reached (see drop)
         self.refused = 0  # socket connections refused while away
+        self.outside: set[str] = set()  # channels the bot is not in: its posts there are refused
         self._limits: dict[str, list[int]] = {}  # method -> Retry-After of its next 429s
         self._clock = 0
         self._methods: dict[str, Callable[[dict], dict]] = {
@@ -299,6 +300,8 @@ class _Api(RequestHandler):
         wanted = fake.app_token if method == "apps.connections.open" else fake.bot_token
         if token != wanted:
             return {"ok": False, "error": "invalid_auth"}
+        if method.startswith("chat.") and params.get("channel") in fake.outside:
+            return {"ok": False, "error": "not_in_channel"}
         return fake._methods[method](params)
 
 
