@@ -144,6 +144,12 @@ def test_a_person_links_their_slack_account_and_the_header_says_when_slack_is_aw
     assert lab.api("alice", "PUT", "channels/slack", {"channel": "C0OTHER"})[0] == 200
     expect(line.last).to_contain_text("C0OTHER")
     screenshot(alice.locator(".jp-CopilotRoom-transcript"), "slack-linked-lines")
+    # Nobody invited the bot there: the header says so, still within 250 px.
+    fake.outside.add("C0OTHER")
+    assert lab.api("alice", "POST", "prompts", {"text": "anyone there?"})[0] == 202
+    expect(front).to_have_text("Slack: not in the channel", timeout=15_000)
+    assert layout_problems(alice, ".jp-CopilotRoom-header") == []
+    screenshot(alice.locator(".jp-CopilotRoom-header"), "slack-header-not-in-channel")
     alice.locator(".jp-CopilotRoom-switcher").click()
     unlink = menu.locator(".lm-Menu-item", has_text="Unlink the Slack Channel (C0OTHER)")
     expect(unlink).to_be_visible()
@@ -153,3 +159,4 @@ def test_a_person_links_their_slack_account_and_the_header_says_when_slack_is_aw
     expect(menu.locator(".lm-Menu-item", has_text="Link a Slack Channel…")).to_be_visible()
     expect(menu.locator(".lm-Menu-item", has_text="Unlink the Slack Channel")).to_have_count(0)
     alice.keyboard.press("Escape")
+    expect(front).to_have_count(0)  # unlinked: the channel's trouble is no longer the room's
