@@ -10,6 +10,7 @@ from pathlib import Path
 from tornado.ioloop import IOLoop
 
 from .api import RoomsAPI
+from .bridges.chat_bridge import ChatBridge
 from .bridges.linked_people import LinkedPeople
 from .github.github_settings import GitHubSettings
 from .github.pull_requests import PullRequests
@@ -31,19 +32,18 @@ class ServerFronts:
         self.pulls = None
         if github is not None and github.repository:
             self.pulls = api.fronts.pulls = PullRequests(github, api, state_dir)
-        self.slack: SlackBridge | None = None
-        self.teams: TeamsBridge | None = None
+        self.bridges: list[ChatBridge] = []
         chats = {name: chat for name, chat in (("slack", slack), ("teams", teams)) if chat}
         if chats:  # who is who in them, and each room's channel there
             state = state_dir / "bridges"
             people = LinkedPeople(state / "people.json", {n: c.people for n, c in chats.items()})
             api.fronts.links = people
             if slack is not None:
-                self.slack = SlackBridge(slack, api, people, state)
+                self.bridges.append(SlackBridge(slack, api, people, state))
             if teams is not None:
-                self.teams = api.fronts.teams = TeamsBridge(teams, api, people, state)
-            bridges = {"slack": self.slack, "teams": self.teams}
-            api.fronts.channels = {n: b.links for n, b in bridges.items() if b is not None}
+                api.fronts.teams = bridge = TeamsBridge(teams, api, people, state)
+                self.bridges.append(bridge)
+            api.fronts.channels = {b.service.name: b.links for b in self.bridges}
         # They start with the server's loop, also in a server that is never "started" (an
         # in-process test), and reach rooms through the API, which loads them when needed.
         IOLoop.current().add_callback(self._start)
@@ -51,15 +51,11 @@ class ServerFronts:
     def _start(self) -> None:
         if self.pulls is not None:
             self.pulls.start()
-        if self.slack is not None:
-            self.slack.start()
-        if self.teams is not None:
-            self.teams.start()
+        for bridge in self.bridges:
+            bridge.start()
 
     async def stop(self) -> None:
         if self.pulls is not None:
             await self.pulls.stop()
-        if self.slack is not None:
-            await self.slack.stop()
-        if self.teams is not None:
-            await self.teams.stop()
+        for bridge in self.bridges:
+            await bridge.stop()

@@ -57,3 +57,7 @@ class ChatService(Protocol):
     def channel_id(self, given: str) -> str | None:
         """A channel's id as the service knows it, from what a host typed; None if it is none."""
         ...
+
+    async def close(self) -> None:
+        """Let go of its connections (the server stops)."""
+        ...

@@ -5,14 +5,11 @@ disconnected", "Slack: bad token")."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..background_tasks import started
-from ..bridges.channel_links import ChannelLinks
-from ..bridges.chat_front import ChatFront
+from ..bridges.chat_bridge import ChatBridge
 from ..bridges.linked_people import LinkedPeople
 from .slack_service import SlackService
 from .slack_settings import SlackSettings
@@ -26,28 +23,13 @@ log = logging.getLogger(__name__)
 WATCH_EVERY = 1.0
 
 
-class SlackBridge:
+class SlackBridge(ChatBridge[SlackService]):
     def __init__(self, settings: SlackSettings, rooms: RoomsAPI, people: LinkedPeople, state: Path):
         self.settings = settings
-        self.rooms = rooms
         bot, app = settings.tokens()
-        self.service = SlackService(bot, app, settings.api_url)
-        self.links = ChannelLinks(self.service, rooms, settings.rooms, state)
-        deliveries = state / "slack-deliveries.json"
-        self.front = ChatFront(self.service, rooms, people, self.links, deliveries)
-        self._watch: asyncio.Task | None = None
-
-    def start(self) -> None:
-        self._watch = started(self._run(), "The Slack bridge")
-
-    async def stop(self) -> None:
-        if self._watch is not None:
-            self._watch.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watch
-        self.front.stop()
-        await self.links.stop()
-        await self.service.close()
+        super().__init__(
+            SlackService(bot, app, settings.api_url), rooms, people, settings.rooms, state
+        )
 
     async def _run(self) -> None:
         if refusal := await self.links.reach(lambda: self.service.connect(self.front)):

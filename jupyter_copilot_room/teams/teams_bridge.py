@@ -5,17 +5,13 @@ checked first), and what the header says while Teams is not there ("Teams: disco
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from microsoft_agents.activity import Activity
 
-from ..background_tasks import started
-from ..bridges.channel_links import ChannelLinks
-from ..bridges.chat_front import ChatFront
+from ..bridges.chat_bridge import ChatBridge
 from ..bridges.linked_people import LinkedPeople
 from ..errors import InvalidRequest, Unauthorized
 from .bot_token import BotToken
@@ -29,28 +25,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class TeamsBridge:
+class TeamsBridge(ChatBridge[TeamsService]):
     def __init__(self, settings: TeamsSettings, rooms: RoomsAPI, people: LinkedPeople, state: Path):
         self.settings = settings
-        self.rooms = rooms
         self.callers = CallerCheck(settings.app_id, settings.openid_url)
-        self.service = TeamsService(BotToken(settings))
-        self.links = ChannelLinks(self.service, rooms, settings.rooms, state)
-        deliveries = state / "teams-deliveries.json"
-        self.front = ChatFront(self.service, rooms, people, self.links, deliveries)
-        self._start: asyncio.Task | None = None
-
-    def start(self) -> None:
-        self._start = started(self._run(), "The Teams bridge")
-
-    async def stop(self) -> None:
-        if self._start is not None:
-            self._start.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._start
-        self.front.stop()
-        await self.links.stop()
-        await self.service.close()
+        super().__init__(TeamsService(BotToken(settings)), rooms, people, settings.rooms, state)
 
     async def _run(self) -> None:
         """The bot's credentials, asked until Entra ID answers (a wrong secret is said once, not
