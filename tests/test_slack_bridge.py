@@ -337,6 +337,9 @@ class TestALinkedRoomSleeps:
         assert linked.json == {"service": "slack", "channel": "C0SIDE"}, linked
 
         await eventually(lambda: room_app.rooms.loaded("side") is None, 20, what="side unloads")
+        await slack.message_event("UBOB", "C0SIDE", "lunch, anyone?")  # the channel's own talk
+        await asyncio.sleep(0.5)
+        assert room_app.rooms.loaded("side") is None, "no room opens for it"
         asked = await api(people.MEMBER, "POST", "rooms", "side", "prompts", body={"text": "wake"})
         assert asked.code == 202, asked
         await eventually(lambda: any("asked: wake" in m["text"] for m in slack.messages), 15)

@@ -25,7 +25,6 @@ from .linked_people import LinkedPeople
 if TYPE_CHECKING:
     from ..api import RoomAPI, RoomsAPI
     from .channel_links import ChannelLinks
-    from .channel_mirror import ChannelMirror
 
 log = logging.getLogger(__name__)
 
@@ -95,9 +94,10 @@ class ChatFront:
         username = self.people.username(self.service.name, user)
         return None if username is None else Person(username, source=self.service.name)
 
-    async def _room(self, channel: str) -> tuple[RoomAPI, ChannelMirror] | None:
+    async def _room(self, channel: str) -> RoomAPI | None:
+        """The room `channel` is linked to, opened (None: it is no room's)."""
         mirror = self.links.in_channel(channel)
-        return None if mirror is None else (await self.rooms.open(mirror.name), mirror)
+        return None if mirror is None else await self.rooms.open(mirror.name)
 
     async def mention(self, user: str, channel: str, text: str, thread: str | None) -> None:
         """`@bot <text>` in a channel (or a DM): `link <code>`, else a prompt by the person."""
@@ -106,12 +106,12 @@ class ChatFront:
         person = self._person(user)
         if person is None:
             return await self.service.whisper(channel, user, self._how_to_link(), thread)
-        found = await self._room(channel)
-        if found is None:
+        room = await self._room(channel)
+        if room is None:
             said = "This channel is linked to no room; a host links one in the room's settings."
             return await self.service.whisper(channel, user, said, thread)
         try:
-            await found[0].submit(person, text)
+            await room.submit(person, text)
         except Refused as refused:
             await self.service.whisper(channel, user, refused.message, thread)
 
@@ -120,12 +120,12 @@ class ChatFront:
         to the question its card asks."""
         if (code := _link_code(text)) is not None:
             return await self._link(user, channel, code, thread)
-        found = await self._room(channel)
-        prompt = found[1].prompt_of_thread(thread) if found else None
+        mirror = self.links.in_channel(channel)
+        prompt = mirror.prompt_of_thread(thread) if mirror else None
         person = self._person(user)
-        if found is None or prompt is None or person is None:
-            return
-        room = found[0]
+        if mirror is None or prompt is None or person is None:
+            return  # the channel's own talk: no room opens for it
+        room = await self.rooms.open(mirror.name)
         card = next(
             (
                 c
@@ -143,10 +143,9 @@ class ChatFront:
         person = self._person(user)
         if person is None:
             return await self.service.whisper(channel, user, self._how_to_link(), thread)
-        found = await self._room(channel)
-        if found is None:
+        room = await self._room(channel)
+        if room is None:
             return
-        room = found[0]
         card = next((c for c in room.cards_for(person) if c["id"] == card_id), None)
         if card is None:
             said = "That request is no longer open."
