@@ -13,7 +13,12 @@ from jupyter_copilot_room.bridges import chat_front, linked_people
 from jupyter_copilot_room.bridges.channel_links import ChannelLinks
 from jupyter_copilot_room.bridges.channel_mirror import split_to
 from jupyter_copilot_room.bridges.chat_front import ChatFront
-from jupyter_copilot_room.bridges.chat_service import CardView, ServiceRefusal, ServiceWaiting
+from jupyter_copilot_room.bridges.chat_service import (
+    CardView,
+    ServiceRefusal,
+    ServiceWaiting,
+    retry_seconds,
+)
 from jupyter_copilot_room.bridges.linked_people import LinkedPeople
 from jupyter_copilot_room.errors import Conflict, InvalidRequest
 from jupyter_copilot_room.slack.block_kit import card_blocks, clicked
@@ -154,6 +159,12 @@ def test_the_first_contact_waits_out_an_absent_service_and_stops_at_a_refusal(tm
 
     assert asyncio.run(links.reach(refused)) is refusal
     assert links.status == "bad token" and len(tries) == 1
+
+
+def test_a_retry_after_is_its_seconds_or_one():
+    """Slack and Teams send seconds; a date (HTTP allows one) or nothing waits a second."""
+    assert [retry_seconds(v) for v in ["2", "0.5", "-3", None, ""]] == [2.0, 0.5, 0.0, 1.0, 1.0]
+    assert retry_seconds("Wed, 21 Oct 2026 07:28:00 GMT") == 1.0
 
 
 def test_a_delivery_seen_before_a_restart_is_not_handled_after_it(tmp_path):

@@ -17,6 +17,14 @@ class ServiceWaiting(Exception):
         self.retry_after = retry_after
 
 
+def retry_seconds(retry_after: str | None) -> float:
+    """A 429's Retry-After in seconds (a date, or none at all: one)."""
+    try:
+        return max(float(retry_after or 1), 0.0)
+    except ValueError:
+        return 1.0
+
+
 class ServiceRefusal(Exception):
     """The service refused: a bad token (`token`); the channel, which the bot is not in or which
     is gone (`channel`: the mirror's lines wait until it may post there); or else this one

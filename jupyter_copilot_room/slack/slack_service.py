@@ -20,7 +20,7 @@ from slack_sdk.socket_mode.response import SocketModeResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from ..bridges.chat_front import ChatFront
-from ..bridges.chat_service import CardView, ServiceRefusal, ServiceWaiting
+from ..bridges.chat_service import CardView, ServiceRefusal, ServiceWaiting, retry_seconds
 from .block_kit import card_blocks, clicked
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ class SlackService:
             return await method(**{k: v for k, v in params.items() if v is not None})
         except SlackApiError as failed:
             if failed.response.status_code == 429:
-                retry = float(failed.response.headers.get("Retry-After", 1))
+                retry = retry_seconds(failed.response.headers.get("Retry-After"))
                 raise ServiceWaiting("rate limited", retry) from None
             error = str(failed.response.get("error", ""))
             raise ServiceRefusal(

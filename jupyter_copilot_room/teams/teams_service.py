@@ -25,7 +25,7 @@ from microsoft_agents.activity import (
 from microsoft_agents.hosting.core import ConnectorClient
 
 from ..bridges.chat_front import ChatFront
-from ..bridges.chat_service import CardView, ServiceRefusal, ServiceWaiting
+from ..bridges.chat_service import CardView, ServiceRefusal, ServiceWaiting, retry_seconds
 from .adaptive_cards import card_attachment, clicked
 from .bot_token import BotToken
 
@@ -56,7 +56,7 @@ class TeamsService:
             return await method(ConnectorClient(self.service_url, token, session=self._open()))
         except aiohttp.ClientResponseError as failed:
             if failed.status == 429:
-                retry = _seconds(failed.headers.get("Retry-After") if failed.headers else None)
+                retry = retry_seconds(failed.headers.get("Retry-After") if failed.headers else None)
                 raise ServiceWaiting("rate limited", retry) from None
             if failed.status in PASSING:
                 raise ServiceWaiting(f"the connector answered {failed.status}") from None
@@ -186,14 +186,6 @@ async def _close_later(session: aiohttp.ClientSession) -> None:
         await asyncio.sleep(60)
     finally:
         await session.close()
-
-
-def _seconds(retry_after: str | None) -> float:
-    """A Retry-After's seconds (a date, or nothing: one)."""
-    try:
-        return max(float(retry_after or 1), 0.0)
-    except ValueError:
-        return 1.0
 
 
 def _in_thread(channel: str, thread: str | None) -> str:
