@@ -110,6 +110,9 @@ class _NoRoomLoaded:
     def loaded(self, name):
         return None
 
+    def once_started(self, name, then):
+        pass  # a room asleep shows nothing
+
 
 def test_channel_links_keep_the_hosts_changes_over_the_configuration(tmp_path):
     configured = {"main": "C0MAIN", "lab": "C0LAB"}

@@ -232,9 +232,14 @@ async def test_a_bad_token_is_one_line_and_the_header_says_so(
     api, room, slack, model, monkeypatch, caplog
 ):
     slack.bot_token = "xoxb-another"  # Slack no longer takes the room's token
-    await room.ensure_started()
+
+    def refusals():
+        return [r for r in caplog.records if "Slack refused" in r.getMessage()]
+
+    await eventually(refusals, timeout=15)
+    await room.ensure_started()  # a room that starts after the refusal shows it too
     await eventually(lambda: room.document.meta.get("fronts") == {"slack": "bad token"}, timeout=15)
-    lines = [r for r in caplog.records if "Slack refused" in r.getMessage()]
+    lines = refusals()
     assert len(lines) == 1 and "invalid_auth" in lines[0].getMessage()
     assert not any(r.exc_info for r in caplog.records if r.name.startswith("jupyter_copilot"))
     model.script = lambda request: Reply("The room works without Slack.")

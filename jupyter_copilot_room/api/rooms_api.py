@@ -3,6 +3,7 @@ extension, `RoomsAPI` for REST's handlers and the websocket."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..access.identity import Identity
@@ -33,6 +34,13 @@ class RoomsAPI:
         if room is None or not room.startup.started:
             return None
         return RoomAPI(room, self._threads, self.fronts)
+
+    def once_started(self, name: str, then: Callable[[RoomAPI], None]) -> None:
+        """`then(room)` once the room `name` has started, if it is loaded (at once if it has
+        started already); a room asleep: nothing. Loads nothing."""
+        room = self._rooms.loaded(name)
+        if room is not None:
+            room.startup.when_started(lambda: then(RoomAPI(room, self._threads, self.fronts)))
 
     async def open(self, name: str) -> RoomAPI:
         """The room `name`, loaded and started if it slept; `Refused` (`unknown_room`, 404) for

@@ -94,8 +94,8 @@ class ChannelLinks:
                 return None
 
     def _show(self, name: str, status: str | None) -> None:
-        if (room := self.rooms.loaded(name)) is not None:
-            room.set_front_status(self.service.name, status)
+        """`status` in the room's header, once it has started if it is starting now."""
+        self.rooms.once_started(name, lambda room: room.set_front_status(self.service.name, status))
 
     def _mirror_says(self, room: RoomAPI | None, status: str | None) -> None:
         """A mirror's word on its room's header; once its trouble passed, the bridge's."""
