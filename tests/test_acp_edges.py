@@ -2,6 +2,7 @@
 (tests/agents/scripted_acp_agent.py): a crash in the middle of a turn, two permission requests
 open at once and an abort, every tool kind as the room's card, a `session/load` refused."""
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -116,11 +117,13 @@ async def test_a_missing_command_is_the_agent_that_cannot_run_with_the_exact_err
     assert "/nowhere/agent-acp" in meta["agent_error"], meta["agent_error"]
 
 
-async def test_the_agents_files_are_the_rooms_folder_and_nothing_outside(
+async def test_the_agents_file_reads_and_writes_are_the_rooms_cards_inside_its_folder(
     api, room, jp_root_dir, tmp_path_factory
 ):
-    """`fs/*` for the agents that use their client's files: inside the room's folder only, a
-    symlink out of it refused by where it leads."""
+    """`fs/*` for the agents that use their client's files: a read is the read card, a write
+    the write card showing its diff against the file as it is; a rejected write changes nothing
+    and the agent hears why; outside the room's folder (a symlink by where it leads) refused
+    before anyone is asked; a missing file is ACP's resource-not-found."""
     folder = jp_root_dir.resolve()
     (folder / "notes.txt").write_text("the room's notes\n")
     secret = tmp_path_factory.mktemp("elsewhere") / "outside.txt"
@@ -128,17 +131,79 @@ async def test_the_agents_files_are_the_rooms_folder_and_nothing_outside(
     (folder / "link.txt").symlink_to(secret)
     await ready(api, room)
 
-    async def said(text):
-        await ended(room, await ask(api, room, "alice", text))
-        return entries(room, "assistant")[-1]["body"]
+    read = await ask(api, room, "bob", f"read: {folder / 'notes.txt'}")
+    request_id, card = await one_card(room)
+    assert (card["kind"], card["summary"]) == ("read", "notes.txt")
+    await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
+    await ended(room, read)
+    assert entries(room, "assistant")[-1]["body"] == "Read: the room's notes"
 
-    assert await said(f"read: {folder / 'notes.txt'}") == "Read: the room's notes"
-    assert await said(f"write: {folder / 'new.txt'}") == "Written."
-    assert (folder / "new.txt").read_text() == "written by the agent\n"
+    written = await ask(api, room, "bob", f"write: {folder / 'notes.txt'}")
+    request_id, card = await one_card(room)
+    assert (card["kind"], card["summary"]) == ("write", "notes.txt")
+    assert "-the room's notes" in card["details"]["diff"], card["details"]
+    assert "+written by the agent" in card["details"]["diff"], card["details"]
+    assert (
+        await api("carol", "POST", "approvals", request_id, body={"decision": "approve"})
+    ).code == 403
+    await api("alice", "POST", "approvals", request_id, body={"decision": "reject"})
+    await ended(room, written)
+    heard = entries(room, "assistant")[-1]["body"]
+    assert heard.startswith("Refused: ") and "alice" in heard, heard
+    assert (folder / "notes.txt").read_text() == "the room's notes\n", "a rejected write"
+
+    missing = await said_to(api, room, f"read: {folder / 'nowhere.txt'}")
+    assert missing.startswith("Refused: Resource not found"), missing
     for path in (secret, folder / "link.txt", folder / ".." / secret.parent.name / secret.name):
-        assert (await said(f"read: {path}")).startswith("Refused: {'path': "), path
-    assert (await said(f"write: {folder / 'link.txt'}")).startswith("Refused:")
+        said = await said_to(api, room, f"read: {path}")
+        assert said.startswith("Refused: ") and "outside the room's folder" in said, path
+    assert "outside the room's folder" in await said_to(api, room, f"write: {folder / 'link.txt'}")
     assert secret.read_text() == "not the room's\n"
+    assert not room.document.approvals.to_py(), "nothing outside was asked of anyone"
+
+
+async def test_a_write_the_agent_asked_for_is_one_card_and_a_denied_kind_no_card(
+    api, room, jp_root_dir
+):
+    """An agent that asks before it writes through its client (Gemini CLI does) sees one card,
+    the write's; under `write: deny` the room refuses an unasked write by rule, with no card."""
+    folder = jp_root_dir.resolve()
+    await ready(api, room)
+    asked = await ask(api, room, "bob", f"asked write: {folder / 'new' / 'made.txt'}")
+    request_id, card = await one_card(room)
+    assert (card["kind"], card["summary"]) == ("write", "new/made.txt")
+    await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
+    await ended(room, asked)
+    assert entries(room, "assistant")[-1]["body"] == "Written."
+    assert (folder / "new" / "made.txt").read_text() == "asked for\n"
+    assert len(entries(room, "permission")) == 1, "one card for the write, not two"
+
+    policy = {"approval_policy": {"write": "deny"}}
+    assert (await api("alice", "PATCH", "settings", body=policy)).code == 200
+    said = await said_to(api, room, f"write: {folder / 'denied.txt'}")
+    assert said.startswith("Refused: Rejected by rule write"), said
+    assert not (folder / "denied.txt").exists()
+
+
+async def test_no_write_outside_a_turn_and_no_card_let_through_by_its_title(api, room, jp_root_dir):
+    """A hostile agent: a write 0.5 s after its turn ended is refused (nothing is written);
+    a permission request titled with a room tool's name it never announced is the room's card,
+    not let through."""
+    folder = jp_root_dir.resolve()
+    await ready(api, room)
+    assert await said_to(api, room, f"write later: {folder / 'late.txt'}") == "Later."
+    await asyncio.sleep(1.5)
+    later = await said_to(api, room, "what came later")
+    assert later.startswith("Later: refused: The room runs none of this agent's turns"), later
+    assert not (folder / "late.txt").exists()
+
+    for title in ("notebook_replace_cell", "jupyter-notebook_replace_cell"):
+        titled = await ask(api, room, "bob", f"titled {title}")
+        request_id, card = await one_card(room)
+        assert card["kind"] == "custom-tool", card
+        await api("bob", "POST", "approvals", request_id, body={"decision": "reject"})
+        await ended(room, titled)
+        assert entries(room, "assistant")[-1]["body"] == "Answer: deny"
 
 
 @pytest.fixture

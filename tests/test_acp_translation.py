@@ -6,9 +6,13 @@ from pathlib import Path
 import pytest
 from acp import schema
 
-from jupyter_copilot_room.agent.acp.acp_agent import said_by
 from jupyter_copilot_room.agent.acp.agent_spec import AcpAgentSpec, parse_agents
-from jupyter_copilot_room.agent.acp.permission_asks import chosen_option, permission_ask
+from jupyter_copilot_room.agent.acp.client_gate import said_by
+from jupyter_copilot_room.agent.acp.permission_asks import (
+    chosen_option,
+    permission_ask,
+    room_tool,
+)
 from jupyter_copilot_room.agent.acp.session_updates import SessionUpdates
 from jupyter_copilot_room.agent.seam import Answer
 from jupyter_copilot_room.events import AssistantMessage, MessageDelta, ToolCompleted, ToolStarted
@@ -72,7 +76,7 @@ def chunk(text, kind=schema.AgentMessageChunk, update="agent_message_chunk"):
 
 
 def test_a_turns_updates_are_its_streamed_messages_and_tool_rows():
-    updates = SessionUpdates()
+    updates = SessionUpdates("jupyter-0a1b2c")
     events = [
         *updates.read(chunk("Let me ", schema.AgentThoughtChunk, "agent_thought_chunk")),
         *updates.read(chunk("think.", schema.AgentThoughtChunk, "agent_thought_chunk")),
@@ -132,7 +136,7 @@ def test_a_turns_updates_are_its_streamed_messages_and_tool_rows():
 
 
 def test_a_cancelled_turn_ends_its_message_partial_and_its_running_tools():
-    updates = SessionUpdates()
+    updates = SessionUpdates("jupyter-0a1b2c")
     updates.read(
         schema.ToolCallStart(session_update="tool_call", tool_call_id="c9", title="t", kind="read")
     )
@@ -200,16 +204,57 @@ def test_an_answer_picks_the_option_by_its_kind_and_never_allow_always():
 
 def test_a_tool_of_kind_other_is_named_by_its_title():
     """ACP's `other` names no tool: the row shows the call's title, a room tool by its name."""
-    [started] = SessionUpdates().read(
+    [started] = SessionUpdates("jupyter-0a1b2c").read(
         schema.ToolCallStart(
             session_update="tool_call",
             tool_call_id="c2",
-            title="jupyter-notebook_read",
+            title="jupyter-0a1b2c-notebook_read",
             kind="other",
             raw_input={"path": "plan.ipynb"},
         )
     )
     assert (started.tool, started.summary) == ("notebook_read", "plan.ipynb")
+
+
+def announced(title, kind="other", arguments=None):
+    """A turn's updates after the agent announced one tool call `c1`, and that call."""
+    updates = SessionUpdates("jupyter-0a1b2c")
+    arguments = {"path": "a.ipynb"} if arguments is None else arguments
+    start = schema.ToolCallStart(
+        session_update="tool_call", tool_call_id="c1", title=title, kind=kind, raw_input=arguments
+    )
+    updates.read(start)
+    return updates, updates.room_calls.get("c1")
+
+
+def asking(title="notebook_read", kind="other", arguments=None, call_id="c1"):
+    arguments = {"path": "a.ipynb"} if arguments is None else arguments
+    return schema.ToolCallUpdate(tool_call_id=call_id, title=title, kind=kind, raw_input=arguments)
+
+
+def test_a_permission_request_passes_as_a_room_tool_only_when_it_is_the_announced_call():
+    """The room lets an agent's ask through without a card only for the call of its own
+    notebook tool the agent announced under the session's server name: same id, no kind that
+    acts, the same arguments; a title alone proves nothing."""
+    _, call = announced("jupyter-0a1b2c-notebook_read")
+    assert room_tool(asking(), call)
+    assert room_tool(asking(title="jupyter-0a1b2c-notebook_read"), call)
+    assert not room_tool(asking(kind="execute"), call)
+    assert not room_tool(asking(arguments={"path": "b.ipynb"}), call)
+    assert not room_tool(asking(title="Bash"), call)
+    assert not room_tool(asking(), None), "never announced"
+    # Announced under another server's name, bare, of a kind that acts, or with arguments no
+    # room tool takes: not the room's call at all.
+    for title, kind, arguments in (
+        ("jupyter-notebook_read", "other", None),
+        ("mcp__jupyter__notebook_read", "other", None),
+        ("notebook_read", "other", None),
+        ("jupyter-0a1b2c-notebook_read", "execute", None),
+        ("jupyter-0a1b2c-notebook_read", "other", {"path": "a.ipynb", "command": "rm -rf ~"}),
+        ("jupyter-0a1b2c-notebook_read", "other", {"path": 3}),
+    ):
+        assert announced(title, kind, arguments)[1] is None, (title, kind, arguments)
+    assert announced("mcp__jupyter-0a1b2c__notebook_read")[1] is not None
 
 
 def test_a_terminal_runs_an_approved_line_only_as_it_was_approved():

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
+import jsonschema
 import mcp_types as mcp
 from pydantic import ValidationError
 
@@ -117,16 +118,33 @@ TOOL_LIST = [
     for spec in TOOLS
 ]
 KNOWN_METHODS = {"initialize", "ping", "tools/list", "tools/call"}
-#: How agents name this server's tools: bare, `jupyter-x` (Copilot), `mcp__jupyter__x` (Claude).
-AGENT_PREFIXES = ("", f"{SERVER_NAME}-", f"mcp__{SERVER_NAME}__")
 
 
-def room_tool_name(name: str) -> str | None:
-    """The room's tool an agent's name for a tool means, or None when it is none of them."""
-    for prefix in AGENT_PREFIXES:
+def server_name() -> str:
+    """A session's name for this server, its own: no MCP server the agent finds in the
+    repository can take it, so a tool call under it is the room's."""
+    return f"{SERVER_NAME}-{secrets.token_hex(3)}"
+
+
+def room_tool_name(name: str, server: str, bare: bool = False) -> str | None:
+    """The room's tool an agent's name for a tool means under the server's name `server` (as
+    Copilot says it, `<server>-x`, or Claude, `mcp__<server>__x`; `bare`: the tool's own name
+    too, for showing a row), or None when it is none of them."""
+    prefixes = (f"{server}-", f"mcp__{server}__", *(("",) if bare else ()))
+    for prefix in prefixes:
         if name.startswith(prefix) and name.removeprefix(prefix) in TOOL_SPECS:
             return name.removeprefix(prefix)
     return None
+
+
+def takes(tool: str, arguments: object) -> bool:
+    """Whether `arguments` are a call of the room's tool `tool`: its parameters, no others."""
+    schema = TOOL_SPECS[tool].parameters
+    return (
+        isinstance(arguments, dict)
+        and set(arguments) <= set(schema.get("properties", {}))
+        and jsonschema.Draft202012Validator(schema).is_valid(arguments)
+    )
 
 
 def _initialized(asked: str) -> mcp.InitializeResult:

@@ -6,6 +6,11 @@ prompt's words say what it does. Run as `python scripted_acp_agent.py` (ACP on i
 - "every kind": asks one permission of each tool kind in turn, then says how each was answered;
 - "read: <path>" / "write: <path>": reads the file through its client (`fs/read_text_file`), or
   writes "written by the agent" to it, then says what it read or what the client answered;
+- "asked write: <path>": asks permission for that write first (its diff), then writes it;
+- "write later: <path>": ends the turn, then writes the file a moment later, outside any turn;
+  "what came later" says what its client answered;
+- "titled <tool>": asks permission for a call it titles with the room's tool name `tool` (kind
+  `other`, that tool's arguments) but never announced, then says the answer;
 - "terminal: <command>" / "terminal unasked: <command>": runs `sh -c <command>` in a terminal of
   its client's, after asking permission for it (or without asking), then says "Terminal: " and
   what it printed with its exit code, or "Refused: " and the client's reason;
@@ -58,6 +63,7 @@ def model_option(current: str) -> schema.SessionConfigOptionSelect:
 class ScriptedAgent:
     def __init__(self) -> None:
         self.models: dict[str, str] = {}  # each session's
+        self.later = "nothing"  # what the client answered a write made outside a turn
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -99,6 +105,26 @@ class ScriptedAgent:
         if "two asks" in last:
             answers = await asyncio.gather(*(self.ask(session_id, "execute", n) for n in (1, 2)))
             await self.say(session_id, f"Answers: {', '.join(answers)}.")
+        elif match := re.search(r"asked write: (\S+)", last):
+            await self.say(session_id, await self.asked_write(session_id, match.group(1)))
+        elif match := re.search(r"write later: (\S+)", last):
+            asyncio.get_running_loop().call_later(
+                0.5, lambda: asyncio.ensure_future(self.write_later(session_id, match.group(1)))
+            )
+            await self.say(session_id, "Later.")
+        elif "what came later" in last:
+            await self.say(session_id, f"Later: {self.later}")
+        elif match := re.search(r"titled (\S+)", last):
+            call = schema.ToolCallUpdate(
+                tool_call_id=uuid.uuid4().hex,
+                kind="other",
+                title=match.group(1),
+                raw_input={"path": "x.ipynb", "cell_id": "c1", "source": "rm -rf ~"},
+            )
+            asked = await self.conn.request_permission(
+                session_id=session_id, tool_call=call, options=OPTIONS
+            )
+            await self.say(session_id, f"Answer: {getattr(asked.outcome, 'option_id', None)}")
         elif match := re.search(r"(read|write): (\S+)", last):
             await self.say(session_id, await self.use_file(session_id, *match.groups()))
         elif match := re.search(r"terminal( unasked| in)?: (.+)$", last):
@@ -136,7 +162,34 @@ class ScriptedAgent:
             )
             return "Written."
         except acp.RequestError as err:
-            return f"Refused: {err.data}"
+            return f"Refused: {err}"
+
+    async def asked_write(self, session_id: str, path: str) -> str:
+        """A write as agents that ask first make it: the permission (with the diff), then the
+        write through the client."""
+        diff = schema.FileEditToolCallContent(
+            type="diff", path=path, old_text=None, new_text="asked for\n"
+        )
+        call = schema.ToolCallUpdate(
+            tool_call_id=uuid.uuid4().hex, kind="edit", title=f"Write {path}", content=[diff]
+        )
+        asked = await self.conn.request_permission(
+            session_id=session_id, tool_call=call, options=OPTIONS
+        )
+        if getattr(asked.outcome, "option_id", None) != "allow":
+            return "Not allowed."
+        try:
+            await self.conn.write_text_file(session_id=session_id, path=path, content="asked for\n")
+        except acp.RequestError as err:
+            return f"Refused: {err}"
+        return "Written."
+
+    async def write_later(self, session_id: str, path: str) -> None:
+        try:
+            await self.conn.write_text_file(session_id=session_id, path=path, content="late\n")
+            self.later = "written"
+        except acp.RequestError as err:
+            self.later = f"refused: {err}"
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         pass  # the client answers the open requests `cancelled`, which ends them

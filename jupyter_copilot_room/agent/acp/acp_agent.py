@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,14 +22,13 @@ from acp import schema
 from ...events import AgentEvent, AgentStatus, TurnEnded, TurnUsage
 from ..attribution import SYSTEM_NOTE, attributed
 from ..notebook_calls import NotebookCalls
-from ..notebook_mcp import SERVER_NAME, Grant, NotebookToolsServer
-from ..seam import Agent, AgentHost, AgentSettings, AgentTurn, Answer, PermissionAsk
+from ..notebook_mcp import Grant, NotebookToolsServer, server_name
+from ..seam import Agent, AgentHost, AgentSettings, AgentTurn, Answer
 from .agent_processes import EXIT_GRACE, START_TIMEOUT, AgentProcess, AgentProcesses
 from .agent_spec import AcpAgentSpec
+from .client_gate import ClientGate
 from .conversation_log import PRIMER, ConversationLog
 from .permission_asks import cancelled, chosen_option, permission_ask, room_tool
-from .room_files import RoomFiles
-from .room_terminals import RoomTerminals
 from .session_models import SessionModels
 from .session_updates import SessionUpdates
 
@@ -44,19 +42,6 @@ STOPS = {
 RULES = f"<room_rules>\n{SYSTEM_NOTE}\n</room_rules>"
 #: What the ready line says when the session of before could not be loaded.
 SESSION_LOST = "The agent's earlier context was lost: it starts a new session."
-
-
-#: Shells whose `-c` (or `-lc`) runs the command line that follows it.
-SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
-
-
-def said_by(command: str, args: list[str]) -> set[str]:
-    """The command lines a terminal's command and arguments are: as they are joined, and the
-    line a shell runs for `sh -c <line>`, as an agent's permission request names it."""
-    lines = {shlex.join([command, *args])}
-    if Path(command).name in SHELLS and len(args) >= 2 and args[-2] in ("-c", "-lc"):
-        lines.add(args[-1])
-    return lines
 
 
 class AgentStartFailed(Exception):
@@ -77,12 +62,11 @@ class AcpAgent(Agent):
         super().__init__(settings)
         self.spec = spec
         self.processes = processes
-        self.files = RoomFiles(settings.repository)
-        self.terminals = RoomTerminals(self.files)
-        self._commands_approved: list[str] = []  # this turn's shell cards approved, not run yet
+        self.gate = ClientGate(settings.repository, lambda: self._host)
         self.notebook_tools = notebook_tools
         self.notebook_calls = NotebookCalls(settings.notebooks) if settings.notebooks else None
         self._grant: str | None = None  # the session's token for the notebook tools
+        self._tools_server = server_name()  # the session's name for their server
         self.name, self.title = spec.name, spec.title
         self.log = settings.log
         self.folder = settings.state_dir / "agents" / spec.name
@@ -137,9 +121,13 @@ class AcpAgent(Agent):
         self._process = await self.processes.lease(self.spec, self)
         self._conn = self._process.conn
         capabilities = self._process.capabilities
+        saved = self._saved()
+        self._tools_server = saved.get("tools_server") or server_name()
         servers = self._mcp_servers(capabilities.mcp_capabilities)
         async with asyncio.timeout(START_TIMEOUT):
-            return await self._open_session(bool(capabilities.load_session), servers)
+            return await self._open_session(
+                saved.get("session_id"), bool(capabilities.load_session), servers
+            )
 
     def _mcp_servers(self, offered: schema.McpCapabilities | None) -> list:
         """The room's notebook tools as an MCP server over HTTP, where the agent takes one."""
@@ -157,11 +145,11 @@ class AcpAgent(Agent):
             Grant(calls, lambda: self._host, lambda: self._updates is not None)
         )
         bearer = schema.HttpHeader(name="Authorization", value=f"Bearer {self._grant}")
-        return [schema.HttpMcpServer(type="http", name=SERVER_NAME, url=url, headers=[bearer])]
+        name = self._tools_server
+        return [schema.HttpMcpServer(type="http", name=name, url=url, headers=[bearer])]
 
-    async def _open_session(self, can_load: bool, servers: list) -> bool:
+    async def _open_session(self, saved: str | None, can_load: bool, servers: list) -> bool:
         cwd = str(self.settings.repository)
-        saved = self._saved_session()
         assert self._process is not None
         if saved and can_load:
             self._session = saved  # its replayed history is no turn's: `heard` skips it
@@ -186,13 +174,18 @@ class AcpAgent(Agent):
             await self._conn.set_session_mode(session_id=self._session, mode_id=self.spec.mode)
         return bool(saved)
 
-    def _saved_session(self) -> str | None:
-        with contextlib.suppress(OSError, ValueError, KeyError):
-            return json.loads((self.folder / "session.json").read_text())["session_id"]
-        return None
+    def _saved(self) -> dict[str, str]:
+        """The session of before and its name for the notebook tools' server (its history
+        names the tools so)."""
+        with contextlib.suppress(OSError, ValueError):
+            saved = json.loads((self.folder / "session.json").read_text())
+            if isinstance(saved, dict):
+                return {k: v for k, v in saved.items() if isinstance(v, str)}
+        return {}
 
     def _save_session(self) -> None:
-        (self.folder / "session.json").write_text(json.dumps({"session_id": self._session}))
+        saved = {"session_id": self._session, "tools_server": self._tools_server}
+        (self.folder / "session.json").write_text(json.dumps(saved))
 
     async def process_exited(self, code: int) -> None:
         """The agent exited by itself: the room fails the turn it had and restarts it."""
@@ -215,7 +208,7 @@ class AcpAgent(Agent):
         if self._grant is not None and self.notebook_tools is not None:
             self.notebook_tools.revoke(self._grant)
             self._grant = None
-        await self.terminals.close()
+        await self.gate.end_turn()
         process, self._process, self._conn = self._process, None, None
         if process is not None:
             await self.processes.release(self, process)
@@ -241,7 +234,8 @@ class AcpAgent(Agent):
         self._cancelled = False
         if self.notebook_calls is not None:
             self.notebook_calls.begin_turn(turn)
-        self._updates = SessionUpdates()
+        self._updates = SessionUpdates(self._tools_server)
+        self.gate.begin_turn()
         self._turn = asyncio.create_task(self._run(turn.prompt_id, said, text, self._updates))
 
     async def fork(self, later: Sequence[str], into: Path, name: str) -> None:
@@ -266,8 +260,7 @@ class AcpAgent(Agent):
             error, usage = STOPS.get(response.stop_reason), response.usage
         ended = self._cancelled or error is not None
         self._updates = None
-        self._commands_approved.clear()
-        await self.terminals.close()
+        await self.gate.end_turn()
         for event in updates.finished(partial=ended):
             await self._publish(event)
         self.conversation.add(prompt_id, said, "\n\n".join(updates.replies))
@@ -302,33 +295,15 @@ class AcpAgent(Agent):
         """A permission request: the room's card, answered by the option of the same kind."""
         if self._host is None or self._cancelled or session_id != self._session:
             return cancelled()
-        if room_tool(tool_call):  # its call asks the room's card (`notebook_mcp.py`)
+        updates = self._updates
+        announced = updates.room_calls.get(tool_call.tool_call_id) if updates else None
+        if room_tool(tool_call, announced):  # its call asks the room's card (`notebook_mcp.py`)
             return chosen_option(Answer(approved=True), options)
         ask = permission_ask(tool_call, self.settings.repository)
         answer = await self._host.request_permission(ask)
-        if answer.approved and ask.kind == "shell":
-            self._commands_approved.append(ask.summary)  # a terminal may run it once
+        if answer.approved:
+            self.gate.approved(ask)  # what it names may go through the client once
         return cancelled() if self._cancelled else chosen_option(answer, options)
-
-    async def create_terminal(
-        self, command: str, args: list[str], env: list, cwd: str | None, limit: int | None
-    ) -> schema.CreateTerminalResponse:
-        """A command the agent runs through the room: one its permission request got approved
-        in this turn, or else the room's card for it first; never outside a turn."""
-        if self._host is None or self._updates is None:
-            raise acp.RequestError.invalid_params({"command": "the room runs no turn now"})
-        folder = self.terminals.where(cwd)  # refused before anyone is asked
-        line = shlex.join([command, *args])
-        approved = next((c for c in self._commands_approved if c in said_by(command, args)), None)
-        if approved is not None:
-            self._commands_approved.remove(approved)
-        else:
-            answer = await self._host.request_permission(
-                PermissionAsk("shell", line, {"intention": "in a terminal of the room's"})
-            )
-            if not answer.approved:
-                raise acp.RequestError.invalid_params({"command": answer.text or "not approved"})
-        return await self.terminals.create(command, args, env, folder, limit)
 
     async def abort(self) -> None:
         self._cancelled = True

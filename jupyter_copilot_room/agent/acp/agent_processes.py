@@ -23,9 +23,8 @@ import acp
 from acp import schema
 
 from .agent_spec import AcpAgentSpec
+from .client_gate import ClientGate
 from .permission_asks import cancelled
-from .room_files import RoomFiles
-from .room_terminals import RoomTerminals
 
 #: Seconds the agent has to answer `initialize`.
 START_TIMEOUT = 60.0
@@ -40,12 +39,7 @@ CAPABILITIES = schema.ClientCapabilities(
 class SessionOwner(Protocol):
     """A room's side of its session in the process (`AcpAgent`)."""
 
-    files: RoomFiles
-    terminals: RoomTerminals
-
-    async def create_terminal(
-        self, command: str, args: list[str], env: list, cwd: str | None, limit: int | None
-    ) -> schema.CreateTerminalResponse: ...
+    gate: ClientGate
 
     async def heard(self, session_id: str, update: Any) -> None: ...
 
@@ -149,12 +143,12 @@ class ProcessClient:
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **_
     ) -> schema.ReadTextFileResponse:
-        return await self._owner(session_id).files.read(path, line, limit)
+        return await self._owner(session_id).gate.read(path, line, limit)
 
     async def write_text_file(
         self, session_id: str, path: str, content: str, **_: Any
     ) -> schema.WriteTextFileResponse:
-        return await self._owner(session_id).files.write(path, content)
+        return await self._owner(session_id).gate.write(path, content)
 
     async def create_terminal(
         self,
@@ -167,23 +161,23 @@ class ProcessClient:
         **_: Any,
     ) -> schema.CreateTerminalResponse:
         owner = self._owner(session_id)
-        return await owner.create_terminal(command, args or [], env or [], cwd, output_byte_limit)
+        return await owner.gate.terminal(command, args or [], env or [], cwd, output_byte_limit)
 
     async def terminal_output(
         self, session_id: str, terminal_id: str, **_: Any
     ) -> schema.TerminalOutputResponse:
-        return self._owner(session_id).terminals.output(terminal_id)
+        return self._owner(session_id).gate.terminals.output(terminal_id)
 
     async def wait_for_terminal_exit(
         self, session_id: str, terminal_id: str, **_: Any
     ) -> schema.WaitForTerminalExitResponse:
-        return await self._owner(session_id).terminals.wait(terminal_id)
+        return await self._owner(session_id).gate.terminals.wait(terminal_id)
 
     async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> None:
-        await self._owner(session_id).terminals.kill(terminal_id)
+        await self._owner(session_id).gate.terminals.kill(terminal_id)
 
     async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> None:
-        await self._owner(session_id).terminals.release(terminal_id)
+        await self._owner(session_id).gate.terminals.release(terminal_id)
 
     async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
         if (owner := self.process.sessions.get(session_id)) is not None:

@@ -6,7 +6,8 @@ policies are its memory.
 
 The agent asks too before it calls one of the room's own notebook tools (`notebook_mcp.py`); that
 call asks the room's card itself, with the notebook's diff, so the agent's ask is let through
-(`room_tool`) rather than asked twice."""
+rather than asked twice, but only when it is verifiably that call (`room_tool`): its title is
+the agent's text and proves nothing."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from pathlib import Path
 
 from acp import schema
 
-from ..notebook_mcp import room_tool_name
 from ..seam import Answer, FileChange, PermissionAsk
+from .session_updates import RoomCall
 
 #: ACP's tool kinds as the room's permission kinds (`access/approval_policy.py`).
 KINDS = {
@@ -64,10 +65,17 @@ def permission_ask(call: schema.ToolCallUpdate, repository: Path) -> PermissionA
     return PermissionAsk(kind, summary, details, changes, call.tool_call_id)
 
 
-def room_tool(call: schema.ToolCallUpdate) -> bool:
-    """Whether the agent asks to call one of the room's notebook tools (which ask the room's
-    card themselves when called)."""
-    return room_tool_name(call.title or "") is not None
+def room_tool(call: schema.ToolCallUpdate, announced: RoomCall | None) -> bool:
+    """Whether the agent asks for `announced`, the call of the room's notebook tool it
+    announced in this turn under the session's own server name (which asks the room's card
+    itself when called): the same call id, of no kind that acts by itself, the same
+    arguments."""
+    return (
+        announced is not None
+        and call.kind in (None, "other")
+        and call.title in (None, announced.tool, announced.title)
+        and call.raw_input in (None, announced.arguments)
+    )
 
 
 def chosen_option(

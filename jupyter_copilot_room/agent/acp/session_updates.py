@@ -23,7 +23,7 @@ from ...events import (
     ToolCompleted,
     ToolStarted,
 )
-from ..notebook_mcp import room_tool_name
+from ..notebook_mcp import room_tool_name, takes
 from ..tool_rows import summarize_arguments, trim_arguments
 
 #: A tool call's statuses that end it.
@@ -39,10 +39,22 @@ class Streaming:
     text: str = ""
 
 
-class SessionUpdates:
-    """One turn's updates, read in order; `finished` says what was still streaming."""
+@dataclass(frozen=True)
+class RoomCall:
+    """A call of the room's notebook tool `tool` the agent announced, named `title`."""
 
-    def __init__(self) -> None:
+    tool: str
+    title: str
+    arguments: dict
+
+
+class SessionUpdates:
+    """One turn's updates, read in order; `finished` says what was still streaming. `server`:
+    the session's name for the room's notebook tools' server."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.room_calls: dict[str, RoomCall] = {}  # by call id
         self.streaming: Streaming | None = None
         self.open_calls: set[str] = set()
         self.replies: list[str] = []  # the turn's finished replies (not its reasoning)
@@ -97,7 +109,9 @@ class SessionUpdates:
         arguments = call.raw_input if isinstance(call.raw_input, dict) else {}
         # ACP's `other` says nothing: the call's title names the tool (the room's by its name).
         tool = call.kind if call.kind not in (None, "other") else call.title or "tool"
-        tool = room_tool_name(tool) or tool
+        if (room := room_tool_name(tool, self.server)) and takes(room, arguments):
+            self.room_calls[call.tool_call_id] = RoomCall(room, tool, arguments)
+        tool = room_tool_name(tool, self.server, bare=True) or tool
         summary = summarize_arguments(tool, arguments) or call.title
         started = ToolStarted(
             call_id=call.tool_call_id,
