@@ -189,6 +189,7 @@ async def test_a_host_chooses_another_agent_and_the_room_keeps_its_transcript(ap
     assert (described["name"], described["title"]) == ("scripted", "Scripted")
     said = [e["body"] for e in entries(room, "system")]
     assert "The agent is ready: Scripted." in said, said
+    assert any(line.endswith("changed the room settings: agent = Scripted.") for line in said)
 
     second = (await api("bob", "POST", "prompts", body={"text": "and now?"})).json
     await eventually(lambda: second["id"] in finished(room), timeout=30, what="its turn")

@@ -102,6 +102,8 @@ async def test_a_session_load_refused_starts_a_new_session_and_says_so(api, room
     await room.agent.restart()
     await eventually(lambda: room.document.meta.get("state") == "idle", what="the agent back")
     assert "earlier context was lost" in room.document.meta.get("agent")
+    ready_lines = [e["body"] for e in entries(room, "system") if "ready" in e["body"]]
+    assert ready_lines[-1].endswith("it starts a new session."), ready_lines
     after = await ended(room, await ask(api, room, "bob", "after"))
     assert after["state"] == "completed"
 

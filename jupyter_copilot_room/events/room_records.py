@@ -76,6 +76,8 @@ class PersonRef(Strict):
 
 class SettingsChanged(Strict):
     changes: dict
+    #: The title of the agent `changes` names (its `agent`), for the line people read.
+    agent_title: str | None = None
 
 
 class SystemNote(Strict):

@@ -169,8 +169,11 @@ class PeopleCommands:
         if (agent := getattr(patch, "agent", None)) is not None:
             self._check_agent(agent)
         if changes := self.settings.changes(patch):
+            title = self._offered().get(changes["agent"]) if "agent" in changes else None
             self.recorder.commit(
-                "settings.changed", identity.username, SettingsChanged(changes=changes)
+                "settings.changed",
+                identity.username,
+                SettingsChanged(changes=changes, agent_title=title),
             )
             self.settings.apply(changes)
             self.people.apply_policies(self.settings.current)
@@ -178,8 +181,11 @@ class PeopleCommands:
                 self.turns.wake()  # another agent chosen: it starts between turns
         return self.settings.current.model_dump()
 
+    def _offered(self) -> dict[str, str]:
+        return self.turns.agent.offered() if self.turns.agent is not None else {}
+
     def _check_agent(self, name: str) -> None:
-        offered = self.turns.agent.offered() if self.turns.agent is not None else {}
+        offered = self._offered()
         if name not in offered:
             raise InvalidRequest(
                 f"There is no agent {name[:60]!r} here; the server offers "

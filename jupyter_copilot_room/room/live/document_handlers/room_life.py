@@ -66,11 +66,19 @@ def host_claimed(doc: RoomDocument, record: Record, p: ev.PersonRef) -> None:
 def settings_changed(doc: RoomDocument, record: Record, p: ev.SettingsChanged) -> None:
     changed = ev.literal(
         ", ".join(
-            f"{k} = {describe_policy(v) if k == 'approval_policy' else v}"
-            for k, v in sorted(p.changes.items())
+            f"{k} = {_described(k, v, p)}" for k, v in sorted(p.changes.items())
         )
     )
     doc.say(record, "{0} changed the room settings: " + changed + ".", record.actor)
+
+
+def _described(key: str, value: object, p: ev.SettingsChanged) -> object:
+    """A setting's new value as people read it: a policy in words, an agent by its title."""
+    if key == "approval_policy":
+        return describe_policy(value)
+    if key == "agent" and p.agent_title:
+        return p.agent_title
+    return value
 
 
 @handles("system")

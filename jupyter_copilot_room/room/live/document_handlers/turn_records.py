@@ -262,7 +262,8 @@ def _usage_of(doc: RoomDocument, day: str) -> dict[str, Any] | None:
 @handles("agent.ready")
 def agent_ready(doc: RoomDocument, record: Record, p: ev.AgentReady) -> None:
     detail = f" {p.detail}" if p.detail else ""
-    doc.system(record, f"The agent is ready: {p.label}.{detail}")
+    label = p.label.removesuffix(".")  # a label may be a sentence of its own
+    doc.system(record, f"The agent is ready: {label}.{detail}")
 
 
 @handles("agent.error")
