@@ -3,6 +3,7 @@
 
 from pathlib import Path
 
+import acp
 import pytest
 from acp import schema
 
@@ -14,6 +15,7 @@ from jupyter_copilot_room.agent.acp.permission_asks import (
     room_tool,
 )
 from jupyter_copilot_room.agent.acp.session_updates import SessionUpdates
+from jupyter_copilot_room.agent.acp.turn_usage import UsageReadings
 from jupyter_copilot_room.agent.seam import Answer
 from jupyter_copilot_room.events import AssistantMessage, MessageDelta, ToolCompleted, ToolStarted
 
@@ -263,3 +265,56 @@ def test_a_terminal_runs_an_approved_line_only_as_it_was_approved():
     assert said_by("python", ["-c", "import os"]) == {"python -c 'import os'"}
     assert said_by("/bin/bash", ["-lc", "ls -la"]) == {"/bin/bash -lc 'ls -la'", "ls -la"}
     assert said_by("sh", ["-c"]) == {"sh -c"}
+
+
+def test_a_command_named_only_in_its_title_is_the_rows_command_with_its_output():
+    """Gemini CLI sends a command in the title, no raw input, and its output in an update
+    before the one that ends the call: the row shows both."""
+    updates = SessionUpdates("jupyter-0a1b2c")
+    [started] = updates.read(
+        schema.ToolCallStart(
+            session_update="tool_call", tool_call_id="t1", title="ls -la", kind="execute"
+        )
+    )
+    assert (started.summary, started.arguments) == ("ls -la", {"command": "ls -la"})
+    output = schema.ContentToolCallContent(type="content", content=acp.text_block("a.txt"))
+    assert not updates.read(
+        schema.ToolCallProgress(
+            session_update="tool_call_update", tool_call_id="t1", content=[output]
+        )
+    )
+    [ended] = updates.read(
+        schema.ToolCallProgress(
+            session_update="tool_call_update", tool_call_id="t1", status="completed"
+        )
+    )
+    assert (ended.success, ended.result) == (True, "a.txt")
+
+
+def prompt_response(usage=None, meta=None):
+    return schema.PromptResponse(stop_reason="end_turn", usage=usage, field_meta=meta)
+
+
+def test_usage_is_booked_from_wherever_the_agent_says_it():
+    """ACP's `usage` (Claude Code), Gemini CLI's `_meta.quota`, or else the context's growth
+    over the turn by `usage_update` (Codex); nothing said, nothing booked."""
+    readings = UsageReadings()
+    said = schema.Usage(input_tokens=120, output_tokens=30, total_tokens=150)
+    booked = readings.booked(prompt_response(usage=said), "m")
+    assert (booked.input_tokens, booked.output_tokens, booked.model_calls) == (120, 30, 1)
+
+    quota = {"quota": {"token_count": {"input_tokens": 900, "output_tokens": 40}}}
+    booked = readings.booked(prompt_response(meta=quota), "gemini-2.5-pro")
+    assert (booked.model, booked.input_tokens, booked.output_tokens) == ("gemini-2.5-pro", 900, 40)
+    assert readings.booked(prompt_response(meta={"quota": {"token_count": {}}}), "m") is None
+
+    def used(n):
+        return schema.UsageUpdate(session_update="usage_update", used=n, size=128_000)
+
+    readings.heard(used(5_000))  # a turn before, or the loaded session's
+    readings.begin_turn()
+    readings.heard(used(5_400))
+    readings.heard(used(5_750))
+    assert readings.booked(prompt_response(), "m").input_tokens == 750
+    readings.begin_turn()
+    assert readings.booked(prompt_response(), "m") is None, "the context did not grow"

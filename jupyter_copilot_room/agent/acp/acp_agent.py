@@ -31,6 +31,7 @@ from .conversation_log import PRIMER, ConversationLog
 from .permission_asks import cancelled, chosen_option, permission_ask, room_tool
 from .session_models import SessionModels
 from .session_updates import SessionUpdates
+from .turn_usage import UsageReadings
 
 #: Why a turn ended other than by its end, in words for the room.
 STOPS = {
@@ -81,6 +82,7 @@ class AcpAgent(Agent):
         self._cancelled = False
         self._stopping = False
         self.session_models = SessionModels(settings.model)
+        self.usage = UsageReadings()
 
     # -- life ----------------------------------------------------------------------------------
 
@@ -236,6 +238,7 @@ class AcpAgent(Agent):
             self.notebook_calls.begin_turn(turn)
         self._updates = SessionUpdates(self._tools_server)
         self.gate.begin_turn()
+        self.usage.begin_turn()
         self._turn = asyncio.create_task(self._run(turn.prompt_id, said, text, self._updates))
 
     async def fork(self, later: Sequence[str], into: Path, name: str) -> None:
@@ -247,7 +250,7 @@ class AcpAgent(Agent):
 
     async def _run(self, prompt_id: str, said: str, text: str, updates: SessionUpdates) -> None:
         error: str | None = None
-        usage = None
+        usage: TurnUsage | None = None
         try:
             response = await self._conn.prompt(
                 session_id=self._session, prompt=[acp.text_block(text)]
@@ -257,7 +260,8 @@ class AcpAgent(Agent):
         except (ConnectionError, OSError, RuntimeError) as err:  # the agent went away
             error = await self._gone(err)
         else:
-            error, usage = STOPS.get(response.stop_reason), response.usage
+            error = STOPS.get(response.stop_reason)
+            usage = self.usage.booked(response, self._model_name() or self.name)
         ended = self._cancelled or error is not None
         self._updates = None
         await self.gate.end_turn()
@@ -265,14 +269,7 @@ class AcpAgent(Agent):
             await self._publish(event)
         self.conversation.add(prompt_id, said, "\n\n".join(updates.replies))
         if usage is not None:
-            await self._publish(
-                TurnUsage(
-                    model=self._model_name() or self.name,
-                    input_tokens=usage.input_tokens,
-                    output_tokens=usage.output_tokens,
-                    model_calls=1,
-                )
-            )
+            await self._publish(usage)
         await self._publish(TurnEnded(error=None if self._cancelled else error))
 
     async def _gone(self, err: BaseException) -> str:
@@ -284,8 +281,11 @@ class AcpAgent(Agent):
         return f"{self.title} stopped answering during this turn: {err or type(err).__name__}"
 
     async def heard(self, session_id: str, update: Any) -> None:
-        """An update of the agent's: read only while one of the room's turns runs."""
-        if session_id == self._session and self._updates is not None:
+        """An update of the agent's: read only while one of the room's turns runs (the size of
+        its context whenever it is said)."""
+        if session_id == self._session and isinstance(update, schema.UsageUpdate):
+            self.usage.heard(update)
+        elif session_id == self._session and self._updates is not None:
             for event in self._updates.read(update):
                 await self._publish(event)
 

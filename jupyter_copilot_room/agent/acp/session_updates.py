@@ -56,7 +56,7 @@ class SessionUpdates:
         self.server = server
         self.room_calls: dict[str, RoomCall] = {}  # by call id
         self.streaming: Streaming | None = None
-        self.open_calls: set[str] = set()
+        self.open_calls: dict[str, str] = {}  # each running call's output as last said
         self.replies: list[str] = []  # the turn's finished replies (not its reasoning)
         self.plan_entry = uuid.uuid4().hex  # the turn's plan, one entry however often it changes
 
@@ -70,6 +70,8 @@ class SessionUpdates:
                 return self._tool_started(update)
             case schema.ToolCallProgress(status=status) if status in ENDED:
                 return self._tool_ended(update, ENDED[status])
+            case schema.ToolCallProgress(tool_call_id=call_id) if call_id in self.open_calls:
+                self.open_calls[call_id] = text_of(update.content) or self.open_calls[call_id]
             case schema.AgentPlanUpdate(entries=entries):
                 steps = [PlanStep(content=e.content, status=e.status) for e in entries]
                 return [*self._flush(False), PlanUpdated(entry_id=self.plan_entry, steps=steps)]
@@ -79,7 +81,10 @@ class SessionUpdates:
         """The turn ended: the message still streaming, whole (`partial` when the turn failed or
         was cancelled), and every tool still running, ended without a result."""
         events = self._flush(partial)
-        events += [ToolCompleted(call_id=c, success=False) for c in sorted(self.open_calls)]
+        events += [
+            ToolCompleted(call_id=c, success=False, result=out)
+            for c, out in sorted(self.open_calls.items())
+        ]
         self.open_calls.clear()
         return events
 
@@ -105,8 +110,10 @@ class SessionUpdates:
     def _tool_started(self, call: schema.ToolCallStart) -> list[AgentEvent]:
         if call.tool_call_id in self.open_calls:
             return []
-        self.open_calls.add(call.tool_call_id)
+        self.open_calls[call.tool_call_id] = ""
         arguments = call.raw_input if isinstance(call.raw_input, dict) else {}
+        if not arguments:  # an agent that names its command or path only in the title
+            arguments = said_in_title(call)
         # ACP's `other` says nothing: the call's title names the tool (the room's by its name).
         tool = call.kind if call.kind not in (None, "other") else call.title or "tool"
         if (room := room_tool_name(tool, self.server)) and takes(room, arguments):
@@ -124,11 +131,21 @@ class SessionUpdates:
     def _tool_ended(self, call: schema.ToolCallProgress, success: bool) -> list[AgentEvent]:
         if call.tool_call_id not in self.open_calls:
             return []
-        self.open_calls.discard(call.tool_call_id)
-        result = text_of(call.content)
+        said_before = self.open_calls.pop(call.tool_call_id)
+        result = text_of(call.content) or said_before
         if not result and call.raw_output is not None:
             result = str(call.raw_output)
         return [ToolCompleted(call_id=call.tool_call_id, success=success, result=result)]
+
+
+def said_in_title(call: schema.ToolCallStart) -> dict[str, str]:
+    """A call's arguments as its title and locations say them, for an agent that sends no raw
+    input (Gemini CLI titles a command with the command itself)."""
+    if call.kind == "execute" and call.title:
+        return {"command": call.title}
+    if call.locations:
+        return {"path": ", ".join(location.path for location in call.locations)}
+    return {}
 
 
 def text_of(content: list[Any] | None) -> str:

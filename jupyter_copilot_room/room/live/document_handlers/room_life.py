@@ -65,9 +65,7 @@ def host_claimed(doc: RoomDocument, record: Record, p: ev.PersonRef) -> None:
 @handles("settings.changed")
 def settings_changed(doc: RoomDocument, record: Record, p: ev.SettingsChanged) -> None:
     changed = ev.literal(
-        ", ".join(
-            f"{k} = {_described(k, v, p)}" for k, v in sorted(p.changes.items())
-        )
+        ", ".join(f"{k} = {_described(k, v, p)}" for k, v in sorted(p.changes.items()))
     )
     doc.say(record, "{0} changed the room settings: " + changed + ".", record.actor)
 
