@@ -186,7 +186,7 @@ class RoomFactory:
             log=app.log,
         )
         own = cast(type[Agent] | None, app.agent_class)
-        offered = {name: spec.title for name, spec in app.acp_agents.items()}
+        offered = {name: spec.shown_title for name, spec in app.acp_agents.items()}
         if own is not None:
             offered = {COPILOT: own.title, **offered}
 

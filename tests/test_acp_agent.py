@@ -21,7 +21,11 @@ def room_config(model, monkeypatch):
     monkeypatch.setenv(config.ACP_KEY_ENV, config.MODEL_KEY)
     offered = config.copilot_over_acp(model.base_url)
     scripted = Path(__file__).parent / "agents" / "scripted_acp_agent.py"
-    offered["agents"]["scripted"] = {"acp": [sys.executable, str(scripted)], "title": "Scripted"}
+    offered["agents"]["scripted"] = {
+        "acp": [sys.executable, str(scripted)],
+        "title": "Scripted",
+        "asks": "own",
+    }
     return offered
 
 
@@ -168,12 +172,12 @@ async def test_a_host_chooses_another_agent_and_the_room_keeps_its_transcript(ap
     assert offered == [  # the room's own agent (the harness's, in place of the SDK's) too
         {"name": "copilot", "title": "GitHub Copilot"},
         {"name": "copilot-acp", "title": "Copilot over ACP"},
-        {"name": "scripted", "title": "Scripted"},
+        {"name": "scripted", "title": "Scripted (decides some commands itself)"},
     ]
 
     refused = await api("alice", "PATCH", "settings", body={"agent": "nobody"})
     assert (refused.code, refused.json["error"]) == (400, "unknown_agent")
-    assert "'scripted' (Scripted)" in refused.json["message"]
+    assert "'scripted' (Scripted (decides some commands itself))" in refused.json["message"]
     assert (await api("bob", "PATCH", "settings", body={"agent": "scripted"})).code == 403
     r = await api("alice", "PATCH", "settings", body={"agent": "scripted"})
     assert (r.code, r.json["agent"]) == (200, "scripted")
@@ -188,8 +192,9 @@ async def test_a_host_chooses_another_agent_and_the_room_keeps_its_transcript(ap
     described = (await api("carol", "GET", "room")).json["agent"]
     assert (described["name"], described["title"]) == ("scripted", "Scripted")
     said = [e["body"] for e in entries(room, "system")]
-    assert "The agent is ready: Scripted." in said, said
-    assert any(line.endswith("changed the room settings: agent = Scripted.") for line in said)
+    assert "The agent is ready: Scripted (decides some commands itself)." in said, said
+    changed = "changed the room settings: agent = Scripted (decides some commands itself)."
+    assert any(line.endswith(changed) for line in said), said
 
     second = (await api("bob", "POST", "prompts", body={"text": "and now?"})).json
     await eventually(lambda: second["id"] in finished(room), timeout=30, what="its turn")

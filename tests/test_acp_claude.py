@@ -3,6 +3,7 @@
 it as it runs any ACP agent: its replies streamed, its Bash tool's permission request a card that
 the prompt's author answers, the command run only once approved."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,17 @@ async def test_claude_codes_bash_waits_on_its_author_and_runs_once_approved(api,
     await eventually(lambda: asked["id"] in finished(room), timeout=60, what="the turn to end")
     assert (jp_root_dir / "claude.txt").read_text() == "yes\n"
     assert entries(room, "assistant")[-1]["body"].startswith("Done:")
+
+
+async def test_a_command_claude_code_deems_safe_still_waits_on_a_card(api, room, state_dir):
+    """Claude Code runs `ls` unasked by default; under the room's profile it asks."""
+    await ready(api, room)
+    asked = (await api("bob", "POST", "prompts", body={"text": "run ls"})).json
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=60, what="the card")
+    [(request_id, card)] = room.document.approvals.to_py().items()
+    assert (card["kind"], card["summary"]) == ("shell", "ls"), card
+    await api("bob", "POST", "approvals", request_id, body={"decision": "reject"})
+    await eventually(lambda: asked["id"] in finished(room), timeout=60, what="the turn to end")
+    home = state_dir / "agents" / "claude" / "home"  # the room's, its settings written there
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert "Bash" in settings["permissions"]["ask"]

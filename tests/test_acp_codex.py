@@ -44,7 +44,6 @@ def room_config(openai, monkeypatch, tmp_path):
         "title": "Codex",
         "env": {"CODEX_HOME": str(codex_home)},
         "env_from": ["FAKE_OPENAI_KEY"],
-        "mode": "read-only",
     }
     return {"default_agent": "codex", "agents": {"codex": codex}}
 

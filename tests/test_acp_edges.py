@@ -27,7 +27,7 @@ def command():
 
 @pytest.fixture
 def room_config(agent_env, command):
-    scripted = {"acp": command, "title": "Scripted", "env": agent_env}
+    scripted = {"acp": command, "title": "Scripted", "env": agent_env, "asks": "own"}
     return {"default_agent": "scripted", "agents": {"scripted": scripted}}
 
 

@@ -21,7 +21,11 @@ def lab(tmp_path, model, request):
     """The browser tests' lab, with the tests' scripted ACP agent offered beside Copilot."""
     model.script = no_script
     model.requests.clear()
-    scripted = {"acp": [sys.executable, str(SCRIPTED)], "title": "Scripted ACP agent"}
+    scripted = {
+        "acp": [sys.executable, str(SCRIPTED)],
+        "title": "Scripted ACP agent",
+        "asks": "own",
+    }
     room = {**config.copilot_agent(model.base_url), "agents": {"scripted": scripted}}
     server = JupyterServer(tmp_path, app="lab", room=room)
     with serving(server, request, server.start):
@@ -34,17 +38,17 @@ def test_a_host_chooses_the_agent_in_settings_and_the_header_names_it(open_lab, 
     form = alice.locator(".jp-Dialog .jp-CopilotRoom-settings")
     expect(form.locator(".jp-CopilotRoom-settingsGroup > h3").first).to_have_text("The agent")
     choice = form.locator('[data-setting="agent"]')
-    expect(choice.locator("option")).to_have_text(["GitHub Copilot", "Scripted ACP agent"])
+    # An agent the room has no profile for says so wherever a host chooses or watches it.
+    shown = "Scripted ACP agent (decides some commands itself)"
+    expect(choice.locator("option")).to_have_text(["GitHub Copilot", shown])
     expect(choice).to_have_value("copilot")
-    choice.select_option(label="Scripted ACP agent")
+    choice.select_option(label=shown)
     expect(form.locator(".jp-CopilotRoom-settingSaved")).to_have_text("Saved")
     screenshot(alice.locator(".jp-Dialog-content"), "agent-setting")
     alice.get_by_role("button", name="Close").click()
 
     for page in (alice, bob):  # everyone's header names the agent that answers now
-        expect(page.locator(".jp-CopilotRoom-agent")).to_have_text(
-            "Scripted ACP agent", timeout=30_000
-        )
+        expect(page.locator(".jp-CopilotRoom-agent")).to_have_text(shown, timeout=30_000)
         expect(page.locator(".jp-CopilotRoom-state")).to_have_text("idle")
     send(bob, "which agent is this?")
     reply = replies(alice).last

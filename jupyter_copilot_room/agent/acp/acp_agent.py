@@ -104,7 +104,8 @@ class AcpAgent(Agent):
             )
             return
         await self._use_chosen_model()
-        label = f"{self.title}: {SESSION_LOST}" if lost else self.title
+        shown = self.spec.shown_title
+        label = f"{shown}: {SESSION_LOST}" if lost else shown
         await host.publish(AgentStatus(state="ready", label=label, model=self._model_name()))
 
     async def restart(self) -> None:
@@ -119,6 +120,8 @@ class AcpAgent(Agent):
         """Lease the agent's process and open the room's session in it; True when the session
         of before was lost (a new one was made instead)."""
         self._stopping = False
+        if refusal := self.spec.refusal():
+            raise AgentStartFailed(refusal)
         self.folder.mkdir(parents=True, exist_ok=True)  # the room's session and conversation
         self._process = await self.processes.lease(self.spec, self)
         self._conn = self._process.conn
@@ -158,7 +161,7 @@ class AcpAgent(Agent):
             self._process.sessions[saved] = self
             try:
                 loaded = await self._conn.load_session(
-                    cwd=cwd, session_id=saved, mcp_servers=servers
+                    cwd=cwd, session_id=saved, mcp_servers=servers, **self._session_meta()
                 )
             except acp.RequestError as err:
                 self.log.warning("%s could not load session %s: %s", self.title, saved, err)
@@ -166,15 +169,25 @@ class AcpAgent(Agent):
             else:
                 self._fresh = False
                 self.session_models.read(loaded.config_options if loaded else None)
+                await self._set_mode()
                 return False
-        new = await self._conn.new_session(cwd=cwd, mcp_servers=servers)
+        new = await self._conn.new_session(cwd=cwd, mcp_servers=servers, **self._session_meta())
         self._session, self._fresh = new.session_id, True
         self._process.sessions[self._session] = self
         self.session_models.read(new.config_options)
         self._save_session()
-        if self.spec.mode:
-            await self._conn.set_session_mode(session_id=self._session, mode_id=self.spec.mode)
+        await self._set_mode()
         return bool(saved)
+
+    def _session_meta(self) -> dict:
+        profile = self.spec.profile
+        return dict(profile.session_meta) if profile is not None else {}
+
+    async def _set_mode(self) -> None:
+        """The host's mode, else the profile's (which a repository's settings must not set)."""
+        profile = self.spec.profile
+        if mode := self.spec.mode or (profile.session_mode if profile is not None else ""):
+            await self._conn.set_session_mode(session_id=self._session, mode_id=mode)
 
     def _saved(self) -> dict[str, str]:
         """The session of before and its name for the notebook tools' server (its history

@@ -22,6 +22,7 @@ from typing import Any, Protocol, cast
 import acp
 from acp import schema
 
+from .agent_profiles import Start
 from .agent_spec import AcpAgentSpec
 from .client_gate import ClientGate
 from .permission_asks import cancelled
@@ -70,14 +71,18 @@ class AgentProcess:
     async def start(self) -> None:
         home = self.folder / "home"
         home.mkdir(parents=True, exist_ok=True)
+        env = self.spec.environment(os.environ, home)
+        profile = self.spec.profile
+        start = profile.start(home, env) if profile is not None else Start()
         with open(self.folder / "stderr.log", "ab") as stderr:  # the child keeps its own copy
             self._process = await asyncio.create_subprocess_exec(
                 *self.spec.command,
+                *start.args,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=stderr,
                 cwd=self.cwd,
-                env=self.spec.environment(os.environ, home),
+                env={**env, **start.env},
                 start_new_session=True,
                 limit=16 * 2**20,
             )
@@ -90,7 +95,10 @@ class AgentProcess:
             init = await self.conn.initialize(
                 protocol_version=acp.PROTOCOL_VERSION, client_capabilities=CAPABILITIES
             )
-        self.capabilities = init.agent_capabilities
+            self.capabilities = init.agent_capabilities
+            offered = {method.id for method in init.auth_methods or ()}
+            if profile is not None and profile.auth_method in offered:  # its key, from env
+                await self.conn.authenticate(method_id=profile.auth_method)
 
     async def exit_code(self, within: float) -> int | None:
         """The process's exit code once it exited, within `within` seconds (None: it runs on)."""

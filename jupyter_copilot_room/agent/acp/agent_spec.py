@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..environment import agent_environment
+from .agent_profiles import DECIDES_ITSELF, AgentProfile, profile_of
 
 #: The room's own agent (the Copilot SDK's), the default of `c.CopilotRoom.default_agent`.
 COPILOT = "copilot"
@@ -24,7 +25,7 @@ NEVER_ASKS_NAMED = frozenset({"auto"})
 #: Never passed: with it, claude-agent-acp adds a skip-permissions flag its CLI refuses as root,
 #: and `session/new` fails ("Query closed before response received").
 NEVER_PASSED = frozenset({"IS_SANDBOX"})
-KEYS = frozenset({"acp", "title", "env", "env_from", "mode"})
+KEYS = frozenset({"acp", "title", "env", "env_from", "mode", "asks"})
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,31 @@ class AcpAgentSpec:
     env: Mapping[str, str] = field(default_factory=dict)  # literal values
     env_from: tuple[str, ...] = ()  # the server's variables passed through (secrets)
     mode: str = ""  # the session mode to ask for ("": the agent's own default)
+    asks: str = ""  # "own": the host accepts an agent that decides some commands itself
+
+    @property
+    def profile(self) -> AgentProfile | None:
+        return profile_of(self.command)
+
+    @property
+    def decides_itself(self) -> bool:
+        """An agent the room has no profile for, which the host accepted as it is."""
+        return self.profile is None
+
+    @property
+    def shown_title(self) -> str:
+        """The title as the room names the agent where a host chooses or watches it."""
+        return f"{self.title} ({DECIDES_ITSELF})" if self.decides_itself else self.title
+
+    def refusal(self) -> str | None:
+        """Why the room does not start this agent (None: it does)."""
+        if self.profile is None and self.asks != "own":
+            return (
+                f"The room knows no settings that make {self.title} ask before every command "
+                f"and write: set c.CopilotRoom.agents[{self.name!r}]['asks'] = 'own' to run it "
+                "as it decides"
+            )
+        return None
 
     @classmethod
     def parse(cls, name: str, entry: object) -> AcpAgentSpec:
@@ -67,8 +93,11 @@ class AcpAgentSpec:
                 f"{where}['mode'] = {mode!r} runs tools without asking; the room answers every "
                 "tool's permission request, so it runs an agent only in a mode that asks"
             )
+        asks = entry.get("asks", "")
+        if asks not in ("", "own"):
+            raise ValueError(f"{where}['asks'] must be 'own' (the agent decides some commands)")
         title = entry.get("title") or name
-        return cls(name, tuple(command), str(title), dict(env), tuple(env_from), mode)
+        return cls(name, tuple(command), str(title), dict(env), tuple(env_from), mode, asks)
 
     def environment(self, environ: Mapping[str, str], home: Path) -> dict[str, str]:
         """The agent's process environment: the room's allow-list of `environ`, the names of

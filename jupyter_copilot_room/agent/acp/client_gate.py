@@ -51,7 +51,7 @@ class ClientGate:
         self._in_turn = False
         self._commands: list[str] = []  # approved command lines, each to run once
         self._writes: list[tuple[Path, str]] = []  # approved (file, content), each to write once
-        self._reads: list[Path] = []  # approved reads, each once
+        self._reads: set[Path] = set()  # files this turn may read (approved reads and writes)
 
     def begin_turn(self) -> None:
         self._in_turn = True
@@ -72,10 +72,12 @@ class ClientGate:
             self._commands.append(ask.summary)
         elif ask.kind == "write":
             for change in ask.changes:
+                file = (folder / change.path).resolve()
+                self._reads.add(file)  # an agent reads what it changes again before it writes
                 if change.after is not None:
-                    self._writes.append(((folder / change.path).resolve(), change.after))
+                    self._writes.append((file, change.after))
         elif ask.kind == "read":
-            self._reads.extend((folder / path.strip()).resolve() for path in ask.summary.split(","))
+            self._reads.update((folder / path.strip()).resolve() for path in ask.summary.split(","))
 
     def _host_in_turn(self, subject: str) -> AgentHost:
         host = self._host()
@@ -99,12 +101,11 @@ class ClientGate:
         file = self.files.inside(path)
         if not file.is_file():
             raise acp.RequestError.resource_not_found(path)
-        if file in self._reads:
-            self._reads.remove(file)
-        else:
+        if file not in self._reads:
             name = shown(file, self.files.folder)
             ask = PermissionAsk("read", name, {"intention": f"read {name} through the room"})
             await self._decided(host, ask, "path")
+            self._reads.add(file)
         return await self.files.read(file, line, limit)
 
     async def write(self, path: str, content: str) -> schema.WriteTextFileResponse:
