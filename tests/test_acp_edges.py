@@ -26,8 +26,13 @@ def command():
 
 
 @pytest.fixture
-def room_config(agent_env, command):
-    scripted = {"acp": command, "title": "Scripted", "env": agent_env, "asks": "own"}
+def asks():
+    return "own"  # the scripted agent has no profile: the host accepts it as it is
+
+
+@pytest.fixture
+def room_config(agent_env, command, asks):
+    scripted = {"acp": command, "title": "Scripted", "env": agent_env, "asks": asks}
     return {"default_agent": "scripted", "agents": {"scripted": scripted}}
 
 
@@ -96,16 +101,31 @@ async def test_every_tool_kind_is_a_card_of_the_rooms_kinds(api, room):
 
 
 @pytest.mark.parametrize("agent_env", [{"SCRIPTED_ACP_REFUSE_LOAD": "1"}])
-async def test_a_session_load_refused_starts_a_new_session_and_says_so(api, room):
+async def test_a_session_load_refused_starts_a_new_session_given_the_conversation(api, room):
+    """The agent could not load its session after a restart: the room says so, and the new
+    session's first prompt carries the conversation the room recorded, so it goes on."""
     await ready(api, room)
-    await ended(room, await ask(api, room, "bob", "before"))
+    await ended(room, await ask(api, room, "bob", "remember kiwi"))
     await room.agent.restart()
     await eventually(lambda: room.document.meta.get("state") == "idle", what="the agent back")
     assert "earlier context was lost" in room.document.meta.get("agent")
     ready_lines = [e["body"] for e in entries(room, "system") if "ready" in e["body"]]
-    assert ready_lines[-1].endswith("it starts a new session."), ready_lines
-    after = await ended(room, await ask(api, room, "bob", "after"))
+    assert ready_lines[-1].endswith("given the room's conversation so far."), ready_lines
+    after = await ended(room, await ask(api, room, "alice", "what came before"))
     assert after["state"] == "completed"
+    assert entries(room, "assistant")[-1]["body"] == "Before: [bob]: remember kiwi"
+
+
+@pytest.mark.parametrize("asks", [""])
+async def test_an_agent_the_room_has_no_profile_for_starts_only_once_the_host_accepts_it(api, room):
+    await api("alice", "GET", "room")
+    await eventually(lambda: room.document.meta.get("state") == "unavailable", what="its state")
+    meta = room.document.meta.to_py()
+    assert meta["agent"] == "Scripted cannot run"
+    assert meta["agent_error"] == (
+        "The room knows no settings that make Scripted ask before every command and write: "
+        "set c.CopilotRoom.agents['scripted']['asks'] = 'own' to run it as it decides"
+    )
 
 
 @pytest.mark.parametrize("command", [["/nowhere/agent-acp", "--acp"]])

@@ -4,6 +4,7 @@ agent the room knows no profile for unless the host accepts it as it is."""
 
 import json
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -76,11 +77,15 @@ def test_codexs_home_is_the_rooms_with_the_hosts_provider_and_every_command_aski
 
 
 def test_gemini_clis_policy_asks_for_every_command_and_write(tmp_path):
+    """At the admin tier, which no user or repository policy outranks; the room's reads are
+    not offered (Gemini cannot create a file through them), nor MCP (it needs trust)."""
     profile = profile_of(("gemini", "--acp"))
-    profile.start(tmp_path, {})
-    policy = tomllib.loads((tmp_path / ".gemini" / "policies" / "room.toml").read_text())
+    start = profile.start(tmp_path, {})
+    assert start.args[0] == "--admin-policy"
+    policy = tomllib.loads(Path(start.args[1]).read_text())
     rules = {str(rule["toolName"]): rule for rule in policy["rule"]}
     assert rules["run_shell_command"]["decision"] == "ask_user"
     assert rules["run_shell_command"]["argsPattern"] == ".*", "its 'safe' commands too"
-    assert rules["['write_file', 'replace']"]["decision"] == "ask_user"
+    assert rules["['write_file', 'replace', 'invoke_agent']"]["decision"] == "ask_user"
     assert profile.auth_method == "gemini-api-key"
+    assert not profile.room_reads and "trusted folder" in profile.no_mcp

@@ -1,10 +1,11 @@
 """A local fake of the Gemini API (`POST /v1beta/models/{model}:streamGenerateContent?alt=sse`,
 streamed as server-sent events as the real one streams: one GenerateContentResponse a `data:`
-line, the text in pieces, then the function call and the finish reason with the usage), for
-Gemini CLI under ACP in the tests. Each request is answered by the test's `script(request)`: a
-text, and optionally one function call. `:generateContent` (the CLI's side questions, such as
-a session's title) gets the same answer whole; `:countTokens` an estimate. Anything else is a
-404."""
+line, the text in pieces, the last one with the function call, the finish reason and the usage),
+for Gemini CLI under ACP in the tests. Each request is answered by the test's `script(request)`:
+a text, and optionally one function call. `:generateContent`, which the CLI uses for its own
+side questions (routing when its model is "auto", fixing an edit, summaries), gets the same
+answer whole: a test pins the model (`GEMINI_MODEL`) so that its turns ask nothing else.
+Anything else is a 404 (`:countTokens`, asked only for images, falls back to an estimate)."""
 
 from __future__ import annotations
 
@@ -38,21 +39,21 @@ class GenerateRequest:
 
     @property
     def texts(self) -> list[str]:
-        """Every text of the conversation, in order (the CLI's own context ones too)."""
+        """Every text of the conversation, in order (the CLI's `<session_context>` first)."""
         contents = self.body.get("contents", [])
         return [p["text"] for c in contents for p in c.get("parts", []) if "text" in p]
 
     @property
     def tool_results(self) -> list[str]:
         """The results of the last content's function calls (the turn goes on after a tool):
-        each response's `output`, or its `error` when the tool failed or was refused."""
+        each one's `output`, or its `error` when the tool failed or was refused."""
         contents = self.body.get("contents") or [{}]
-        responses = [p["functionResponse"] for p in contents[-1].get("parts", [])
-                     if "functionResponse" in p]  # fmt: skip
-        return [_output(r.get("response") or {}) for r in responses]
+        parts = contents[-1].get("parts", [])
+        return [_result(p["functionResponse"]) for p in parts if "functionResponse" in p]
 
 
-def _output(response: dict) -> str:
+def _result(function_response: dict) -> str:
+    response = function_response.get("response") or {}
     found = response.get("output", response.get("error"))
     return found if isinstance(found, str) else json.dumps(response)
 
@@ -66,49 +67,41 @@ class FakeGemini(FakeService):
         self.requests: list[GenerateRequest] = []
 
     def routes(self):
-        return [(r"/v1beta/models/([^/:]+):(\w+)", _Models)]
+        return [(r"/v1beta/models/([^/:]+):(streamGenerateContent|generateContent)", _Generate)]
 
 
-class _Models(RequestHandler):
+class _Generate(RequestHandler):
     def initialize(self, owner: FakeGemini) -> None:
         self.owner = owner
 
     async def post(self, model: str, method: str) -> None:
-        body = json.loads(self.request.body or b"{}")
-        if method == "countTokens":
-            self.finish({"totalTokens": len(json.dumps(body)) // 4})
-            return
-        if method not in ("streamGenerateContent", "generateContent"):
-            self.send_error(404)
-            return
-        request = GenerateRequest(model, body)
+        request = GenerateRequest(model, json.loads(self.request.body))
         self.owner.requests.append(request)
         answer = self.owner.script(request)
-        parts = [{"text": answer.text}] if answer.text else []
+        last = []
         if answer.call:
-            parts.append({"functionCall": {"name": answer.call.name, "args": answer.call.args}})
+            last = [{"functionCall": {"name": answer.call.name, "args": answer.call.args}}]
         if method == "generateContent":
-            self.finish(self.response(model, parts))
+            self.finish(_response(model, ([{"text": answer.text}] if answer.text else []) + last))
             return
         self.set_header("Content-Type", "text/event-stream")
-        text, rest = (answer.text, parts[1:]) if answer.text else ("", parts)
-        for at in range(0, len(text), 12):
-            await self.send(self.response(model, [{"text": text[at : at + 12]}], last=False))
+        for at in range(0, len(answer.text), 12):
+            await self.send(_response(model, [{"text": answer.text[at : at + 12]}], final=False))
             await asyncio.sleep(0.005)
-        await self.send(self.response(model, rest))
+        await self.send(_response(model, last))
         self.finish()
-
-    def response(self, model: str, parts: list[dict], last: bool = True) -> dict:
-        """A GenerateContentResponse; only the last one has the finish reason and the usage."""
-        candidate = {"content": {"role": "model", "parts": parts}, "index": 0}
-        response = {"candidates": [candidate], "modelVersion": model}
-        response["responseId"] = uuid.uuid4().hex[:16]
-        if last:
-            candidate["finishReason"] = "STOP"
-            usage = {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}
-            response["usageMetadata"] = usage
-        return response
 
     async def send(self, response: dict) -> None:
         self.write(f"data: {json.dumps(response)}\r\n\r\n")
         await self.flush()
+
+
+def _response(model: str, parts: list[dict], final: bool = True) -> dict:
+    """A GenerateContentResponse; the final one has the finish reason and the usage."""
+    candidate = {"content": {"role": "model", "parts": parts}, "index": 0}
+    response = {"candidates": [candidate], "modelVersion": model, "responseId": uuid.uuid4().hex}
+    if final:
+        candidate["finishReason"] = "STOP"
+        usage = {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}
+        response["usageMetadata"] = usage
+    return response

@@ -43,6 +43,13 @@ STOPS = {
 RULES = f"<room_rules>\n{SYSTEM_NOTE}\n</room_rules>"
 #: What the ready line says when the session of before could not be loaded.
 SESSION_LOST = "The agent's earlier context was lost: it starts a new session."
+#: ... when the room gives the new session the conversation it recorded.
+SESSION_PRIMED = (
+    "The agent's earlier context was lost: it starts a new session, given the room's "
+    "conversation so far."
+)
+#: Why a primed session is new, as its primer says it.
+NOT_LOADED = "its earlier session could not be loaded after a restart"
 
 
 class AgentStartFailed(Exception):
@@ -105,7 +112,7 @@ class AcpAgent(Agent):
             return
         await self._use_chosen_model()
         shown = self.spec.shown_title
-        label = f"{shown}: {SESSION_LOST}" if lost else shown
+        label = f"{shown}: {lost}" if lost else shown
         await host.publish(AgentStatus(state="ready", label=label, model=self._model_name()))
 
     async def restart(self) -> None:
@@ -116,9 +123,9 @@ class AcpAgent(Agent):
     async def stop(self) -> None:
         await self._close()
 
-    async def _connect(self) -> bool:
-        """Lease the agent's process and open the room's session in it; True when the session
-        of before was lost (a new one was made instead)."""
+    async def _connect(self) -> str | None:
+        """Lease the agent's process and open the room's session in it; what the ready line
+        says when the session of before could not be loaded (a new one was made instead)."""
         self._stopping = False
         if refusal := self.spec.refusal():
             raise AgentStartFailed(refusal)
@@ -140,6 +147,10 @@ class AcpAgent(Agent):
         url = tools.url() if tools is not None else None
         if tools is None or calls is None or url is None:
             return []
+        profile = self.spec.profile
+        if profile is not None and profile.no_mcp:
+            self.log.warning("%s gets no notebook tools: %s", self.title, profile.no_mcp)
+            return []
         if offered is None or not offered.http:
             self.log.warning(
                 "%s takes no MCP server over HTTP: it edits notebooks as files, not live",
@@ -153,7 +164,7 @@ class AcpAgent(Agent):
         name = self._tools_server
         return [schema.HttpMcpServer(type="http", name=name, url=url, headers=[bearer])]
 
-    async def _open_session(self, saved: str | None, can_load: bool, servers: list) -> bool:
+    async def _open_session(self, saved: str | None, can_load: bool, servers: list) -> str | None:
         cwd = str(self.settings.repository)
         assert self._process is not None
         if saved and can_load:
@@ -170,14 +181,19 @@ class AcpAgent(Agent):
                 self._fresh = False
                 self.session_models.read(loaded.config_options if loaded else None)
                 await self._set_mode()
-                return False
+                return None
         new = await self._conn.new_session(cwd=cwd, mcp_servers=servers, **self._session_meta())
         self._session, self._fresh = new.session_id, True
         self._process.sessions[self._session] = self
         self.session_models.read(new.config_options)
         self._save_session()
         await self._set_mode()
-        return bool(saved)
+        if not saved:
+            return None
+        primer = self.conversation.primer((), why=NOT_LOADED)
+        if primer:  # the new session's first prompt carries the conversation
+            (self.folder / PRIMER).write_text(primer, encoding="utf-8")
+        return SESSION_PRIMED if primer else SESSION_LOST
 
     def _session_meta(self) -> dict:
         profile = self.spec.profile
@@ -312,6 +328,8 @@ class AcpAgent(Agent):
         announced = updates.room_calls.get(tool_call.tool_call_id) if updates else None
         if room_tool(tool_call, announced):  # its call asks the room's card (`notebook_mcp.py`)
             return chosen_option(Answer(approved=True), options)
+        for event in updates.asked(tool_call) if updates else ():
+            await self._publish(event)
         ask = permission_ask(tool_call, self.settings.repository)
         answer = await self._host.request_permission(ask)
         if answer.approved:

@@ -31,10 +31,13 @@ from .permission_asks import cancelled
 START_TIMEOUT = 60.0
 #: Seconds a stopped agent has to exit on SIGTERM before it is killed.
 EXIT_GRACE = 5.0
-#: What the room offers as the agent's client: each room's folder's files (`room_files.py`).
-CAPABILITIES = schema.ClientCapabilities(
-    fs=schema.FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True
-)
+
+
+def capabilities(reads: bool) -> schema.ClientCapabilities:
+    """What the room offers as the agent's client: each room's folder's files (`room_files.py`;
+    `reads`: its reads too) and terminals."""
+    files = schema.FileSystemCapabilities(read_text_file=reads, write_text_file=True)
+    return schema.ClientCapabilities(fs=files, terminal=True)
 
 
 class SessionOwner(Protocol):
@@ -93,7 +96,8 @@ class AgentProcess:
         self._watch = asyncio.create_task(self._watch_exit(self._process))
         async with asyncio.timeout(START_TIMEOUT):
             init = await self.conn.initialize(
-                protocol_version=acp.PROTOCOL_VERSION, client_capabilities=CAPABILITIES
+                protocol_version=acp.PROTOCOL_VERSION,
+                client_capabilities=capabilities(profile is None or profile.room_reads),
             )
             self.capabilities = init.agent_capabilities
             offered = {method.id for method in init.auth_methods or ()}

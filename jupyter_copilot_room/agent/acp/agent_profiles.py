@@ -63,7 +63,7 @@ decision = "ask_user"
 priority = 999
 
 [[rule]]
-toolName = ["write_file", "replace"]
+toolName = ["write_file", "replace", "invoke_agent"]
 decision = "ask_user"
 priority = 999
 """
@@ -92,6 +92,12 @@ class AgentProfile:
     session_mode: str = ""
     #: What the agent still decides or reads itself, in words for the docs and the log.
     limits: str = ""
+    #: Whether the room serves the agent's file reads (`fs/read_text_file`): Gemini CLI
+    #: cannot tell the room's "not found" from a failure, so it cannot create a file through
+    #: the room's reads; it reads its folder itself.
+    room_reads: bool = True
+    #: Why the agent gets no notebook tools ("": it does).
+    no_mcp: str = ""
     #: Writes the agent's settings under its home, given the environment the host configured.
     start: Callable[[Path, Mapping[str, str]], Start] = _nothing
 
@@ -133,9 +139,12 @@ def _codex(home: Path, environ: Mapping[str, str]) -> Start:
 
 
 def _gemini(home: Path) -> Start:
-    """Gemini CLI's policy in its user folder: every command and write asks."""
-    _written(home / ".gemini" / "policies" / "room.toml", GEMINI_POLICY)
-    return Start()
+    """Gemini CLI's policy at its admin tier, which no other policy outranks: every command
+    and write asks. Its folder stays untrusted (a trusted one applies the repository's
+    `.gemini/settings.json`, hooks included, over the user's)."""
+    policy = home / ".gemini-room" / "policy.toml"
+    _written(policy, GEMINI_POLICY)
+    return Start(args=("--admin-policy", str(policy)))
 
 
 PROFILES = {
@@ -160,7 +169,10 @@ PROFILES = {
         "gemini-cli",
         auth_method="gemini-api-key",
         start=lambda home, environ: _gemini(home),
-        limits="its shell holds its own API key (GEMINI_API_KEY)",
+        limits="reads its folder without asking; its shell holds its own API key",
+        room_reads=False,
+        no_mcp="Gemini CLI uses MCP servers only in a trusted folder, and trusting one applies "
+        "the repository's own .gemini settings and hooks: it edits notebooks as files",
     ),
 }
 

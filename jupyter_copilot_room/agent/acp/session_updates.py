@@ -77,6 +77,13 @@ class SessionUpdates:
                 return [*self._flush(False), PlanUpdated(entry_id=self.plan_entry, steps=steps)]
         return []
 
+    def asked(self, call: schema.ToolCallUpdate) -> list[AgentEvent]:
+        """A permission request for a call the agent did not announce (Gemini CLI announces
+        none it asks for): its row starts with the request."""
+        if call.tool_call_id in self.open_calls:
+            return []
+        return self._tool_started(call, announced=False)
+
     def finished(self, partial: bool) -> list[AgentEvent]:
         """The turn ended: the message still streaming, whole (`partial` when the turn failed or
         was cancelled), and every tool still running, ended without a result."""
@@ -107,7 +114,11 @@ class SessionUpdates:
             )
         ]
 
-    def _tool_started(self, call: schema.ToolCallStart) -> list[AgentEvent]:
+    def _tool_started(
+        self, call: schema.ToolCallStart | schema.ToolCallUpdate, announced: bool = True
+    ) -> list[AgentEvent]:
+        """A call's row; `announced`: the agent's `tool_call` (only such a call can be the
+        room's notebook tool's, `permission_asks.room_tool`)."""
         if call.tool_call_id in self.open_calls:
             return []
         self.open_calls[call.tool_call_id] = ""
@@ -116,10 +127,11 @@ class SessionUpdates:
             arguments = said_in_title(call)
         # ACP's `other` says nothing: the call's title names the tool (the room's by its name).
         tool = call.kind if call.kind not in (None, "other") else call.title or "tool"
-        if (room := room_tool_name(tool, self.server)) and takes(room, arguments):
+        room = room_tool_name(tool, self.server) if announced else None
+        if room is not None and takes(room, arguments):
             self.room_calls[call.tool_call_id] = RoomCall(room, tool, arguments)
         tool = room_tool_name(tool, self.server, bare=True) or tool
-        summary = summarize_arguments(tool, arguments) or call.title
+        summary = summarize_arguments(tool, arguments) or call.title or tool
         started = ToolStarted(
             call_id=call.tool_call_id,
             tool=tool,
@@ -138,7 +150,7 @@ class SessionUpdates:
         return [ToolCompleted(call_id=call.tool_call_id, success=success, result=result)]
 
 
-def said_in_title(call: schema.ToolCallStart) -> dict[str, str]:
+def said_in_title(call: schema.ToolCallStart | schema.ToolCallUpdate) -> dict[str, str]:
     """A call's arguments as its title and locations say them, for an agent that sends no raw
     input (Gemini CLI titles a command with the command itself)."""
     if call.kind == "execute" and call.title:
