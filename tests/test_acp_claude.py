@@ -4,6 +4,7 @@ it as it runs any ACP agent: its replies streamed, its Bash tool's permission re
 the prompt's author answers, the command run only once approved."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,9 @@ def answers(request):
     if request.tool_results:
         return Answer("Done: " + request.tool_results[-1].strip()[:60])
     who, said = request.texts[-1].strip().splitlines()[-1].split("]: ", 1)
+    if match := re.fullmatch(r"write (\S+): (.*)", said):
+        path, content = match.groups()
+        return Answer("Writing it.", ToolUse("Write", {"file_path": path, "content": content}))
     if said.startswith("run "):
         command = said.removeprefix("run ")
         return Answer("Running it.", ToolUse("Bash", {"command": command, "description": "t"}))
@@ -89,3 +93,25 @@ async def test_a_command_claude_code_deems_safe_still_waits_on_a_card(api, room,
     home = state_dir / "agents" / "claude" / "home"  # the room's, its settings written there
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert "Bash" in settings["permissions"]["ask"]
+
+
+async def test_claude_codes_new_file_is_a_write_card_and_a_rejected_one_changes_nothing(
+    api, room, jp_root_dir
+):
+    await ready(api, room)
+    target = jp_root_dir.resolve() / "notes.txt"
+    made = (await api("bob", "POST", "prompts", body={"text": f"write {target}: by Claude"})).json
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=60, what="the card")
+    [(request_id, card)] = room.document.approvals.to_py().items()
+    assert (card["kind"], card["summary"]) == ("write", "notes.txt"), card
+    assert not target.exists(), "nothing before the answer"
+    await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
+    await eventually(lambda: made["id"] in finished(room), timeout=60, what="the turn to end")
+    assert target.read_text() == "by Claude"
+
+    again = (await api("bob", "POST", "prompts", body={"text": f"write {target}: replaced"})).json
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=60, what="the card")
+    [(request_id, card)] = room.document.approvals.to_py().items()
+    await api("alice", "POST", "approvals", request_id, body={"decision": "reject"})
+    await eventually(lambda: again["id"] in finished(room), timeout=60, what="the turn to end")
+    assert target.read_text() == "by Claude"
