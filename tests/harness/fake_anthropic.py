@@ -6,13 +6,12 @@ Anything else the client asks for is a 404."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .fake_service import EventStream, FakeService
+from .fake_service import EventStream, FakeService, streamed
 
 
 @dataclass(frozen=True)
@@ -107,8 +106,7 @@ class _Messages(EventStream):
 
     async def block(self, index: int, start: dict, kind: str, key: str, whole: str) -> None:
         await self.event("content_block_start", {"index": index, "content_block": start})
-        for at in range(0, len(whole), 12):
-            delta = {"type": kind, key: whole[at : at + 12]}
+        async for piece in streamed(whole):
+            delta = {"type": kind, key: piece}
             await self.event("content_block_delta", {"index": index, "delta": delta})
-            await asyncio.sleep(0.005)
         await self.event("content_block_stop", {"index": index})

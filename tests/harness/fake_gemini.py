@@ -9,7 +9,6 @@ Anything else is a 404 (`:countTokens`, asked only for images, falls back to an 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import Callable
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 
 from tornado.web import RequestHandler
 
-from .fake_service import FakeService
+from .fake_service import FakeService, streamed
 
 
 @dataclass(frozen=True)
@@ -85,9 +84,8 @@ class _Generate(RequestHandler):
             self.finish(_response(model, ([{"text": answer.text}] if answer.text else []) + last))
             return
         self.set_header("Content-Type", "text/event-stream")
-        for at in range(0, len(answer.text), 12):
-            await self.send(_response(model, [{"text": answer.text[at : at + 12]}], final=False))
-            await asyncio.sleep(0.005)
+        async for piece in streamed(answer.text):
+            await self.send(_response(model, [{"text": piece}], final=False))
         await self.send(_response(model, last))
         self.finish()
 

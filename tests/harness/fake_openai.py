@@ -6,13 +6,12 @@ streamed as the real API streams them). Anything else is a 404."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .fake_service import EventStream, FakeService
+from .fake_service import EventStream, FakeService, streamed
 
 
 @dataclass(frozen=True)
@@ -108,10 +107,9 @@ class _Responses(EventStream):
             "response.output_item.added",
             {"output_index": 0, "item": {**item, "status": "in_progress", "content": []}},
         )
-        for at in range(0, len(text), 12):
+        async for piece in streamed(text):
             delta = {"item_id": item["id"], "output_index": 0, "content_index": 0}
-            await self.event("response.output_text.delta", {**delta, "delta": text[at : at + 12]})
-            await asyncio.sleep(0.005)
+            await self.event("response.output_text.delta", {**delta, "delta": piece})
         whole = {**item, "status": "completed"}
         whole["content"] = [{"type": "output_text", "text": text, "annotations": []}]
         await self.event("response.output_item.done", {"output_index": 0, "item": whole})

@@ -1,14 +1,32 @@
 """What the tests' local fakes of a model provider's API share: the scripted model's local
 service (`agent/scripted_model.py`), the requests it was asked, a 404 for anything else, and
-server-sent events written as the real services write them."""
+server-sent events written as the real services write them, and a text streamed in pieces as
+they stream it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator, Callable
 
 from tornado.web import RequestHandler
 
 from jupyter_copilot_room.agent.scripted_model import LocalService
+
+#: How the fakes stream a text: in pieces of PIECE characters, PAUSE seconds apart; `sent`, when
+#: set, hears each piece once it was written (benchmarks/acp.py sets all three).
+PIECE, PAUSE = 12, 0.005
+sent: Callable[[str], None] | None = None
+
+
+async def streamed(text: str) -> AsyncIterator[str]:
+    """`text` in pieces, each yielded to be written and flushed before the next."""
+    for at in range(0, len(text), PIECE):
+        piece = text[at : at + PIECE]
+        yield piece
+        if sent is not None:
+            sent(piece)
+        await asyncio.sleep(PAUSE)
 
 
 class FakeService(LocalService):
