@@ -1,10 +1,12 @@
-"""ACP benchmark: what the room adds to an ACP agent's streamed reply.
+"""ACP benchmark: what the room adds to each supported ACP agent's streamed reply.
 
-    python benchmarks/acp.py            # about a minute on 2 cores
+    python benchmarks/acp.py                    # every agent, about two minutes on 2 cores
+    python benchmarks/acp.py claude gemini      # the agents named (copilot, claude, codex, gemini)
 
-One run, one agent: the pinned Copilot runtime as an ACP agent (`copilot --acp`) with the tests'
-scripted model, which streams a reply of CHUNKS numbered chunks, DELAY seconds apart. Each chunk
-is timed when the model sends it and when it arrives:
+One run per agent, each under the room's profile: the pinned Copilot runtime (`copilot --acp`)
+with the tests' scripted model, Claude Code, Codex and Gemini CLI (tests/agents) with the tests'
+fakes of their model APIs; each model streams a reply of CHUNKS numbered chunks, DELAY seconds
+apart. Each chunk is timed when the model sends it and when it arrives:
 
 1. at a bare ACP client (the `acp` library's, nothing else): the runtime's own latency;
 2. at two people's clients of the room: a Jupyter server with the room in its own process, the
@@ -12,8 +14,9 @@ is timed when the model sends it and when it arrives:
    (the agent's `session/update` -> the room's document, redaction and recording -> both
    clients' copies).
 
-Printed: prompt -> first chunk, and per-chunk latency p50 / p99 / max for the bare client and
-each person, and the room's addition (the later person's p50 and p99 minus the bare client's).
+Printed per agent: prompt -> first chunk, and per-chunk latency p50 / p99 / max for the bare
+client and each person, and the room's addition (the later person's p50 and p99 minus the bare
+client's).
 Timestamps are CLOCK_MONOTONIC, one clock: the model and the clients are in this process. See
 benchmarks/README.md. Not part of the tests.
 """
@@ -27,6 +30,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 CHUNKS = 200
@@ -39,42 +44,106 @@ def reply_text() -> str:
     return "".join(f"c{n:03d} " for n in range(CHUNKS))  # 5 characters a chunk
 
 
-def model_with_send_times():
-    """The scripted model, each content chunk's send time noted by its number."""
+@dataclass
+class Bench:
+    """One agent as the benchmark runs it: its `c.CopilotRoom.agents` entry, the variables its
+    key is in (the server's, passed by `env_from`), and its model, whose chunks' send times
+    land in `sent`."""
+
+    name: str
+    entry: dict
+    keys: dict[str, str]
+    model: object
+    sent: dict[int, float] = field(default_factory=dict)
+
+    def spec(self):
+        from jupyter_copilot_room.agent.acp.agent_spec import AcpAgentSpec
+
+        return AcpAgentSpec.parse(self.name, {**self.entry, "env_from": list(self.keys)})
+
+
+def noted(sent: dict[int, float]) -> Callable[[str], None]:
+    """A piece of text the model wrote: each chunk number in it, timed once."""
+
+    def note(text: str) -> None:
+        now = time.monotonic()
+        for match in MARK.finditer(text):
+            sent.setdefault(int(match.group(1)), now)
+
+    return note
+
+
+def copilot(work: Path) -> Bench:
+    """The pinned runtime as `copilot --acp`, its model the scripted one (5 characters a chunk)."""
     from jupyter_copilot_room.agent import scripted_model
+    from jupyter_copilot_room.agent.runtime import find_runtime
     from jupyter_copilot_room.agent.scripted_model import Reply, ScriptedModelServer
 
     sent: dict[int, float] = {}
     send = scripted_model._Completions._send
 
-    async def noted(self, chunk: dict) -> None:
+    async def timed(self, chunk: dict) -> None:
         await send(self, chunk)
-        delta = chunk.get("choices", [{}])[0].get("delta", {})
-        if match := MARK.fullmatch(delta.get("content") or ""):
-            sent.setdefault(int(match.group(1)), time.monotonic())
+        noted(sent)(chunk.get("choices", [{}])[0].get("delta", {}).get("content") or "")
 
-    scripted_model._Completions._send = noted  # type: ignore[method-assign]
+    scripted_model._Completions._send = timed  # type: ignore[method-assign]
     server = ScriptedModelServer(lambda request: Reply(reply_text(), chunk_size=5, delay=DELAY))
     server.start()
-    return server, sent
-
-
-def agent_spec(base_url: str):
-    from jupyter_copilot_room.agent.acp.agent_spec import AcpAgentSpec
-    from jupyter_copilot_room.agent.runtime import find_runtime
-
     env = {
-        "COPILOT_PROVIDER_BASE_URL": base_url,
+        "COPILOT_PROVIDER_BASE_URL": server.base_url,
         "COPILOT_PROVIDER_TYPE": "openai",
-        "COPILOT_PROVIDER_API_KEY": "bench",
         "COPILOT_MODEL": "scripted-model",
         "COPILOT_OFFLINE": "true",
     }
-    return AcpAgentSpec("copilot-acp", (find_runtime().path, "--acp"), "Copilot over ACP", env)
+    entry = {"acp": [find_runtime().path, "--acp"], "title": "Copilot over ACP", "env": env}
+    return Bench("copilot-acp", entry, {"COPILOT_PROVIDER_API_KEY": "bench"}, server, sent)
 
 
-async def bare(spec, work: Path) -> tuple[float, dict[int, float]]:
-    """Prompt sent -> each numbered chunk's arrival at a bare ACP client."""
+def claude(work: Path) -> Bench:
+    from tests.harness.fake_anthropic import Answer, FakeAnthropic
+    from tests.test_acp_claude import claude_command
+
+    model = FakeAnthropic(lambda request: Answer(reply_text()))
+    model.start()
+    env = {"ANTHROPIC_BASE_URL": model.base_url, "DISABLE_TELEMETRY": "1"}
+    env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+    entry = {"acp": [claude_command()], "title": "Claude Code", "env": env}
+    return Bench("claude", entry, {"ANTHROPIC_API_KEY": "bench"}, model)
+
+
+def codex(work: Path) -> Bench:
+    from tests.harness.fake_openai import FakeOpenAI
+    from tests.test_acp_codex import codex_command
+
+    model = FakeOpenAI(lambda request: reply_text())
+    model.start()
+    home = work / "codex-home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        'model = "gpt-5.4"\nmodel_provider = "fake"\n\n[model_providers.fake]\nname = "fake"\n'
+        f'base_url = "{model.base_url}"\nenv_key = "BENCH_OPENAI_KEY"\nwire_api = "responses"\n'
+    )
+    entry = {"acp": [codex_command()], "title": "Codex", "env": {"CODEX_HOME": str(home)}}
+    return Bench("codex", entry, {"BENCH_OPENAI_KEY": "bench"}, model)
+
+
+def gemini(work: Path) -> Bench:
+    from tests.harness.fake_gemini import Answer, FakeGemini
+    from tests.test_acp_gemini import gemini_command
+
+    model = FakeGemini(lambda request: Answer(reply_text()))
+    model.start()
+    env = {"GOOGLE_GEMINI_BASE_URL": model.base_url, "GEMINI_MODEL": "gemini-2.5-flash"}
+    entry = {"acp": gemini_command(), "title": "Gemini CLI", "env": env}
+    return Bench("gemini", entry, {"GEMINI_API_KEY": "bench"}, model)
+
+
+AGENTS = {"copilot": copilot, "claude": claude, "codex": codex, "gemini": gemini}
+
+
+async def bare(bench: Bench, work: Path) -> tuple[float, dict[int, float]]:
+    """Prompt sent -> each numbered chunk's arrival at a bare ACP client (the agent started as
+    the room starts it: its profile's settings, arguments and authentication)."""
     import acp
     from acp import schema
 
@@ -92,37 +161,36 @@ async def bare(spec, work: Path) -> tuple[float, dict[int, float]]:
         def on_connect(self, conn):
             pass
 
-    home = work / "bare-home"
+    spec = bench.spec()
+    home = work / f"bare-home-{bench.name}"
     home.mkdir()
-    env = spec.environment(os.environ, home)
-    async with acp.spawn_agent_process(Client(), *spec.command, env=env, cwd=work) as (conn, _):
-        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
-        session = await conn.new_session(cwd=str(work), mcp_servers=[])
+    env = spec.environment({**os.environ, **bench.keys}, home)
+    start = spec.profile.start(home, env)
+    command = [*spec.command, *start.args]
+    env |= start.env
+    async with acp.spawn_agent_process(Client(), *command, env=env, cwd=work) as (conn, _):
+        init = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+        if spec.profile.auth_method in {m.id for m in init.auth_methods or ()}:
+            await conn.authenticate(method_id=spec.profile.auth_method)
+        meta = dict(spec.profile.session_meta)
+        session = await conn.new_session(cwd=str(work), mcp_servers=[], **meta)
         started = time.monotonic()
         await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("[alice]: go")])
     return started, arrived
 
 
-async def through_the_room(base_url: str, work: Path) -> tuple[float, list[dict[int, float]]]:
+async def through_the_room(bench: Bench, work: Path) -> tuple[float, list[dict[int, float]]]:
     """Prompt submitted -> each numbered chunk's arrival at each of two people's clients: a
-    Jupyter server with the room (its own process, `copilot --acp` its agent), and two Yjs
-    clients of the room's document over its websocket, in this process (one clock with the
-    model's)."""
-    from jupyter_copilot_room.agent.acp.agent_spec import AcpAgentSpec
-    from tests.harness import config, people
+    Jupyter server with the room (its own process, the agent its agent), and two Yjs clients
+    of the room's document over its websocket, in this process (one clock with the model's)."""
+    from tests.harness import people
     from tests.harness.server import JupyterServer
 
-    spec = agent_spec(base_url)
-    assert isinstance(spec, AcpAgentSpec)
+    entry = {**bench.entry, "env_from": list(bench.keys)}
     server = JupyterServer(
-        work / "server",
-        room={
-            "default_agent": spec.name,
-            "agents": {
-                spec.name: {"acp": list(spec.command), "title": spec.title, "env": dict(spec.env)}
-            },
-        },
-        env={config.ACP_KEY_ENV: config.MODEL_KEY},
+        work / f"server-{bench.name}",
+        room={"default_agent": bench.name, "agents": {bench.name: entry}},
+        env=bench.keys,
     )
     await server.start_async()
     try:
@@ -167,35 +235,47 @@ def figures(started: float, arrived: dict[int, float], sent: dict[int, float]) -
     }
 
 
-async def main() -> None:
-    work = Path(tempfile.mkdtemp(prefix="copilot-room-acp-"))
-    model, sent = model_with_send_times()
-    spec = agent_spec(model.base_url)
-    print("bare ACP client", flush=True)
-    bare_started, bare_arrived = await bare(spec, work)
-    bare_sent = dict(sent)
-    sent.clear()
-    print("through the room, to two people's clients", flush=True)
-    room_started, room_arrivals = await through_the_room(model.base_url, work)
-    await model.stop()
+async def measure(name: str, work: Path) -> None:
+    from tests.harness import fake_service
+
+    bench = AGENTS[name](work)
+    fake_service.PIECE, fake_service.PAUSE = 5, DELAY  # the fakes' chunks, as the scripted one's
+    fake_service.sent = noted(bench.sent)
+    print(f"{name}: bare ACP client", flush=True)
+    bare_started, bare_arrived = await bare(bench, work)
+    bare_sent = dict(bench.sent)
+    bench.sent.clear()
+    print(f"{name}: through the room, to two people's clients", flush=True)
+    room_started, room_arrivals = await through_the_room(bench, work)
+    await bench.model.stop()  # type: ignore[attr-defined]
     b = figures(bare_started, bare_arrived, bare_sent)
-    people = [figures(room_started, arrived, sent) for arrived in room_arrivals]
+    people = [figures(room_started, arrived, bench.sent) for arrived in room_arrivals]
     r = max(people, key=lambda f: f["p99"])  # the later of the two
     added_p50, added_p99 = r["p50"] - b["p50"], r["p99"] - b["p99"]
     print()
-    print(f"{CHUNKS} chunks, {DELAY * 1000:.0f} ms apart; latency: the model's send -> here")
+    print(
+        f"{name}: {CHUNKS} chunks, {DELAY * 1000:.0f} ms apart; latency: the model's send -> here"
+    )
     looks = [("bare ACP client", b), ("room: host", people[0]), ("room: member", people[1])]
-    for name, f in looks:
+    for label, f in looks:
         print(
-            f"  {name:16} first chunk {f['first'] * 1000:7.1f} ms after the prompt;"
+            f"  {label:16} first chunk {f['first'] * 1000:7.1f} ms after the prompt;"
             f" per chunk p50 {f['p50'] * 1000:5.2f} ms, p99 {f['p99'] * 1000:5.2f} ms,"
             f" max {f['max'] * 1000:5.2f} ms"
         )
     print(
         f"  the room adds per chunk: p50 {added_p50 * 1000:5.2f} ms, p99 {added_p99 * 1000:5.2f} ms"
         f" (target <= {TARGET_ADDED_P99 * 1000:.0f} ms: "
-        f"{'ok' if added_p99 <= TARGET_ADDED_P99 else 'MISSED'})"
+        f"{'ok' if added_p99 <= TARGET_ADDED_P99 else 'MISSED'})",
+        flush=True,
     )
+    print()
+
+
+async def main(names: list[str]) -> None:
+    work = Path(tempfile.mkdtemp(prefix="copilot-room-acp-"))
+    for name in names:
+        await measure(name, work)
 
 
 if __name__ == "__main__":
@@ -205,4 +285,7 @@ if __name__ == "__main__":
     sys.path.insert(0, str(here.parent))  # the tests' harness starts the server
     # The runtime unpacks itself once in the real home's cache, not in the server's own HOME.
     os.environ.setdefault("COPILOT_PKG_CACHE_HOME", str(Path.home() / ".cache" / "copilot"))
-    asyncio.run(main())
+    chosen = sys.argv[1:] or list(AGENTS)
+    if unknown := set(chosen) - set(AGENTS):
+        sys.exit(f"No agent {sorted(unknown)}: choose among {', '.join(AGENTS)}")
+    asyncio.run(main(chosen))

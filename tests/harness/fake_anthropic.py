@@ -67,7 +67,10 @@ class _Messages(EventStream):
         request = MessagesRequest(body, texts)
         self.owner.requests.append(request)
         answer = self.owner.script(request)
+        # As the real API says it: the cache's counts too (without them claude-agent-acp says
+        # its context's size as null, which the ACP schema refuses).
         usage = {"input_tokens": 100, "output_tokens": 10}
+        usage |= {"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         stop = "tool_use" if answer.tool else "end_turn"
         if not body.get("stream"):
             content = [{"type": "text", "text": answer.text}] if answer.text else []
