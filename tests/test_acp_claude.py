@@ -42,6 +42,7 @@ def anthropic(jp_asyncio_loop):
 @pytest.fixture
 def room_config(anthropic, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "fake-anthropic-key")
+    monkeypatch.setenv("SERVER_ONLY_SECRET", "never-the-agents")
     claude = {
         "acp": [claude_command()],
         "title": "Claude Code",
@@ -115,3 +116,18 @@ async def test_claude_codes_new_file_is_a_write_card_and_a_rejected_one_changes_
     await api("alice", "POST", "approvals", request_id, body={"decision": "reject"})
     await eventually(lambda: again["id"] in finished(room), timeout=60, what="the turn to end")
     assert target.read_text() == "by Claude"
+
+
+async def test_claude_codes_shell_sees_its_own_key_and_no_other_server_secret(
+    api, room, jp_root_dir
+):
+    """The agent's process gets the room's allow-list and its `env_from` only: a secret in the
+    server's environment never reaches its shell; its own key does (the docs' table says so)."""
+    await ready(api, room)
+    command = "echo other=$SERVER_ONLY_SECRET own=${#ANTHROPIC_API_KEY} > env.txt"
+    asked = (await api("bob", "POST", "prompts", body={"text": f"run {command}"})).json
+    await eventually(lambda: len(room.document.approvals) == 1, timeout=60, what="the card")
+    [(request_id, _)] = room.document.approvals.to_py().items()
+    await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
+    await eventually(lambda: asked["id"] in finished(room), timeout=60, what="the turn to end")
+    assert (jp_root_dir / "env.txt").read_text() == f"other= own={len('fake-anthropic-key')}\n"
