@@ -120,6 +120,17 @@ async def test_a_rejected_command_never_runs(api, room, model, jp_root_dir):
     assert request["state"] == "rejected"
 
 
+async def test_a_command_that_only_reads_still_waits_on_a_card(api, room, model):
+    """Copilot asks before every command, `ls` too (issue 51's table)."""
+    model.script = shell("ls")
+    await ready(api, room)
+    asked = (await api("bob", "POST", "prompts", body={"text": "list"})).json
+    request_id, shown = await card(room)
+    assert (shown["kind"], shown["summary"]) == ("shell", "ls"), shown
+    await api("bob", "POST", "approvals", request_id, body={"decision": "reject"})
+    await eventually(lambda: asked["id"] in finished(room), timeout=30, what="the turn to end")
+
+
 async def test_abort_with_two_cards_open_cancels_the_turn_and_the_next_prompt_runs(
     api, room, model, jp_root_dir
 ):
