@@ -9,6 +9,8 @@ from pathlib import Path
 
 from jupyter_copilot_room.access.roles import Role
 
+from .harness.helpers import parsed
+
 ROOT = Path(__file__).parents[1]
 PACKAGE = ROOT / "jupyter_copilot_room"
 PANEL = ROOT / "labextension" / "src"
@@ -40,7 +42,7 @@ def role_comparisons(source: str) -> list[str]:
     """Each comparison in `source` that compares a role, and each use of the bare role table's
     `can` (which ignores the room's settings that `rules.may` applies)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
             word = any(_is_role_word(op) for op in operands)

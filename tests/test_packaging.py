@@ -7,13 +7,14 @@ The imports are read from the source (every `import` statement, in functions and
 
 import ast
 import re
-import subprocess
 import sys
 import tomllib
 from collections import defaultdict
 from functools import cache
 from importlib.metadata import files, packages_distributions
 from pathlib import Path
+
+from .harness.helpers import parsed
 
 ROOT = Path(__file__).parent.parent
 PACKAGE = ROOT / "jupyter_copilot_room"
@@ -69,21 +70,8 @@ def sources(*folders: Path) -> list[Path]:
     ]
 
 
-def parsed(path: Path) -> ast.Module:
-    """The file's syntax tree. CPython 3.11.7 may raise "AST constructor recursion depth
-    mismatch" in a test process whose earlier test ended in a RecursionError (a full run saw it
-    once, python/cpython#106905): then a fresh interpreter parses it."""
-    try:
-        return ast.parse(path.read_text(encoding="utf-8"), str(path))
-    except SystemError:
-        dump = (
-            "import ast, sys; "
-            "print(ast.dump(ast.parse(open(sys.argv[1]).read()), include_attributes=True))"
-        )
-        out = subprocess.run(
-            [sys.executable, "-c", dump, str(path)], capture_output=True, text=True, check=True
-        )
-        return eval(out.stdout, vars(ast))  # ast.dump of our own file, read back
+def parsed_file(path: Path) -> ast.Module:
+    return parsed(path.read_text(encoding="utf-8"), str(path))
 
 
 def imported_modules(paths: list[Path]) -> dict[str, list[str]]:
@@ -92,7 +80,7 @@ def imported_modules(paths: list[Path]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
     for path in paths:
         where = path.relative_to(ROOT)
-        for node in ast.walk(parsed(path)):
+        for node in ast.walk(parsed_file(path)):
             modules: list[str] = []
             if isinstance(node, ast.Import):
                 modules = [alias.name for alias in node.names]

@@ -16,6 +16,8 @@ from jupyter_copilot_room.events import consumers
 from jupyter_copilot_room.room.live.document_handlers import HANDLERS
 from jupyter_copilot_room.room.live.document_handlers.registry import mismatch
 
+from .harness.helpers import parsed
+
 
 def test_every_declared_record_kind_has_exactly_one_document_handler():
     assert mismatch(HANDLERS, events.RECORD_PAYLOADS) is None
@@ -61,7 +63,7 @@ READER_MODULES = [
 def kinds_compared(source: str) -> set[str]:
     """The record kinds a module's code compares something named `kind` with, or matches on."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
             if any(re.search(r"\bkind\b", ast.unparse(op)) for op in operands):

@@ -10,6 +10,8 @@ from jupyter_copilot_room.api import RoomAPI, RoomLinksAPI, RoomsAPI, ThreadsAPI
 from jupyter_copilot_room.handlers import people, routes
 from jupyter_copilot_room.handlers.room_handler import RoomAPIHandler
 
+from .harness.helpers import parsed
+
 VERBS = ("get", "post", "put", "patch", "delete")
 #: The API object each handler reaches, by how it names it.
 OBJECTS = {
@@ -30,7 +32,7 @@ DECISIONS = (ast.If, ast.IfExp, ast.Compare, ast.BoolOp, ast.Match, ast.Try)
 def api_calls(function) -> list[str]:
     """The API methods `function` calls (`self.room.X(...)`, `self.room.threads.X(...)`,
     `self.room.links.X(...)`, `self.rooms.X(...)`), as `Class.method`."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(function))))
+    tree = parsed(textwrap.dedent(inspect.getsource(inspect.unwrap(function))))
     called = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
@@ -41,7 +43,7 @@ def api_calls(function) -> list[str]:
 
 
 def decisions(function) -> list[str]:
-    tree = ast.parse(textwrap.dedent(inspect.getsource(inspect.unwrap(function))))
+    tree = parsed(textwrap.dedent(inspect.getsource(inspect.unwrap(function))))
     return [ast.unparse(node)[:60] for node in ast.walk(tree) if isinstance(node, DECISIONS)]
 
 

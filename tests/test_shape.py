@@ -10,6 +10,8 @@ from pathlib import Path
 
 import jupyter_copilot_room
 
+from .harness.helpers import parsed
+
 PACKAGE = Path(jupyter_copilot_room.__file__).parent
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "labextension" not in p.parts)
 MAX_LINES = 400
@@ -51,7 +53,7 @@ def test_module_names_are_unique():
 def test_class_names_are_unique():
     where: dict[str, list[str]] = {}
     for path in MODULES:
-        for node in ast.parse(path.read_text()).body:
+        for node in parsed(path.read_text()).body:
             if isinstance(node, ast.ClassDef):
                 where.setdefault(node.name, []).append(str(path.relative_to(PACKAGE)))
     assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
