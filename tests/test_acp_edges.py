@@ -2,7 +2,6 @@
 (tests/agents/scripted_acp_agent.py): a crash in the middle of a turn, two permission requests
 open at once and an abort, every tool kind as the room's card, a `session/load` refused."""
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -207,16 +206,19 @@ async def test_a_write_the_agent_asked_for_is_one_card_and_a_denied_kind_no_card
     assert not (folder / "denied.txt").exists()
 
 
-async def test_no_write_outside_a_turn_and_no_card_let_through_by_its_title(api, room, jp_root_dir):
+async def test_no_write_outside_a_turn_and_no_card_let_through_by_its_title(
+    api, room, jp_root_dir, state_dir
+):
     """A hostile agent: a write 0.5 s after its turn ended is refused (nothing is written);
     a permission request titled with a room tool's name it never announced is the room's card,
     not let through."""
     folder = jp_root_dir.resolve()
     await ready(api, room)
     assert await said_to(api, room, f"write later: {folder / 'late.txt'}") == "Later."
-    await asyncio.sleep(1.5)
-    later = await said_to(api, room, "what came later")
-    assert later.startswith("Later: refused: The room runs none of this agent's turns"), later
+    log = state_dir / "agents" / "scripted" / "stderr.log"  # the agent's word on its late write
+    await eventually(lambda: log.exists() and "Later: " in log.read_text(), what="the late write")
+    later = log.read_text().split("Later: ", 1)[1]
+    assert later.startswith("refused: The room runs none of this agent's turns"), later
     assert not (folder / "late.txt").exists()
 
     for title in ("notebook_replace_cell", "jupyter-notebook_replace_cell"):

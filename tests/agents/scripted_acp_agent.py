@@ -7,8 +7,8 @@ prompt's words say what it does. Run as `python scripted_acp_agent.py` (ACP on i
 - "read: <path>" / "write: <path>": reads the file through its client (`fs/read_text_file`), or
   writes "written by the agent" to it, then says what it read or what the client answered;
 - "asked write: <path>": asks permission for that write first (its diff), then writes it;
-- "write later: <path>": ends the turn, then writes the file a moment later, outside any turn;
-  "what came later" says what its client answered;
+- "write later: <path>": ends the turn, then writes the file a moment later, outside any turn,
+  and prints "Later: " and what its client answered on its stderr;
 - "titled <tool>": asks permission for a call it titles with the room's tool name `tool` (kind
   `other`, that tool's arguments) but never announced, then says the answer;
 - "terminal: <command>" / "terminal unasked: <command>": runs `sh -c <command>` in a terminal of
@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import sys
 import uuid
 from typing import Any
 
@@ -63,7 +64,7 @@ def model_option(current: str) -> schema.SessionConfigOptionSelect:
 class ScriptedAgent:
     def __init__(self) -> None:
         self.models: dict[str, str] = {}  # each session's
-        self.later = "nothing"  # what the client answered a write made outside a turn
+        self.later: set[asyncio.Task] = set()  # writes made outside a turn, still running
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -108,12 +109,10 @@ class ScriptedAgent:
         elif match := re.search(r"asked write: (\S+)", last):
             await self.say(session_id, await self.asked_write(session_id, match.group(1)))
         elif match := re.search(r"write later: (\S+)", last):
-            asyncio.get_running_loop().call_later(
-                0.5, lambda: asyncio.ensure_future(self.write_later(session_id, match.group(1)))
-            )
+            task = asyncio.create_task(self.write_later(session_id, match.group(1)))
+            self.later.add(task)
+            task.add_done_callback(self.later.discard)
             await self.say(session_id, "Later.")
-        elif "what came later" in last:
-            await self.say(session_id, f"Later: {self.later}")
         elif match := re.search(r"titled (\S+)", last):
             call = schema.ToolCallUpdate(
                 tool_call_id=uuid.uuid4().hex,
@@ -185,11 +184,14 @@ class ScriptedAgent:
         return "Written."
 
     async def write_later(self, session_id: str, path: str) -> None:
+        """A write 0.5 s after the turn that asked for it ended."""
+        await asyncio.sleep(0.5)
         try:
             await self.conn.write_text_file(session_id=session_id, path=path, content="late\n")
-            self.later = "written"
+            said = "written"
         except acp.RequestError as err:
-            self.later = f"refused: {err}"
+            said = f"refused: {err}"
+        print(f"Later: {said}", file=sys.stderr, flush=True)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         pass  # the client answers the open requests `cancelled`, which ends them
