@@ -42,7 +42,8 @@ def refused(why: str, subject: str = "path") -> acp.RequestError:
 
 class ClientGate:
     """One session's client requests: its folder's files and terminals, the host that decides,
-    and what the session's approved permission requests let through (each once, this turn)."""
+    and what this turn's approvals let through (a write or command once, a file's reads for the
+    rest of the turn)."""
 
     def __init__(self, folder: Path, host: Callable[[], AgentHost | None]):
         self.files = RoomFiles(folder)
@@ -65,8 +66,8 @@ class ClientGate:
         await self.terminals.close()
 
     def approved(self, ask: PermissionAsk) -> None:
-        """The agent's own permission request `ask` was approved: the read, write or command
-        it names may go through the client once."""
+        """The agent's own permission request `ask` was approved: the write or command it names
+        may go through the client once, the files it names be read this turn."""
         folder = self.files.folder
         if ask.kind == "shell":
             self._commands.append(ask.summary)
