@@ -112,7 +112,6 @@ class FakeSlack(FakeService):
         self.away = stay_away
         for link in list(self.connections):
             link.abort()
-        await self._until(lambda: not self.connections, 5, "a connection stays open")
 
     def come_back(self) -> None:
         self.away = False
@@ -355,6 +354,8 @@ class _Link(WebSocketHandler):
             self.owner.connections.remove(self)
 
     def abort(self) -> None:
-        """The connection is cut: no close frame, the socket just goes."""
+        """The connection is cut: no close frame, the socket just goes. It is gone for the fake
+        at once: waiting for Tornado's close callback timed out once on a loaded CI machine."""
+        self.on_close()
         if self.ws_connection is not None and self.ws_connection.stream is not None:
             self.ws_connection.stream.close()
