@@ -182,8 +182,9 @@ class RoomAPI:
     # -- the agent's cards -------------------------------------------------------------------------
 
     def cards_for(self, caller: Caller) -> list[dict]:
-        """The open cards, each with `id`, `kind`, `prompt`, `summary`, `answerers` and whether
-        the caller may answer it now (`may_answer`, from `access/rules.py`)."""
+        """The open cards, each with `id`, `kind`, `prompt`, `summary`, a question's `choices`,
+        `answerers` and whether the caller may answer it now (`may_answer`, from
+        `access/rules.py`)."""
         role = self.room.people.role_of(caller.username)
         return [
             {
@@ -191,6 +192,7 @@ class RoomAPI:
                 "kind": card.get("kind"),
                 "prompt": card.get("prompt_id"),
                 "summary": card.get("summary"),
+                "choices": list(card.get("choices") or ()),
                 "answerers": card.get("answerers") or {},
                 "may_answer": rules.may_approve(card.get("answerers") or {}, caller.username, role),
             }

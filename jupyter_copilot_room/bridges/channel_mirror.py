@@ -290,7 +290,8 @@ class ChannelMirror:
             more = len(lines) - CARD_LINES
             body = "\n".join(lines[:CARD_LINES]) + f"\n… {more} more lines in the room"
         if p["kind"] == "question":
-            choices = tuple((c, c) for c in p.get("choices") or ())
+            # A choice is carried by its index: a button's value has a service's length limit.
+            choices = tuple((c, str(i)) for i, c in enumerate(p.get("choices") or ()))
             title = f"{room.display_name(p['author'])}'s turn asks (reply in this thread to answer)"
             return CardView(p["id"], title, p["summary"], False, choices)
         title = f"The agent asks: {p['kind']}. Waiting on {who}."

@@ -150,6 +150,11 @@ class ChatFront:
         if card is None:
             said = "That request is no longer open."
             return await self.service.whisper(channel, user, said, thread)
+        if card["kind"] == "question":
+            answer = _choice(card["choices"], answer)
+            if answer is None:
+                said = "That choice is not one the question offers."
+                return await self.service.whisper(channel, user, said, thread)
         await self._answer(room, person, user, channel, thread, card, answer)
 
     async def _answer(
@@ -182,6 +187,13 @@ class ChatFront:
             else "That code is unknown or expired; get a new one from the room in JupyterLab."
         )
         await self.service.whisper(channel, user, said, thread)
+
+
+def _choice(choices: list[str], index: str) -> str | None:
+    """The choice a click names by its index (as the card's button carries it)."""
+    if not index.isdecimal() or int(index) >= len(choices):
+        return None
+    return choices[int(index)]
 
 
 def _link_code(text: str) -> str | None:

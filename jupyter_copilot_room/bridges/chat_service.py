@@ -44,7 +44,9 @@ class CardView:
     title: str  # "Bob's turn asks to run a command"
     summary: str  # cut to the service's limits, "N more lines in the room"
     code: bool  # the summary is a diff or a command: shown as a code block
-    choices: tuple[tuple[str, str], ...]  # (label, value): Approve/Reject, or a question's
+    #: (label, value): ("Approve", "approve") and ("Reject", "reject"), or a question's choices
+    #: with their index as the value ("0", "1", ...), which a click hands back to the front.
+    choices: tuple[tuple[str, str], ...]
     settled: str | None = None  # "Approved by alice", once answered
 
 
