@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_copilot_room.api import Person, Refused, rooms_of
+from jupyter_copilot_room.api import follow as follow_module
 
 from .harness import people
 from .harness.helpers import READY, ask_to_run, eventually
@@ -97,3 +98,27 @@ async def _until_kind(records, kind):
         if record["kind"] == kind:
             await records.aclose()
             return
+
+
+async def test_a_follower_that_falls_behind_reads_on_from_the_file_and_misses_nothing(
+    jp_serverapp, monkeypatch, caplog
+):
+    """A front stuck on a slow service holds a bounded number of records: past it, it is told
+    and reads on from the transcript, every record once and in order."""
+    monkeypatch.setattr(follow_module, "LIVE_LIMIT", 5)
+    room = await rooms_of(jp_serverapp).open("main")
+    records = room.follow(after=room.last_seq())
+    await room.say(Person(people.MEMBER), "line 0")
+    said = [await _next_chat(records)]  # following live from here, and not reading for a while
+    for n in range(1, 40):
+        await room.say(Person(people.MEMBER), f"line {n}")
+    said += [await _next_chat(records) for _ in range(1, 40)]
+    await records.aclose()
+    assert said == [f"line {n}" for n in range(40)]
+    assert "fell more than 5 records behind" in caplog.text
+
+
+async def _next_chat(records) -> str:
+    while (record := await asyncio.wait_for(anext(records), 5))["kind"] != "chat.message":
+        pass
+    return record["payload"]["text"]
