@@ -20,7 +20,7 @@ from jupyter_copilot_room.bridges.chat_service import (
     retry_seconds,
 )
 from jupyter_copilot_room.bridges.linked_people import LinkedPeople
-from jupyter_copilot_room.errors import Conflict, InvalidRequest
+from jupyter_copilot_room.errors import Conflict, InsufficientStorage, InvalidRequest
 from jupyter_copilot_room.slack.block_kit import card_blocks, clicked
 from jupyter_copilot_room.teams import adaptive_cards
 from jupyter_copilot_room.teams.teams_settings import OPENID_URL, parse_teams
@@ -120,15 +120,24 @@ def test_channel_links_keep_the_hosts_changes_over_the_configuration(tmp_path):
     def links():
         return ChannelLinks(_Slack(), _NoRoomLoaded(), configured, tmp_path)
 
+    recorded = []
     first = links()
     assert first.linked == configured
     asyncio.run(first.unlink("main"))
-    assert asyncio.run(first.link("lab", " c0main ")) == "C0MAIN"  # main's old channel: free
+    assert asyncio.run(first.link("lab", " c0main ", recorded.append)) == "C0MAIN"  # free now
     with pytest.raises(Conflict) as taken:
-        asyncio.run(first.link("main", "C0MAIN"))
+        asyncio.run(first.link("main", "C0MAIN", recorded.append))
     assert taken.value.code == "channel_taken"
     with pytest.raises(InvalidRequest):
-        asyncio.run(first.link("main", "#general"))
+        asyncio.run(first.link("main", "#general", recorded.append))
+    assert recorded == ["C0MAIN"]  # a line for the change alone, after its checks
+
+    def disk_full(channel):
+        raise InsufficientStorage("The disk is full.")
+
+    with pytest.raises(InsufficientStorage):  # no line, no change
+        asyncio.run(first.link("main", "C0NEW", disk_full))
+    assert first.linked == {"lab": "C0MAIN"} and first.in_channel("C0NEW") is None
 
     again = links()  # a restart: the hosts' links win over `rooms`
     assert again.linked == {"lab": "C0MAIN"}

@@ -4,6 +4,7 @@ API like every command, so REST stays one call a route."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -16,7 +17,10 @@ class PullLinks(Protocol):
 
     def number_of(self, room: str) -> int | None: ...  # the pull request the room is on
 
-    async def link(self, room: RoomAPI, number: int) -> dict: ...
+    async def link(self, room: RoomAPI, number: int, recorded: Callable[[], None]) -> dict:
+        """`room` on the pull request `number`; `recorded()` once it is checked, before the
+        link is kept (not called when the room is on it already)."""
+        ...
 
     async def unlink(self, room: RoomAPI) -> None: ...
 
@@ -35,7 +39,10 @@ class ChatChannels(Protocol):
     @property
     def linked(self) -> dict[str, str]: ...  # room name -> channel
 
-    async def link(self, room: str, given: str) -> str: ...
+    async def link(self, room: str, given: str, recorded: Callable[[str], None]) -> str:
+        """`room` in the channel `given` names; `recorded(channel)` once it is checked, before
+        the link is kept (not called when the room is in it already)."""
+        ...
 
     async def unlink(self, room: str) -> None: ...
 

@@ -1,7 +1,9 @@
 """A room's links to outside places, set by its hosts: the pull request it is on (`github/`) and
 its channel in each chat service the server bridges (`bridges/channel_links.py`). Each change is
 a line in the transcript, naming the host: the room's turns go where it says, so the audit trail
-keeps who sent them there."""
+keeps who sent them there. Checked, recorded, then changed: the front checks (the channel's id,
+the pull request on GitHub), calls back to record the line, and only then keeps the link, so a
+full disk refuses the change instead of leaving a link no line tells."""
 
 from __future__ import annotations
 
@@ -34,22 +36,24 @@ class RoomLinksAPI:
         self._room.room.recorder.commit("system", host, SystemNote(text=text, people=(host,)))
 
     async def link_pull(self, caller: Caller, number: int) -> dict:
-        """`POST github/pull` (hosts): the room on the pull request `number`, posting its card."""
+        """`POST github/pull` (hosts): the room on the pull request `number`, posting its card.
+        The line is written once GitHub said the pull request is there, before the link is kept:
+        a link the transcript cannot tell is not made."""
         host = self._as_host(caller)
         number = validated(PullBody, {"number": number}).number
         pulls = self._pulls()
-        before = pulls.number_of(self._room.name)
-        pull = await pulls.link(self._room, number)
-        if before != number:
+
+        def recorded() -> None:
             self._note(host, f"{{0}} put this room on pull request #{number}.")
-        return pull
+
+        return await pulls.link(self._room, number, recorded)
 
     async def unlink_pull(self, caller: Caller) -> None:
         host = self._as_host(caller)
         pulls = self._pulls()
         if (before := pulls.number_of(self._room.name)) is not None:
-            await pulls.unlink(self._room)
             self._note(host, f"{{0}} took this room off pull request #{before}.")
+            await pulls.unlink(self._room)
 
     def _pulls(self) -> PullLinks:
         if self._fronts.pulls is None:
@@ -67,27 +71,27 @@ class RoomLinksAPI:
     async def link_channel(self, caller: Caller, service: str, channel: str) -> dict:
         """`PUT channels/{service}` (hosts): the room's turns go to `channel` from now on, and
         mentions there are its prompts; 400 `invalid_channel` for no channel's id of the service,
-        409 `channel_taken` if it is another room's."""
+        409 `channel_taken` if it is another room's. Checked, recorded, then changed."""
         host = self._as_host(caller)
         given = validated(ChannelBody, {"channel": channel}).channel
         channels = self._channels(service)
-        before = channels.linked.get(self._room.name)
-        linked = await channels.link(self._room.name, given)
-        self._room.set_front_channel(service, linked)
-        if linked != before:
+
+        def recorded(linked: str) -> None:
             where = f"the {service.title()} channel {literal(linked)}"
             self._note(host, f"{{0}} linked this room to {where}: its turns are posted there.")
+
+        linked = await channels.link(self._room.name, given, recorded)
+        self._room.set_front_channel(service, linked)
         return {"service": service, "channel": linked}
 
     async def unlink_channel(self, caller: Caller, service: str) -> None:
         host = self._as_host(caller)
         channels = self._channels(service)
-        before = channels.linked.get(self._room.name)
-        await channels.unlink(self._room.name)
-        self._room.set_front_channel(service, None)
-        if before is not None:
+        if (before := channels.linked.get(self._room.name)) is not None:
             where = f"the {service.title()} channel {literal(before)}"
             self._note(host, f"{{0}} unlinked this room from {where}.")
+        await channels.unlink(self._room.name)
+        self._room.set_front_channel(service, None)
 
     def _channels(self, service: str) -> ChatChannels:
         if (links := self._fronts.channels.get(service)) is None:

@@ -116,10 +116,11 @@ class ChannelLinks:
         """The mirror of the room linked to `channel`, if one is."""
         return next((m for m in self._mirrors.values() if m.channel == channel), None)
 
-    async def link(self, room: str, given: str) -> str:
+    async def link(self, room: str, given: str, recorded: Callable[[str], None]) -> str:
         """`room` in the channel `given` names from now on (its turns before are not posted):
         the channel's id; `InvalidRequest` for no channel's id, `Conflict` when the channel is
-        another room's."""
+        another room's. `recorded(channel)` (the transcript's line) comes between the checks and
+        the change: if it raises, nothing changed."""
         channel = self.service.channel_id(given)
         if channel is None:
             said = f"{given} is not the id of a {self.name} channel."
@@ -130,6 +131,7 @@ class ChannelLinks:
                 raise Conflict(f"{channel} is the room {taken}'s channel.", code="channel_taken")
             if self.linked.get(room) == channel:
                 return channel
+            recorded(channel)
             await self._drop(room)
             self._mirrors[room] = mirror = self._mirror(room, channel)
             if self._running:

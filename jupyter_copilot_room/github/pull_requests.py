@@ -8,6 +8,7 @@ import hashlib
 import hmac
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,8 +60,9 @@ class PullRequests:
     def number_of(self, room: str) -> int | None:
         return None if (pull := self.linked.get(room)) is None else pull.link.number
 
-    async def link(self, room: RoomAPI, number: int) -> dict:
-        """Link `room` to the pull request `number` (the caller's right to was checked)."""
+    async def link(self, room: RoomAPI, number: int, recorded: Callable[[], None]) -> dict:
+        """Link `room` to the pull request `number` (the caller's right to was checked);
+        `recorded()` (the transcript's line) once GitHub answered, before anything changes."""
         try:
             pull = await self.rest.pull(number)
         except GitHubWaiting as waiting:
@@ -74,12 +76,13 @@ class PullRequests:
         current = self.linked.get(room.name)
         if current is not None and current.link.number == number:
             return pull
-        await self.unlink(room)
         link = PullLink(self.folder / f"{room.name}.json", number, url=pull["url"])
         try:  # what was said before the link is not a task (a link made again, too)
             link.handled = {comment["id"] for comment in await self.rest.comments(number)}
         except GitHubWaiting as waiting:
             raise Unavailable(f"GitHub cannot answer now ({waiting.reason}).") from None
+        recorded()
+        await self.unlink(room)
         link.save()
         self._watch(room.name, link)
         return pull
