@@ -51,9 +51,9 @@ async def follow(recorder: Recorder, transcript: Transcript, after: int) -> Asyn
         last = after
         while True:
             live.behind = False  # before the file is read: what comes meanwhile is held
-            async for record in _written(transcript, last):
-                last = record["seq"]
-                yield record
+            async for written in _written(transcript, last):
+                last = written["seq"]
+                yield written
             while not live.behind:
                 record = await live.queue.get()
                 if live.behind:

@@ -151,10 +151,11 @@ class ChatFront:
             said = "That request is no longer open."
             return await self.service.whisper(channel, user, said, thread)
         if card["kind"] == "question":
-            answer = _choice(card["choices"], answer)
-            if answer is None:
+            chosen = _choice(card["choices"], answer)
+            if chosen is None:
                 said = "That choice is not one the question offers."
                 return await self.service.whisper(channel, user, said, thread)
+            answer = chosen
         await self._answer(room, person, user, channel, thread, card, answer)
 
     async def _answer(
