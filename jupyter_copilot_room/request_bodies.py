@@ -113,6 +113,12 @@ class ApprovalBody(Strict):
     feedback: Text | None = Field(None, max_length=2000)
 
 
+class LinkAnswerBody(Strict):
+    """`POST chat-links/asks/{id}`: the code's owner lets the chat user act as them, or not."""
+
+    decision: Literal["allow", "deny"]
+
+
 class QuestionBody(Strict):
     answer: Text = Field(min_length=1, max_length=20_000)
 

@@ -20,7 +20,7 @@ from jupyter_copilot_room.bridges.chat_service import (
     retry_seconds,
 )
 from jupyter_copilot_room.bridges.linked_people import LinkedPeople
-from jupyter_copilot_room.errors import Conflict, InsufficientStorage, InvalidRequest
+from jupyter_copilot_room.errors import Conflict, InsufficientStorage, InvalidRequest, NotFound
 from jupyter_copilot_room.slack.block_kit import card_blocks, clicked
 from jupyter_copilot_room.teams import adaptive_cards
 from jupyter_copilot_room.teams.teams_settings import OPENID_URL, parse_teams
@@ -33,20 +33,47 @@ def test_long_text_is_cut_to_the_limit_and_nothing_is_lost(text, limit):
     assert all(0 < len(part) <= limit for part in parts)
 
 
-def test_a_link_code_works_once_for_ten_minutes_and_for_whom_it_was_made(tmp_path, monkeypatch):
+def test_a_link_code_asks_its_owner_once_for_ten_minutes(tmp_path, monkeypatch):
     people = LinkedPeople(tmp_path / "people.json", {"slack": {"U1": "alice"}})
     assert people.username("slack", "U1") == "alice"
     first = people.code_for("bob")["code"]
     second = people.code_for("bob")["code"]
-    assert people.redeem("slack", "U2", first) is None  # a newer code replaced it
-    assert people.redeem("slack", "U2", second.lower()) == "bob"
-    assert people.redeem("slack", "U3", second) is None  # spent
-    assert LinkedPeople(tmp_path / "people.json", {}).username("slack", "U2") == "bob"  # kept
 
-    late = people.code_for("carol")["code"]
+    def send(user, code):
+        return people.present("slack", user, f"@{user}", code, "D1", None)
+
+    assert send("U2", first).ask is None  # a newer code replaced it
+    ask = send("U2", second.lower()).ask
+    assert (ask.username, ask.user, ask.name) == ("bob", "U2", "@U2")
+    assert people.username("slack", "U2") is None, "an ask links nobody"
+    assert send("U3", second).ask is None  # spent
+    assert people.asks_for("bob") == [ask] and people.asks_for("carol") == []
+    people.settle(ask, allow=True)
+    assert people.asks_for("bob") == [] and people.username("slack", "U2") == "bob"
+    again = LinkedPeople(tmp_path / "people.json", {})  # kept, with the chat user's name
+    assert again.links_of("bob") == [{"service": "slack", "user": "U2", "name": "@U2"}]
+
+    late = send("U4", people.code_for("carol")["code"]).ask
     clock = linked_people.time.monotonic() + linked_people.CODE_LASTS
     monkeypatch.setattr(linked_people.time, "monotonic", lambda: clock)
-    assert people.redeem("slack", "U4", late) is None
+    assert people.asks_for("carol") == [], "an ask lasts as long as its code"
+    with pytest.raises(NotFound):
+        people.ask("carol", late.id)
+    assert send("U4", people.code_for("carol")["code"]).ask is not None
+
+
+def test_wrong_codes_are_limited_per_chat_user_for_ten_minutes(tmp_path, monkeypatch):
+    people = LinkedPeople(tmp_path / "people.json", {})
+    now = [1000.0]
+    monkeypatch.setattr(linked_people.time, "monotonic", lambda: now[0])
+    for _ in range(linked_people.WRONG_CODES):
+        assert people.present("slack", "U9", "U9", "NOPE", "D9", None).retry_in == 0
+    code = people.code_for("bob")["code"]
+    limited = people.present("slack", "U9", "U9", code, "D9", None)
+    assert limited.ask is None and limited.retry_in == linked_people.WRONG_CODES_WINDOW
+    assert people.present("teams", "U9", "U9", code, "D9", None).ask is not None  # another
+    now[0] += linked_people.WRONG_CODES_WINDOW
+    assert people.present("slack", "U9", "U9", people.code_for("bob")["code"], "D9", None).ask
 
 
 def test_a_cards_buttons_name_the_card_and_the_answer():

@@ -4,11 +4,12 @@ API like every command, so REST stays one call a route."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from ..bridges.linked_people import LinkAsk
     from .room_api import RoomAPI
 
 
@@ -28,9 +29,22 @@ class PullLinks(Protocol):
 
 
 class ChatLinks(Protocol):
-    """`bridges/linked_people.py`: chat accounts linked to room usernames."""
+    """`bridges/linked_people.py`: chat accounts linked to room usernames, each by its owner's
+    own answer to the chat user's ask."""
+
+    answered: dict[str, Callable[[LinkAsk, bool], Awaitable[None]]]
 
     def code_for(self, username: str) -> dict: ...
+
+    def asks_for(self, username: str) -> list[LinkAsk]: ...
+
+    def ask(self, username: str, ask_id: str) -> LinkAsk: ...
+
+    def settle(self, ask: LinkAsk, allow: bool) -> None: ...
+
+    def links_of(self, username: str) -> list[dict]: ...
+
+    def unlink(self, username: str, service: str, user: str) -> None: ...
 
 
 class ChatChannels(Protocol):

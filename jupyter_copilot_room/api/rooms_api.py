@@ -8,9 +8,11 @@ from typing import Any
 
 from ..access.identity import Identity
 from ..errors import NotFound
+from ..events.room_records import SystemNote, literal
+from ..request_bodies import LinkAnswerBody, validated
 from ..room_registry import Rooms
 from ..threads import ThreadRegistry
-from .fronts import Fronts
+from .fronts import ChatLinks, Fronts
 from .person import Caller, identity_of
 from .room_api import RoomAPI
 
@@ -67,11 +69,55 @@ class RoomsAPI:
         return self._rooms.entry(name, identity)
 
     def link_code(self, caller: Caller) -> dict:
-        """`POST link-code`: a one-time code (ten minutes) that links the chat account which
-        sends it to the bot (`link <code>`) to the caller's username; their role applies."""
+        """`POST link-code`: a one-time code (ten minutes) for the caller's chat account: the
+        chat user who sends it to the bot (`link <code>`) asks to act as the caller, who
+        allows or denies that in the panel (`chat_links`, `answer_link`); their role applies."""
+        return self._links().code_for(self._identity(caller).username)
+
+    def chat_links(self, caller: Caller) -> dict:
+        """`GET chat-links`: the chat accounts the caller linked, and the chat users asking to
+        act as them (`{"links": [{service, user, name}], "asks": [{id, service, user, name}]}`)."""
+        links, username = self._links(), self._identity(caller).username
+        asks = [ask.public() for ask in links.asks_for(username)]
+        return {"links": links.links_of(username), "asks": asks}
+
+    async def answer_link(self, caller: Caller, ask_id: str, decision: str) -> dict:
+        """`POST chat-links/asks/{id}` `{"decision": "allow"|"deny"}`: the code's owner, and
+        only they, let the chat user who sent it act as them. A line in main's transcript, then
+        the link; the chat user is told either way."""
+        links, username = self._links(), self._identity(caller).username
+        allow = validated(LinkAnswerBody, {"decision": decision}).decision == "allow"
+        ask = links.ask(username, ask_id)
+        account = f"{ask.service.title()} user {literal(ask.name)}"
+        said = "let {} act as them in the rooms" if allow else "refused to let {} act as them"
+        self._note(username, "{0} " + said.format(account) + ".")
+        links.settle(ask, allow)
+        if (tell := links.answered.get(ask.service)) is not None:
+            await tell(ask, allow)
+        return {"id": ask.id, "decision": decision}
+
+    def unlink_chat(self, caller: Caller, service: str, user: str) -> None:
+        """`DELETE chat-links/{service}/{user}`: the caller's link removed (a line, then the
+        change); 404 for a link that is not theirs."""
+        links, username = self._links(), self._identity(caller).username
+        linked = {
+            (link["service"], link["user"]): link["name"] for link in links.links_of(username)
+        }
+        if (name := linked.get((service, user))) is None:
+            raise NotFound(f"You have no linked {service.title()} account {user}.")
+        account = f"{service.title()} user {literal(name)}"
+        self._note(username, f"{{0}} removed the link of {account}: it no longer acts as them.")
+        links.unlink(username, service, user)
+
+    def _links(self) -> ChatLinks:
         if self.fronts.links is None:
             raise NotFound("This server runs no chat bridge.", code="no_bridge")
-        return self.fronts.links.code_for(self._identity(caller).username)
+        return self.fronts.links
+
+    def _note(self, username: str, text: str) -> None:
+        """A line in main's transcript (a link is the server's, not one room's)."""
+        note = SystemNote(text=text, people=(username,))
+        self._rooms.main.recorder.commit("system", username, note)
 
     def hear_github(self, event: str, signature: str, body: bytes) -> None:
         """`POST copilot-room/github/webhook`: GitHub's delivery, checked against its signature

@@ -1,7 +1,8 @@
 """A chat service's side of the rooms: who a chat user is (`linked_people.py`), a mention in a
 linked channel as their prompt, a click on a card's button or a reply in a turn's thread as
-their answer, `link <code>`; each delivery once (a service retries what it thinks was lost, also
-across a restart of the server: the ids seen are kept in `<service>-deliveries.json`).
+their answer, `link <code>` (an ask its owner answers in the panel); each delivery once (a
+service retries what it thinks was lost, also across a restart of the server: the ids seen are
+kept in `<service>-deliveries.json`).
 Every decision is the room's (`access/rules.py` through `api/`): a refusal is whispered to the
 person alone, and nothing is queued."""
 
@@ -20,7 +21,7 @@ from ..request_bodies import CardDecision
 from ..statefiles import read_json, write_json_atomically
 from .channel_mirror import waiting_on
 from .chat_service import ChatService, ServiceRefusal, ServiceWaiting
-from .linked_people import LinkedPeople
+from .linked_people import LinkAsk, LinkedPeople
 
 if TYPE_CHECKING:
     from ..api import RoomAPI, RoomsAPI
@@ -54,6 +55,7 @@ class ChatFront:
         seen = (read_json(deliveries) or {}).get("seen", [])
         self._seen: OrderedDict[str, None] = OrderedDict.fromkeys(seen)
         self._handling: set[asyncio.Task] = set()
+        people.answered[service.name] = self._answered
 
     def take(self, kind: str, delivery: Coroutine[Any, Any, None]) -> None:
         """Handle a delivery after the service had its answer (Slack's acknowledgement, Teams'
@@ -181,13 +183,33 @@ class ChatFront:
             await self.service.whisper(channel, user, refused.message, thread)
 
     async def _link(self, user: str, channel: str, code: str, thread: str | None) -> None:
-        username = self.people.redeem(self.service.name, user, code)
-        said = (
-            f"Linked: you act as {username} in the rooms, with {username}'s role."
-            if username
-            else "That code is unknown or expired; get a new one from the room in JupyterLab."
-        )
+        """`link <code>`: an ask for the code's owner to allow in the panel, never a link."""
+        name = await self.service.name_of(user)
+        presented = self.people.present(self.service.name, user, name, code, channel, thread)
+        if presented.ask is not None:
+            said = (
+                "Almost there: the person whose code this is allows it in JupyterLab, where "
+                "the code was shown. I will tell you here."
+            )
+        elif presented.retry_in:
+            minutes = max(1, round(presented.retry_in / 60))
+            said = f"Too many wrong codes: try again in {minutes} minutes."
+        else:
+            said = "That code is unknown or expired; get a new one from the room in JupyterLab."
         await self.service.whisper(channel, user, said, thread)
+
+    async def _answered(self, ask: LinkAsk, allow: bool) -> None:
+        """Tell the chat user how the code's owner answered their ask."""
+        who = self.rooms.main.display_name(ask.username)
+        said = (
+            f"Linked: you act as {who} in the rooms, with {who}'s role."
+            if allow
+            else f"{who} did not allow this account to act as them."
+        )
+        try:
+            await self.service.whisper(ask.channel, ask.user, said, ask.thread)
+        except (ServiceWaiting, ServiceRefusal) as failed:
+            log.warning("%s was not told of their link: %s", ask.name, failed)
 
 
 def _choice(choices: list[str], index: str) -> str | None:

@@ -64,6 +64,10 @@ class ChatService(Protocol):
 
     async def whisper(self, channel: str, user: str, text: str, thread: str | None) -> None: ...
 
+    async def name_of(self, user: str) -> str:
+        """How the service names a user to people ("@mallory"); their id if it cannot say."""
+        ...
+
     def channel_id(self, given: str) -> str | None:
         """A channel's id as the service knows it, from what a host typed; None if it is none."""
         ...

@@ -15,7 +15,7 @@ from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from tornado import web
 
 from ..errors import Refused
-from ..request_bodies import AdmissionBody, ClaimBody, RoleBody
+from ..request_bodies import AdmissionBody, ClaimBody, LinkAnswerBody, RoleBody
 from .room_handler import RoomAPIHandler, RoomMixin
 
 CLAIMED_COOKIE = "copilot-room-claimed"
@@ -60,17 +60,50 @@ class DoorHandler(RoomAPIHandler):
         await self.reply_empty()
 
 
-class LinkCodeHandler(RoomAPIHandler):
-    """`POST link-code`: a one-time code that links the caller's chat account (Slack), sent to
-    the bot as `link <code>`. Opens no room: a code is the person's, not a room's."""
+class PersonAPIHandler(RoomAPIHandler):
+    """A command about the caller alone (their chat accounts): it opens no room."""
 
     async def prepare(self, **kwargs: Any) -> None:
         await APIHandler.prepare(self, **kwargs)
+
+
+class LinkCodeHandler(PersonAPIHandler):
+    """`POST link-code`: a one-time code for the caller's chat account (Slack, Teams), sent to
+    the bot as `link <code>`; the chat user who sends it then asks to act as the caller."""
 
     @web.authenticated
     @authorized
     async def post(self) -> None:
         await self.reply(self.rooms.link_code(self.identity))
+
+
+class ChatLinksHandler(PersonAPIHandler):
+    """`GET chat-links`: the caller's linked chat accounts and the asks to act as them."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        await self.reply(self.rooms.chat_links(self.identity))
+
+
+class ChatLinkAskHandler(PersonAPIHandler):
+    """`POST chat-links/asks/{id}`: allow or deny a chat user's ask to act as the caller."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, item_id: str) -> None:
+        body = self.parse(LinkAnswerBody)
+        await self.reply(await self.rooms.answer_link(self.identity, item_id, body.decision))
+
+
+class ChatLinkHandler(PersonAPIHandler):
+    """`DELETE chat-links/{service}/{user}`: the caller's link of that chat account removed."""
+
+    @web.authenticated
+    @authorized
+    async def delete(self, service: str, user: str) -> None:
+        self.rooms.unlink_chat(self.identity, service, user)
+        await self.reply_empty()
 
 
 class ClaimAPIHandler(RoomAPIHandler):

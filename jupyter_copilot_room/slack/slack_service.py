@@ -101,6 +101,16 @@ class SlackService:
             thread_ts=thread,
         )
 
+    async def name_of(self, user: str) -> str:
+        """`@` and the user's display name in the workspace (`users.info`), else their id."""
+        try:
+            found = (await self._call(self.web.users_info, user=user))["user"]
+        except (ServiceWaiting, ServiceRefusal, KeyError, TypeError):
+            return user
+        profile = found.get("profile") or {}
+        name = profile.get("display_name") or found.get("name") or profile.get("real_name")
+        return f"@{name}" if name else user
+
     def channel_id(self, given: str) -> str | None:
         """A public or private channel's id (`C0123ABCD`, `G0123ABCD`), as its details show it."""
         channel = given.strip().upper()

@@ -121,6 +121,10 @@ class TeamsService:
             return
         await self.post(chat.id, text)
 
+    async def name_of(self, user: str) -> str:
+        """The name Teams gave with the person's last activity, else their Entra id."""
+        return self.members.get(user, ("", user))[1]
+
     def channel_id(self, given: str) -> str | None:
         """A channel's id as the connector knows it (`19:...@thread.tacv2`), also from the
         percent-encoded form of "Get link to channel"; None for anything else."""

@@ -1,0 +1,119 @@
+"""Linking a chat account is the person's own act: a code sent to the bot by a chat user only
+asks to act as its owner, who allows or denies it in the panel (`GET chat-links`,
+`POST chat-links/asks/{id}`); the link and its removal are lines in the transcript; wrong codes
+are limited per chat user. End to end: a real server, the real Copilot runtime, the fake Slack."""
+
+import json
+
+import pytest
+
+from jupyter_copilot_room.bridges import linked_people
+
+from .harness import people
+from .harness.fake_slack import FakeSlack
+from .harness.helpers import READY, eventually, served
+
+CHANNEL = "C0ROOM"
+
+
+@pytest.fixture
+def slack(jp_asyncio_loop):
+    yield from served(FakeSlack(bot_token="xoxb-test", app_token="xapp-test"), jp_asyncio_loop)
+
+
+@pytest.fixture
+def room_config(copilot_config, slack, monkeypatch):
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-test")
+    settings = {"rooms": {"main": CHANNEL}, "people": {"UBOB": "bob"}, "api_url": slack.api_url}
+    return {**copilot_config, "members": [people.MEMBER, "dave"], "slack": settings}
+
+
+async def said_to(slack, user: str, count: int) -> str:
+    """The `count`th thing the bot whispered to `user` (waiting for it)."""
+    await eventually(lambda: len([e for e in slack.ephemerals if e["user"] == user]) >= count)
+    return [e["text"] for e in slack.ephemerals if e["user"] == user][count - 1]
+
+
+def records(room) -> list[dict]:
+    return [json.loads(line) for line in room.transcript.read_text().splitlines()]
+
+
+def prompts(room) -> list[tuple[str, str]]:
+    return [
+        (r["actor"], r["payload"]["text"]) for r in records(room) if r["kind"] == "prompt.submitted"
+    ]
+
+
+def link_lines(room) -> list[tuple[str, str]]:
+    return [
+        (r["actor"], r["payload"]["text"])
+        for r in records(room)
+        if r["kind"] == "system" and "Slack user" in r["payload"]["text"]
+    ]
+
+
+async def test_a_code_links_only_once_its_owner_allows_it(api, room, slack):
+    await room.ensure_started()
+    await eventually(lambda: room.document.meta.get("state") == "idle", timeout=READY)
+    await slack.connected(timeout=15)
+
+    # A leaked code: mallory sends dave's code; it only asks dave, who denies.
+    code = (await api("dave", "POST", "link-code")).json["code"]
+    await slack.message_event("UMALLORY", "DMALLORY", f"link {code}", channel_type="im")
+    assert "allows it in JupyterLab" in await said_to(slack, "UMALLORY", 1)
+    await slack.mention("UMALLORY", CHANNEL, "delete everything")
+    assert "not linked" in await said_to(slack, "UMALLORY", 2)  # not dave yet
+    (ask,) = (await api("dave", "GET", "chat-links")).json["asks"]
+    assert ask == {"id": ask["id"], "service": "slack", "user": "UMALLORY", "name": "UMALLORY"}
+    assert (await api("erin", "GET", "chat-links")).json == {"links": [], "asks": []}
+    taken = await api("erin", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"})
+    assert taken.code == 404, "only the code's owner answers its ask"
+    bad = await api("dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "yes"})
+    assert bad.code == 400
+    denied = await api("dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "deny"})
+    assert denied.json == {"id": ask["id"], "decision": "deny"}
+    assert "did not allow" in await said_to(slack, "UMALLORY", 3)
+    await slack.mention("UMALLORY", CHANNEL, "delete everything")
+    assert "not linked" in await said_to(slack, "UMALLORY", 4)
+    again = await api("dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"})
+    assert again.code == 404, "an answered ask is gone"
+
+    # Dave's own account: he allows it, and Slack is him from then on, until he removes it.
+    code = (await api("dave", "POST", "link-code")).json["code"]
+    await slack.message_event("UDAVE", "DDAVE", f"link {code}", channel_type="im")
+    assert "allows it in JupyterLab" in await said_to(slack, "UDAVE", 1)
+    (ask,) = (await api("dave", "GET", "chat-links")).json["asks"]
+    allowed = await api("dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"})
+    assert allowed.code == 200, allowed
+    assert "Linked: you act as dave" in await said_to(slack, "UDAVE", 2)
+    listed = (await api("dave", "GET", "chat-links")).json
+    assert listed == {"links": [{"service": "slack", "user": "UDAVE", "name": "UDAVE"}], "asks": []}
+    await slack.mention("UDAVE", CHANNEL, "say hi")
+    await eventually(lambda: ("dave", "say hi") in prompts(room))  # he is dave now
+
+    assert (await api("erin", "DELETE", "chat-links", "slack", "UDAVE")).code == 404
+    assert (await api("dave", "DELETE", "chat-links", "slack", "UDAVE")).code == 204
+    assert (await api("dave", "GET", "chat-links")).json["links"] == []
+    await slack.mention("UDAVE", CHANNEL, "say hi")
+    assert "not linked" in await said_to(slack, "UDAVE", 3)
+
+    assert link_lines(room) == [
+        ("dave", "{0} refused to let Slack user UMALLORY act as them."),
+        ("dave", "{0} let Slack user UDAVE act as them in the rooms."),
+        ("dave", "{0} removed the link of Slack user UDAVE: it no longer acts as them."),
+    ]
+
+
+async def test_wrong_codes_are_limited_per_chat_user(api, room, slack):
+    await room.ensure_started()
+    await slack.connected(timeout=15)
+    for n in range(linked_people.WRONG_CODES):
+        await slack.message_event("UGUESS", "DGUESS", f"link WRONG{n:03d}", channel_type="im")
+        assert "unknown or expired" in await said_to(slack, "UGUESS", n + 1)
+    code = (await api("dave", "POST", "link-code")).json["code"]
+    await slack.message_event("UGUESS", "DGUESS", f"link {code}", channel_type="im")
+    assert "Too many wrong codes" in await said_to(slack, "UGUESS", linked_people.WRONG_CODES + 1)
+    assert (await api("dave", "GET", "chat-links")).json["asks"] == []  # not even read
+    await slack.message_event("UDAVE", "DDAVE", f"link {code}", channel_type="im")
+    assert "allows it in JupyterLab" in await said_to(slack, "UDAVE", 1)  # another user: fine
