@@ -116,6 +116,12 @@ export interface IRoomClient {
   /** A one-time code that links the caller's chat account (Slack) to their username: they send
    * `link <code>` to the bot (404 `no_bridge` when the server runs no chat bridge). */
   linkCode(): Promise<ILinkCode>;
+  /** My linked chat accounts, and the chat users asking (with my code) to act as me. */
+  chatLinks(): Promise<IChatLinks>;
+  /** Let the chat user who sent my code act as me, or not: only I answer my asks. */
+  answerLinkAsk(askId: string, decision: 'allow' | 'deny'): Promise<void>;
+  /** One of my linked chat accounts no longer acts as me. */
+  unlinkChat(service: string, user: string): Promise<void>;
   /** The room's channel in a bridged chat service, from now on (hosts; 409 `channel_taken`
    * when it is another room's). */
   linkChannel(service: string, channel: string): Promise<IChannelLink>;
@@ -142,6 +148,19 @@ export interface ISignIn {
 export interface ILinkCode {
   code: string;
   expires_in: number;
+}
+
+/** A chat account as its service names it (`name`: "@mallory"; its id when unknown). */
+export interface IChatAccount {
+  service: string;
+  user: string;
+  name: string;
+}
+
+/** `GET chat-links`: my linked accounts, and the asks to act as me that wait on my answer. */
+export interface IChatLinks {
+  links: IChatAccount[];
+  asks: (IChatAccount & { id: string })[];
 }
 
 export interface IModelChoice {
@@ -312,6 +331,19 @@ export class RoomClient implements IRoomClient {
   /** The server's, not the room's: a code links a person, whichever room they are in. */
   linkCode(): Promise<ILinkCode> {
     return this._send('POST', 'link-code', undefined, SERVER);
+  }
+
+  chatLinks(): Promise<IChatLinks> {
+    return this._request('chat-links', {}, SERVER);
+  }
+
+  answerLinkAsk(askId: string, decision: 'allow' | 'deny'): Promise<void> {
+    return this._send('POST', `chat-links/asks/${encodeURIComponent(askId)}`, { decision }, SERVER);
+  }
+
+  unlinkChat(service: string, user: string): Promise<void> {
+    const path = `chat-links/${encodeURIComponent(service)}/${encodeURIComponent(user)}`;
+    return this._send('DELETE', path, undefined, SERVER);
   }
 
   linkChannel(service: string, channel: string): Promise<IChannelLink> {

@@ -1,7 +1,8 @@
 /**
  * Linking one's chat account (Slack) to one's room username: the server's chat bridge hands the
  * signed-in person a one-time code (`POST link-code`), they send `link <code>` to the room's bot
- * there, and from then on act in that chat as their username, with their role in each room.
+ * there, which only asks: they allow that chat user here (`GET chat-links`), and from then on act
+ * in that chat as their username, with their role in each room. A leaked code links nobody.
  * The words of the command and of the card that shows the code (components/linkchat.tsx).
  */
 
@@ -61,14 +62,23 @@ export function linkCardText(
   const name = serviceName(service);
   const lifetime = lifetimeWords(expiresIn);
   const who = username ? `as ${username}, with ${username}'s role` : 'as you, with your role';
+  const where = `Send it to the room's bot in ${name}, in a direct message or a mention.`;
   return {
     title: `Link your ${name} account`,
     message: linkMessage(code),
-    where:
-      `Send it to the room's bot in ${name}, in a direct message or a mention.` +
-      (lifetime ? ` The code works for ${lifetime}.` : ''),
-    after: `${name} then acts ${who}.`
+    where: where + (lifetime ? ` The code works for ${lifetime}.` : ''),
+    after: `When it arrives, allow it here: only then does ${name} act ${who}.`
   };
+}
+
+/** An ask waiting on the reader: "Slack user @mallory asks to act as you." */
+export function askText(ask: { service: string; name: string }): string {
+  return `${serviceName(ask.service)} user ${ask.name} asks to act as you.`;
+}
+
+/** A linked account: "Slack user @dave acts as you." */
+export function linkedText(link: { service: string; name: string }): string {
+  return `${serviceName(link.service)} user ${link.name} acts as you.`;
 }
 
 /** What the card says once the code ran out. */

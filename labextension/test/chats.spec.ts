@@ -6,6 +6,7 @@ import * as Y from 'yjs';
 
 import { RoomAPIError, RoomClient } from '../src/api';
 import {
+  askText,
   channelHint,
   expiredText,
   lifetimeWords,
@@ -13,6 +14,7 @@ import {
   linkChannelLabel,
   linkChatLabel,
   linkMessage,
+  linkedText,
   serviceName,
   unlinkChannelLabel
 } from '../src/chats';
@@ -40,8 +42,18 @@ describe("the card's words", () => {
       "Send it to the room's bot in Slack, in a direct message or a mention. " +
         'The code works for 10 minutes.'
     );
-    expect(text.after).toBe("Slack then acts as alice, with alice's role.");
-    expect(linkCardText('slack', 'X', 600).after).toBe('Slack then acts as you, with your role.');
+    expect(text.after).toBe(
+      "When it arrives, allow it here: only then does Slack act as alice, with alice's role."
+    );
+    expect(linkCardText('slack', 'X', 600).after).toBe(
+      'When it arrives, allow it here: only then does Slack act as you, with your role.'
+    );
+    expect(askText({ service: 'slack', name: '@mallory' })).toBe(
+      'Slack user @mallory asks to act as you.'
+    );
+    expect(linkedText({ service: 'teams', name: 'Dave D.' })).toBe(
+      'Teams user Dave D. acts as you.'
+    );
   });
 
   it('says a lifetime in whole minutes, or seconds under one, and nothing for none', () => {
@@ -85,6 +97,28 @@ describe('POST link-code', () => {
     expect(refused).toBeInstanceOf(RoomAPIError);
     expect(refused).toMatchObject({ status: 404, code: 'no_bridge' });
     expect(refused.message).toBe('This server runs no chat bridge.');
+  });
+});
+
+describe('chat-links', () => {
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+  it("are the server's: listed, an ask answered, a link removed", async () => {
+    const links = { links: [{ service: 'slack', user: 'U1', name: '@dave' }], asks: [] };
+    const { serverSettings, requests } = settingsAnswering(async (_, init) =>
+      (init?.method ?? 'GET') === 'GET' ? json(200, links) : new Response(null, { status: 204 })
+    );
+    const client = new RoomClient({ serverSettings, room: 'data-2' });
+    expect(await client.chatLinks()).toEqual(links);
+    await client.answerLinkAsk('a/1', 'deny');
+    await client.unlinkChat('slack', 'U 1');
+    expect(requests.map(r => `${r.method} ${r.url.split('?')[0]}`)).toEqual([
+      'GET http://lab.test/base/copilot-room/api/chat-links',
+      'POST http://lab.test/base/copilot-room/api/chat-links/asks/a%2F1',
+      'DELETE http://lab.test/base/copilot-room/api/chat-links/slack/U%201'
+    ]);
+    expect(await requests[1].json()).toEqual({ decision: 'deny' });
   });
 });
 

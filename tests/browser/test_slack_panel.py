@@ -44,11 +44,11 @@ def lab(tmp_path, model, slack, request):
         yield server
 
 
-def ephemeral_to(fake: FakeSlack, user: str, timeout: float = 30) -> dict:
+def ephemeral_to(fake: FakeSlack, user: str, timeout: float = 30, containing: str = "") -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for said in list(fake.ephemerals):
-            if said["user"] == user:
+            if said["user"] == user and containing in said["text"]:
                 return said
         time.sleep(0.1)
     raise AssertionError(f"the bot said nothing to {user}; it said {fake.ephemerals}")
@@ -103,10 +103,19 @@ def test_a_person_links_their_slack_account_and_the_header_says_when_slack_is_aw
     code_box.click()
     assert alice.evaluate("() => String(window.getSelection()).trim()") == code
 
-    # The person sends the message to the bot in a direct message: Slack is them from now on.
+    # The person sends the message to the bot in a direct message: it only asks, and the card
+    # asks her; once she allows it, Slack is her from now on, and the card says so.
     slack.run(fake.message_event("UALICE", "DALICE", f"link {code}", channel_type="im"))
-    said = ephemeral_to(fake, "UALICE")
-    assert "act as alice" in said["text"], said
+    ask = card.get_by_role("group", name="Slack user UALICE asks to act as you.")
+    expect(ask).to_be_visible(timeout=10_000)
+    assert fits_at_every_look(alice, screenshot, "slack-link-ask-", card_class) == []
+    set_sidebar_width(alice, 250)
+    ask.get_by_role("button", name="Allow").click()
+    expect(ask).to_have_count(0)
+    linked = card.get_by_role("list", name="Your linked accounts")
+    expect(linked).to_contain_text("Slack user UALICE acts as you.")
+    said = ephemeral_to(fake, "UALICE", containing="act as")
+    assert "you act as Alice in the rooms" in said["text"], said  # her name, not her username
     assert said["channel"] == "DALICE"
 
     card.get_by_role("button", name="Done").click()

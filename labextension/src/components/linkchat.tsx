@@ -1,17 +1,23 @@
 /** "Link a Slack Account…" (the `copilot-room:link-chat-account` command): a card in the tray
  * with a one-time code from the server (`POST link-code`), large enough to read across a room
  * and selected whole with one click, the exact message to send to the room's bot, and for how
- * long it works. Only the person who asked sees it: it is never in the shared document. */
+ * long it works. The chat user who sends it only asks: the card shows each ask ("Slack user
+ * @mallory asks to act as you") with Allow and Deny, and the accounts linked, each with Remove
+ * (`GET chat-links`, looked at every `LOOK_EVERY` ms while the card is open). Only the person
+ * who asked sees it: it is never in the shared document. */
 import { Clipboard } from '@jupyterlab/apputils';
 import React, { useCallback, useEffect, useState } from 'react';
 
-import { ILinkCode, IRoomClient } from '../api';
-import { expiredText, linkCardText, serviceName } from '../chats';
+import { IChatLinks, ILinkCode, IRoomClient } from '../api';
+import { askText, expiredText, linkCardText, linkedText, serviceName } from '../chats';
 import { Refusal, useAction } from './action';
+
+/** How often an open card looks for asks (the person just sent the code: a few seconds). */
+const LOOK_EVERY = 2000;
 
 export function LinkChatCard(props: {
   service: string;
-  client: Pick<IRoomClient, 'linkCode'>;
+  client: Pick<IRoomClient, 'linkCode' | 'chatLinks' | 'answerLinkAsk' | 'unlinkChat'>;
   /** The reader's username, which the linked account acts as. */
   username?: string | null;
   onClose: () => void;
@@ -23,7 +29,20 @@ export function LinkChatCard(props: {
   const [code, setCode] = useState<ILinkCode | null>(null);
   const [expired, setExpired] = useState(false);
   const [copied, setCopied] = useState(false);
+  const [links, setLinks] = useState<IChatLinks>({ links: [], asks: [] });
   const { run } = action;
+  const look = useCallback(() => {
+    client.chatLinks().then(setLinks, () => undefined); // the next look tries again
+  }, [client]);
+  useEffect(() => {
+    look();
+    const timer = setInterval(look, LOOK_EVERY);
+    return () => clearInterval(timer);
+  }, [look]);
+  const answer = (askId: string, decision: 'allow' | 'deny') =>
+    void run(() => client.answerLinkAsk(askId, decision)).then(look);
+  const unlink = (service: string, user: string) =>
+    void run(() => client.unlinkChat(service, user)).then(look);
   const fetchCode = useCallback(() => {
     setCopied(false);
     void run(() => client.linkCode()).then(fresh => {
@@ -61,6 +80,30 @@ export function LinkChatCard(props: {
       tabIndex={-1}
     >
       <strong className="jp-CopilotRoom-linkChatTitle">{`Link your ${name} account`}</strong>
+      {/* An ask waits on the reader: first, above the code it spent. */}
+      {links.asks.map(ask => (
+        <div className="jp-CopilotRoom-linkAsk" key={ask.id} role="group" aria-label={askText(ask)}>
+          <p className="jp-CopilotRoom-linkAskText">{askText(ask)}</p>
+          <div className="jp-CopilotRoom-linkChatActions">
+            <button
+              type="button"
+              className="jp-mod-styled jp-mod-accept jp-CopilotRoom-small"
+              disabled={action.busy}
+              onClick={() => answer(ask.id, 'allow')}
+            >
+              Allow
+            </button>
+            <button
+              type="button"
+              className="jp-mod-styled jp-mod-reject jp-CopilotRoom-small"
+              disabled={action.busy}
+              onClick={() => answer(ask.id, 'deny')}
+            >
+              Deny
+            </button>
+          </div>
+        </div>
+      ))}
       {!text ? (
         <p className="jp-CopilotRoom-linkChatNote" role="status">
           {action.busy ? 'Getting a code…' : 'No code: try again.'}
@@ -80,6 +123,24 @@ export function LinkChatCard(props: {
           <p className="jp-CopilotRoom-linkChatWhere">{text.where}</p>
           <p className="jp-CopilotRoom-linkChatNote">{text.after}</p>
         </>
+      )}
+      {links.links.length > 0 && (
+        <ul className="jp-CopilotRoom-linkedAccounts" aria-label="Your linked accounts">
+          {links.links.map(link => (
+            <li key={`${link.service}:${link.user}`}>
+              <span>{linkedText(link)}</span>
+              <button
+                type="button"
+                className="jp-mod-styled jp-CopilotRoom-small"
+                disabled={action.busy}
+                title={`${serviceName(link.service)} user ${link.name} no longer acts as you`}
+                onClick={() => unlink(link.service, link.user)}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
       )}
       <div className="jp-CopilotRoom-linkChatActions">
         {text && !expired && (
