@@ -37,7 +37,9 @@ def _card(card: CardView) -> dict:
     }
     if card.settled is None and card.choices:
         if len(card.choices) <= limits.MAX_ACTIONS:
-            content["actions"] = [_button(card.card_id, label, value) for label, value in card.choices]
+            content["actions"] = [
+                _button(card.card_id, label, value) for label, value in card.choices
+            ]
         else:
             body.append(_drop_down(card.choices))
             content["actions"] = [
@@ -63,8 +65,8 @@ def _cut(summary: str) -> str:
 
 
 def _button(card_id: str, label: str, value: str) -> dict:
-    button = {"type": "Action.Submit", "title": _label(label)}
-    button["data"] = {"card": card_id, ANSWER: value}
+    data = {"card": card_id, ANSWER: value}
+    button: dict = {"type": "Action.Submit", "title": _label(label), "data": data}
     if value in ("approve", "reject"):
         button["style"] = "positive" if value == "approve" else "destructive"
     return button
