@@ -142,3 +142,15 @@ async def test_the_fake_connector_answers_a_bad_card_400_and_a_big_message_413(t
         answers.append((answer.code, json.loads(answer.body).get("error", {}).get("code")))
     assert answers == [(400, "BadArgument"), (413, "MessageSizeTooBig"), (201, None)]
     assert [r["status"] for r in teams.refused] == [400, 413]
+
+
+def test_a_question_too_big_for_one_message_keeps_to_it_and_says_what_is_left_out():
+    content = question([f"{i} {'z' * 1000}" for i in range(2000)])
+    assert limits.size(content) <= limits.CARD_BYTES
+    (drop_down,) = [e for e in content["body"] if e["type"] == "Input.ChoiceSet"]
+    shown = drop_down["choices"]
+    assert 0 < len(shown) < 2000 and all(len(c["title"]) <= limits.LABELS[-1] for c in shown)
+    assert [c["value"] for c in shown] == [str(i) for i in range(len(shown))]
+    assert f"{2000 - len(shown)} more choices" in json.dumps(content["body"])
+    (rendered_card,) = rendered([content])["cards"]
+    assert rendered_card["errors"] == []

@@ -18,11 +18,22 @@ ANSWER = "answer"  # the data's key for the answer, and the drop-down's id
 
 
 def card_attachment(card: CardView) -> dict:
-    """The activity's attachment that shows `card`."""
-    return {"contentType": CONTENT_TYPE, "content": _card(card)}
+    """The activity's attachment that shows `card`, within what a message may hold: long
+    choices are cut shorter, then the choices past those that fit are left to a reply in the
+    thread (the room takes any choice as a reply)."""
+    for label in limits.LABELS:
+        content = _card(card, label)
+        if limits.size(content) <= limits.CARD_BYTES:
+            break
+    shown = len(card.choices)
+    while limits.size(content) > limits.CARD_BYTES and shown > 1:
+        shown //= 2
+        content = _card(card, limits.LABELS[-1], shown)
+    return {"contentType": CONTENT_TYPE, "content": content}
 
 
-def _card(card: CardView) -> dict:
+def _card(card: CardView, label: int = limits.LABELS[0], shown: int | None = None) -> dict:
+    """`card` with choices cut to `label` characters, the first `shown` of them."""
     if card.settled is not None:
         body = _texts(card.settled, weight="Bolder")
     else:
@@ -36,12 +47,14 @@ def _card(card: CardView) -> dict:
         "body": body,
     }
     if card.settled is None and card.choices:
+        choices = tuple((_label(text, label), value) for text, value in card.choices[:shown])
         if len(card.choices) <= limits.MAX_ACTIONS:
-            content["actions"] = [
-                _button(card.card_id, label, value) for label, value in card.choices
-            ]
+            content["actions"] = [_button(card.card_id, text, value) for text, value in choices]
         else:
-            body.append(_drop_down(card.choices))
+            body.append(_drop_down(choices))
+            if len(choices) < len(card.choices):
+                more = f"{len(card.choices) - len(choices)} more choices: reply in the thread."
+                body += _texts(more)
             content["actions"] = [
                 {"type": "Action.Submit", "title": "Answer", "data": {"card": card.card_id}}
             ]
@@ -66,7 +79,7 @@ def _cut(summary: str) -> str:
 
 def _button(card_id: str, label: str, value: str) -> dict:
     data = {"card": card_id, ANSWER: value}
-    button: dict = {"type": "Action.Submit", "title": _label(label), "data": data}
+    button: dict = {"type": "Action.Submit", "title": label, "data": data}
     if value in ("approve", "reject"):
         button["style"] = "positive" if value == "approve" else "destructive"
     return button
@@ -81,13 +94,14 @@ def _drop_down(choices: tuple[tuple[str, str], ...]) -> dict:
         "placeholder": "Choose one",
         "isRequired": True,
         "errorMessage": "Choose one of the answers first.",
-        "choices": [{"title": _label(label), "value": value} for label, value in choices],
+        "choices": [{"title": label, "value": value} for label, value in choices],
     }
 
 
-def _label(label: str) -> str:
+def _label(label: str, most: int) -> str:
     """A button's or a choice's title: Teams shows it as given (no Markdown), never empty."""
-    return plain_text.clean(label).strip() or "(empty)"
+    label = plain_text.clean(label).strip() or "(empty)"
+    return label if len(label) <= most else label[: most - 1] + "…"
 
 
 def clicked(value: object) -> tuple[str, str] | None:

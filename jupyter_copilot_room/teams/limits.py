@@ -21,9 +21,13 @@ TEXT_BYTES = MESSAGE_BYTES - 4 * 1024
 #: The characters of one message before the bridge splits it (each can grow when escaped; the
 #: service cuts what still passes TEXT_BYTES).
 MAX_TEXT = 7000
+#: What a card may take of MESSAGE_BYTES (the activity's text goes beside it).
+CARD_BYTES = MESSAGE_BYTES - 4 * 1024
 #: Characters of a card's summary, and its lines (each line is a TextBlock).
 SUMMARY = 3000
 SUMMARY_LINES = 40
+#: Characters of a button's or a choice's title, tried in turn until the card fits CARD_BYTES.
+LABELS = (500, 100, 40)
 
 
 def size(payload: object) -> int:
