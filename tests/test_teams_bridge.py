@@ -16,9 +16,9 @@ from jupyter_copilot_room.bridges import channel_mirror
 from jupyter_copilot_room.teams import limits
 
 from .harness import people
-from .harness.adaptive_cards import rendered
 from .harness.fake_teams import FakeTeams
 from .harness.helpers import READY, ask_to_run, ask_which, eventually, served
+from .harness.teams_cards import rendered
 
 CHANNEL = "19:room@thread.tacv2"
 TEAMS_PEOPLE = {"aad-bob": "bob", "aad-erin": "erin", "aad-carol": "carol"}

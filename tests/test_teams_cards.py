@@ -11,9 +11,9 @@ from tornado.httpclient import AsyncHTTPClient
 from jupyter_copilot_room.bridges.chat_service import CardView
 from jupyter_copilot_room.teams import adaptive_cards, limits
 
-from .harness.adaptive_cards import refusal, rendered
 from .harness.fake_teams import FakeTeams
 from .harness.helpers import served
+from .harness.teams_cards import refusal, rendered
 
 HOSTILE = "[Approve safely](https://evil) <a href=https://evil>x</a> <at>Everyone</at> **bold**"
 APPROVE = (("Approve", "approve"), ("Reject", "reject"))

@@ -10,7 +10,7 @@ wrong `token_for`), and inject faults (`fail_next`, `rate_limit`).
 
 Like the connector, it refuses what Teams refuses (`refused` keeps each): a card not valid under
 the Adaptive Cards 1.5 schema or with more actions than the renderer shows (400, checked in
-Python by `adaptive_cards.refusal`, quick enough for every card), and a message over the
+Python by `teams_cards.refusal`, quick enough for every card), and a message over the
 published size (413 `MessageSizeTooBig`)."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from tornado.web import Application, RequestHandler
 from jupyter_copilot_room.agent.scripted_model import LocalService
 from jupyter_copilot_room.teams import limits
 
-from . import adaptive_cards
+from . import teams_cards
 from .certificates import self_signed
 from .fake_service import FakeService
 
@@ -315,7 +315,7 @@ class FakeTeams(FakeService):
 
     def _refused(self, body: dict) -> tuple[int, dict] | None:
         """The connector's answer to a message Teams would not take, or None."""
-        if (why := adaptive_cards.refusal(body)) is not None:
+        if (why := teams_cards.refusal(body)) is not None:
             answer = (400, _error("BadArgument", why))
         elif limits.size(body) > limits.MESSAGE_BYTES:
             said = f"The message is over {limits.MESSAGE_BYTES} bytes (UTF-16)."
