@@ -11,12 +11,14 @@ import json
 
 import pytest
 
-from jupyter_copilot_room.agent.scripted_model import Reply
+from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from jupyter_copilot_room.bridges import channel_mirror
+from jupyter_copilot_room.teams import limits
 
 from .harness import people
 from .harness.fake_teams import FakeTeams
 from .harness.helpers import READY, ask_to_run, ask_which, eventually, served
+from .harness.teams_cards import rendered
 
 CHANNEL = "19:room@thread.tacv2"
 TEAMS_PEOPLE = {"aad-bob": "bob", "aad-erin": "erin", "aad-carol": "carol"}
@@ -82,8 +84,14 @@ def card_of(teams, root):
 
 
 def card_data(card, answer):
-    actions = card["attachments"][0]["content"]["actions"]
-    return next(a["data"] for a in actions if a["data"]["answer"] == answer)
+    """What Teams sends when `answer` is picked: a button's data, or the one button's data with
+    the drop-down's value merged in by the input's id (a question of many choices)."""
+    content = card["attachments"][0]["content"]
+    drop_down = [e for e in content["body"] if e["type"] == "Input.ChoiceSet"]
+    if drop_down:
+        (action,) = content["actions"]
+        return action["data"] | {drop_down[0]["id"]: answer}
+    return next(a["data"] for a in content["actions"] if a["data"]["answer"] == answer)
 
 
 async def asked(teams, endpoint, user, text):
@@ -306,3 +314,76 @@ async def test_a_host_links_the_room_to_a_channel_as_teams_links_it(
     await teams.mention(endpoint, "bob", other, "say here")
     await eventually(lambda: any("say here" in s["body"]["text"] for s in posts_in(teams, other)))
     assert not any("say here" in s["body"]["text"] for s in posts(teams))  # not in CHANNEL
+
+
+HOSTILE = "[Approve safely](https://evil) <a href=https://evil>x</a> <at>Everyone</at> **bold**"
+FORMATTING = {"a", "at", "strong", "em", "b", "i", "code", "pre", "img", "ul", "ol", "li", "h1"}
+
+
+async def test_hostile_text_shows_as_written_in_every_message_and_card_the_room_posts(
+    room, teams, model, endpoint
+):
+    """The agent's reply, its command on a card, the person's prompt, the settled line and
+    every edit on the way: Microsoft's renderer (and its Markdown for messages) shows each with
+    no link, no mention and no formatting, and the text as written."""
+
+    def script(request):
+        if request.tool_results:
+            return Reply(f"Ran it. {HOSTILE}")
+        command = ToolCall("bash", {"command": f"echo '{HOSTILE}'", "description": HOSTILE})
+        return Reply(HOSTILE, tool_calls=(command,))
+
+    model.script = script
+    await ready(room, teams)
+    await teams.mention(endpoint, "bob", CHANNEL, f"please run {HOSTILE}")
+    await eventually(lambda: any("please run" in s["body"]["text"] for s in posts(teams)), 30)
+    root = prompt_post(teams, "please run")["id"]
+    card = await card_in(teams, root)
+    await teams.submit(endpoint, "bob", CHANNEL, card["id"], root, card_data(card, "approve"))
+    await eventually(lambda: "Completed." in texts(in_thread(teams, root)), timeout=30)
+
+    bodies = [s["body"] for s in teams.sent if s["verb"] != "create"]
+    cards = [a["content"] for b in bodies for a in b.get("attachments") or []]
+    shown = rendered(cards, [b.get("text") or "" for b in bodies])
+    for seen in shown["cards"] + shown["markdown"]:
+        assert seen.get("errors", []) == [] and seen["links"] == []
+        assert not FORMATTING & set(seen["tags"]), seen["tags"]
+    said = [seen["text"] for seen in shown["markdown"]]
+    assert any(f"please run {HOSTILE}" in t for t in said)  # the person's prompt
+    assert any(f"Ran it. {HOSTILE}" in t for t in said)  # the agent's reply
+    assert any(f"echo '{HOSTILE}'" in seen["text"] for seen in shown["cards"])  # the command
+    assert any(b.get("textFormat") == "markdown" for b in bodies if b.get("attachments"))
+    assert teams.refused == []
+
+
+@pytest.mark.parametrize(
+    ("choices", "pick"),
+    [
+        ([f"choice {i}" for i in range(32)], 31),
+        (["same", "same", "other"], 1),
+        ([f"{'x' * 297}{i:03d}" for i in range(7)], 4),
+    ],
+    ids=["32 choices", "equal choices", "300-character choices"],
+)
+async def test_a_question_of_many_long_or_equal_choices_is_answered_with_exactly_the_pick(
+    room, teams, model, endpoint, choices, pick
+):
+    def script(request):
+        if request.tool_results:
+            return Reply("You chose: " + " | ".join(request.tool_results))
+        return Reply(tool_calls=(ToolCall("ask_user", {"question": "Which?", "choices": choices}),))
+
+    model.script = script
+    await ready(room, teams)
+    root = await asked(teams, endpoint, "bob", "pick one")
+    card = await card_in(teams, root)
+    content = card["attachments"][0]["content"]
+    assert len(content["actions"]) <= limits.MAX_ACTIONS
+    (shown,) = rendered([content])["cards"]
+    assert shown["errors"] == []
+
+    await teams.submit(endpoint, "bob", CHANNEL, card["id"], root, card_data(card, str(pick)))
+    await eventually(lambda: "Completed." in texts(in_thread(teams, root)), timeout=30)
+    (question,) = [e for e in room.document.transcript.to_py() if e["kind"] == "question"]
+    assert question["answer"] == choices[pick]
+    assert teams.refused == []

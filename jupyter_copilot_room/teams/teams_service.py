@@ -4,7 +4,9 @@ what Teams delivers to the messaging endpoint. The only module that imports the 
 becomes `ServiceWaiting` with its Retry-After; a refused token, `ServiceRefusal`.
 
 Teams has no ephemeral messages in channels: what Slack whispers, Teams says in a one-to-one
-chat with the person (in the thread, naming them, when the bot cannot open one)."""
+chat with the person (in the thread, naming them, when the bot cannot open one).
+
+Every text it posts goes through `plain_text` here, at the edge: the bridge hands it raw text."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from microsoft_agents.hosting.core import ConnectorClient
 
 from ..bridges.chat_front import ChatFront
 from ..bridges.chat_service import CardView, ServiceRefusal, ServiceWaiting, retry_seconds
+from . import limits, plain_text
 from .adaptive_cards import card_attachment, clicked
 from .bot_token import BotToken
 
@@ -37,8 +40,7 @@ PASSING = {408, 500, 502, 503, 504}
 
 class TeamsService:
     name = "teams"
-    #: Teams takes about 28 KB in one message: this many characters, at 4 bytes each.
-    max_text = 7000
+    max_text = limits.MAX_TEXT
 
     def __init__(self, tokens: BotToken):
         settings = tokens.settings
@@ -91,10 +93,10 @@ class TeamsService:
             closing.cancel()
 
     async def post(self, channel: str, text: str, thread: str | None = None) -> str:
-        return await self._send(_in_thread(channel, thread), _message(text=escaped(text)))
+        return await self._send(_in_thread(channel, thread), _message(text=shown(text)))
 
     async def update(self, channel: str, message: str, text: str) -> None:
-        edited = _message(text=escaped(text), id=message)
+        edited = _message(text=shown(text), id=message)
         await self._call(lambda c: c.conversations.update_activity(channel, message, edited))
 
     async def post_card(self, channel: str, card: CardView, thread: str | None) -> str:
@@ -208,11 +210,14 @@ def _message(**fields: Any) -> Activity:
 
 def _card_message(card: CardView, **fields: Any) -> Activity:
     attachment = Attachment.model_validate(card_attachment(card))
-    return Activity(
-        type="message", text=card.settled or card.title, attachments=[attachment], **fields
-    )
+    return _message(text=shown(card.settled or card.title), attachments=[attachment], **fields)
 
 
-def escaped(text: str) -> str:
-    """Text as Teams shows it as written (`<at>`, tags and entities escaped)."""
-    return html.escape(text, quote=False)
+def shown(text: str) -> str:
+    """`text` as a message shows it as written, cut (with "…") to what a message may hold."""
+    said = plain_text.message(text)
+    kept = len(text)
+    while limits.utf16(said) > limits.TEXT_BYTES:  # escapes grow it: keep less of the text
+        kept = kept * limits.TEXT_BYTES // limits.utf16(said) - 1
+        said = plain_text.message(text[:kept]) + "…"
+    return said

@@ -6,7 +6,12 @@ Entra ID's token endpoint, where MSAL gets the bot's client-credentials token (o
 a throwaway self-signed certificate, since MSAL takes only https authorities). Tests read what
 the bot posted (`sent`, `message`, `thread`, `personal`), make people mention, message and click
 a card (`mention`, `personal_message`, `submit`, or any `deliver`ed activity with a right or
-wrong `token_for`), and inject faults (`fail_next`, `rate_limit`)."""
+wrong `token_for`), and inject faults (`fail_next`, `rate_limit`).
+
+Like the connector, it refuses what Teams refuses (`refused` keeps each): a card not valid under
+the Adaptive Cards 1.5 schema or with more actions than the renderer shows (400, checked in
+Python by `teams_cards.refusal`, quick enough for every card), and a message over the
+published size (413 `MessageSizeTooBig`)."""
 
 from __future__ import annotations
 
@@ -29,7 +34,9 @@ from tornado.netutil import bind_sockets
 from tornado.web import Application, RequestHandler
 
 from jupyter_copilot_room.agent.scripted_model import LocalService
+from jupyter_copilot_room.teams import limits
 
+from . import teams_cards
 from .certificates import self_signed
 from .fake_service import FakeService
 
@@ -60,6 +67,7 @@ class FakeTeams(FakeService):
         self.bot_id = bot_id
         self.bot_name = bot_name
         self.sent: list[dict] = []  # every connector call that succeeded, in order
+        self.refused: list[dict] = []  # each message it refused: its body, `status` and `why`
         self.delivered: list[dict] = []  # every activity delivered to the room, in order
         self.access_tokens: set[str] = set()  # those the login issued: the connector takes them
         self.tokens_issued = 0
@@ -282,6 +290,8 @@ class FakeTeams(FakeService):
         """send (into `conversation`) or reply (to `activity_id`, in its thread)."""
         if not _known_conversation(conversation):
             return 404, _error("ConversationNotFound", "Conversation not found.")
+        if (refused := self._refused(body)) is not None:
+            return refused
         thread = conversation
         if conversation.startswith("19:") and ";messageid=" not in conversation:
             if activity_id is None:  # a new post: the root of its own thread
@@ -296,10 +306,24 @@ class FakeTeams(FakeService):
     def _update(self, conversation: str, activity_id: str, body: dict) -> tuple[int, dict]:
         if activity_id not in self._messages:
             return 404, _error("NotFound", f"The activity {activity_id} was not found.")
+        if (refused := self._refused(body)) is not None:
+            return refused
         self._record("update", conversation, activity_id, body)
         where = self._messages[activity_id]["conversation_id"]
         self._messages[activity_id] = {**body, "id": activity_id, "conversation_id": where}
         return 200, {"id": activity_id}
+
+    def _refused(self, body: dict) -> tuple[int, dict] | None:
+        """The connector's answer to a message Teams would not take, or None."""
+        if (why := teams_cards.refusal(body)) is not None:
+            answer = (400, _error("BadArgument", why))
+        elif limits.size(body) > limits.MESSAGE_BYTES:
+            said = f"The message is over {limits.MESSAGE_BYTES} bytes (UTF-16)."
+            answer = (413, _error("MessageSizeTooBig", said))
+        else:
+            return None
+        self.refused.append({"status": answer[0], "why": answer[1]["error"]["message"]} | body)
+        return answer
 
     def _create(self, body: dict) -> tuple[int, dict]:
         """A 1:1 with one member ("29:..."), as the connector creates one for a bot."""
