@@ -107,3 +107,15 @@ def test_fitted_text_is_within_the_limit_and_cuts_no_escape(text, limit):
     assert len(shown) <= limit
     assert not re.search(r"&(?!amp;|lt;|gt;)", shown)
     assert "<" not in shown
+
+
+def test_markdown_that_shows_nothing_is_shown_as_written():
+    """Slack refuses an empty text: a link's definition alone is posted as it is."""
+    assert mrkdwn("[a]: https://example.com '```'") == (
+        f"[a]: https://example.com '`{ZERO_WIDTH_SPACE}`{ZERO_WIDTH_SPACE}`'"
+    )
+
+
+@given(st.text().filter(str.strip))
+def test_a_text_is_never_shown_as_nothing(text):
+    assert mrkdwn(text).strip()

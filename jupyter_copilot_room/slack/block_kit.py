@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from ..bridges.chat_service import CardView
-from .mrkdwn import code_block, fitted, mrkdwn, plain
+from .mrkdwn import code_block, escaped, fitted, mrkdwn
 
 # Slack's published limits (Block Kit reference, and the Web API's chat.postMessage page); the
 # SDK's models (`slack_sdk.models.blocks`) check the same numbers, and so does the fake Slack.
@@ -39,8 +39,8 @@ _APPROVAL = {"approve": "primary", "reject": "danger"}
 
 def card_blocks(card: CardView) -> list[dict]:
     if card.settled is not None:
-        return [_section(mrkdwn(f"**{card.settled}**"))]
-    blocks = [_section(fitted(lambda t: mrkdwn(f"**{t}**"), card.title, SECTION_TEXT))]
+        return [_section(fitted(_bold, card.settled, SECTION_TEXT))]
+    blocks = [_section(fitted(_bold, card.title, SECTION_TEXT))]
     if card.summary:
         render = code_block if card.code else mrkdwn
         blocks.append(_section(fitted(render, card.summary, SECTION_TEXT)))
@@ -53,6 +53,10 @@ def card_blocks(card: CardView) -> list[dict]:
 def fallback_text(card: CardView) -> str:
     """What a notification and a client without blocks show: the card's title, or who settled it."""
     return fitted(mrkdwn, card.settled or card.title, MESSAGE_TEXT)
+
+
+def _bold(text: str) -> str:
+    return mrkdwn(f"**{text}**")
 
 
 def _section(text: str) -> dict:
@@ -78,12 +82,16 @@ def _answers(card: CardView) -> list[dict]:
     return [menu | {"option_groups": groups}]
 
 
+# A button's and an option's text are `plain_text`: Slack reads no mrkdwn there, but they are
+# escaped all the same, so no byte the room posts is ever Slack markup.
+
+
 def _button(card_id: str, label: str, value: str) -> dict:
     button = {
         "type": "button",
         # approve, reject, or a choice by its index: unique in the card whatever the labels
         "action_id": value if value in _APPROVAL else f"choice-{value}",
-        "text": {"type": "plain_text", "text": fitted(plain, label, BUTTON_TEXT)},
+        "text": {"type": "plain_text", "text": fitted(escaped, label, BUTTON_TEXT)},
         "value": _value(card_id, value, BUTTON_VALUE),
     }
     if style := _APPROVAL.get(value):
@@ -92,7 +100,7 @@ def _button(card_id: str, label: str, value: str) -> dict:
 
 
 def _option(card_id: str, label: str, value: str) -> dict:
-    text = {"type": "plain_text", "text": fitted(plain, label, OPTION_TEXT)}
+    text = {"type": "plain_text", "text": fitted(escaped, label, OPTION_TEXT)}
     return {"text": text, "value": _value(card_id, value, OPTION_VALUE)}
 
 

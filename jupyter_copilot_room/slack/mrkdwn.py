@@ -46,20 +46,15 @@ def unescaped(text: str) -> str:
 def mrkdwn(markdown: str) -> str:
     """Markdown (the agent's reply, a prompt, the room's own words) as Slack's mrkdwn: bold,
     italics, strike-through, headings as bold lines, lists with their bullets, quotes, code;
-    a link as `label (url)`, never as a Slack link whose words hide where it goes."""
+    a link as `label (url)`, never as a Slack link whose words hide where it goes. Markdown that
+    shows nothing (a link's definition alone) is shown as written: Slack refuses an empty text."""
     tokens: Any = _parse(markdown)
-    return _blocks(tokens, "\n\n")
+    return _blocks(tokens, "\n\n") or _text(markdown.strip())
 
 
 def code_block(code: str) -> str:
     """`code` as a code block nothing inside can end."""
     return f"```\n{_unbroken(escaped(code))}\n```"
-
-
-def plain(text: str) -> str:
-    """Text for a `plain_text` field (a button, a menu's option): Slack reads no mrkdwn there,
-    but the characters are escaped all the same, so no byte of it is ever Slack markup."""
-    return escaped(text)
 
 
 def fitted(render: Callable[[str], str], text: str, limit: int) -> str:
