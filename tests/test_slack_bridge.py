@@ -158,7 +158,7 @@ async def test_a_question_is_answered_by_a_reply_in_the_turns_thread_or_a_button
     card = card_message(slack, thread)
     actions = next(b for b in card["blocks"] if b["type"] == "actions")
     assert [e["text"]["text"] for e in actions["elements"]] == ["red", "blue"]
-    assert [e["action_id"] for e in actions["elements"]] == ["choice-0", "choice-1"]
+    assert [e["action_id"] for e in actions["elements"]] == ["0", "1"]
 
     await slack.message_event("UERIN", CHANNEL, "blue", thread_ts=thread)  # not hers to answer
     await eventually(lambda: any(e["user"] == "UERIN" for e in slack.ephemerals))

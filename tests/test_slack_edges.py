@@ -105,7 +105,7 @@ async def test_a_question_posts_its_choices_and_a_click_answers_with_exactly_tha
         action_id, value = "choice", menu["options"][index]["value"]
     else:
         assert [e["type"] for e in actions["elements"]] == ["button"] * len(choices)
-        action_id = f"choice-{index}"
+        action_id = str(index)
         value = button(card, action_id)["value"]
     await slack.click("UBOB", card["ts"], action_id, value, CHANNEL)
 

@@ -89,8 +89,8 @@ def _answers(card: CardView) -> list[dict]:
 def _button(card_id: str, label: str, value: str) -> dict:
     button = {
         "type": "button",
-        # approve, reject, or a choice by its index: unique in the card whatever the labels
-        "action_id": value if value in _APPROVAL else f"choice-{value}",
+        # approve, reject, or a choice's index: unique in the card whatever the labels
+        "action_id": value,
         "text": {"type": "plain_text", "text": fitted(escaped, label, BUTTON_TEXT)},
         "value": _value(card_id, value, BUTTON_VALUE),
     }
