@@ -21,7 +21,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from ..bridges.chat_front import ChatFront
 from ..bridges.chat_service import CardView, ServiceRefusal, ServiceWaiting, retry_seconds
-from .block_kit import card_blocks, clicked
+from .block_kit import MESSAGE_TEXT, card_blocks, clicked, fallback_text
+from .mrkdwn import fitted, mrkdwn, unescaped
 
 log = logging.getLogger(__name__)
 
@@ -69,27 +70,30 @@ class SlackService:
 
     async def post(self, channel: str, text: str, thread: str | None = None) -> str:
         sent = await self._call(
-            self.web.chat_postMessage, channel=channel, text=escaped(text), thread_ts=thread
+            self.web.chat_postMessage, channel=channel, text=shown(text), thread_ts=thread
         )
         return sent["ts"]
 
     async def update(self, channel: str, message: str, text: str) -> None:
-        await self._call(self.web.chat_update, channel=channel, ts=message, text=escaped(text))
+        await self._call(self.web.chat_update, channel=channel, ts=message, text=shown(text))
 
     async def post_card(self, channel: str, card: CardView, thread: str | None) -> str:
         sent = await self._call(
             self.web.chat_postMessage,
             channel=channel,
-            text=card.title,
+            text=fallback_text(card),
             blocks=card_blocks(card),
             thread_ts=thread,
         )
         return sent["ts"]
 
     async def update_card(self, channel: str, message: str, card: CardView) -> None:
-        text = card.settled or card.title
         await self._call(
-            self.web.chat_update, channel=channel, ts=message, text=text, blocks=card_blocks(card)
+            self.web.chat_update,
+            channel=channel,
+            ts=message,
+            text=fallback_text(card),
+            blocks=card_blocks(card),
         )
 
     async def whisper(self, channel: str, user: str, text: str, thread: str | None) -> None:
@@ -97,7 +101,7 @@ class SlackService:
             self.web.chat_postEphemeral,
             channel=channel,
             user=user,
-            text=escaped(text),
+            text=shown(text),
             thread_ts=thread,
         )
 
@@ -164,6 +168,7 @@ class SlackService:
             await hear(user, channel, text, thread)
 
     async def _clicks(self, front: ChatFront, payload: dict) -> None:
+        """A button's click or a menu's choice (its `selected_option`): the card and answer."""
         user = (payload.get("user") or {}).get("id", "")
         channel = (payload.get("channel") or {}).get("id", "")
         thread = (payload.get("message") or {}).get("thread_ts")
@@ -177,12 +182,8 @@ def _from_a_person(event: dict) -> bool:
     return bool(event.get("user")) and not event.get("subtype") and not event.get("bot_id")
 
 
-def escaped(text: str) -> str:
-    """Text as Slack shows it as written: `&`, `<` and `>` escaped, so a prompt's `<!channel>`
-    pings nobody (mrkdwn's `*bold*` stays)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def unescaped(text: str) -> str:
-    """A person's text as they typed it (Slack sends `&`, `<`, `>` escaped)."""
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+def shown(text: str) -> str:
+    """A message's text (the room's words, a person's, the agent's) as mrkdwn, within Slack's
+    limit: the mirror splits a long reply at `max_text`, far below it, and escaping at most
+    quintuples a character, so this cut is only a guard."""
+    return fitted(mrkdwn, text, MESSAGE_TEXT)

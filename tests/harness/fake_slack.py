@@ -2,20 +2,27 @@
 (`AsyncWebClient`, the aiohttp `SocketModeClient`) as against Slack, with no network and no app:
 the Web API methods the bridge calls (`/api/<method>`, form or JSON bodies, a bearer token, Slack's
 `{"ok": false, "error": ...}` answers, a 429 with `Retry-After`), and Socket Mode's websocket (its
-hello, events_api and interactive envelopes, their acknowledgements). Tests read what was posted
-(`messages`, `ephemerals`, `calls`), make users mention, message and click (`mention`,
-`message_event`, `click`), and inject faults (`rate_limit`, a wrong token, `drop`)."""
+hello, events_api and interactive envelopes, their acknowledgements). It refuses what Slack
+refuses: blocks that slack_sdk's own models (`slack_sdk.models.blocks`) reject or that repeat an
+`action_id` or `block_id` (`invalid_blocks`), a text over Slack's 40,000 characters
+(`msg_too_long`). Tests read what was posted (`messages`, `ephemerals`, `calls`, and `markup`:
+the Slack markup that would be live in it), make users mention, message and click a button or
+choose in a menu (`mention`, `message_event`, `click`), and inject faults (`rate_limit`, a wrong
+token, `drop`)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
+from slack_sdk.errors import SlackObjectFormationError
+from slack_sdk.models.blocks import Block
 from tornado.web import RequestHandler
 from tornado.websocket import WebSocketHandler
 
@@ -24,6 +31,12 @@ from .fake_service import FakeService
 APP_ID = "A0TEST"
 BOT_ID = "B0BOT"
 UNKNOWN = {"ok": False, "error": "unknown_method"}
+#: Slack's limits, as its docs publish them (not the room's constants: the fake checks those).
+MAX_TEXT = 40_000  # chat.postMessage: "msg_too_long"
+MAX_BLOCKS = 50  # a message's blocks
+#: Slack's markup in a text: a mention (`<@U1>`), a channel (`<#C1>`), a special one
+#: (`<!channel>`, `<!here>`), a link (`<https://x|words>`), which notify or disguise.
+SLACK_MARKUP = re.compile(r"<[!@#][^>]*>|<[a-z][a-z0-9+.-]*:[^>]*>", re.I)
 
 
 class FakeSlack(FakeService):
@@ -52,6 +65,8 @@ class FakeSlack(FakeService):
         self.tickets: set[str] = set()  # issued by apps.connections.open
         self.away = False  # while True, Socket Mode cannot be reached (see drop)
         self.refused = 0  # socket connections refused while away
+        #: (method, error, what is wrong) of every message refused as Slack refuses it
+        self.rejected: list[tuple[str, str, str]] = []
         self.outside: set[str] = set()  # channels the bot is not in: its posts there are refused
         self._limits: dict[str, list[int]] = {}  # method -> Retry-After of its next 429s
         self._clock = 0
@@ -147,8 +162,9 @@ class FakeSlack(FakeService):
     async def click(
         self, user: str, message_ts: str, action_id: str, value: str, channel: str
     ) -> str:
-        """`user` clicks the button `action_id` (its `value`) on the message `message_ts`.
-        Returns the envelope_id."""
+        """`user` clicks the button `action_id` (its `value`) on the message `message_ts`, or in
+        the menu `action_id` chooses the option whose value is `value`, as Slack sends either
+        (a menu's choice as its `selected_option`). Returns the envelope_id."""
         container: dict[str, Any] = {"type": "message", "message_ts": message_ts}
         container |= {"channel_id": channel, "is_ephemeral": False}
         payload: dict[str, Any] = {"type": "block_actions"}
@@ -163,10 +179,27 @@ class FakeSlack(FakeService):
         else:  # an ephemeral message: Slack sends no copy of it
             container["is_ephemeral"] = True
         payload["state"] = {"values": {}}
-        action = {"type": "button", "action_id": action_id, "block_id": "b", "value": value}
+        block_id, element = _element(stored[0]["blocks"] if stored else None, action_id)
+        action = {"type": element["type"], "action_id": action_id, "block_id": block_id}
+        if element["type"] == "static_select":
+            action["selected_option"] = _option(element, value)
+            action["placeholder"] = element.get("placeholder")
+        else:
+            action |= {"value": value, "text": element.get("text")}
         action["action_ts"] = f"{time.time():.6f}"
         payload["actions"] = [action]
         return await self._send({"type": "interactive", "payload": payload})
+
+    def markup(self) -> list[str]:
+        """Every piece of Slack markup in what the bot posted, edits and whispers included, in
+        any text field of its blocks too: each would notify people or disguise a link."""
+        texts: list[str] = []
+        for message in self.messages:
+            for text, blocks in message["versions"]:
+                texts += [text, *_texts(blocks)]
+        for ephemeral in self.ephemerals:
+            texts += [ephemeral["text"], *_texts(ephemeral["blocks"])]
+        return [found for text in texts for found in SLACK_MARKUP.findall(text)]
 
     def _event(self, kind: str, user: str, channel: str, text: str, thread_ts: str | None) -> dict:
         ts = self.ts()
@@ -220,6 +253,8 @@ class FakeSlack(FakeService):
         text, blocks = params.get("text"), _blocks(params.get("blocks"))
         if not text and not blocks:
             return {"ok": False, "error": "no_text"}
+        if refusal := _refusal(text, blocks):
+            return refusal
         message = {"channel": params["channel"], "ts": self.ts()}
         message |= {"thread_ts": params.get("thread_ts") or None, "text": text or ""}
         message |= {"blocks": blocks, "user": self.bot_user, "versions": [(text or "", blocks)]}
@@ -233,6 +268,8 @@ class FakeSlack(FakeService):
         if not found:
             return {"ok": False, "error": "message_not_found"}
         message = found[0]
+        if refusal := _refusal(params.get("text"), _blocks(params.get("blocks"))):
+            return refusal
         if "text" in params:  # what is left out stays as it was (as Slack keeps it)
             message["text"] = params["text"] or ""
         if "blocks" in params:
@@ -246,6 +283,8 @@ class FakeSlack(FakeService):
             return {"ok": False, "error": "channel_not_found"}
         if not params.get("user"):
             return {"ok": False, "error": "user_not_in_channel"}
+        if refusal := _refusal(params.get("text"), _blocks(params.get("blocks"))):
+            return refusal
         ts = self.ts()
         ephemeral = {"channel": params["channel"], "user": params["user"], "ts": ts}
         ephemeral |= {"text": params.get("text") or "", "blocks": _blocks(params.get("blocks"))}
@@ -266,6 +305,74 @@ class FakeSlack(FakeService):
 def _blocks(blocks: Any) -> list | None:
     """Blocks as given: a list, or its JSON (as a form sends it); None if none."""
     return json.loads(blocks) if isinstance(blocks, str) and blocks else blocks or None
+
+
+def _refusal(text: str | None, blocks: list | None) -> dict | None:
+    """Slack's answer to a message it will not take, or None."""
+    if text and len(text) > MAX_TEXT:
+        return {"ok": False, "error": "msg_too_long"}
+    if blocks is not None and (wrong := _invalid(blocks)):
+        return {"ok": False, "error": "invalid_blocks", "response_metadata": {"messages": [wrong]}}
+    return None
+
+
+def _invalid(blocks: list) -> str | None:
+    """What is wrong with `blocks`, as Slack checks them: slack_sdk's models (a block's kind,
+    its fields, every length and count they know), at most 50 blocks, every `block_id` and
+    `action_id` once, no empty text."""
+    if not isinstance(blocks, list) or len(blocks) > MAX_BLOCKS:
+        return f"a message holds a list of at most {MAX_BLOCKS} blocks"
+    ids: list[str] = []
+    for n, given in enumerate(blocks):
+        parsed = Block.parse(given) if isinstance(given, dict) else None
+        if parsed is None:
+            return f"[{n}] is no block Slack knows"
+        try:
+            parsed.validate_json()
+            shown = parsed.to_dict()  # validates what the block holds too
+        except SlackObjectFormationError as wrong:
+            return f"[{n}] {wrong}"
+        if shown != given:
+            return f"[{n}] has fields Slack does not know: {given}"
+        if any(not text.strip() for text in _texts([given])):
+            return f"[{n}] has an empty text"
+        ids += [given["block_id"]] if "block_id" in given else []
+        ids += [e["action_id"] for e in given.get("elements", ()) if "action_id" in e]
+    if repeated := sorted({i for i in ids if ids.count(i) > 1}):
+        return f"ids used twice in one message: {repeated}"
+    return None
+
+
+def _texts(found: Any) -> list[str]:
+    """Every text field in blocks (sections, buttons, options, placeholders), at any depth."""
+    if isinstance(found, dict):
+        own = [found["text"]] if isinstance(found.get("text"), str) else []
+        return own + [t for key, v in found.items() if key != "text" or not own for t in _texts(v)]
+    if isinstance(found, list):
+        return [t for item in found for t in _texts(item)]
+    return []
+
+
+def _element(blocks: list | None, action_id: str) -> tuple[str, dict]:
+    """The block_id and the element a click on `action_id` is on (for an ephemeral message,
+    which the fake does not keep, a button); one the message does not show cannot be clicked."""
+    if blocks is None:
+        return "b", {"type": "button"}
+    for block in blocks:
+        for element in block.get("elements", ()):
+            if element.get("action_id") == action_id:
+                return block.get("block_id", ""), element
+    raise ValueError(f"the message shows no element {action_id!r} to click")
+
+
+def _option(menu: dict, value: str) -> dict:
+    """The option of `menu` whose value is `value` (a person can choose no other)."""
+    groups = menu.get("option_groups", ())
+    options = menu.get("options") or [o for g in groups for o in g["options"]]
+    found = [o for o in options if o["value"] == value]
+    if not found:
+        raise ValueError(f"the menu {menu['action_id']!r} has no option of value {value!r}")
+    return found[0]
 
 
 class _Api(RequestHandler):
@@ -301,7 +408,11 @@ class _Api(RequestHandler):
             return {"ok": False, "error": "invalid_auth"}
         if method.startswith("chat.") and params.get("channel") in fake.outside:
             return {"ok": False, "error": "not_in_channel"}
-        return fake._methods[method](params)
+        answer = fake._methods[method](params)
+        if answer.get("error") in ("invalid_blocks", "msg_too_long"):
+            why = answer.get("response_metadata", {}).get("messages", [""])[0]
+            fake.rejected.append((method, answer["error"], why))
+        return answer
 
 
 class _Unknown(RequestHandler):
