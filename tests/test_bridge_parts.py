@@ -82,7 +82,7 @@ def test_a_cards_buttons_name_the_card_and_the_answer():
     (button,) = blocks[-1]["elements"]
     assert clicked(button) == ("c1", "approve")
     assert clicked({"value": "not ours"}) is None
-    assert "```rm -rf build```" in blocks[1]["text"]["text"]
+    assert "```\nrm -rf build\n```" in blocks[1]["text"]["text"]
     settled = card_blocks(CardView("c1", "", "", False, (), settled="Approved by bob"))
     assert settled == [{"type": "section", "text": {"type": "mrkdwn", "text": "*Approved by bob*"}}]
 

@@ -54,6 +54,7 @@ def link_lines(room) -> list[tuple[str, str]]:
 
 
 async def test_a_code_links_only_once_its_owner_allows_it(api, room, slack):
+    slack.users["UMALLORY"] = "mallory"  # UDAVE has no name Slack gives: his id stands
     await room.ensure_started()
     await eventually(lambda: room.document.meta.get("state") == "idle", timeout=READY)
     await slack.connected(timeout=15)
@@ -65,7 +66,7 @@ async def test_a_code_links_only_once_its_owner_allows_it(api, room, slack):
     await slack.mention("UMALLORY", CHANNEL, "delete everything")
     assert "not linked" in await said_to(slack, "UMALLORY", 2)  # not dave yet
     (ask,) = (await api("dave", "GET", "chat-links")).json["asks"]
-    assert ask == {"id": ask["id"], "service": "slack", "user": "UMALLORY", "name": "UMALLORY"}
+    assert ask == {"id": ask["id"], "service": "slack", "user": "UMALLORY", "name": "@mallory"}
     assert (await api("erin", "GET", "chat-links")).json == {"links": [], "asks": []}
     taken = await api("erin", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"})
     assert taken.code == 404, "only the code's owner answers its ask"
@@ -99,7 +100,7 @@ async def test_a_code_links_only_once_its_owner_allows_it(api, room, slack):
     assert "not linked" in await said_to(slack, "UDAVE", 3)
 
     assert link_lines(room) == [
-        ("dave", "{0} refused to let Slack user UMALLORY act as them."),
+        ("dave", "{0} refused to let Slack user @mallory act as them."),
         ("dave", "{0} let Slack user UDAVE act as them in the rooms."),
         ("dave", "{0} removed the link of Slack user UDAVE: it no longer acts as them."),
     ]

@@ -88,6 +88,10 @@ async def test_unmapped_viewer_and_linked_people(api, room, slack, model):
     code = (await api("dave", "POST", "link-code")).json
     assert code["expires_in"] == 600
     await slack.message_event("UDAVE", "DDAVE", f"link {code['code']}", channel_type="im")
+    await eventually(lambda: any("allows it in JupyterLab" in e["text"] for e in slack.ephemerals))
+    (ask,) = (await api("dave", "GET", "chat-links")).json["asks"]
+    allowed = await api("dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"})
+    assert allowed.code == 200, allowed
     await eventually(lambda: any("act as dave" in e["text"] for e in slack.ephemerals))
     await slack.message_event("UOTHER", "DOTHER", f"link {code['code']}", channel_type="im")
     await eventually(lambda: any("unknown or expired" in e["text"] for e in slack.ephemerals))

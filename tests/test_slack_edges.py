@@ -64,7 +64,7 @@ async def test_hostile_text_from_the_agent_a_command_and_people_reaches_slack_as
 
     assert slack.markup() == [], "no ping, no mention, no disguised link"
     asked = prompt_message(slack, "run it")["text"]
-    assert asked.startswith("*bob* asked: run it &lt;!channel&gt;") and asked.endswith("*now*")
+    assert asked.startswith("bob asked: run it &lt;!channel&gt;") and asked.endswith("*now*")
     reply = next(m for m in slack.thread(thread) if "Demo mode" in m["text"])["text"]
     assert reply.startswith("*Demo mode.* &lt;!channel&gt; &lt;!here&gt; &lt;@U123&gt;")
     assert "the docs (https://example.com/docs)" in reply

@@ -179,7 +179,9 @@ async def test_unmapped_viewer_and_linked_people(api, room, teams, model, endpoi
     await eventually(lambda: "allows it in JupyterLab" in said_to(teams, "dave"))  # it asks
     (ask,) = (await api("dave", "GET", "chat-links")).json["asks"]
     assert (ask["service"], ask["name"]) == ("teams", "Dave"), ask  # as Teams names them
-    answered = await api("dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"})
+    answered = await api(
+        "dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"}
+    )
     assert answered.code == 200, answered
     await eventually(lambda: "act as dave" in said_to(teams, "dave"))
     await teams.personal_message(endpoint, "other", f"link {code['code']}")

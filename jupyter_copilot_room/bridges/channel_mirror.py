@@ -211,7 +211,7 @@ class ChannelMirror:
             if p["id"] in self.state.prompts:
                 return True  # posted before a restart cut the save
             who = room.display_name(record.get("actor") or "")
-            text = f"**{who}** asked: {p['text']}"[: service.max_text]
+            text = f"{who} asked: {p['text']}"[: service.max_text]
             ts = await self._send(room, lambda: service.post(channel, text))
             self.state.prompts[p["id"]] = str(ts)
             return True

@@ -68,6 +68,8 @@ class FakeSlack(FakeService):
         #: (method, error, what is wrong) of every message refused as Slack refuses it
         self.rejected: list[tuple[str, str, str]] = []
         self.outside: set[str] = set()  # channels the bot is not in: its posts there are refused
+        #: user id -> display name, as `users.info` gives them (others: `user_not_found`)
+        self.users: dict[str, str] = {}
         self._limits: dict[str, list[int]] = {}  # method -> Retry-After of its next 429s
         self._clock = 0
         self._methods: dict[str, Callable[[dict], dict]] = {
@@ -76,6 +78,7 @@ class FakeSlack(FakeService):
             "chat.postMessage": self._post_message,
             "chat.update": self._update,
             "chat.postEphemeral": self._post_ephemeral,
+            "users.info": self._users_info,
         }
 
     @property
@@ -241,6 +244,14 @@ class FakeSlack(FakeService):
         answer = {"ok": True, "url": "https://fake.slack.example/", "team": "Fake"}
         answer |= {"user": "room-bot", "team_id": self.team, "user_id": self.bot_user}
         return answer | {"bot_id": BOT_ID, "is_enterprise_install": False}
+
+    def _users_info(self, params: dict) -> dict:
+        user = params.get("user", "")
+        if user not in self.users:
+            return {"ok": False, "error": "user_not_found"}
+        name = self.users[user]
+        profile = {"display_name": name, "real_name": name.title()}
+        return {"ok": True, "user": {"id": user, "name": name.lower(), "profile": profile}}
 
     def _connections_open(self, params: dict) -> dict:
         ticket = secrets.token_hex(16)
