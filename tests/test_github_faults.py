@@ -26,7 +26,8 @@ def github(jp_asyncio_loop):
 
 
 def settings(github):
-    return {"repository": "acme/lab", "api_url": github.base_url, "poll_interval": 0.2}
+    url = github.base_url
+    return {"repository": "acme/lab", "api_url": url, "poll_interval": 0.2, "match_logins": True}
 
 
 def states(github, task):

@@ -31,6 +31,7 @@ def github_settings(github):
         "repository": "acme/lab",
         "api_url": github.base_url,
         "poll_interval": 0.2,
+        "match_logins": True,  # the test server's usernames are the fake's logins
         "webhook_secret_env": "HOOK_SECRET",
     }
 

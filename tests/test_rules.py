@@ -174,3 +174,22 @@ def test_who_answers_names_only_those_the_card_still_waits_on():
     promote = rules.request_answerers("alice", 2, ["hana"], kind=rules.PROMOTE)
     assert rules.who_answers(promote) == "a host other than alice and hana"
     assert rules.who_answers(rules.request_answerers("bob", open_=False)) == "no one"
+
+
+@pytest.mark.parametrize(
+    ("permission", "acts"),
+    [
+        ("admin", True),
+        ("maintain", True),
+        ("write", True),
+        ("triage", False),
+        ("read", False),
+        ("none", False),
+        ("", False),
+        ("Admin", False),  # GitHub writes its roles in lower case; nothing else is one
+    ],
+)
+def test_only_those_who_may_push_to_the_repository_act_from_its_pull_request(permission, acts):
+    """The pull request front passes the login's role on the repository as a fact; the rule
+    is here, not in the front."""
+    assert rules.may_act_on_repository(permission) is acts

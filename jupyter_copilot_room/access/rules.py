@@ -116,6 +116,18 @@ def may_create_room(role_in_main: Role, username: str, creators: frozenset[str])
     return role_in_main is Role.HOST or username in creators
 
 
+#: The roles on a repository (GitHub's `role_name`) whose holders may give a room on one of its
+#: pull requests a task or answer its cards: those who may push to it.
+REPOSITORY_ACTORS = frozenset({"admin", "maintain", "write"})
+
+
+def may_act_on_repository(permission: str) -> bool:
+    """Whether someone with `permission` on a repository (`admin`, `maintain`, `write`,
+    `triage`, `read`, `none`, as GitHub says it) may act on the room from its pull request,
+    as the room username they are mapped to; the room's own rules then decide the rest."""
+    return permission in REPOSITORY_ACTORS
+
+
 # -- side threads ----------------------------------------------------------------------------------
 
 

@@ -16,7 +16,11 @@ from typing import Any
 from githubkit import GitHub
 from githubkit.exception import RateLimitExceeded, RequestError, RequestFailed
 
+from .comment_text import CommentBody
+
 PER_PAGE = 100
+#: GitHub's repository roles (`role_name`); a custom role is given as the base it builds on.
+ROLES = frozenset({"admin", "maintain", "write", "triage", "read"})
 
 
 class GitHubWaiting(Exception):
@@ -111,23 +115,23 @@ class GitHubRest:
                 return items
             page += 1
 
-    async def post_comment(self, number: int, body: str) -> dict:
+    async def post_comment(self, number: int, body: CommentBody) -> dict:
         url = f"/repos/{self.owner}/{self.repo}/issues/{number}/comments"
         return _comment(await self._call("POST", url, json={"body": body}))
 
-    async def edit_comment(self, comment_id: int, body: str, review: bool = False) -> None:
+    async def edit_comment(self, comment_id: int, body: CommentBody, review: bool = False) -> None:
         where = "pulls" if review else "issues"
         url = f"/repos/{self.owner}/{self.repo}/{where}/comments/{comment_id}"
         await self._call("PATCH", url, json={"body": body})
 
-    async def reply_in_review(self, number: int, comment_id: int, body: str) -> dict:
+    async def reply_in_review(self, number: int, comment_id: int, body: CommentBody) -> dict:
         """A reply in the review thread of `comment_id` (a comment on a line of the diff)."""
         url = f"/repos/{self.owner}/{self.repo}/pulls/{number}/comments/{comment_id}/replies"
         return {**_comment(await self._call("POST", url, json={"body": body})), "review": True}
 
     async def permission(self, login: str) -> str:
-        """`admin`, `write`, `read` or `none` on the repository (maintain is write, triage read,
-        a custom role the base it builds on)."""
+        """`login`'s role on the repository: `admin`, `maintain`, `write`, `triage`, `read`,
+        or `none`; a custom role the base it builds on (`permission`, the older scale)."""
         url = f"/repos/{self.owner}/{self.repo}/collaborators/{login}/permission"
         try:
             answer = await self._call("GET", url)
@@ -135,7 +139,8 @@ class GitHubRest:
             if no.status == 404:
                 return "none"
             raise
-        return answer.get("permission") or "none"  # a custom role says what it builds on
+        role = answer.get("role_name")
+        return role if role in ROLES else answer.get("permission") or "none"
 
     async def has_copilot_seat(self, org: str, login: str) -> bool:
         try:

@@ -20,6 +20,7 @@ _KEYS = {
     "poll_interval",
     "webhook_secret_env",
     "people",
+    "match_logins",
     "max_rounds",
     "seat_check",
 }
@@ -41,6 +42,7 @@ class GitHubSettings:
     poll_interval: float = 15.0
     webhook_secret_env: str | None = None
     people: Mapping[str, str] = field(default_factory=dict)  # GitHub login -> room username
+    match_logins: bool = False  # an unmapped login acts as the room username of the same name
     max_rounds: int = 6
     seat_check: SeatCheck | None = None
 
@@ -50,11 +52,13 @@ class GitHubSettings:
     def webhook_secret(self) -> str | None:
         return os.environ.get(self.webhook_secret_env) if self.webhook_secret_env else None
 
-    def username_of(self, login: str) -> str:
-        """The room username a GitHub login acts as: `people`'s, else the same login (a hub
-        that signs people in with GitHub), never the server's own token's."""
-        username = self.people.get(login, login)
-        return f"github-{login}" if username == SERVER_OWNER.username else username
+    def username_of(self, login: str) -> str | None:
+        """The room username a GitHub login acts as: `people`'s; else, with `match_logins` (safe
+        only on a hub that signs people in with GitHub), the same name; else None: nobody. A
+        login that a username shares by chance must not act as that person. Never the
+        server's own token's."""
+        username = self.people.get(login, login if self.match_logins else None)
+        return None if username == SERVER_OWNER.username else username
 
 
 def parse_github(value: Mapping[str, Any]) -> GitHubSettings | None:
@@ -73,6 +77,9 @@ def parse_github(value: Mapping[str, Any]) -> GitHubSettings | None:
     rounds = int(value.get("max_rounds", 6))
     if interval <= 0 or rounds < 1:
         raise ValueError("poll_interval must be above 0 and max_rounds at least 1")
+    match_logins = value.get("match_logins", False)
+    if not isinstance(match_logins, bool):
+        raise ValueError("match_logins is true or false")
     people = value.get("people") or {}
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in people.items()):
         raise ValueError("people maps GitHub logins to room usernames, both strings")
@@ -83,6 +90,7 @@ def parse_github(value: Mapping[str, Any]) -> GitHubSettings | None:
         poll_interval=interval,
         webhook_secret_env=value.get("webhook_secret_env") or None,
         people=dict(people),
+        match_logins=match_logins,
         max_rounds=rounds,
         seat_check=_seat_check(seat) if seat else None,
     )

@@ -22,9 +22,10 @@ from ..api import Person, Refused, RoomAPI
 from ..background_tasks import started
 from ..request_bodies import CardDecision
 from .comment_commands import CardAnswer, Mention, read_comment
+from .comment_text import comment_body
 from .github_rest import GitHubRefusal, GitHubRest, GitHubWaiting
 from .github_settings import GitHubSettings
-from .markers import marked, marker_of
+from .markers import marker_of
 from .pull_link import Outgoing, PullLink
 from .pull_tasks import ROOM, TERMINAL, Task, card_of, prompt_of
 
@@ -33,11 +34,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The permissions on the repository that may give the room a task.
-WRITERS = frozenset({"admin", "write"})
 FRONT = "github"
 #: The longest wait between tries while GitHub is unreachable or failing (seconds).
 MAX_BACKOFF = 300.0
+#: Whom an unmapped login acts as: no one the room knows (never a username, which has no `:`
+#: from a front); it is never let act (`_writes` is False for it), only told why.
+NOBODY = "github:nobody"
 
 
 class PullRoom:
@@ -143,12 +145,13 @@ class PullRoom:
         card = room.agent_card()
         self.agent = card["name"]
         skills = ", ".join(f"`{s['name']}`" for s in card["skills"]) or "none yet"
-        body = marked(
+        body = comment_body(
             {"card": card},
             f"**{card['name']}** is the agent of the Copilot room `{self.name}` on this pull "
             f"request. Mention `@{card['name']}` to give it a task; answer its requests with "
             f"`/approve` or `/reject [reason]` (with the task's id when several wait).\n\n"
             f"Skills: {skills}.",
+            self.name,
         )
         if self.link.card is not None:
             try:
@@ -179,7 +182,7 @@ class PullRoom:
             return
         writer = await self._writes(login)  # GitHubWaiting: heard again next time
         self._handled(comment)  # before acting: a crash now loses it rather than acts twice
-        person = Person(self.settings.username_of(login), source=FRONT)
+        person = Person(self.settings.username_of(login) or NOBODY, source=FRONT)
         if isinstance(asked, CardAnswer):
             await self._answer(room, comment, person, writer, asked, task)
         elif task is None:
@@ -189,9 +192,12 @@ class PullRoom:
         self.link.save()
 
     async def _writes(self, login: str) -> bool:
-        """Whether `login` may write to the repository (a refusal to say counts as no)."""
+        """Whether `login` may act here: it is mapped to a room username, and `access/rules.py`
+        lets its permission on the repository act (GitHub's refusal to say counts as no)."""
+        if self.settings.username_of(login) is None:
+            return False
         try:
-            return await self.rest.permission(login) in WRITERS
+            return rules.may_act_on_repository(await self.rest.permission(login))
         except GitHubRefusal as refusal:
             log.warning("GitHub would not say what %s may do: %s", login, refusal.message)
             return False
@@ -281,9 +287,20 @@ class PullRoom:
         return next((c for c in room.cards_for(person) if c["id"] == task.card), None)
 
     def _not_a_writer(self, login: str) -> str:
-        return (
+        """Why the room takes nothing from `login`, and what would change that."""
+        return self._unmapped(login) or (
             f"@{login} cannot write to {self.settings.repository}, so the room takes no task "
             "or answer from them."
+        )
+
+    def _unmapped(self, login: str) -> str:
+        """For a login that acts as nobody: how to be mapped (else "")."""
+        if self.settings.username_of(login) is not None:
+            return ""
+        return (
+            f"@{login} is not mapped to a username of this room, so the room takes no task or "
+            f'answer from them. A host maps them with `"people": {{"{login}": "<username>"}}` '
+            "in `c.CopilotRoom.github`."
         )
 
     def _capped(self, task: Task) -> None:
@@ -328,7 +345,7 @@ class PullRoom:
         new = task.needs_new_message()
         rounds = min(task.round + 1, self.settings.max_rounds) if new else task.round
         marker = task.marker(self.agent) | {"state": out.state, "round": rounds}
-        body = marked(marker, out.prose)
+        body = comment_body(marker, out.prose, self.name)
         root = task.review_root
         if task.message is None or new:
             if root is not None:
@@ -341,9 +358,13 @@ class PullRoom:
         task.posted = marker
 
     async def _reply(self, comment: dict, task: Task | None, prose: str) -> None:
-        """A reply to a comment the room does not act on, saying why (not a task's Message)."""
+        """A reply to a comment the room does not act on, saying why (not a task's Message);
+        to a login mapped to nobody, also how to be mapped."""
+        unmapped = self._unmapped(comment["user"]["login"])
+        if unmapped not in prose:
+            prose = f"{prose}\n\n{unmapped}"
         marker = {"agent": self.agent, "reply_to": comment["id"]}
-        body = marked(marker | ({"task": task.id} if task else {}), prose)
+        body = comment_body(marker | ({"task": task.id} if task else {}), prose, self.name)
         if comment.get("review"):
             root = comment.get("in_reply_to_id") or comment["id"]
             await self.rest.reply_in_review(self.link.number, root, body)

@@ -39,6 +39,7 @@ def lab(tmp_path, model, github, request):
         "repository": "acme/lab",
         "api_url": github.base_url,
         "poll_interval": 0.5,
+        "match_logins": True,  # the test server's usernames are the fake's logins
         "seat_check": {"org": "acme", "token_env": "GITHUB_TOKEN"},
     }
     room = {**config.copilot_agent(model.base_url), "members": ["bob", "erin"], "github": settings}

@@ -19,7 +19,7 @@ from http.client import responses
 from typing import Any
 from urllib.parse import urlencode
 
-from tornado.web import HTTPError, RequestHandler
+from tornado.web import Finish, HTTPError, RequestHandler
 
 from .fake_service import FakeService
 
@@ -37,6 +37,8 @@ USER_LINKS |= {"organizations": "/orgs", "following": "/following{/other_user}"}
 USER_LINKS |= {"gists": "/gists{/gist_id}", "starred": "/starred{/owner}{/repo}"}
 USER_LINKS["events"] = "/events{/privacy}"
 NOT_FOUND = "Not Found"
+#: The longest comment body GitHub takes (issue and review comments, created or edited).
+BODY_LIMIT = 65_536
 
 
 def sign(secret: str, body: bytes) -> str:
@@ -272,12 +274,19 @@ class _Api(RequestHandler):
         return _find(self.owner.pulls.values(), number, "number")
 
     def posted_body(self) -> str:
+        """The request's comment body, or GitHub's 422 (none, or longer than it takes)."""
         try:
             body = json.loads(self.request.body or b"{}").get("body")
         except (ValueError, AttributeError):
             body = None
         if not isinstance(body, str):
             raise HTTPError(422, reason="Validation Failed")
+        if len(body) > BODY_LIMIT:
+            message = f"body is too long (maximum is {BODY_LIMIT} characters)"
+            error = {"resource": "IssueComment", "code": "custom", "field": "body"}
+            errors = [error | {"message": message}]
+            self.answer({"message": "Validation Failed", "errors": errors}, 422)
+            raise Finish()
         return body
 
     def page(self, items: list[dict]) -> None:
