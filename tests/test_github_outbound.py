@@ -1,11 +1,12 @@
-"""What the room posts on a pull request, and who may act there (issue #52), end to end: a real
+"""What the room posts on a pull request, and who may act there, end to end: a real
 server, the real Copilot runtime with the scripted model, the fake GitHub of
 `harness/fake_github_rest.py`, which refuses a body longer than GitHub takes."""
 
+import json
 import re
 
-import httpx
 import pytest
+from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 
 from jupyter_copilot_room.agent.scripted_model import Reply
 from jupyter_copilot_room.github.comment_text import LIMIT
@@ -89,20 +90,27 @@ async def test_a_login_nobody_mapped_acts_as_nobody_even_with_a_members_name(api
 
 async def test_githubs_limit_is_enforced_by_the_fake(github):
     url = f"{github.base_url}/repos/acme/lab/issues/{PULL}/comments"
-    headers = {"Authorization": f"token {TOKEN}"}
-    async with httpx.AsyncClient() as client:
-        fits = await client.post(url, json={"body": "x" * LIMIT}, headers=headers)
-        too_long = await client.post(url, json={"body": "x" * (LIMIT + 1)}, headers=headers)
-        edited = await client.patch(
-            f"{github.base_url}/repos/acme/lab/issues/comments/{fits.json()['id']}",
-            json={"body": "y" * (LIMIT + 1)},
-            headers=headers,
-        )
+    client = AsyncHTTPClient()
 
-    assert fits.status_code == 201
-    for refused in (too_long, edited):
-        assert refused.status_code == 422
-        assert refused.json() == {
+    async def call(method, url, body):
+        request = HTTPRequest(
+            url, method, headers={"Authorization": f"token {TOKEN}"}, body=json.dumps(body)
+        )
+        answer = await client.fetch(request, raise_error=False)
+        return answer.code, json.loads(answer.body or b"null")
+
+    fits = await call("POST", url, {"body": "x" * LIMIT})
+    too_long = await call("POST", url, {"body": "x" * (LIMIT + 1)})
+    edited = await call(
+        "PATCH",
+        f"{github.base_url}/repos/acme/lab/issues/comments/{fits[1]['id']}",
+        {"body": "y" * (LIMIT + 1)},
+    )
+
+    assert fits[0] == 201
+    for code, refused in (too_long, edited):
+        assert code == 422
+        assert refused == {
             "message": "Validation Failed",
             "errors": [
                 {

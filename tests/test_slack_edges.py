@@ -1,4 +1,4 @@
-"""What crosses into Slack is the room's own words within Slack's limits (issue 52), end to end:
+"""What crosses into Slack is the room's own words within Slack's limits, end to end:
 a real server, the real Copilot runtime with the scripted model, and the fake Slack, which
 refuses blocks slack_sdk's models reject (the fixture fails a test that sent any) and shows the
 Slack markup that would be live in what it was sent (`markup`). Hostile text from the agent, a
