@@ -4,9 +4,11 @@ cards. A client of the in-process API (`api/`) and nothing else: who may prompt 
 room's to say (`access/rules.py`), as for every front; GitHub only says who may write.
 
 It hears by polling the pull request's comments (no public URL needed) and by the webhooks
-`pull_requests.py` verifies; either way a comment is handled once, in this object's one loop,
-across restarts too (`pull_link.py`). GitHub's faults (unreachable, a rate limit, a 5xx) wait and
-say "GitHub: waiting" in the room's header; nothing already handled is handled again.
+`pull_requests.py` verifies; either way each version of a comment is heard once, in this object's
+one loop, across restarts too (`pull_link.py`): an edit is read like a new comment unless the
+comment was acted on already, and deleting the comment that asked for a queued task withdraws it.
+GitHub's faults (unreachable, a rate limit, a 5xx) wait and say "GitHub: waiting" in the room's
+header; nothing already handled is handled again.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from .github_rest import GitHubRefusal, GitHubRest, GitHubWaiting
 from .github_settings import GitHubSettings
 from .markers import marked, marker_of
 from .pull_link import Outgoing, PullLink
-from .pull_tasks import ROOM, TERMINAL, Task, card_of, prompt_of
+from .pull_tasks import ROOM, Task, card_of, prompt_of
 
 if TYPE_CHECKING:
     from ..api import RoomsAPI
@@ -78,7 +80,8 @@ class PullRoom:
                     await task
 
     def heard(self, comment: dict) -> None:
-        """A comment a webhook brought: handled in the loop, once, like a polled one."""
+        """A comment a webhook brought (`deleted` set when it is gone): handled in the loop,
+        once, like a polled one."""
         self._heard.append(comment)
         self._wake.set()
 
@@ -122,7 +125,7 @@ class PullRoom:
             comments = comments + await self.rest.comments(self.link.number)
             self._last_poll = time.monotonic()
         async with self._lock:
-            for comment in sorted(comments, key=lambda c: c["id"]):
+            for comment in sorted(comments, key=lambda c: (c["id"], bool(c.get("deleted")))):
                 await self._hear(room, comment)
             await self._flush()
 
@@ -165,18 +168,22 @@ class PullRoom:
     # -- comments ----------------------------------------------------------------------------------
 
     async def _hear(self, room: RoomAPI, comment: dict) -> None:
-        if comment["id"] in self.link.handled:
+        if comment.get("deleted"):
+            return await self._gone(room, comment)
+        if not self.link.is_new(comment):
             return
         login = comment["user"]["login"]
         asked = read_comment(comment.get("body") or "", self.agent)
         task = self._task_named(comment, asked)
         if login == self._own_login or marker_of(comment.get("body")) is not None:
-            asked = None  # the room's own comments, and other rooms' (never a loop)
-        elif asked is None and task is not None and comment.get("review") and task.card:
+            return self._handled(comment)  # the room's own comments, and other rooms' (no loop)
+        if asked is None and task is not None and comment.get("review") and task.card:
             asked = Mention(comment.get("body") or "", task.id)  # may answer its question
         if asked is None:
-            self._handled(comment)
-            return
+            self.link.pass_over(comment)  # an edit may yet ask something
+            return self.link.save()
+        if task is not None and task.capped:
+            return self._handled(comment)  # past its cap the room says nothing more on it
         writer = await self._writes(login)  # GitHubWaiting: heard again next time
         self._handled(comment)  # before acting: a crash now loses it rather than acts twice
         person = Person(self.settings.username_of(login), source=FRONT)
@@ -197,7 +204,26 @@ class PullRoom:
             return False
 
     def _handled(self, comment: dict) -> None:
-        self.link.handled.add(comment["id"])
+        self.link.handle(comment)
+        self.link.save()
+
+    async def _gone(self, room: RoomAPI, comment: dict) -> None:
+        """A comment deleted: the task it asked for is withdrawn while queued, as its author
+        would; a task whose turn started goes on, and its Message says so."""
+        self._handled(comment)  # a poll that listed it before it went acts on nothing
+        task = self.link.task_asked_by(comment["id"])
+        if task is None or task.terminal:
+            return
+        if task.state == "submitted" and task.prompt_id is not None:
+            author = Person(self.settings.username_of(task.owner), source=FRONT)
+            try:
+                await room.withdraw(author, task.prompt_id)  # the room records it: canceled
+                task.comment = None
+                return self.link.save()
+            except Refused as refused:  # it started meanwhile
+                log.info("Task %s was not withdrawn: %s", task.id, refused.message)
+        task.left_running()
+        self._say(task)
         self.link.save()
 
     def _task_named(self, comment: dict, asked: Mention | CardAnswer | None) -> Task | None:
@@ -211,7 +237,7 @@ class PullRoom:
         self, room: RoomAPI, comment: dict, person: Person, writer: bool, asked: Mention
     ) -> None:
         login = comment["user"]["login"]
-        task = self.link.new_task(login)
+        task = self.link.new_task(login, comment["id"])
         if comment.get("review"):
             task.review_root = comment.get("in_reply_to_id") or comment["id"]
         if asked.task is not None:
@@ -233,18 +259,18 @@ class PullRoom:
         """A comment on a task: the answer to the question its card asks. A task takes one
         prompt: more work is a new mention (a new task)."""
         login = comment["user"]["login"]
+        if not task.posts(login, self.settings.max_rounds):
+            return self._capped(task)
         card = self._card(room, person, task)
         if card is None or card["kind"] != "question":
             said = f"Task {task.id} is {task.state} and asks nothing; mention @{self.agent} "
-            return await self._reply(comment, task, said + "without a task id for a new task.")
+            return await self._reply_on(comment, task, said + "without a task id for a new task.")
         if not writer:
-            return await self._reply(comment, task, self._not_a_writer(login))
-        if not task.posts(login, self.settings.max_rounds):
-            return self._capped(task)
+            return await self._reply_on(comment, task, self._not_a_writer(login))
         try:
             await room.reply(person, card["id"], asked.text)
         except Refused as refused:
-            await self._reply(comment, task, refused.message)
+            await self._reply_on(comment, task, refused.message)
 
     async def _answer(
         self,
@@ -262,20 +288,27 @@ class PullRoom:
             ids = ", ".join(t.id for t in waiting)
             said = f"Several tasks wait ({ids}): name one, e.g. `/approve {waiting[0].id}`."
             return await self._reply(comment, None, said if waiting else "No task waits.")
+        if not task.posts(comment["user"]["login"], self.settings.max_rounds):
+            return self._capped(task)
         card = self._card(room, person, task)
         if card is None:
-            return await self._reply(comment, task, f"Task {task.id} waits on no request.")
+            return await self._reply_on(comment, task, f"Task {task.id} waits on no request.")
         if not (writer and card["may_answer"]):
             who = rules.who_answers(card["answerers"])
             said = f"Only {who} may answer this request, with write access to the repository."
-            return await self._reply(comment, task, said)
-        if not task.posts(comment["user"]["login"], self.settings.max_rounds):
-            return self._capped(task)
+            return await self._reply_on(comment, task, said)
         try:
             decision: CardDecision = "approve" if asked.approve else "reject"
             await room.answer(person, card["id"], decision, feedback=asked.reason)
         except Refused as refused:
-            await self._reply(comment, task, refused.message)
+            await self._reply_on(comment, task, refused.message)
+
+    async def _reply_on(self, comment: dict, task: Task, prose: str) -> None:
+        """A reply on a task is the room's post on it: a round like anyone's, so two agents
+        answering each other through the room spend the task; at the cap, none."""
+        if not task.posts(ROOM, self.settings.max_rounds):
+            return self._capped(task)
+        await self._reply(comment, task, prose)
 
     def _card(self, room: RoomAPI, person: Person, task: Task) -> dict | None:
         return next((c for c in room.cards_for(person) if c["id"] == task.card), None)
@@ -288,6 +321,7 @@ class PullRoom:
 
     def _capped(self, task: Task) -> None:
         cap = self.settings.max_rounds
+        task.capped = True
         self._end(task, "failed", f"This task reached its cap of {cap} rounds; the room stops.")
 
     def _end(self, task: Task, state: str, prose: str) -> None:
@@ -310,7 +344,7 @@ class PullRoom:
         while self.link.outbox:
             out = self.link.outbox[0]
             task = self.link.tasks[out.task]
-            if task.posted is None or task.posted["state"] not in TERMINAL:
+            if task.takes(out.state):
                 try:
                     await self._post(task, out)
                 except GitHubRefusal as refusal:  # its comment deleted, or not ours to edit
