@@ -2,10 +2,11 @@
 (written atomically): the pull request, the card's comment, the comments already handled, the
 tasks with the Messages not yet posted, and how far into the transcript the tasks have read.
 
-A comment is heard once per version (its `updated_at`): one the room acted on is done for good
-(`handled`, with the room's own and those made before the link), while one it passed over is kept
-with the version heard (`passed`), so an edit that makes it ask something is acted on, once.
-GitHub's redeliveries and the polls that list the same comment again change nothing."""
+A comment is acted on once, in the version it was acted on: then it is done for good (`handled`,
+with the room's own and those made before the link), while one the room passed over is kept with
+the version heard (`passed`, its `updated_at`), so an edit that makes it ask something is acted on,
+once, and an older version delivered late is not. GitHub's redeliveries and the polls that list
+the same comment again change nothing."""
 
 from __future__ import annotations
 
@@ -71,21 +72,26 @@ class PullLink:
         )
 
     def is_new(self, comment: dict) -> bool:
-        """Whether `comment` is one to read: never heard, or a version later than the one
-        passed over (an edit); an older version brought late is not."""
+        """Whether `comment` is one to read: not done with, and not older than the version
+        passed over (an edit is later; a version brought late, after a newer one, is older).
+        The same version again reads as it did, unless its body changed under the same time."""
         if comment["id"] in self.handled:
             return False
         heard = self.passed.get(comment["id"])
-        return heard is None or _when(comment.get("updated_at")) > _when(heard)
+        return heard is None or _when(comment.get("updated_at")) >= _when(heard)
 
     def handle(self, comment: dict) -> None:
         """`comment` is done with: acted on, or never to be (edits included)."""
         self.handled.add(comment["id"])
         self.passed.pop(comment["id"], None)
 
-    def pass_over(self, comment: dict) -> None:
-        """`comment` asks nothing as it is now; a later version is read again."""
-        self.passed[comment["id"]] = comment.get("updated_at") or ""
+    def pass_over(self, comment: dict) -> bool:
+        """`comment` asks nothing as it is now; a later version is read again. Whether that is
+        news (to save)."""
+        version = comment.get("updated_at") or ""
+        news = self.passed.get(comment["id"]) != version
+        self.passed[comment["id"]] = version
+        return news
 
     def new_task(self, owner: str, comment: int | None = None) -> Task:
         task = Task(id=f"t{len(self.tasks) + 1}", owner=owner, last_author=owner, comment=comment)

@@ -180,8 +180,9 @@ class PullRoom:
         if asked is None and task is not None and comment.get("review") and task.card:
             asked = Mention(comment.get("body") or "", task.id)  # may answer its question
         if asked is None:
-            self.link.pass_over(comment)  # an edit may yet ask something
-            return self.link.save()
+            if self.link.pass_over(comment):  # an edit may yet ask something
+                self.link.save()
+            return
         if task is not None and task.capped:
             return self._handled(comment)  # past its cap the room says nothing more on it
         writer = await self._writes(login)  # GitHubWaiting: heard again next time

@@ -25,12 +25,12 @@ from typing import Any
 from ..events.consumers import reads
 
 TERMINAL = frozenset({"completed", "failed", "canceled", "rejected"})
-#: The states as A2A 1.0 names them (`TaskState` in its protobuf), beside the ones written here.
+#: The states as A2A 1.0 names them (`TaskState` in its a2a.proto), beside the ones written here.
 A2A_NAMES = {
     f"TASK_STATE_{state.upper().replace('-', '_')}": state
-    for state in (*TERMINAL, "submitted", "working", "input-required", "auth-required", "unknown")
+    for state in (*TERMINAL, "submitted", "working", "input-required", "auth-required")
 }
-A2A_NAMES["TASK_STATE_CANCELLED"] = "canceled"  # A2A 1.0 spells it so
+A2A_NAMES["TASK_STATE_CANCELLED"] = "canceled"  # the spelling of A2A's protobuf before 1.0
 #: What a running task's Message adds once the comment that asked for it is deleted.
 ORPHANED = "The comment that asked for this task was deleted; its turn had started and goes on."
 #: Who posts the room's own Messages, as a task's `last_author`.
