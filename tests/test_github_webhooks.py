@@ -21,6 +21,7 @@ from .harness.helpers import ask_to_run, eventually, served
 from .test_github_pull import PULL, SECRET, TOKEN, linked, markers, task_states
 
 PARTNERS = Path(__file__).parent / "partners"  # pinned in its package-lock.json
+FORM = "application/x-www-form-urlencoded"
 EXAMPLES = PARTNERS / "node_modules/@octokit/webhooks-examples/api.github.com/index.json"
 #: Who comments here, as the room knows them (GitHub's example user is Codertocat).
 LOGINS = {"Codertocat": "bob", "bob": "bob", "agent-one": "bob", "agent-two": "erin"}
@@ -129,6 +130,8 @@ async def test_a_webhook_in_neither_content_type_or_signed_otherwise_is_refused(
     text = json.dumps(payload).encode()
 
     plain = await deliver("issue_comment", payload, headers={"Content-Type": "text/plain"})
+    # what an HTTP client sends when not told (tornado's labels any POST a form): JSON it is
+    unlabeled = await deliver("issue_comment", payload, headers={"Content-Type": FORM})
     no_field = urlencode({"body": text}).encode()
     empty_form = await deliver(
         "issue_comment",
@@ -141,7 +144,7 @@ async def test_a_webhook_in_neither_content_type_or_signed_otherwise_is_refused(
         "issue_comment", payload, form=True, headers={"X-Hub-Signature-256": sign(SECRET, text)}
     )
 
-    assert (plain, empty_form, resigned) == (400, 400, 401)
+    assert (plain, unlabeled, empty_form, resigned) == (400, 204, 400, 401)
 
 
 async def test_an_edit_that_makes_a_comment_a_mention_opens_its_task_once(

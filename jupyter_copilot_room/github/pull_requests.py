@@ -127,22 +127,27 @@ class PullRequests:
 
 
 def _payload(body: bytes, content_type: str) -> dict:
-    """The delivery's JSON, from either content type GitHub sends (the hook's setting)."""
+    """The delivery's JSON, from either content type GitHub sends (the hook's setting). The body
+    says which it is (a form's starts with `payload=`, JSON with `{`), not only the header: HTTP
+    clients label a POST without one as a form (tornado's does), and the two cannot be mistaken
+    for each other. Any other declared type is refused."""
     media = content_type.partition(";")[0].strip().lower()
-    if media not in (JSON, FORM):
+    if media not in (JSON, FORM, ""):
         raise InvalidRequest(
-            f"A webhook's content type is {JSON} or {FORM}, not {media or 'none'}.",
+            f"A webhook's content type is {JSON} or {FORM}, not {media}.",
             code="unsupported_content_type",
         )
+    form = body.startswith(b"payload=")
     try:
-        if media == FORM:
+        if form:
             fields = parse_qs(body.decode("ascii"), strict_parsing=True, max_num_fields=10)
             (text,) = fields["payload"]
         else:
             text = body.decode("utf-8")
         payload = json.loads(text)
     except (ValueError, KeyError):  # UnicodeDecodeError is a ValueError
-        raise InvalidRequest(f"The webhook's {media} body holds no JSON payload.") from None
+        what = "form's payload field" if form else "body"
+        raise InvalidRequest(f"The webhook's {what} holds no JSON object.") from None
     if not isinstance(payload, dict):
         raise InvalidRequest("The webhook's payload is not a JSON object.")
     return payload
