@@ -244,10 +244,11 @@ async def test_two_agents_talking_through_a_task_stop_at_its_cap(api, github, ro
     github.comment("bob", f"@{name} say hello")  # round 1; the room's Message, round 2
     await eventually(lambda: task_states(github)[-1:] == ["completed"], timeout=30)
 
-    said = []
+    said, turns = [], []
     for turn in range(6):  # each agent answers the room's last reply
         before = len(github.written)
-        github.comment(("agent-one", "agent-two")[turn % 2], f"@{name} task t1: your turn {turn}")
+        agent = ("agent-one", "agent-two")[turn % 2]
+        turns.append(github.comment(agent, f"@{name} task t1: your turn {turn}"))
         if turn < 3:
             await eventually(lambda b=before: len(github.written) > b, timeout=10)
             said.append(marker_of(github.written[-1][1]))
@@ -260,3 +261,5 @@ async def test_two_agents_talking_through_a_task_stop_at_its_cap(api, github, ro
     assert "cap of 6 rounds" in github.written[-1][1]
     assert [m.get("state") for m in markers(github) if m.get("task") == "t1"].count("failed") == 1
     assert marker_of(github.written[-1][1]) == failed  # nothing after it
+    (failure,) = [c for c in github.issue_comments if marker_of(c["body"]) == failed]
+    assert turns[2]["id"] < failure["id"] < turns[3]["id"]  # a new comment below the last turn

@@ -261,7 +261,7 @@ class PullRoom:
         prompt: more work is a new mention (a new task)."""
         login = comment["user"]["login"]
         if not task.posts(login, self.settings.max_rounds):
-            return self._capped(task)
+            return self._capped(task, login)
         card = self._card(room, person, task)
         if card is None or card["kind"] != "question":
             said = f"Task {task.id} is {task.state} and asks nothing; mention @{self.agent} "
@@ -290,7 +290,7 @@ class PullRoom:
             said = f"Several tasks wait ({ids}): name one, e.g. `/approve {waiting[0].id}`."
             return await self._reply(comment, None, said if waiting else "No task waits.")
         if not task.posts(comment["user"]["login"], self.settings.max_rounds):
-            return self._capped(task)
+            return self._capped(task, comment["user"]["login"])
         card = self._card(room, person, task)
         if card is None:
             return await self._reply_on(comment, task, f"Task {task.id} waits on no request.")
@@ -320,9 +320,13 @@ class PullRoom:
             "or answer from them."
         )
 
-    def _capped(self, task: Task) -> None:
+    def _capped(self, task: Task, by: str | None = None) -> None:
+        """The task fails at its cap, its last word; `by` posted the comment that would have
+        passed it, after the room's last post, so the failure is a new comment below theirs."""
         cap = self.settings.max_rounds
         task.capped = True
+        if by is not None:
+            task.last_author = by
         self._end(task, "failed", f"This task reached its cap of {cap} rounds; the room stops.")
 
     def _end(self, task: Task, state: str, prose: str) -> None:
