@@ -109,15 +109,20 @@ async def test_githubs_recorded_comment_deliveries_are_heard_created_edited_dele
     assert await deliver("issue_comment", again, form) == 204  # edited once more
     assert await deliver("issue_comment", example("issue_comment", "deleted"), form) == 204
 
-    review = example("pull_request_review_comment", "created")
-    review["comment"]["body"] = f"@{name} say hello on this line"
-    review["comment"]["pull_request_url"] = f"{API}/repos/acme/lab/pulls/{PULL}"
-    github.review_comments.append(copy.deepcopy(review["comment"]))  # on GitHub, as it is
+    review = example("pull_request_review_comment", "created")  # "Maybe you should use ..."
     assert await deliver("pull_request_review_comment", review, form) == 204
+    review_edit = example("pull_request_review_comment", "edited")  # recorded with the same time
+    review_edit["comment"]["body"] = f"@{name} say hello on this line"
+    review_edit["comment"]["pull_request_url"] = f"{API}/repos/acme/lab/pulls/{PULL}"
+    github.review_comments.append(copy.deepcopy(review_edit["comment"]))  # on GitHub, as it is
+    assert await deliver("pull_request_review_comment", review_edit, form) == 204
 
     await eventually(lambda: task_states(github, "t2")[-1:] == ["completed"], timeout=30)
     thread = [c for c in github.review_comments if c["user"]["login"] == github.bot_login]
-    assert thread and {c["in_reply_to_id"] for c in thread} == {review["comment"]["id"]}
+    assert thread and {c["in_reply_to_id"] for c in thread} == {review_edit["comment"]["id"]}
+    gone = example("pull_request_review_comment", "deleted")
+    assert await deliver("pull_request_review_comment", gone, form) == 204
+    await asyncio.sleep(0.5)  # an ended task's deleted comment changes nothing
     assert [p["body"] for p in prompts(room)] == ["say hello", "say hello on this line"]
     assert {m["task"] for m in markers(github) if m and "task" in m} == {"t1", "t2"}
 
