@@ -6,11 +6,12 @@ handles every comment once (the scripted test agent: `say`, `wait`; the fake Git
 import asyncio
 
 import pytest
+from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 
 from jupyter_copilot_room.github.markers import marker_of
 
 from .harness import people
-from .harness.fake_github_rest import FakeGitHub
+from .harness.fake_github_rest import FakeGitHub, delivery
 from .harness.helpers import eventually, served
 
 TOKEN = "gh-test-token"
@@ -112,4 +113,38 @@ async def test_a_restart_mid_task_goes_on_and_handles_nothing_twice(servers, git
     transcript = await server.call(people.HOST, "GET", "transcript")
     prompts = [line for line in transcript.body.decode().splitlines() if "prompt.submitted" in line]
     assert len(prompts) == 3
+    await asyncio.to_thread(server.stop)
+
+
+async def test_deliveries_github_retries_across_a_restart_act_once(servers, github):
+    secret = "hook-secret-5b1e"
+    room = {"github": settings(github) | {"webhook_secret_env": "HOOK_SECRET"}}
+    server = servers(room=room, env={"GITHUB_TOKEN": TOKEN, "HOOK_SECRET": secret})
+    await server.start_async()
+    assert (await server.call(people.HOST, "POST", "github/pull", {"number": PULL})).code == 200
+    await eventually(lambda: github.written, timeout=20)
+    name = card_name(github)
+
+    async def deliver(headers, body):
+        request = HTTPRequest(
+            f"{server.url}/copilot-room/github/webhook", "POST", headers=headers, body=body
+        )
+        return (await AsyncHTTPClient().fetch(request)).code
+
+    comment = github.comment("bob", "I will ask for it later")
+    created = delivery(*github.webhook_payload(comment), secret, form=True)
+    changes = github.edit(comment, f"@{name} say hello")
+    edited = delivery(*github.webhook_payload(comment, "edited", changes), secret, form=True)
+    assert await deliver(*created) == await deliver(*edited) == 204
+    await eventually(lambda: states(github, "t1")[-1:] == ["completed"], timeout=20)
+
+    await asyncio.to_thread(server.stop)
+    await server.start_async()
+    assert await deliver(*edited) == await deliver(*created) == 204  # GitHub retries them
+    await asyncio.sleep(1.0)  # and several polls
+
+    assert {m["task"] for _, b in github.written if "task" in (m := marker_of(b))} == {"t1"}
+    transcript = await server.call(people.HOST, "GET", "transcript")
+    prompts = [line for line in transcript.body.decode().splitlines() if "prompt.submitted" in line]
+    assert len(prompts) == 1
     await asyncio.to_thread(server.stop)

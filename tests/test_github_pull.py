@@ -3,7 +3,6 @@ scripted model, and a local fake of GitHub's REST API (`harness/fake_github_rest
 room reaches through githubkit. People act by commenting on the fake; the room answers there."""
 
 import asyncio
-import json
 
 import pytest
 
@@ -11,7 +10,7 @@ from jupyter_copilot_room.agent.scripted_model import Reply
 from jupyter_copilot_room.github.markers import marker_of
 
 from .harness import people
-from .harness.fake_github_rest import FakeGitHub, sign
+from .harness.fake_github_rest import FakeGitHub, delivery, sign
 from .harness.helpers import READY, ask_to_run, eventually, link_notes, served
 
 TOKEN, SECRET = "gh-test-token", "hook-secret-5b1e"
@@ -193,37 +192,15 @@ async def test_a_comment_seen_by_poll_and_by_webhook_is_handled_once(
     model.script = lambda request: Reply("Hello from the room.")
     name = await linked(api, github, room)
     comment = github.comment("bob", f"@{name} say hello")
-    event, payload = github.webhook_payload(comment)
-    body = json.dumps(payload).encode()
+    headers, body = delivery(*github.webhook_payload(comment), SECRET)
+    headers["Authorization"] = ""  # GitHub holds no Jupyter login
 
-    forged = await jp_fetch(
-        "copilot-room",
-        "github",
-        "webhook",
-        method="POST",
-        body=body,
-        raise_error=False,
-        headers={
-            "X-GitHub-Event": event,
-            "X-Hub-Signature-256": sign("wrong", body),
-            "Authorization": "",
-        },
-    )
-    assert forged.code == 401
+    forged = headers | {"X-Hub-Signature-256": sign("wrong", body)}
+    webhook = ("copilot-room", "github", "webhook")
+    r = await jp_fetch(*webhook, method="POST", body=body, headers=forged, raise_error=False)
+    assert r.code == 401
     for _ in range(2):
-        r = await jp_fetch(
-            "copilot-room",
-            "github",
-            "webhook",
-            method="POST",
-            body=body,
-            raise_error=False,
-            headers={
-                "X-GitHub-Event": event,
-                "X-Hub-Signature-256": sign(SECRET, body),
-                "Authorization": "",
-            },
-        )
+        r = await jp_fetch(*webhook, method="POST", body=body, headers=headers, raise_error=False)
         assert r.code == 204
 
     await eventually(lambda: "completed" in task_states(github), timeout=30)

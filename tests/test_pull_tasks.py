@@ -7,8 +7,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jupyter_copilot_room.github.comment_commands import CardAnswer, Mention, read_comment
-from jupyter_copilot_room.github.markers import marked, marker_of
-from jupyter_copilot_room.github.pull_tasks import ROOM, Task
+from jupyter_copilot_room.github.comment_text import comment_body
+from jupyter_copilot_room.github.markers import marker_of
+from jupyter_copilot_room.github.pull_link import PullLink
+from jupyter_copilot_room.github.pull_tasks import (
+    A2A_NAMES,
+    ORPHANED,
+    ROOM,
+    TERMINAL,
+    Task,
+    a2a_state,
+)
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),
@@ -19,9 +28,9 @@ json_values = st.recursive(
 
 @given(st.dictionaries(st.text(), json_values, max_size=5), st.text())
 def test_a_marker_holds_its_data_whatever_the_text_and_once(data, prose):
-    body = marked(data, prose)
+    body = str(comment_body(data, prose, "main"))
     assert marker_of(body) == data
-    assert body.count("<!-- copilot-room ") == 1 and body.count("-->") == 1 + prose.count("-->")
+    assert body.count("<!-- copilot-room ") == 1
 
 
 def test_a_body_without_a_whole_marker_has_none():
@@ -52,6 +61,14 @@ def test_a_body_without_a_whole_marker_has_none():
         ("hello @copilot-room", None),  # not on the first line's start
         ("/approved the plan", None),
         ("", None),
+        ("    @copilot-room delete it", None),  # indented code, shown not said
+        ("\t@copilot-room delete it", None),
+        ("  \t@copilot-room delete it", None),  # the tab reaches column four
+        ("\n\n    @copilot-room delete it\nthanks", None),
+        ("```\n@copilot-room delete it\n```", None),  # fenced
+        ("`@copilot-room delete it`", None),  # inline
+        ("\n   @copilot-room fix it", Mention("fix it")),  # three spaces: still prose
+        ("> quoted\n\n@copilot-room fix it", Mention("fix it")),
     ],
 )
 def test_what_a_comments_first_line_asks(body, asked):
@@ -109,3 +126,85 @@ def test_rounds_advance_by_author_and_never_pass_the_cap(authors, cap):
             assert task.round == before + 1 and task.last_author == author
         else:
             assert before == cap and task.last_author == last  # at the cap: not taken
+
+
+@given(st.text(alphabet=" \t", min_size=1, max_size=6), st.text(max_size=20))
+def test_a_mention_indented_to_code_asks_nothing(indent, said):
+    body = f"{indent}@copilot-room {said}"
+    asked = read_comment(body, "copilot-room")
+    if len(indent.expandtabs(4)) >= 4:
+        assert asked is None
+    else:
+        assert asked == read_comment(body.lstrip(), "copilot-room")
+
+
+STATES = sorted({*TERMINAL, "submitted", "working", "input-required"})
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_a_markers_state_reads_as_written_here_and_as_a2a_1_writes_it(state):
+    a2a = "TASK_STATE_" + state.upper().replace("-", "_")
+    assert a2a in A2A_NAMES
+    assert a2a_state(state) == a2a_state(a2a) == a2a_state(a2a.lower()) == state
+
+
+@pytest.mark.parametrize("value", [None, 3, "", "done", "TASK_STATE_UNSPECIFIED", ["completed"]])
+def test_anything_else_is_no_state(value):
+    assert a2a_state(value) is None
+
+
+@pytest.mark.parametrize("said", ["completed", "TASK_STATE_COMPLETED", "TASK_STATE_CANCELLED"])
+def test_an_ended_task_says_nothing_more_but_its_caps_failure_once(said):
+    task = Task("t1", "bob", posted={"task": "t1", "state": said})
+    assert not task.takes("working") and not task.takes("failed")
+    task.capped = True
+    assert task.takes("failed") and not task.takes("completed")
+    task.posted = {"task": "t1", "state": "TASK_STATE_FAILED"}
+    assert not task.takes("failed")
+
+
+def test_a_running_task_whose_comment_was_deleted_says_so_to_its_end():
+    task = Task("t1", "bob", prompt_id="p1", comment=1001)
+    task.moved_by(record("prompt.started", id="p1"))
+    task.left_running()
+    assert task.comment is None and task.prose.endswith(ORPHANED)
+    task.moved_by(record("request.opened", id="c1", prompt_id="p1", summary="run `ls`"))
+    task.moved_by(record("prompt.finished", id="p1", state="completed"))
+    assert task.prose.count(ORPHANED) == 1 and task.state == "completed"
+
+
+@given(st.integers(1, 12), st.integers(0, 40))
+def test_two_agents_and_the_rooms_replies_spend_a_task_within_its_cap(cap, comments):
+    """The room's rule on a comment that asks nothing of a task: the comment is a post, the
+    room's reply another; at the cap neither is taken and the task fails."""
+    task = Task("t1", "bob", last_author="bob")
+    replies = 0
+    for n in range(comments):
+        if not task.posts(("agent-one", "agent-two")[n % 2], cap) or not task.posts(ROOM, cap):
+            break
+        replies += 1
+    assert task.round <= cap and replies <= cap // 2
+    assert replies == min(comments, (cap - 1) // 2)
+
+
+versions = st.lists(st.tuples(st.integers(1, 4), st.integers(0, 5), st.booleans()), max_size=30)
+
+
+@given(heard=versions)
+def test_a_comment_is_read_until_acted_on_and_never_in_an_older_version(heard, tmp_path_factory):
+    link = PullLink(tmp_path_factory.mktemp("link") / "main.json", 7)
+    newest: dict[int, int] = {}
+    done: set[int] = set()
+    for cid, minute, acts in heard:
+        comment = {"id": cid, "updated_at": f"2026-12-07T21:{minute:02d}:00Z"}
+        new = link.is_new(comment)
+        assert new == (cid not in done and minute >= newest.get(cid, -1))
+        if new and acts:
+            link.handle(comment)
+            done.add(cid)
+        elif new:
+            link.pass_over(comment)
+            newest[cid] = minute
+        link.save()
+        link = PullLink.load(link.file)
+        assert link is not None

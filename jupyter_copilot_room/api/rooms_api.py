@@ -119,12 +119,13 @@ class RoomsAPI:
         note = SystemNote(text=text, people=(username,))
         self._rooms.main.recorder.commit("system", username, note)
 
-    def hear_github(self, event: str, signature: str, body: bytes) -> None:
-        """`POST copilot-room/github/webhook`: GitHub's delivery, checked against its signature
-        (`Refused` 401 if it does not match) and handed to the room on its pull request."""
+    def hear_github(self, event: str, signature: str, body: bytes, content_type: str) -> None:
+        """`POST copilot-room/github/webhook`: GitHub's delivery (as JSON or as a form),
+        checked against its signature (`Refused` 401 if it does not match) and handed to the
+        room on its pull request."""
         if self.fronts.pulls is None:
             raise NotFound("This server takes no GitHub webhooks.", code="no_github")
-        self.fronts.pulls.hear(event, signature, body)
+        self.fronts.pulls.hear(event, signature, body, content_type)
 
     async def hear_teams(self, authorization: str, body: bytes) -> None:
         """`POST copilot-room/teams/messages`: an activity Teams delivers, checked against its

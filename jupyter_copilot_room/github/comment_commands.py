@@ -1,6 +1,8 @@
 """What a person's pull request comment asks of the room, read from its first line: a task for
 the agent (`@<name> ...`, on a task with `@<name> task <id>: ...`) or an answer to a card
-(`/approve [id]`, `/reject [id] [reason]`). Pure: no GitHub, no room."""
+(`/approve [id]`, `/reject [id] [reason]`). Only prose asks: a first line that is quoted (`>`),
+fenced, inline or indented code asks nothing, as GitHub notifies no mention there. Pure: no
+GitHub, no room."""
 
 from __future__ import annotations
 
@@ -32,9 +34,12 @@ _TASK_ID = r"t\d{1,9}"
 def read_comment(body: str, name: str) -> Mention | CardAnswer | None:
     """What the comment asks (None: nothing the room acts on). `name` is the room's agent as its
     card names it; a mention is a whole word (`@copilot-roomy` does not mention `copilot-room`)."""
-    text = _without_quotes(body).strip()
-    first, _, rest = text.partition("\n")
-    first = first.strip()
+    lines = _without_quotes(body).splitlines()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    if not lines or _indented_code(lines[0]):
+        return None  # code shown, not said (fenced and inline code fail the patterns below)
+    first, rest = lines[0].strip(), "\n".join(lines[1:])
     answer = re.fullmatch(rf"/(approve|reject)\b(?:\s+({_TASK_ID})\b)?\s*(.*)", first, re.I)
     if answer is not None:
         verb, task, reason = answer.groups()
@@ -53,6 +58,13 @@ def read_comment(body: str, name: str) -> Mention | CardAnswer | None:
 
 def _joined(first: str, rest: str) -> str:
     return "\n".join(part for part in (first.strip(), rest.strip()) if part)
+
+
+def _indented_code(line: str) -> bool:
+    """A line that opens an indented code block: four columns in, as CommonMark counts (a
+    tab to the next stop of four)."""
+    text = line.expandtabs(4)
+    return len(text) - len(text.lstrip(" ")) >= 4
 
 
 def _without_quotes(body: str) -> str:

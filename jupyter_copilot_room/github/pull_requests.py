@@ -1,6 +1,12 @@
 """The server's pull request front (`c.CopilotRoom.github`): which room is linked to which pull
 request (`<state_dir>/github/<room>.json`), linking and unlinking, and GitHub's webhooks,
-verified by `X-Hub-Signature-256` and handed to the room whose pull request they are about."""
+verified by `X-Hub-Signature-256` and handed to the room whose pull request they are about.
+
+A webhook comes in either content type GitHub offers: `application/json`, or its default
+`application/x-www-form-urlencoded` with the JSON in the `payload` field (signed as sent, over
+the form's raw bytes). A comment's `created`, `edited` and `deleted` all go to the room, which
+hears each version of a comment once, so a redelivery (`X-GitHub-Delivery` sent again, across a
+restart too) acts on nothing twice."""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import parse_qs
 
 from ..errors import InvalidRequest, NotFound, Unauthorized, Unavailable
 from .github_rest import GitHubRefusal, GitHubRest, GitHubWaiting
@@ -23,8 +30,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The webhook events that carry a comment on a pull request.
+#: The webhook events that carry a comment on a pull request, and the actions the room hears.
 COMMENT_EVENTS = {"issue_comment", "pull_request_review_comment"}
+ACTIONS = {"created", "edited", "deleted"}
+JSON, FORM = "application/json", "application/x-www-form-urlencoded"
 
 
 class PullRequests:
@@ -94,7 +103,7 @@ class PullRequests:
             pull.link.file.unlink(missing_ok=True)
             room.set_front_status("github", None)
 
-    def hear(self, event: str, signature: str, body: bytes) -> None:
+    def hear(self, event: str, signature: str, body: bytes, content_type: str) -> None:
         """A webhook delivery: verified, then each comment to the room linked to its pull
         request (anything else is acknowledged and left)."""
         secret = self.settings.webhook_secret()
@@ -105,20 +114,56 @@ class PullRequests:
             raise Unauthorized("The webhook's X-Hub-Signature-256 does not match.")
         if event not in COMMENT_EVENTS:
             return
-        try:
-            payload = json.loads(body)
-            number = (payload.get("issue") or payload.get("pull_request") or {})["number"]
-            comment = dict(payload["comment"])
-        except (ValueError, KeyError, TypeError):
-            raise InvalidRequest("The webhook's payload is not a comment's.") from None
+        payload = _payload(body, content_type)
+        number, comment = _comment_of(payload)
         repository = (payload.get("repository") or {}).get("full_name", "")
-        if (
-            payload.get("action") != "created"
-            or repository.lower() != self.settings.repository.lower()
-        ):
-            return  # an edit, or another repository's pull request of the same number
+        action = payload.get("action")
+        if action not in ACTIONS or repository.lower() != self.settings.repository.lower():
+            return  # another repository's pull request of the same number
         if event == "pull_request_review_comment":
             comment["review"] = True
+        if action == "deleted":
+            comment["deleted"] = True
         for pull in self.linked.values():
             if pull.link.number == number:
                 pull.heard(comment)
+
+
+def _payload(body: bytes, content_type: str) -> dict:
+    """The delivery's JSON, from either content type GitHub sends (the hook's setting). The body
+    says which it is (a form's starts with `payload=`, JSON with `{`), not only the header: HTTP
+    clients label a POST without one as a form (tornado's does), and the two cannot be mistaken
+    for each other. Any other declared type is refused."""
+    media = content_type.partition(";")[0].strip().lower()
+    if media not in (JSON, FORM, ""):
+        raise InvalidRequest(
+            f"A webhook's content type is {JSON} or {FORM}, not {media}.",
+            code="unsupported_content_type",
+        )
+    form = body.startswith(b"payload=")
+    try:
+        if form:
+            fields = parse_qs(body.decode("ascii"), strict_parsing=True, max_num_fields=10)
+            (text,) = fields["payload"]
+        else:
+            text = body.decode("utf-8")
+        payload = json.loads(text)
+    except (ValueError, KeyError):  # UnicodeDecodeError is a ValueError
+        what = "form's payload field" if form else "body"
+        raise InvalidRequest(f"The webhook's {what} holds no JSON object.") from None
+    if not isinstance(payload, dict):
+        raise InvalidRequest("The webhook's payload is not a JSON object.")
+    return payload
+
+
+def _comment_of(payload: dict) -> tuple[int, dict]:
+    """The pull request's number and the comment, with what the room reads of it first."""
+    try:
+        number = (payload.get("issue") or payload.get("pull_request") or {})["number"]
+        comment = dict(payload["comment"])
+        ids = (number, comment["id"], comment["user"]["login"])
+    except (KeyError, TypeError, ValueError):
+        ids = None
+    if ids is None or [type(i) for i in ids] != [int, int, str]:
+        raise InvalidRequest("The webhook's payload is not a comment's.")
+    return number, comment

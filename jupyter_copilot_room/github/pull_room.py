@@ -4,9 +4,11 @@ cards. A client of the in-process API (`api/`) and nothing else: who may prompt 
 room's to say (`access/rules.py`), as for every front; GitHub only says who may write.
 
 It hears by polling the pull request's comments (no public URL needed) and by the webhooks
-`pull_requests.py` verifies; either way a comment is handled once, in this object's one loop,
-across restarts too (`pull_link.py`). GitHub's faults (unreachable, a rate limit, a 5xx) wait and
-say "GitHub: waiting" in the room's header; nothing already handled is handled again.
+`pull_requests.py` verifies; either way each version of a comment is heard once, in this object's
+one loop, across restarts too (`pull_link.py`): an edit is read like a new comment unless the
+comment was acted on already, and deleting the comment that asked for a queued task withdraws it.
+GitHub's faults (unreachable, a rate limit, a 5xx) wait and say "GitHub: waiting" in the room's
+header; nothing already handled is handled again.
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ from ..api import Person, Refused, RoomAPI
 from ..background_tasks import started
 from ..request_bodies import CardDecision
 from .comment_commands import CardAnswer, Mention, read_comment
-from .comment_text import comment_body
 from .github_rest import GitHubRefusal, GitHubRest, GitHubWaiting
 from .github_settings import GitHubSettings
 from .markers import marker_of
-from .pull_link import Outgoing, PullLink
-from .pull_tasks import ROOM, TERMINAL, Task, card_of, prompt_of
+from .pull_link import PullLink
+from .pull_posts import PullPosts
+from .pull_tasks import ROOM, Task, card_of, prompt_of
 
 if TYPE_CHECKING:
     from ..api import RoomsAPI
@@ -56,9 +58,8 @@ class PullRoom:
         self.settings = settings
         self.rest = rest
         self.rooms = rooms
-        self.agent = ""  # the name the card gives the agent, which comments mention
+        self.posts = PullPosts(name, link, settings, rest)
         self._own_login: str | None = None
-        self._card_posted = False
         self._heard: list[dict] = []  # comments a webhook brought
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
@@ -80,7 +81,8 @@ class PullRoom:
                     await task
 
     def heard(self, comment: dict) -> None:
-        """A comment a webhook brought: handled in the loop, once, like a polled one."""
+        """A comment a webhook brought (`deleted` set when it is gone): handled in the loop,
+        once, like a polled one."""
         self._heard.append(comment)
         self._wake.set()
 
@@ -92,7 +94,7 @@ class PullRoom:
             room = None
             try:
                 room = await self.rooms.open(self.name)
-                self.agent = room.agent_card()["name"]
+                self.posts.agent = room.agent_card()["name"]
                 self._read_from(room)
                 await self._cycle(room)
                 self._say_status(room, None)
@@ -117,16 +119,15 @@ class PullRoom:
     async def _cycle(self, room: RoomAPI) -> None:
         if self._own_login is None:
             self._own_login = await self.rest.login()
-        if not self._card_posted:
-            await self._post_card(room)
+        await self.posts.card(room)
         comments, self._heard = self._heard, []
         if time.monotonic() - self._last_poll >= self.settings.poll_interval:
             comments = comments + await self.rest.comments(self.link.number)
             self._last_poll = time.monotonic()
         async with self._lock:
-            for comment in sorted(comments, key=lambda c: c["id"]):
+            for comment in sorted(comments, key=lambda c: (c["id"], bool(c.get("deleted")))):
                 await self._hear(room, comment)
-            await self._flush()
+            await self.posts.flush()
 
     def _say_status(self, room: RoomAPI | None, status: str | None, detail: str = "") -> None:
         """The header's "GitHub: ..." (nothing while all is well); a change is logged once."""
@@ -137,49 +138,26 @@ class PullRoom:
         if room is not None:
             room.set_front_status(FRONT, status)
 
-    # -- the card ----------------------------------------------------------------------------------
-
-    async def _post_card(self, room: RoomAPI) -> None:
-        """The room's Agent Card: posted once, edited after a restart (or posted again if
-        someone deleted it)."""
-        card = room.agent_card()
-        self.agent = card["name"]
-        skills = ", ".join(f"`{s['name']}`" for s in card["skills"]) or "none yet"
-        body = comment_body(
-            {"card": card},
-            f"**{card['name']}** is the agent of the Copilot room `{self.name}` on this pull "
-            f"request. Mention `@{card['name']}` to give it a task; answer its requests with "
-            f"`/approve` or `/reject [reason]` (with the task's id when several wait).\n\n"
-            f"Skills: {skills}.",
-            self.name,
-        )
-        if self.link.card is not None:
-            try:
-                await self.rest.edit_comment(self.link.card, body)
-            except GitHubRefusal as gone:
-                if gone.status != 404:
-                    raise
-                self.link.card = None
-        if self.link.card is None:
-            self.link.card = (await self.rest.post_comment(self.link.number, body))["id"]
-            self.link.save()
-        self._card_posted = True
-
     # -- comments ----------------------------------------------------------------------------------
 
     async def _hear(self, room: RoomAPI, comment: dict) -> None:
-        if comment["id"] in self.link.handled:
+        if comment.get("deleted"):
+            return await self._gone(room, comment)
+        if not self.link.is_new(comment):
             return
         login = comment["user"]["login"]
-        asked = read_comment(comment.get("body") or "", self.agent)
+        asked = read_comment(comment.get("body") or "", self.posts.agent)
         task = self._task_named(comment, asked)
         if login == self._own_login or marker_of(comment.get("body")) is not None:
-            asked = None  # the room's own comments, and other rooms' (never a loop)
-        elif asked is None and task is not None and comment.get("review") and task.card:
+            return self._handled(comment)  # the room's own comments, and other rooms' (no loop)
+        if asked is None and task is not None and comment.get("review") and task.card:
             asked = Mention(comment.get("body") or "", task.id)  # may answer its question
         if asked is None:
-            self._handled(comment)
+            if self.link.pass_over(comment):  # an edit may yet ask something
+                self.link.save()
             return
+        if task is not None and task.capped:
+            return self._handled(comment)  # past its cap the room says nothing more on it
         writer = await self._writes(login)  # GitHubWaiting: heard again next time
         self._handled(comment)  # before acting: a crash now loses it rather than acts twice
         person = Person(self.settings.username_of(login) or NOBODY, source=FRONT)
@@ -203,7 +181,27 @@ class PullRoom:
             return False
 
     def _handled(self, comment: dict) -> None:
-        self.link.handled.add(comment["id"])
+        self.link.handle(comment)
+        self.link.save()
+
+    async def _gone(self, room: RoomAPI, comment: dict) -> None:
+        """A comment deleted: the task it asked for is withdrawn while queued, as its author
+        would; a task whose turn started goes on, and its Message says so."""
+        self._handled(comment)  # a poll that listed it before it went acts on nothing
+        task = self.link.task_asked_by(comment["id"])
+        if task is None or task.terminal:
+            return
+        username = self.settings.username_of(task.owner)  # None: no longer mapped
+        if task.state == "submitted" and task.prompt_id is not None and username is not None:
+            author = Person(username, source=FRONT)
+            try:
+                await room.withdraw(author, task.prompt_id)  # the room records it: canceled
+                task.comment = None
+                return self.link.save()
+            except Refused as refused:  # it started meanwhile
+                log.info("Task %s was not withdrawn: %s", task.id, refused.message)
+        task.left_running()
+        self.posts.say(task)
         self.link.save()
 
     def _task_named(self, comment: dict, asked: Mention | CardAnswer | None) -> Task | None:
@@ -217,7 +215,7 @@ class PullRoom:
         self, room: RoomAPI, comment: dict, person: Person, writer: bool, asked: Mention
     ) -> None:
         login = comment["user"]["login"]
-        task = self.link.new_task(login)
+        task = self.link.new_task(login, comment["id"])
         if comment.get("review"):
             task.review_root = comment.get("in_reply_to_id") or comment["id"]
         if asked.task is not None:
@@ -231,7 +229,7 @@ class PullRoom:
                 self._end(task, "rejected", f"The room did not take it: {refused.message}")
                 return
             task.prose = f"Queued in the room `{self.name}` for @{login}."
-            self._say(task)
+            self.posts.say(task)
 
     async def _more(
         self, room: RoomAPI, comment: dict, person: Person, writer: bool, asked: Mention, task: Task
@@ -239,18 +237,18 @@ class PullRoom:
         """A comment on a task: the answer to the question its card asks. A task takes one
         prompt: more work is a new mention (a new task)."""
         login = comment["user"]["login"]
+        if not task.posts(login, self.settings.max_rounds):
+            return self._capped(task, login)
         card = self._card(room, person, task)
         if card is None or card["kind"] != "question":
-            said = f"Task {task.id} is {task.state} and asks nothing; mention @{self.agent} "
-            return await self._reply(comment, task, said + "without a task id for a new task.")
+            said = f"Task {task.id} is {task.state} and asks nothing; mention @{self.posts.agent} "
+            return await self._reply_on(comment, task, said + "without a task id for a new task.")
         if not writer:
-            return await self._reply(comment, task, self._not_a_writer(login))
-        if not task.posts(login, self.settings.max_rounds):
-            return self._capped(task)
+            return await self._reply_on(comment, task, self._not_a_writer(login))
         try:
             await room.reply(person, card["id"], asked.text)
         except Refused as refused:
-            await self._reply(comment, task, refused.message)
+            await self._reply_on(comment, task, refused.message)
 
     async def _answer(
         self,
@@ -267,109 +265,51 @@ class PullRoom:
         if task is None:
             ids = ", ".join(t.id for t in waiting)
             said = f"Several tasks wait ({ids}): name one, e.g. `/approve {waiting[0].id}`."
-            return await self._reply(comment, None, said if waiting else "No task waits.")
+            return await self.posts.reply(comment, None, said if waiting else "No task waits.")
+        if not task.posts(comment["user"]["login"], self.settings.max_rounds):
+            return self._capped(task, comment["user"]["login"])
         card = self._card(room, person, task)
         if card is None:
-            return await self._reply(comment, task, f"Task {task.id} waits on no request.")
+            return await self._reply_on(comment, task, f"Task {task.id} waits on no request.")
         if not (writer and card["may_answer"]):
             who = rules.who_answers(card["answerers"])
             said = f"Only {who} may answer this request, with write access to the repository."
-            return await self._reply(comment, task, said)
-        if not task.posts(comment["user"]["login"], self.settings.max_rounds):
-            return self._capped(task)
+            return await self._reply_on(comment, task, said)
         try:
             decision: CardDecision = "approve" if asked.approve else "reject"
             await room.answer(person, card["id"], decision, feedback=asked.reason)
         except Refused as refused:
-            await self._reply(comment, task, refused.message)
+            await self._reply_on(comment, task, refused.message)
+
+    async def _reply_on(self, comment: dict, task: Task, prose: str) -> None:
+        """A reply on a task is the room's post on it: a round like anyone's, so two agents
+        answering each other through the room spend the task; at the cap, none."""
+        if not task.posts(ROOM, self.settings.max_rounds):
+            return self._capped(task)
+        await self.posts.reply(comment, task, prose)
 
     def _card(self, room: RoomAPI, person: Person, task: Task) -> dict | None:
         return next((c for c in room.cards_for(person) if c["id"] == task.card), None)
 
     def _not_a_writer(self, login: str) -> str:
         """Why the room takes nothing from `login`, and what would change that."""
-        return self._unmapped(login) or (
+        return self.posts.unmapped(login) or (
             f"@{login} cannot write to {self.settings.repository}, so the room takes no task "
             "or answer from them."
         )
 
-    def _unmapped(self, login: str) -> str:
-        """For a login that acts as nobody: how to be mapped (else "")."""
-        if self.settings.username_of(login) is not None:
-            return ""
-        return (
-            f"@{login} is not mapped to a username of this room, so the room takes no task or "
-            f'answer from them. A host maps them with `"people": {{"{login}": "<username>"}}` '
-            "in `c.CopilotRoom.github`."
-        )
-
-    def _capped(self, task: Task) -> None:
+    def _capped(self, task: Task, by: str | None = None) -> None:
+        """The task fails at its cap, its last word; `by` posted the comment that would have
+        passed it, after the room's last post, so the failure is a new comment below theirs."""
         cap = self.settings.max_rounds
+        task.capped = True
+        if by is not None:
+            task.last_author = by
         self._end(task, "failed", f"This task reached its cap of {cap} rounds; the room stops.")
 
     def _end(self, task: Task, state: str, prose: str) -> None:
         task.state, task.prose = state, prose
-        self._say(task)
-
-    # -- Messages ----------------------------------------------------------------------------------
-
-    def _say(self, task: Task) -> None:
-        """Queue the task's Message as it is now (posted in order by `_flush`)."""
-        outbox = self.link.outbox
-        last = next((o for o in reversed(outbox) if o.task == task.id), None)
-        if last is not None and (last.state, last.prose) == (task.state, task.prose):
-            return
-        outbox.append(Outgoing(task.id, task.state, task.prose))
-
-    async def _flush(self) -> None:
-        """Post the Messages queued, in order: a new comment when someone posted on the task
-        since the room's last (a new round), else an edit of it. Kept on failure."""
-        while self.link.outbox:
-            out = self.link.outbox[0]
-            task = self.link.tasks[out.task]
-            if task.posted is None or task.posted["state"] not in TERMINAL:
-                try:
-                    await self._post(task, out)
-                except GitHubRefusal as refusal:  # its comment deleted, or not ours to edit
-                    if refusal.status != 404 or task.message is None:
-                        log.warning("GitHub refused task %s's Message: %s", task.id, refusal)
-                    else:
-                        task.message, task.last_author = None, task.owner
-                        continue  # posted anew
-            self.link.outbox.pop(0)
-            self.link.save()
-
-    async def _post(self, task: Task, out: Outgoing) -> None:
-        """Someone posted on the task since the room's last Message (or it has none): a new
-        comment, the next round (never past the cap); else an edit of the last."""
-        new = task.needs_new_message()
-        rounds = min(task.round + 1, self.settings.max_rounds) if new else task.round
-        marker = task.marker(self.agent) | {"state": out.state, "round": rounds}
-        body = comment_body(marker, out.prose, self.name)
-        root = task.review_root
-        if task.message is None or new:
-            if root is not None:
-                posted = await self.rest.reply_in_review(self.link.number, root, body)
-            else:
-                posted = await self.rest.post_comment(self.link.number, body)
-            task.message, task.round, task.last_author = posted["id"], rounds, ROOM
-        else:
-            await self.rest.edit_comment(task.message, body, review=root is not None)
-        task.posted = marker
-
-    async def _reply(self, comment: dict, task: Task | None, prose: str) -> None:
-        """A reply to a comment the room does not act on, saying why (not a task's Message);
-        to a login mapped to nobody, also how to be mapped."""
-        unmapped = self._unmapped(comment["user"]["login"])
-        if unmapped not in prose:
-            prose = f"{prose}\n\n{unmapped}"
-        marker = {"agent": self.agent, "reply_to": comment["id"]}
-        body = comment_body(marker | ({"task": task.id} if task else {}), prose, self.name)
-        if comment.get("review"):
-            root = comment.get("in_reply_to_id") or comment["id"]
-            await self.rest.reply_in_review(self.link.number, root, body)
-        else:
-            await self.rest.post_comment(self.link.number, body)
+        self.posts.say(task)
 
     # -- the room's transcript ---------------------------------------------------------------------
 
@@ -391,13 +331,13 @@ class PullRoom:
                 if task is None or task.terminal:
                     continue
                 if task.moved_by(record):
-                    self._say(task)
+                    self.posts.say(task)
                 self.link.seq = record["seq"]
                 self.link.save()
                 if time.time() < self._not_before:
                     continue  # GitHub's rate limit: the loop posts once it lifts
                 try:
-                    await self._flush()
+                    await self.posts.flush()
                 except (GitHubWaiting, GitHubRefusal):
                     self._wake.set()  # the loop says so in the header and tries again
 

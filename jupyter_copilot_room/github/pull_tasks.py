@@ -8,8 +8,12 @@ refused card ended it, or the room refused the comment). A terminal task takes n
 Message.
 
 Rounds: a task's round advances each time someone other than the last to post on it posts (the
-room's own Messages count as posts), so two agents that answer each other on a task spend it; a
-comment that would take it past the cap fails the task instead of acting.
+room's own Messages and replies count as posts), so two agents that answer each other on a task
+spend it; a post that would take it past the cap fails the task instead (`capped`): its `failed`
+Message is the room's last word on it, even after it had ended.
+
+The room writes the states above in its markers and reads A2A 1.0's names too
+(`TASK_STATE_INPUT_REQUIRED`, ...), which other agents' markers may use (`a2a_state`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,14 @@ from typing import Any
 from ..events.consumers import reads
 
 TERMINAL = frozenset({"completed", "failed", "canceled", "rejected"})
+#: The states as A2A 1.0 names them (`TaskState` in its a2a.proto), beside the ones written here.
+A2A_NAMES = {
+    f"TASK_STATE_{state.upper().replace('-', '_')}": state
+    for state in (*TERMINAL, "submitted", "working", "input-required", "auth-required")
+}
+A2A_NAMES["TASK_STATE_CANCELLED"] = "canceled"  # the spelling of A2A's protobuf before 1.0
+#: What a running task's Message adds once the comment that asked for it is deleted.
+ORPHANED = "The comment that asked for this task was deleted; its turn had started and goes on."
 #: Who posts the room's own Messages, as a task's `last_author`.
 ROOM = ""
 #: What the room says when its turn ends, beside the reply.
@@ -89,6 +101,9 @@ class Task:
     card: str | None = None  # the card it waits on
     refused: bool = False  # the last card of its turn was refused
     reply: list[str] = field(default_factory=list)  # the turn's reply so far
+    comment: int | None = None  # the comment that asked for it (None once handled as deleted)
+    orphaned: bool = False  # that comment was deleted while its turn ran
+    capped: bool = False  # it reached the cap: failed, and the room says nothing more on it
 
     @property
     def terminal(self) -> bool:
@@ -107,6 +122,19 @@ class Task:
         self.round += 1
         self.last_author = author
         return True
+
+    def takes(self, state: str) -> bool:
+        """Whether its Message may still say `state`: an ended task says nothing more, but for
+        its cap's failure, once."""
+        said = None if self.posted is None else a2a_state(self.posted.get("state"))
+        if said not in TERMINAL:
+            return True
+        return self.capped and state == "failed" and said != "failed"
+
+    def left_running(self) -> None:
+        """The comment that asked for it was deleted after its turn started: it goes on."""
+        self.comment, self.orphaned = None, True
+        self.prose = f"{self.prose}\n\n{ORPHANED}".strip()
 
     def needs_new_message(self) -> bool:
         """Someone posted since the room's Message (or it has none): the next is a new comment."""
@@ -136,6 +164,8 @@ class Task:
             said = "\n\n".join(text for text in self.reply if text.strip())
             reason = payload.get("reason") or ""
             self.prose = "\n\n".join(p for p in (said, reason, _ENDED[self.state]) if p)
+        if self.orphaned and not self.prose.endswith(ORPHANED):
+            self.prose = f"{self.prose}\n\n{ORPHANED}"
         return (self.state, self.prose) != before
 
     def as_dict(self) -> dict:
@@ -144,6 +174,16 @@ class Task:
     @classmethod
     def from_dict(cls, data: dict) -> Task:
         return cls(**data)
+
+
+def a2a_state(value: object) -> str | None:
+    """A marker's state as the room names it (`input-required`), whether it was written so or
+    as A2A 1.0 writes it (`TASK_STATE_INPUT_REQUIRED`); None for anything else."""
+    if not isinstance(value, str):
+        return None
+    if value in A2A_NAMES.values():
+        return value
+    return A2A_NAMES.get(value.upper())
 
 
 def prompt_of(record: dict) -> str | None:

@@ -39,5 +39,6 @@ class WebhookHandler(OutsideCallHandler):
             headers.get("X-GitHub-Event", ""),
             headers.get("X-Hub-Signature-256", ""),
             self.body,
+            headers.get("Content-Type", ""),
         )
         await self.reply_empty()

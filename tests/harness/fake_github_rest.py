@@ -3,7 +3,8 @@ githubkit as against GitHub, with no network and no token: one repository's pull
 issue and review comments, who may do what (collaborator permissions, Copilot seats), answered on
 the wire as GitHub answers (`Link` pages, an `ETag` per page and its 304, rate-limit headers, its
 error bodies). Tests read and set its state, inject faults (`fail_next`, `rate_limit`, a wrong
-token), and make the webhooks GitHub would send (`webhook_payload`, `sign`)."""
+token), and make the webhooks GitHub would send (`webhook_payload`, `delivery`, `sign`): a
+comment's creation, its author's edit (`edit`) or its deletion (`delete`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import json
 import math
 import re
 import time
+import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from http.client import responses
@@ -44,6 +46,21 @@ BODY_LIMIT = 65_536
 def sign(secret: str, body: bytes) -> str:
     """GitHub's `X-Hub-Signature-256` of a webhook's body."""
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def delivery(
+    event: str, payload: dict, secret: str, form: bool = False, guid: str | None = None
+) -> tuple[dict[str, str], bytes]:
+    """A webhook delivery as GitHub sends it: `(headers, body)`, the body JSON or, a hook's
+    default content type, a form whose `payload` field holds the JSON; signed over the bytes
+    sent. `guid` is its `X-GitHub-Delivery` (a redelivery sends the same)."""
+    text = json.dumps(payload)
+    body = urlencode({"payload": text}) if form else text
+    kind = "application/x-www-form-urlencoded" if form else "application/json"
+    headers = {"X-GitHub-Event": event, "X-GitHub-Delivery": guid or str(uuid.uuid4())}
+    headers |= {"Content-Type": kind, "User-Agent": "GitHub-Hookshot/4c1a2b3"}
+    headers["X-Hub-Signature-256"] = sign(secret, body.encode())
+    return headers, body.encode()
 
 
 class FakeGitHub(FakeService):
@@ -152,7 +169,7 @@ class FakeGitHub(FakeService):
         the thread of `in_reply_to` (then on its line)."""
         first = None if in_reply_to is None else self._thread(in_reply_to)
         if first is not None:
-            path, line = first["path"], first["line"]
+            path, line = first["path"], first.get("line")
         cid, at = self._next_id(), self._now()
         url = f"{API}/repos/{self.repository}/pulls/comments/{cid}"
         html_url = f"{self._pull(pull)['html_url']}#discussion_r{cid}"
@@ -175,19 +192,36 @@ class FakeGitHub(FakeService):
         self.review_comments.append(comment)
         return comment
 
+    def edit(self, comment: dict, body: str) -> dict:
+        """Its author edits `comment` (a later `updated_at`); the webhook's `changes` for it."""
+        changes = {"body": {"from": comment["body"]}}
+        comment |= {"body": body, "updated_at": self._now()}
+        return changes
+
+    def delete(self, comment: dict) -> None:
+        """`comment` is deleted: gone from its listing and its address."""
+        for kind in (self.issue_comments, self.review_comments):
+            if comment in kind:
+                kind.remove(comment)
+
     def comments_by(self, login: str) -> list[dict]:
         """`login`'s issue and review comments, in the order they were made."""
         both = [*self.issue_comments, *self.review_comments]
         return sorted((c for c in both if c["user"]["login"] == login), key=lambda c: c["id"])
 
-    def webhook_payload(self, comment: dict) -> tuple[str, dict]:
-        """The event GitHub sends for `comment`'s creation: `(event name, payload)`."""
+    def webhook_payload(
+        self, comment: dict, action: str = "created", changes: dict | None = None
+    ) -> tuple[str, dict]:
+        """The event GitHub sends when `comment` is `created`, `edited` (with the `changes`
+        that `edit` returned) or `deleted`: `(event name, payload)`."""
         repository = {"id": 424242, "node_id": "R_kgDO424242", "private": True}
         repository |= {"name": self.name, "full_name": self.repository}
         repository |= {"owner": self.user(self.repo_owner), "html_url": f"{WEB}/{self.repository}"}
         repository["url"] = f"{API}/repos/{self.repository}"
-        common = {"action": "created", "comment": comment, "repository": repository}
+        common = {"action": action, "comment": dict(comment), "repository": repository}
         common["sender"] = comment["user"]
+        if action == "edited":
+            common["changes"] = changes or {}
         if "pull_request_review_id" in comment:
             pull = self._pull(int(comment["pull_request_url"].rsplit("/", 1)[1]))
             return "pull_request_review_comment", {**common, "pull_request": pull}
