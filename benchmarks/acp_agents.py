@@ -1,7 +1,7 @@
 """ACP benchmark: what the room adds to each supported ACP agent's streamed reply.
 
-    python benchmarks/acp.py                    # every agent, about two minutes on 2 cores
-    python benchmarks/acp.py claude gemini      # the agents named (copilot, claude, codex, gemini)
+    python benchmarks/acp_agents.py             # every agent, about two minutes on 2 cores
+    python benchmarks/acp_agents.py claude gemini # the agents named (copilot, claude, codex, gemini)
 
 One run per agent, each under the room's profile: the pinned Copilot runtime (`copilot --acp`)
 with the tests' scripted model, Claude Code, Codex and Gemini CLI (tests/agents) with the tests'
@@ -279,10 +279,7 @@ async def main(names: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    # This file's folder first on the path would make `import acp` this file, not the library.
-    here = Path(__file__).parent.resolve()
-    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
-    sys.path.insert(0, str(here.parent))  # the tests' harness starts the server
+    sys.path.insert(0, str(Path(__file__).parents[1]))  # the tests' harness starts the server
     # The runtime unpacks itself once in the real home's cache, not in the server's own HOME.
     os.environ.setdefault("COPILOT_PKG_CACHE_HOME", str(Path.home() / ".cache" / "copilot"))
     chosen = sys.argv[1:] or list(AGENTS)
