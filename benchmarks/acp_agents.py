@@ -1,7 +1,7 @@
 """ACP benchmark: what the room adds to each supported ACP agent's streamed reply.
 
-    python benchmarks/acp_agents.py             # every agent, about two minutes on 2 cores
-    python benchmarks/acp_agents.py claude gemini # the agents named (copilot, claude, codex, gemini)
+    python benchmarks/acp_agents.py                # every agent, about two minutes on 2 cores
+    python benchmarks/acp_agents.py claude gemini  # those named: copilot, claude, codex, gemini
 
 One run per agent, each under the room's profile: the pinned Copilot runtime (`copilot --acp`)
 with the tests' scripted model, Claude Code, Codex and Gemini CLI (tests/agents) with the tests'
