@@ -99,7 +99,8 @@ def test_a_cut_inside_a_fence_closes_it():
 
 
 class _Outside(HTMLParser):
-    """The text outside `<code>` of rendered HTML, and the tags it holds."""
+    """The text outside `<code>` of rendered HTML, and the tags it holds. An element ends a run
+    of text: `#` before a code span and `1` after it are no reference (`\x00` keeps them apart)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -107,9 +108,11 @@ class _Outside(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
+        self.text.append("\x00")
         self.depth += tag == "code"
 
     def handle_endtag(self, tag):
+        self.text.append("\x00")
         self.depth -= tag == "code"
 
     def handle_data(self, data):
