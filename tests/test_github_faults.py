@@ -82,7 +82,7 @@ class TestFaults:
         assert (await api(people.HOST, "POST", "github", "pull", body={"number": PULL})).code == 200
         github.token = "another-token"
         await eventually(lambda: room.document.meta.get("fronts") == {"github": "bad token"})
-        await asyncio.sleep(0.6)  # several polls: still one line
+        await github.polled(path="/user$")  # several polls, each refused: still one line
         lines = [r for r in caplog.records if "GitHub for the room" in r.getMessage()]
         assert len(lines) == 1 and "bad token" in lines[0].getMessage()
         assert not any(r.exc_info for r in caplog.records if r.name.startswith("jupyter_copilot"))
@@ -141,7 +141,7 @@ async def test_deliveries_github_retries_across_a_restart_act_once(servers, gith
     await asyncio.to_thread(server.stop)
     await server.start_async()
     assert await deliver(*edited) == await deliver(*created) == 204  # GitHub retries them
-    await asyncio.sleep(1.0)  # and several polls
+    await github.polled()  # and several polls
 
     assert {m["task"] for _, b in github.written if "task" in (m := marker_of(b))} == {"t1"}
     transcript = await server.call(people.HOST, "GET", "transcript")

@@ -2,8 +2,6 @@
 scripted model, and a local fake of GitHub's REST API (`harness/fake_github_rest.py`) that the
 room reaches through githubkit. People act by commenting on the fake; the room answers there."""
 
-import asyncio
-
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply
@@ -89,7 +87,7 @@ async def test_a_host_links_the_room_and_its_card_is_posted_once(api, github, ro
 
     again = await api(people.HOST, "POST", "github", "pull", body={"number": PULL})
     assert again.code == 200
-    await asyncio.sleep(0.5)
+    await github.polled()
     assert len(github.comments_by(github.bot_login)) == 1
     put_on = (people.HOST, f"{{0}} put this room on pull request #{PULL}.")
     assert link_notes(room) == [put_on], "the audit trail: once, naming the host"
@@ -172,7 +170,7 @@ async def test_the_round_cap_fails_a_task_that_goes_on_too_long(api, github, roo
     assert "cap of 2 rounds" in github.written[-1][1]
     card = next(e for e in room.document.transcript.to_py() if e["kind"] == "permission")
     assert card["state"] == "pending"  # the room did not act on the comment past the cap
-    await asyncio.sleep(0.6)
+    await github.polled()
     assert task_states(github)[-1] == "failed"  # a terminal task takes no further Message
 
 
@@ -204,7 +202,7 @@ async def test_a_comment_seen_by_poll_and_by_webhook_is_handled_once(
         assert r.code == 204
 
     await eventually(lambda: "completed" in task_states(github), timeout=30)
-    await asyncio.sleep(0.6)  # more polls
+    await github.polled()  # more polls
     prompts = [e for e in room.document.transcript.to_py() if e["kind"] == "prompt"]
     assert len(prompts) == 1
     assert len({m["task"] for m in markers(github) if m and "task" in m}) == 1

@@ -8,6 +8,7 @@ comment's creation, its author's edit (`edit`) or its deletion (`delete`)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -107,6 +108,24 @@ class FakeGitHub(FakeService):
 
     def handlers(self):
         return [*self.routes(), (r".*", _NotFound)]  # GitHub's 404, not the fakes' shared one
+
+    def asked(self, path: str) -> int:
+        """How many GET requests matched `path` (a regular expression)."""
+        return sum(1 for m, p, _ in self.requests if m == "GET" and re.search(path, p))
+
+    async def polled(
+        self, times: int = 2, timeout: float = 10, path: str = r"/issues/\d+/comments$"
+    ) -> None:
+        """Until the room has polled `times` more times (a poll lists the issue comments; one
+        refused at once asks for `path`): each poll handles what the one before brought, so
+        whatever a comment or a delivery would do, it has done (an observed later marker, where a
+        sleep would pass whenever the room is slower than the sleep)."""
+        start = self.asked(path)
+        deadline = time.monotonic() + timeout
+        while self.asked(path) < start + times:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"fake GitHub: fewer than {times} polls in {timeout}s")
+            await asyncio.sleep(0.02)
 
     def fail_next(self, count: int, status: int = 502) -> None:
         """The next `count` requests get `status` (before their credentials are looked at)."""
