@@ -6,7 +6,6 @@ room's messaging endpoint signed as Bot Framework signs them. The same scenarios
 (`test_slack_bridge.py`), where Teams has them: Teams has no socket to drop, so the outage is the
 connector's."""
 
-import asyncio
 import json
 
 import pytest
@@ -207,8 +206,9 @@ async def test_only_teams_in_the_bots_tenant_is_heard_and_each_activity_once(
     await eventually(lambda: any("say once" in s["body"]["text"] for s in posts(teams)), 30)
     root = prompt_post(teams, "say once")["id"]
     await eventually(lambda: "Completed." in texts(in_thread(teams, root)), timeout=30)
-    await asyncio.sleep(0.5)
-    assert len(prompts(room)) == 1
+    await teams.mention(endpoint, "bob", CHANNEL, "say later")  # after the retry: a marker
+    await eventually(lambda: any("say later" in s["body"]["text"] for s in posts(teams)), 30)
+    assert [p["body"] for p in prompts(room)] == ["say once", "say later"]
     assert len([s for s in posts(teams) if "say once" in s["body"]["text"]]) == 1
 
     other = {**said, "id": "9000001", "text": "<at>Copilot room</at> say forged"}
@@ -227,8 +227,7 @@ async def test_only_teams_in_the_bots_tenant_is_heard_and_each_activity_once(
     too_long = b" " * (2**20 + 1)  # cut off before it is read: the server holds no more
     for body in [b"not json", b"[" * 100_000 + b"]" * 100_000, too_long]:
         assert await teams.deliver(endpoint, other, body=body) == 400
-    await asyncio.sleep(0.5)
-    assert len(prompts(room)) == 1
+    assert len(prompts(room)) == 2  # each refusal was answered before anything was queued
 
 
 async def test_a_connector_outage_mid_turn_and_a_429_lose_nothing(room, teams, model, endpoint):
