@@ -39,9 +39,6 @@ log = logging.getLogger(__name__)
 FRONT = "github"
 #: The longest wait between tries while GitHub is unreachable or failing (seconds).
 MAX_BACKOFF = 300.0
-#: Whom an unmapped login acts as: no one the room knows (never a username, which has no `:`
-#: from a front); it is never let act (`_writes` is False for it), only told why.
-NOBODY = "github:nobody"
 
 
 class PullRoom:
@@ -160,7 +157,8 @@ class PullRoom:
             return self._handled(comment)  # past its cap the room says nothing more on it
         writer = await self._writes(login)  # GitHubWaiting: heard again next time
         self._handled(comment)  # before acting: a crash now loses it rather than acts twice
-        person = Person(self.settings.username_of(login) or NOBODY, source=FRONT)
+        username = self.settings.username_of(login)  # None: acts as nobody, only told why
+        person = None if username is None else Person(username, source=FRONT)
         if isinstance(asked, CardAnswer):
             await self._answer(room, comment, person, writer, asked, task)
         elif task is None:
@@ -212,7 +210,7 @@ class PullRoom:
         return self.link.task_in_review(root)
 
     async def _open(
-        self, room: RoomAPI, comment: dict, person: Person, writer: bool, asked: Mention
+        self, room: RoomAPI, comment: dict, person: Person | None, writer: bool, asked: Mention
     ) -> None:
         login = comment["user"]["login"]
         task = self.link.new_task(login, comment["id"])
@@ -220,7 +218,7 @@ class PullRoom:
             task.review_root = comment.get("in_reply_to_id") or comment["id"]
         if asked.task is not None:
             self._end(task, "rejected", f"There is no task {asked.task} on this pull request.")
-        elif not writer:
+        elif person is None or not writer:
             self._end(task, "rejected", self._not_a_writer(login))
         else:
             try:
@@ -232,13 +230,21 @@ class PullRoom:
             self.posts.say(task)
 
     async def _more(
-        self, room: RoomAPI, comment: dict, person: Person, writer: bool, asked: Mention, task: Task
+        self,
+        room: RoomAPI,
+        comment: dict,
+        person: Person | None,
+        writer: bool,
+        asked: Mention,
+        task: Task,
     ) -> None:
         """A comment on a task: the answer to the question its card asks. A task takes one
         prompt: more work is a new mention (a new task)."""
         login = comment["user"]["login"]
         if not task.posts(login, self.settings.max_rounds):
             return self._capped(task, login)
+        if person is None:
+            return await self._reply_on(comment, task, self._not_a_writer(login))
         card = self._card(room, person, task)
         if card is None or card["kind"] != "question":
             said = f"Task {task.id} is {task.state} and asks nothing; mention @{self.posts.agent} "
@@ -254,7 +260,7 @@ class PullRoom:
         self,
         room: RoomAPI,
         comment: dict,
-        person: Person,
+        person: Person | None,
         writer: bool,
         asked: CardAnswer,
         task: Task | None,
@@ -268,6 +274,8 @@ class PullRoom:
             return await self.posts.reply(comment, None, said if waiting else "No task waits.")
         if not task.posts(comment["user"]["login"], self.settings.max_rounds):
             return self._capped(task, comment["user"]["login"])
+        if person is None:
+            return await self._reply_on(comment, task, self._not_a_writer(comment["user"]["login"]))
         card = self._card(room, person, task)
         if card is None:
             return await self._reply_on(comment, task, f"Task {task.id} waits on no request.")

@@ -109,20 +109,20 @@ class FakeGitHub(FakeService):
     def handlers(self):
         return [*self.routes(), (r".*", _NotFound)]  # GitHub's 404, not the fakes' shared one
 
-    def asked(self, path: str) -> int:
-        """How many GET requests matched `path` (a regular expression)."""
-        return sum(1 for m, p, _ in self.requests if m == "GET" and re.search(path, p))
+    def listings(self) -> int:
+        """How many times a client listed a pull request's issue comments: one each poll."""
+        listing = re.compile(r"/issues/\d+/comments$")
+        return sum(
+            1 for method, path, _ in self.requests if method == "GET" and listing.search(path)
+        )
 
-    async def polled(
-        self, times: int = 2, timeout: float = 10, path: str = r"/issues/\d+/comments$"
-    ) -> None:
-        """Until the room has polled `times` more times (a poll lists the issue comments; one
-        refused at once asks for `path`): each poll handles what the one before brought, so
-        whatever a comment or a delivery would do, it has done (an observed later marker, where a
-        sleep would pass whenever the room is slower than the sleep)."""
-        start = self.asked(path)
+    async def polled(self, times: int = 2, timeout: float = 10) -> None:
+        """Until the room has polled `times` more times: each poll handles what the one before
+        brought, so whatever a comment or a delivery would do, it has done (an observed later
+        marker, where a sleep would pass whenever the room is slower than the sleep)."""
+        start = self.listings()
         deadline = time.monotonic() + timeout
-        while self.asked(path) < start + times:
+        while self.listings() < start + times:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"fake GitHub: fewer than {times} polls in {timeout}s")
             await asyncio.sleep(0.02)
