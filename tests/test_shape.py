@@ -1,6 +1,7 @@
-"""The package's shape, as a reader meets it: modules short enough to read whole, each module
-and class name meaning one thing, and objects composed rather than one object split over files
-(a class inheriting from two of the package's own classes is such a split)."""
+"""The package's shape, as a reader meets it: modules short enough to read whole (the panel's
+TypeScript too), each module and class name meaning one thing, and objects composed rather than
+one object split over files (a class inheriting from two of the package's own classes is such a
+split)."""
 
 import ast
 import importlib
@@ -15,6 +16,14 @@ from .harness.helpers import parsed
 PACKAGE = Path(jupyter_copilot_room.__file__).parent
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "labextension" not in p.parts)
 MAX_LINES = 400
+# The panel's TypeScript, held to the same rule. Not generated/: panel_declarations.py writes it
+# from the Python declarations (tests/test_panel_declarations.py checks it is current).
+PANEL_SOURCE = PACKAGE.parent / "labextension" / "src"
+PANEL_MODULES = sorted(
+    p
+    for p in (*PANEL_SOURCE.rglob("*.ts"), *PANEL_SOURCE.rglob("*.tsx"))
+    if "generated" not in p.relative_to(PANEL_SOURCE).parts
+)
 
 
 def module_name(path: Path) -> str:
@@ -27,6 +36,16 @@ def test_no_module_is_over_400_lines():
     long = {
         str(p.relative_to(PACKAGE)): n
         for p in MODULES
+        if (n := len(p.read_text().splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def test_no_panel_module_is_over_400_lines():
+    assert PANEL_MODULES, f"no TypeScript found under {PANEL_SOURCE}"
+    long = {
+        str(p.relative_to(PANEL_SOURCE)): n
+        for p in PANEL_MODULES
         if (n := len(p.read_text().splitlines())) > MAX_LINES
     }
     assert long == {}

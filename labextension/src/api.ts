@@ -1,71 +1,48 @@
 /**
  * The REST client of the room (`<base_url>copilot-room/api/...`). Every action goes through
- * here; the panel never writes the room document. XSRF and the token are handled by
- * `ServerConnection`, as for any JupyterLab request. Refusals become `RoomAPIError`s whose
- * message is meant for the person who pressed the button.
+ * here; the panel never writes the room document. Refusals become `RoomAPIError`s whose
+ * message is meant for the person who pressed the button. The panel imports the client's whole
+ * surface from here: its errors (./apierror.ts), where requests go (./requests.ts), its answers'
+ * shapes (./responses.ts) and the server's list of rooms (./roomdirectory.ts) are re-exported.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
 import { IAttachmentRef, IUpload } from './attachments';
+import { errorFromResponse } from './apierror';
 import { IChip } from './chips';
 import type { AdmissionDecision as Decision, ExportFormat } from './generated/declarations';
 import { IWholeCard } from './hidden';
+import {
+  apiFetch,
+  apiRequest,
+  MAIN_ROOM,
+  ROOM,
+  roomApiPath,
+  Scope,
+  SERVER,
+  SERVER_API
+} from './requests';
+import { IChatLinks, IExported, IHistoryPage, ILinkCode, IModelChoice, ISignIn } from './responses';
 import { ICatalog, IChannelLink, IRoomStatus, ISettings, ITarget } from './types';
 
-/** An error the room answered with (or could not answer): a stable code and a message. */
-export class RoomAPIError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string
-  ) {
-    super(message);
-    this.name = 'RoomAPIError';
-  }
-}
-
-export const UNREACHABLE = 'The server cannot be reached. Check your connection, then try again.';
-
-/** The room's answer to a failed request as an error: `{"error", "message"}` when the room
- * wrote it, the status line otherwise (a proxy's page, jupyter_server's own 403). */
-export function errorFromResponse(status: number, statusText: string, text: string): RoomAPIError {
-  let body: unknown = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    body = null;
-  }
-  const fields = (body ?? {}) as { error?: unknown; message?: unknown; reason?: unknown };
-  const code =
-    typeof fields.error === 'string'
-      ? fields.error
-      : typeof fields.reason === 'string'
-        ? fields.reason
-        : 'http_' + status;
-  const message =
-    typeof fields.message === 'string' && fields.message
-      ? fields.message
-      : `The server refused this (${status}${statusText ? ' ' + statusText : ''}).`;
-  return new RoomAPIError(status, code, message);
-}
-
-/** What to tell the person whose action failed. */
-export function refusalMessage(error: unknown): string {
-  if (error instanceof RoomAPIError || error instanceof Error) {
-    return error.message;
-  }
-  return String(error);
-}
+export { errorFromResponse, refusalMessage, RoomAPIError, UNREACHABLE } from './apierror';
+export { apiRequest, documentSocket, MAIN_ROOM, roomApiPath, SERVER } from './requests';
+export type { Scope } from './requests';
+export type {
+  IChatAccount,
+  IChatLinks,
+  IExported,
+  IHistoryPage,
+  ILinkCode,
+  IModelChoice,
+  ISignIn
+} from './responses';
+export { RoomDirectoryClient } from './roomdirectory';
+export type { IRoomDirectory, IRoomEntry, IRoomList } from './roomdirectory';
 
 /** What a host decides at the door, and an export's format: generated (`panel_declarations.py`). */
 export type { AdmissionDecision as Decision, ExportFormat } from './generated/declarations';
-
-export interface IExported {
-  /** The file name the room chose (`copilot-room-<time>.<format>`). */
-  name: string;
-  text: string;
-}
 
 /** The room's REST commands, as the panel uses them (a fake in tests). */
 export interface IRoomClient {
@@ -129,63 +106,6 @@ export interface IRoomClient {
   /** Up to `limit` transcript entries older than `before` (a record seq), oldest first, as the
    * document shows them; `more`: there are older ones still. */
   history(before: number, limit: number): Promise<IHistoryPage>;
-}
-
-/** `GET signin`: whether sign-in is offered (demo mode) and the flow in hand. */
-export interface ISignIn {
-  /** `consent`: the runtime asks before keeping the login in plain text (no keychain). */
-  state: 'idle' | 'waiting' | 'consent' | 'failed';
-  offered: boolean;
-  by?: string;
-  /** Where the host signs in (GitHub's page). */
-  url?: string;
-  /** Where the browser lands afterwards: the runtime's listener on the server. */
-  callback?: string;
-  error?: string;
-}
-
-/** `POST link-code`: the code, and for how many seconds it works. */
-export interface ILinkCode {
-  code: string;
-  expires_in: number;
-}
-
-/** A chat account as its service names it (`name`: "@mallory"; its id when unknown). */
-export interface IChatAccount {
-  service: string;
-  user: string;
-  name: string;
-}
-
-/** `GET chat-links`: my linked accounts, and the asks to act as me that wait on my answer. */
-export interface IChatLinks {
-  links: IChatAccount[];
-  asks: (IChatAccount & { id: string })[];
-}
-
-export interface IModelChoice {
-  model: string | null;
-  models: string[];
-}
-
-export interface IHistoryPage {
-  entries: Record<string, unknown>[];
-  more: boolean;
-}
-
-/** The room every page starts in: the server root's, also served at the routes without a name. */
-export const MAIN_ROOM = 'main';
-
-/** The server's own commands (the rooms, the host claim, main's Copilot sign-in) are not any
- * one room's: `copilot-room/api/<command>`. */
-const SERVER_API = 'copilot-room/api';
-export const SERVER = 'server';
-const ROOM = 'room';
-export type Scope = typeof SERVER | typeof ROOM;
-
-/** Where a room's REST commands live: `copilot-room/api/rooms/<name>/`. */
-export function roomApiPath(room: string): string {
-  return URLExt.join('copilot-room', 'api', 'rooms', encodeURIComponent(room));
 }
 
 export class RoomClient implements IRoomClient {
@@ -411,104 +331,4 @@ export class RoomClient implements IRoomClient {
     const base = scope === SERVER ? SERVER_API : roomApiPath(this.roomName);
     return apiRequest(this.serverSettings, URLExt.join(base, path), init);
   }
-}
-
-/** A room as `GET copilot-room/api/rooms` lists it. */
-export interface IRoomEntry {
-  name: string;
-  /** The room's folder, relative to the server's root ('' is the root itself). */
-  repository: string;
-  /** The agent's state (`idle`, `running`, `sleeping`, `new` before its first start, ...). */
-  state: string;
-  /** Who is connected now (none listed where the reader is not admitted). */
-  people: { username: string; name: string; role: string }[];
-  /** The reader's role there (`host`, `member`, `viewer`, `pending`, ...). */
-  role: string;
-  /** The reader knocks at its door now (a `pending` role alone is what its door would say). */
-  at_the_door?: boolean;
-  /** Cards that wait on the reader there (`answerers`: people at the door, for its hosts). */
-  waiting_on_you: number;
-  created_by: string;
-  /** Why the room could not start (its state is then `unavailable`); its own routes refuse
-   * with the same error, the other rooms are not touched. */
-  start_error?: { error: string; message: string };
-}
-
-export interface IRoomList {
-  rooms: IRoomEntry[];
-  /** The reader may create rooms (when the server says; see rooms.ts `mayCreateRooms`). */
-  can_create?: boolean;
-}
-
-/** The server's rooms: the ones the reader may see, and new ones (by those who may). */
-export interface IRoomDirectory {
-  list(): Promise<IRoomList>;
-  /** 201 with the new room; 403 not_allowed, 409 room_exists, 400 a bad name or folder. */
-  create(name: string, repository: string): Promise<IRoomEntry>;
-}
-
-export class RoomDirectoryClient implements IRoomDirectory {
-  constructor(readonly serverSettings: ServerConnection.ISettings) {}
-
-  list(): Promise<IRoomList> {
-    return apiRequest(this.serverSettings, URLExt.join(SERVER_API, 'rooms'));
-  }
-
-  create(name: string, repository: string): Promise<IRoomEntry> {
-    return apiRequest(this.serverSettings, URLExt.join(SERVER_API, 'rooms'), {
-      method: 'POST',
-      body: JSON.stringify({ name, repository })
-    });
-  }
-}
-
-async function apiFetch(
-  settings: ServerConnection.ISettings,
-  path: string,
-  init: RequestInit
-): Promise<Response> {
-  try {
-    return await ServerConnection.makeRequest(URLExt.join(settings.baseUrl, path), init, settings);
-  } catch {
-    throw new RoomAPIError(0, 'network', UNREACHABLE);
-  }
-}
-
-export async function apiRequest<T>(
-  settings: ServerConnection.ISettings,
-  path: string,
-  init: RequestInit = {}
-): Promise<T> {
-  const response = await apiFetch(settings, path, init);
-  let text: string;
-  try {
-    text = await response.text();
-  } catch {
-    throw new RoomAPIError(0, 'network', UNREACHABLE);
-  }
-  if (!response.ok) {
-    throw errorFromResponse(response.status, response.statusText, text);
-  }
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
-/** The websocket URL of a room's live document, `copilot-room/ws/<name>` (y-websocket adds
- * the last segment; token added when the server uses one). */
-export function documentSocket(
-  settings: ServerConnection.ISettings,
-  room: string
-): {
-  url: string;
-  roomSegment: string;
-  params: Record<string, string>;
-} {
-  const params: Record<string, string> = {};
-  if (settings.token) {
-    params.token = settings.token;
-  }
-  return {
-    url: URLExt.join(settings.wsUrl, 'copilot-room', 'ws'),
-    roomSegment: encodeURIComponent(room),
-    params
-  };
 }

@@ -23,218 +23,29 @@
  * markdown parser leaves mermaid diagrams as source, since JupyterLab draws them in the live
  * document before any sanitizer runs; its markdown renderer takes the headings' names off.
  * Everything else the panel shows from the document is React text, which renders no HTML.
+ * What survives is listed in ./allowlist.ts; images become placeholders in ./remoteimages.ts.
  */
 import { IRenderMime, IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
-/** The class of the click-to-load placeholder of a remote image. */
-export const REMOTE_IMAGE_CLASS = 'jp-CopilotRoom-remoteImage';
+import {
+  DROPPED,
+  FETCHING_CSS,
+  GLOBAL_ATTRIBUTES,
+  KEPT,
+  LINK_PROTOCOLS,
+  TAG_ATTRIBUTES
+} from './allowlist';
+import { cleanImage } from './remoteimages';
 
-/** Elements kept (their attributes filtered). Anything not listed is unwrapped (its children
- * kept) unless it is in DROPPED. */
-const KEPT = new Set([
-  'a',
-  'abbr',
-  'acronym',
-  'address',
-  'article',
-  'aside',
-  'b',
-  'bdi',
-  'bdo',
-  'big',
-  'blockquote',
-  'br',
-  'caption',
-  'center',
-  'cite',
-  'code',
-  'col',
-  'colgroup',
-  'data',
-  'dd',
-  'del',
-  'details',
-  'dfn',
-  'dir',
-  'div',
-  'dl',
-  'dt',
-  'em',
-  'figcaption',
-  'figure',
-  'font',
-  'footer',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'header',
-  'hgroup',
-  'hr',
-  'i',
-  'ins',
-  'kbd',
-  'li',
-  'mark',
-  'meter',
-  'nav',
-  'nobr',
-  'ol',
-  'p',
-  'pre',
-  'progress',
-  'q',
-  'rp',
-  'rt',
-  'ruby',
-  's',
-  'samp',
-  'section',
-  'small',
-  'span',
-  'strike',
-  'strong',
-  'sub',
-  'summary',
-  'sup',
-  'table',
-  'tbody',
-  'td',
-  'tfoot',
-  'th',
-  'thead',
-  'time',
-  'tr',
-  'tt',
-  'u',
-  'ul',
-  'var',
-  'wbr'
-]);
-
-/** Elements removed with everything inside them: controls, frames, embeds, media, scripts,
- * styles, metadata, and foreign content (SVG, MathML). */
-const DROPPED = new Set([
-  'applet',
-  'area',
-  'audio',
-  'base',
-  'basefont',
-  'bgsound',
-  'button',
-  'canvas',
-  'datalist',
-  'dialog',
-  'embed',
-  'fencedframe',
-  'frame',
-  'frameset',
-  'head',
-  'iframe',
-  'input',
-  'keygen',
-  'link',
-  'map',
-  'marquee',
-  'math',
-  'meta',
-  'noembed',
-  'noframes',
-  'noscript',
-  'object',
-  'optgroup',
-  'option',
-  'param',
-  'picture',
-  'plaintext',
-  'portal',
-  'script',
-  'select',
-  'slot',
-  'source',
-  'style',
-  'svg',
-  'template',
-  'textarea',
-  'title',
-  'track',
-  'video',
-  'xmp'
-]);
-
-/** Attributes kept on any kept element (`style` only when it cannot fetch); no names. */
-const GLOBAL_ATTRIBUTES = new Set([
-  'align',
-  'class',
-  'dir',
-  'lang',
-  'style',
-  'title',
-  'translate',
-  'valign'
-]);
-
-const TAG_ATTRIBUTES: Record<string, ReadonlySet<string>> = {
-  a: new Set(['href', 'hreflang', 'rel', 'target']),
-  col: new Set(['span', 'width']),
-  colgroup: new Set(['span', 'width']),
-  data: new Set(['value']),
-  del: new Set(['datetime']),
-  details: new Set(['open']),
-  font: new Set(['color', 'face', 'size']),
-  ins: new Set(['datetime']),
-  li: new Set(['type', 'value']),
-  meter: new Set(['high', 'low', 'max', 'min', 'optimum', 'value']),
-  ol: new Set(['reversed', 'start', 'type']),
-  progress: new Set(['max', 'value']),
-  table: new Set(['border', 'cellpadding', 'cellspacing', 'width']),
-  td: new Set(['colspan', 'headers', 'rowspan', 'width']),
-  th: new Set(['abbr', 'colspan', 'headers', 'rowspan', 'scope', 'width']),
-  time: new Set(['datetime']),
-  ul: new Set(['type'])
-};
-
-/** CSS that could fetch something: url() and its relatives, and any escape or at-rule that could
- * spell one in disguise. A style attribute with any of these is dropped whole. */
-const FETCHING_CSS = /[\\@]|(?:url|image|image-set|cross-fade|element|src|attr|paint)\s*\(/i;
-
-/** Link schemes a click may follow. */
-const LINK_PROTOCOLS = new Set(['http:', 'https:', 'mailto:']);
+export {
+  imageSource,
+  loadRemoteImage,
+  reloadChosenImages,
+  REMOTE_IMAGE_CLASS
+} from './remoteimages';
+export type { ImageSource } from './remoteimages';
 
 const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
-
-/** Where an image's `src` points: loaded as it is, behind a click, or not at all. */
-export type ImageSource =
-  | { kind: 'inline'; url: string }
-  | { kind: 'remote'; url: string; host: string }
-  | { kind: 'none' };
-
-/** `data:` URLs and URLs of `base`'s origin load as they are; other http(s) URLs wait for a
- * click; anything else (javascript:, file:, attachment:, unparsable) is not loaded. */
-export function imageSource(src: string | null, base: string): ImageSource {
-  const text = (src ?? '').trim();
-  if (!text) {
-    return { kind: 'none' };
-  }
-  let url: URL;
-  try {
-    url = new URL(text, base);
-  } catch {
-    return { kind: 'none' };
-  }
-  if (url.protocol === 'data:') {
-    return { kind: 'inline', url: text };
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { kind: 'none' };
-  }
-  if (url.origin === new URL(base).origin) {
-    return { kind: 'inline', url: url.href };
-  }
-  return { kind: 'remote', url: url.href, host: url.host };
-}
 
 /**
  * Agent-output HTML made safe to set on a live node: parsed in an inert document (nothing it
@@ -320,59 +131,6 @@ function isFollowableLink(href: string, base: string): boolean {
     return LINK_PROTOCOLS.has(new URL(href, base).protocol);
   } catch {
     return false;
-  }
-}
-
-/** An image as it may be shown: an `<img>` of an inline source, a placeholder button for a
- * remote one, its alt text otherwise. */
-function cleanImage(img: Element, base: string): Node {
-  const doc = img.ownerDocument;
-  const alt = img.getAttribute('alt') ?? '';
-  const source = imageSource(img.getAttribute('src'), base);
-  if (source.kind === 'none') {
-    return doc.createTextNode(alt);
-  }
-  if (source.kind === 'inline') {
-    const kept = doc.createElement('img');
-    kept.setAttribute('src', source.url);
-    for (const name of ['alt', 'title', 'width', 'height']) {
-      const value = img.getAttribute(name);
-      if (value !== null) {
-        kept.setAttribute(name, value);
-      }
-    }
-    return kept;
-  }
-  const button = doc.createElement('button');
-  button.setAttribute('type', 'button');
-  button.className = REMOTE_IMAGE_CLASS;
-  button.dataset.src = source.url;
-  if (alt) {
-    button.dataset.alt = alt;
-  }
-  button.title = alt ? `${alt}: ${source.url}` : source.url;
-  button.textContent = `Load image from ${source.host}`;
-  return button;
-}
-
-/** Replace a placeholder by its image, in this browser only (a person clicked it). */
-export function loadRemoteImage(placeholder: HTMLElement): HTMLImageElement {
-  const img = placeholder.ownerDocument.createElement('img');
-  img.src = placeholder.dataset.src ?? '';
-  img.alt = placeholder.dataset.alt ?? '';
-  img.title = placeholder.dataset.src ?? '';
-  placeholder.replaceWith(img);
-  return img;
-}
-
-/** Load again, after a re-render, the images this person already chose to load. */
-export function reloadChosenImages(host: Element, chosen: ReadonlySet<string>): void {
-  for (const placeholder of Array.from(
-    host.querySelectorAll<HTMLElement>(`button.${REMOTE_IMAGE_CLASS}`)
-  )) {
-    if (chosen.has(placeholder.dataset.src ?? '')) {
-      loadRemoteImage(placeholder);
-    }
   }
 }
 

@@ -4,27 +4,19 @@
  * have only this one, while hosts allow it). Shift+Enter is a new line; Stop aborts the running turn
  * for those who may. Typing `/` at the start picks a skill and `@` a custom agent from the
  * repository's catalog (arrows, Enter or Tab, Escape). `/skills`, `/agents` and `/refresh` are
- * answered here, for this reader only, never in the transcript. Near the room's
- * `max_prompt_chars` a counter shows how much is left. One toolbar row under the text: the
- * "Attach" menu (./attach.tsx) adds context chips (what the reader is looking at, ../chips.ts),
- * images ("Image…"; pasted or dropped ones too) and repository files ("Repository file…"), shown
- * above the text until it is sent; the send buttons sit right, with short labels when narrow,
- * and the box's placeholder drops the keys it has no lines for (the buttons' tooltips keep them).
+ * answered here, for this reader only, never in the transcript (./promptnotice.tsx). Near the
+ * room's `max_prompt_chars` a counter shows how much is left (./counter.tsx). One toolbar row
+ * under the text: the "Attach" menu (./attach.tsx) adds context chips (what the reader is
+ * looking at, ../chips.ts), images ("Image…"; pasted or dropped ones too) and repository files
+ * ("Repository file…"), shown above the text until it is sent; the send buttons sit right, with short labels when narrow,
+ * and the box's placeholder drops the keys it has no lines for (./fittingplaceholder.ts).
  */
-import React, {
-  useCallback,
-  useContext,
-  useEffect,
-  useLayoutEffect,
-  useRef,
-  useState
-} from 'react';
+import React, { useCallback, useEffect, useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { contextTray } from '../chips';
 import { IRoomModel } from '../model';
 import { agentName } from '../names';
-import { promptNotice } from '../notice';
 import {
   isRunning,
   mayAbort,
@@ -34,21 +26,17 @@ import {
   targetLabel,
   whyNoPrompt
 } from '../policy';
-import { withQuote } from '../quote';
 import { IPromptDraft } from '../room';
 import { ICatalog, ICatalogItem, ITarget } from '../types';
 import { Refusal, useAction } from './action';
 import { AttachMenuButton } from './attach';
 import { DraftAttachments, filesOf, useDraftAttachments } from './attachments';
 import { TrayChips } from './chips';
+import { CharacterCounter, usePromptLimit } from './counter';
+import { placeholders, useFittingPlaceholder } from './fittingplaceholder';
 import { LOCAL_COMMANDS, Picker, pickerFor } from './picker';
-import { QuoteContext } from './quote';
-
-/** What the box last told its reader: which of their prompts it follows, or a local answer. */
-type Notice = { prompt: string } | { text: string } | null;
-
-/** The counter shows from this share of `max_prompt_chars` on. */
-export const COUNTER_FROM = 0.8;
+import { Notice, NoticeLine } from './promptnotice';
+import { useQuotesInto } from './quote';
 
 export function PromptBox(props: {
   model: IRoomModel;
@@ -70,24 +58,10 @@ export function PromptBox(props: {
   const [catalog, setCatalog] = useState<ICatalog>({ skills: [], agents: [] });
   const [highlight, setHighlight] = useState(0);
   const [notice, setNotice] = useState<Notice>(null);
-  const [maxChars, setMaxChars] = useState<number | null>(null);
   const stop = useAction();
   const draft = useDraftAttachments(client);
   // "Quote into prompt" in the transcript adds to what this reader is typing (../quote.ts).
-  const quotes = useContext(QuoteContext);
-  useEffect(() => {
-    if (!quotes) {
-      return;
-    }
-    const take = (_: unknown, quote: string) => {
-      setText(typed => withQuote(typed, quote));
-      inputRef.current?.focus();
-    };
-    quotes.quoted.connect(take);
-    return () => {
-      quotes.quoted.disconnect(take);
-    };
-  }, [quotes, inputRef]);
+  useQuotesInto(setText, inputRef);
 
   const loadCatalog = useCallback(async () => {
     try {
@@ -100,18 +74,7 @@ export function PromptBox(props: {
   useEffect(() => {
     void loadCatalog();
   }, [loadCatalog]);
-  // The limit as the room has it now: read when the box opens and after a refused send.
-  const loadLimit = useCallback(async () => {
-    try {
-      setMaxChars((await client.settings()).max_prompt_chars);
-    } catch {
-      setMaxChars(null); // no counter; the room still refuses a prompt that is too long
-    }
-  }, [client]);
-  useEffect(() => {
-    void loadLimit();
-  }, [loadLimit]);
-
+  const [maxChars, loadLimit] = usePromptLimit(client);
   // `/` and `@` pick targets for prompts: not for someone who may only chat.
   const picker = maySubmit(model.me) ? pickerFor(text, catalog) : null;
   const running = model.queue.find(isRunning);
@@ -334,120 +297,6 @@ export function PromptBox(props: {
       <Refusal action={action} />
       <Refusal action={stop} />
       <NoticeLine notice={notice} model={model} onDismiss={() => setNotice(null)} />
-    </div>
-  );
-}
-
-/** What the box may say before anything is typed, longest first: where Enter sends it. */
-function placeholders(asks: boolean, chats: boolean, where: string, agent: string): string[] {
-  if (!asks) {
-    return [
-      `Say something to ${where}… (Enter says it; the agent does not read it)`,
-      `Say something to ${where}…`
-    ];
-  }
-  const chat = chats ? `, Alt+Enter says it to ${where}` : '';
-  return [
-    `Ask ${agent}… (Enter asks${chat}, Shift+Enter for a new line, / skills, @ agents)`,
-    `Ask ${agent}… (Enter asks, / skills, @ agents)`,
-    `Ask ${agent}…`
-  ];
-}
-
-/** The first of `texts` the text area shows whole as its placeholder, measured again whenever
- * the area changes size: a placeholder's lines beyond the area's are cut off mid-sentence. */
-function useFittingPlaceholder(
-  area: React.RefObject<HTMLTextAreaElement>,
-  texts: string[]
-): string {
-  const [fitting, setFitting] = useState(0);
-  const latest = useRef(texts);
-  latest.current = texts;
-  const key = texts.join('\n');
-  useLayoutEffect(() => {
-    const node = area.current;
-    if (!node) {
-      return;
-    }
-    const sizes = new ResizeObserver(() => setFitting(firstFitting(node, latest.current)));
-    sizes.observe(node);
-    return () => sizes.disconnect();
-  }, [area, key]);
-  return texts[Math.min(fitting, texts.length - 1)];
-}
-
-/** The index of the first of `texts` whose lines, wrapped as `area` wraps them, fit its height
- * (the last one if none does). */
-function firstFitting(area: HTMLTextAreaElement, texts: string[]): number {
-  const style = getComputedStyle(area);
-  const copy = document.createElement('div');
-  for (const name of [
-    'font',
-    'letterSpacing',
-    'lineHeight',
-    'wordBreak',
-    'overflowWrap'
-  ] as const) {
-    copy.style[name] = style[name];
-  }
-  const width = area.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-  Object.assign(copy.style, {
-    position: 'fixed',
-    visibility: 'hidden',
-    whiteSpace: 'pre-wrap',
-    width: `${width}px`
-  });
-  const height = area.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
-  document.body.appendChild(copy);
-  const found = texts.findIndex(text => {
-    copy.textContent = text;
-    return copy.offsetHeight <= height + 1;
-  });
-  copy.remove();
-  return found === -1 ? texts.length - 1 : found;
-}
-
-/** How many characters are left, shown once the text nears the limit. */
-function CharacterCounter(props: { length: number; max: number | null }): JSX.Element | null {
-  const { length, max } = props;
-  if (max === null || length < max * COUNTER_FROM) {
-    return null;
-  }
-  const over = length > max;
-  return (
-    <span className="jp-CopilotRoom-counter" data-over={over} role="status">
-      {length.toLocaleString('en')} / {max.toLocaleString('en')}
-      {over && ' (too long)'}
-    </span>
-  );
-}
-
-/** The notice, kept true: derived from the live queue on every change (../notice.ts). */
-function NoticeLine(props: {
-  notice: Notice;
-  model: IRoomModel;
-  onDismiss: () => void;
-}): JSX.Element | null {
-  const { notice, model, onDismiss } = props;
-  let text = '';
-  if (notice && 'prompt' in notice) {
-    text = promptNotice(model.queue, notice.prompt);
-  } else if (notice) {
-    text = notice.text;
-  }
-  if (!text) {
-    return null;
-  }
-  return (
-    <div className="jp-CopilotRoom-notice" role="status">
-      <span className="jp-CopilotRoom-noticeText">{text}</span>
-      <button
-        className="jp-mod-styled jp-CopilotRoom-small"
-        aria-label="Dismiss"
-        onClick={onDismiss}
-      >
-        ×
-      </button>
     </div>
   );
 }

@@ -1,10 +1,10 @@
 /** The "Quote into prompt" button of chat messages and replies, and the room view's `QuoteBox`
  * its prompt box listens to (../quote.ts). No box (a view without a prompt box), no button. */
-import React, { useContext } from 'react';
+import React, { useContext, useEffect } from 'react';
 
 import { IRoomModel } from '../model';
 import { mayChat, maySubmit } from '../policy';
-import { QuoteBox } from '../quote';
+import { QuoteBox, withQuote } from '../quote';
 
 export const QuoteContext = React.createContext<QuoteBox | null>(null);
 
@@ -30,4 +30,25 @@ export function QuoteButton(props: {
       Quote
     </button>
   );
+}
+
+/** The prompt box's side: a quote adds to what this reader is typing, and the box takes focus. */
+export function useQuotesInto(
+  setText: React.Dispatch<React.SetStateAction<string>>,
+  inputRef: React.RefObject<HTMLTextAreaElement>
+): void {
+  const quotes = useContext(QuoteContext);
+  useEffect(() => {
+    if (!quotes) {
+      return;
+    }
+    const take = (_: unknown, quote: string) => {
+      setText(typed => withQuote(typed, quote));
+      inputRef.current?.focus();
+    };
+    quotes.quoted.connect(take);
+    return () => {
+      quotes.quoted.disconnect(take);
+    };
+  }, [quotes, setText, inputRef]);
 }
