@@ -5,6 +5,7 @@ configuration base from these and the room settings' traits (`settings.py`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from traitlets import Dict, HasTraits, TraitError
@@ -13,17 +14,19 @@ from .github.github_settings import parse_github
 from .slack.slack_settings import parse_slack
 from .teams.teams_settings import parse_teams
 
-PARSERS = {"github": parse_github, "slack": parse_slack, "teams": parse_teams}
-
 
 class FrontSetting(Dict):
     """One front's dict, parsed by its front's parser as it is set: the trait checks itself, so
     no method on the app has to."""
 
+    def __init__(self, parse: Callable[[Any], object], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.parse = parse
+
     def validate(self, obj: HasTraits | None, value: Any) -> Any:
         value = super().validate(obj, value)
         try:
-            PARSERS[self.name](value)
+            self.parse(value)
         except (ValueError, TypeError) as err:
             raise TraitError(f"c.CopilotRoom.{self.name}: {err}") from None
         return value
@@ -33,6 +36,7 @@ def front_traits() -> dict[str, FrontSetting]:
     """The configurable traits of `c.CopilotRoom` that configure the outside fronts."""
     return {
         "github": FrontSetting(
+            parse_github,
             config=True,
             help="The room on GitHub: {'repository': 'owner/name', 'token_env': 'GITHUB_TOKEN', "
             "'api_url': None, 'poll_interval': 15, 'webhook_secret_env': None, 'people': {login: "
@@ -42,6 +46,7 @@ def front_traits() -> dict[str, FrontSetting]:
             "Copilot seat in the org may prompt or come in. Tokens are named by their variable.",
         ),
         "slack": FrontSetting(
+            parse_slack,
             config=True,
             help="The room in Slack (Socket Mode): {'bot_token_env': 'SLACK_BOT_TOKEN', "
             "'app_token_env': 'SLACK_APP_TOKEN', 'rooms': {'main': 'C0123'}, 'people': {'U01': "
@@ -49,6 +54,7 @@ def front_traits() -> dict[str, FrontSetting]:
             "buttons. Tokens are named by their variable.",
         ),
         "teams": FrontSetting(
+            parse_teams,
             config=True,
             help="The room in Microsoft Teams (a bot whose messaging endpoint is "
             "copilot-room/teams/messages): {'app_id': ..., 'tenant_id': ..., 'secret_env': "
