@@ -78,3 +78,40 @@ def test_class_names_are_unique():
             if isinstance(node, ast.ClassDef):
                 where.setdefault(node.name, []).append(str(path.relative_to(PACKAGE)))
     assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+
+
+#: Each outside SDK (by its import name) and the only modules that import it, as
+#: docs/architecture.md names them: a folder's modules, or these files, each of which does.
+IMPORTERS = {
+    "copilot": ("agent/copilot/",),
+    "acp": ("agent/acp/",),
+    "githubkit": ("github/github_rest.py",),
+    "slack_sdk": ("slack/slack_service.py",),
+    "msal": ("teams/bot_token.py",),
+    "jwt": ("teams/caller_check.py",),
+    "microsoft_agents": ("teams/teams_service.py", "teams/teams_bridge.py"),
+}
+
+
+def imported(path: Path) -> set[str]:
+    """The top-level packages `path` imports, at any depth of its code."""
+    names = set()
+    for node in ast.walk(parsed(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def test_each_outside_sdk_is_imported_only_where_the_architecture_says():
+    found: dict[str, set[str]] = {sdk: set() for sdk in IMPORTERS}
+    for path in MODULES:
+        for sdk in imported(path) & IMPORTERS.keys():
+            found[sdk].add(path.relative_to(PACKAGE).as_posix())
+    for sdk, allowed in IMPORTERS.items():
+        assert found[sdk], f"nothing imports {sdk}: the table is stale"
+        stray = {p for p in found[sdk] if not p.startswith(allowed)}
+        assert stray == set(), f"{sdk} is imported outside {allowed}"
+        files = {a for a in allowed if a.endswith(".py")}
+        assert files <= found[sdk], f"{sdk}: {files - found[sdk]} no longer import it"
