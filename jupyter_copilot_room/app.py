@@ -19,7 +19,7 @@ from .agent.notebook_mcp import NotebookToolsServer
 from .agent.seam import Agent
 from .api import RoomsAPI
 from .eventlog import EventEmitter
-from .front_settings import FrontSettings
+from .front_settings import front_traits
 from .github.copilot_seats import CopilotSeats
 from .github.github_settings import parse_github
 from .handlers.notebook_tools import tools_url
@@ -42,11 +42,14 @@ from .worker_threads import release_at_exit
 #: jupyter_server's contents service events (`ContentsManager.emit`): a save names its path.
 CONTENTS_EVENTS = "https://events.jupyter.org/jupyter_server/contents_service/v1"
 
-#: The room settings' starting values (`c.CopilotRoom.admission`, ...), from their declaration.
-RoomSettingsConfig = type("RoomSettingsConfig", (Configurable,), settings_traits())
+#: The configuration declared as data: the room settings' starting values
+#: (`c.CopilotRoom.admission`, ...) and the outside fronts (`c.CopilotRoom.github`, ...).
+RoomSettingsConfig = type(
+    "RoomSettingsConfig", (Configurable,), {**settings_traits(), **front_traits()}
+)
 
 
-class CopilotRoom(ExtensionApp, RoomSettingsConfig, FrontSettings):  # type: ignore[valid-type,misc]
+class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,misc]
     """One Copilot agent, one repository, everyone in the room."""
 
     name = "jupyter_copilot_room"

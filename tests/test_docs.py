@@ -9,7 +9,7 @@ from jupyter_core.paths import SYSTEM_CONFIG_PATH
 from jupyter_copilot_room.access.hub_grants import MEMBER_SCOPE, VIEWER_SCOPE
 from jupyter_copilot_room.app import CopilotRoom
 from jupyter_copilot_room.cli import CopilotRoomCommand
-from jupyter_copilot_room.front_settings import FrontSettings
+from jupyter_copilot_room.front_settings import front_traits
 from jupyter_copilot_room.settings import FROM_OTHER_TRAITS, RoomSettings
 
 ROOT = Path(__file__).parent.parent
@@ -34,7 +34,7 @@ def test_every_markdown_file_the_code_and_docs_cite_exists():
 def test_every_room_setting_has_help_that_speaks_to_users():
     traits = CopilotRoom.class_traits(config=True)
     settings = [FROM_OTHER_TRAITS.get(name, name) for name in RoomSettings.model_fields]
-    fronts = FrontSettings.class_own_traits(config=True)
+    fronts = front_traits()
     for name in [*CopilotRoom.class_own_traits(config=True), *fronts, *settings]:
         help_text = traits[name].help
         assert help_text and "issue" not in help_text, f"c.CopilotRoom.{name}: {help_text!r}"

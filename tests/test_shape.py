@@ -6,10 +6,12 @@ split)."""
 import ast
 import importlib
 import inspect
+import sys
 from collections import Counter
 from pathlib import Path
 
 import jupyter_copilot_room
+from jupyter_copilot_room import app
 
 from .harness.helpers import parsed
 
@@ -51,17 +53,36 @@ def test_no_panel_module_is_over_400_lines():
     assert long == {}
 
 
-def test_no_class_inherits_from_two_of_the_packages_classes():
-    split = {}
+def makers() -> dict[type, str]:
+    """Each class of the package, by the module that made it. A class says where it was made
+    (`__module__`), except one built by calling `type()` through a metaclass written in Python
+    (traitlets' `MetaHasTraits`): it names the metaclass's module, which does not hold it; such a
+    class belongs to the package module that binds it."""
+    made: dict[type, str] = {}
     for path in MODULES:
         module = importlib.import_module(module_name(path))
-        for name, cls in inspect.getmembers(module, inspect.isclass):
-            if cls.__module__ != module.__name__:
-                continue
-            ours = [b.__name__ for b in cls.__bases__ if b.__module__.startswith(PACKAGE.name)]
-            if len(ours) >= 2:
-                split[f"{module.__name__}.{name}"] = ours
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            named = sys.modules.get(cls.__module__)
+            if cls.__module__ == module.__name__:
+                made[cls] = module.__name__
+            elif getattr(named, cls.__qualname__, None) is not cls:
+                made.setdefault(cls, module.__name__)
+    return made
+
+
+def test_no_class_inherits_from_two_of_the_packages_classes():
+    made = makers()
+    split = {}
+    for cls, module in made.items():
+        ours = [b.__name__ for b in cls.__bases__ if b in made]
+        if len(ours) >= 2:
+            split[f"{module}.{cls.__name__}"] = ours
     assert split == {}
+
+
+def test_a_class_built_by_type_belongs_to_the_module_that_builds_it():
+    assert app.RoomSettingsConfig.__module__ != app.__name__  # what it says of itself
+    assert makers()[app.RoomSettingsConfig] == app.__name__
 
 
 def test_module_names_are_unique():
@@ -76,3 +97,40 @@ def test_class_names_are_unique():
             if isinstance(node, ast.ClassDef):
                 where.setdefault(node.name, []).append(str(path.relative_to(PACKAGE)))
     assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+
+
+#: Each outside SDK (by its import name) and the only modules that import it, as
+#: docs/architecture.md names them: a folder's modules, or these files, each of which does.
+IMPORTERS = {
+    "copilot": ("agent/copilot/",),
+    "acp": ("agent/acp/",),
+    "githubkit": ("github/github_rest.py",),
+    "slack_sdk": ("slack/slack_service.py",),
+    "msal": ("teams/bot_token.py",),
+    "jwt": ("teams/caller_check.py",),
+    "microsoft_agents": ("teams/teams_service.py", "teams/teams_bridge.py"),
+}
+
+
+def imported(path: Path) -> set[str]:
+    """The top-level packages `path` imports, at any depth of its code."""
+    names = set()
+    for node in ast.walk(parsed(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.partition(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+def test_each_outside_sdk_is_imported_only_where_the_architecture_says():
+    found: dict[str, set[str]] = {sdk: set() for sdk in IMPORTERS}
+    for path in MODULES:
+        for sdk in imported(path) & IMPORTERS.keys():
+            found[sdk].add(path.relative_to(PACKAGE).as_posix())
+    for sdk, allowed in IMPORTERS.items():
+        assert found[sdk], f"nothing imports {sdk}: the table is stale"
+        stray = {p for p in found[sdk] if not p.startswith(allowed)}
+        assert stray == set(), f"{sdk} is imported outside {allowed}"
+        files = {a for a in allowed if a.endswith(".py")}
+        assert files <= found[sdk], f"{sdk}: {files - found[sdk]} no longer import it"
