@@ -40,7 +40,9 @@ def front_traits() -> dict[str, FrontSetting]:
             config=True,
             help="The room on GitHub: {'repository': 'owner/name', 'token_env': 'GITHUB_TOKEN', "
             "'api_url': None, 'poll_interval': 15, 'webhook_secret_env': None, 'people': {login: "
-            "username}, 'max_rounds': 6, 'seat_check': {'org': ..., 'token_env': ...}}. With a "
+            "username}, 'match_logins': False, 'max_rounds': 6, 'seat_check': {'org': ..., "
+            "'token_env': ...}}. Only logins in people act, unless match_logins (safe only when "
+            "the hub signs people in with GitHub) lets a login act as the same username. With a "
             "repository, hosts link a room to one of its pull requests (POST github/pull) and "
             "comments there give the room tasks; with a seat check, only people with an active "
             "Copilot seat in the org may prompt or come in. Tokens are named by their variable.",
