@@ -1,1 +1,2 @@
-"""The agent seam (`base.py`) and its adapters: the Copilot runtime (`copilot/`), the demo model."""
+"""The agent seam (`seam.py`) and its adapters: the Copilot runtime (`copilot/`), ACP agents
+(`acp/`), the demo model (`demo.py`)."""
