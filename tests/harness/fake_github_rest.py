@@ -8,7 +8,6 @@ comment's creation, its author's edit (`edit`) or its deletion (`delete`)."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import json
@@ -25,6 +24,7 @@ from urllib.parse import urlencode
 from tornado.web import Finish, HTTPError, RequestHandler
 
 from .fake_service import FakeService
+from .helpers import eventually
 
 API = "https://api.github.example"  # what the `url` fields name (the fake answers at base_url)
 WEB = "https://github.example"
@@ -121,11 +121,7 @@ class FakeGitHub(FakeService):
         brought, so whatever a comment or a delivery would do, it has done (an observed later
         marker, where a sleep would pass whenever the room is slower than the sleep)."""
         start = self.listings()
-        deadline = time.monotonic() + timeout
-        while self.listings() < start + times:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"fake GitHub: fewer than {times} polls in {timeout}s")
-            await asyncio.sleep(0.02)
+        await eventually(lambda: self.listings() >= start + times, timeout, f"{times} polls")
 
     def fail_next(self, count: int, status: int = 502) -> None:
         """The next `count` requests get `status` (before their credentials are looked at)."""
