@@ -9,20 +9,16 @@ import pytest
 
 from jupyter_copilot_room.bridges import linked_people
 
-from .harness import people
-from .harness.fake_slack import FakeSlack
-from .harness.helpers import READY, eventually, served
+from .harness import people, slack_fixtures
+from .harness.helpers import eventually, link_notes
+from .harness.slack_fixtures import CHANNEL, ready
 
-CHANNEL = "C0ROOM"
-
-
-@pytest.fixture
-def slack(jp_asyncio_loop):
-    yield from served(FakeSlack(bot_token="xoxb-test", app_token="xapp-test"), jp_asyncio_loop)
+slack = slack_fixtures.slack  # a fixture, used below
 
 
 @pytest.fixture
 def room_config(copilot_config, slack, monkeypatch):
+    """Only bob is configured: the others link themselves; dave is a member."""
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test")
     monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-test")
     settings = {"rooms": {"main": CHANNEL}, "people": {"UBOB": "bob"}, "api_url": slack.api_url}
@@ -35,29 +31,14 @@ async def said_to(slack, user: str, count: int) -> str:
     return [e["text"] for e in slack.ephemerals if e["user"] == user][count - 1]
 
 
-def records(room) -> list[dict]:
-    return [json.loads(line) for line in room.transcript.read_text().splitlines()]
-
-
 def prompts(room) -> list[tuple[str, str]]:
-    return [
-        (r["actor"], r["payload"]["text"]) for r in records(room) if r["kind"] == "prompt.submitted"
-    ]
-
-
-def link_lines(room) -> list[tuple[str, str]]:
-    return [
-        (r["actor"], r["payload"]["text"])
-        for r in records(room)
-        if r["kind"] == "system" and "Slack user" in r["payload"]["text"]
-    ]
+    records = (json.loads(line) for line in room.transcript.read_text().splitlines())
+    return [(r["actor"], r["payload"]["text"]) for r in records if r["kind"] == "prompt.submitted"]
 
 
 async def test_a_code_links_only_once_its_owner_allows_it(api, room, slack):
     slack.users["UMALLORY"] = "mallory"  # UDAVE has no name Slack gives: his id stands
-    await room.ensure_started()
-    await eventually(lambda: room.document.meta.get("state") == "idle", timeout=READY)
-    await slack.connected(timeout=15)
+    await ready(room, slack)
 
     # A leaked code: mallory sends dave's code; it only asks dave, who denies.
     code = (await api("dave", "POST", "link-code")).json["code"]
@@ -99,7 +80,7 @@ async def test_a_code_links_only_once_its_owner_allows_it(api, room, slack):
     await slack.mention("UDAVE", CHANNEL, "say hi")
     assert "not linked" in await said_to(slack, "UDAVE", 3)
 
-    assert link_lines(room) == [
+    assert link_notes(room, about="Slack user") == [
         ("dave", "{0} refused to let Slack user @mallory act as them."),
         ("dave", "{0} let Slack user UDAVE act as them in the rooms."),
         ("dave", "{0} removed the link of Slack user UDAVE: it no longer acts as them."),
@@ -107,8 +88,7 @@ async def test_a_code_links_only_once_its_owner_allows_it(api, room, slack):
 
 
 async def test_wrong_codes_are_limited_per_chat_user(api, room, slack):
-    await room.ensure_started()
-    await slack.connected(timeout=15)
+    await ready(room, slack)
     for n in range(linked_people.WRONG_CODES):
         await slack.message_event("UGUESS", "DGUESS", f"link WRONG{n:03d}", channel_type="im")
         assert "unknown or expired" in await said_to(slack, "UGUESS", n + 1)

@@ -167,14 +167,14 @@ def node_binary(folder: Path, name: str, what: str) -> Path:
     return local
 
 
-def link_notes(room) -> list[tuple[str, str]]:
-    """The transcript's lines on who linked the room where (a channel, a pull request), as
-    (actor, template)."""
+def link_notes(room, about: str = "this room") -> list[tuple[str, str]]:
+    """The transcript's lines on who linked what (by default the room to a channel or a pull
+    request; `about`: the words they hold), as (actor, template)."""
     records = (json.loads(line) for line in room.transcript.read_text().splitlines())
     return [
         (r["actor"], r["payload"]["text"])
         for r in records
-        if r["kind"] == "system" and "this room" in r["payload"]["text"]
+        if r["kind"] == "system" and about in r["payload"]["text"]
     ]
 
 
