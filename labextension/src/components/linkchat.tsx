@@ -14,6 +14,11 @@ import { Refusal, useAction } from './action';
 
 /** How often an open card looks for asks (the person just sent the code: a few seconds). */
 const LOOK_EVERY = 2000;
+/** An ask's buttons: its decision, the label, JupyterLab's style for it. */
+const ANSWERS: ReadonlyArray<['allow' | 'deny', string, string]> = [
+  ['allow', 'Allow', 'jp-mod-accept'],
+  ['deny', 'Deny', 'jp-mod-reject']
+];
 
 export function LinkChatCard(props: {
   service: string;
@@ -85,22 +90,17 @@ export function LinkChatCard(props: {
         <div className="jp-CopilotRoom-linkAsk" key={ask.id} role="group" aria-label={askText(ask)}>
           <p className="jp-CopilotRoom-linkAskText">{askText(ask)}</p>
           <div className="jp-CopilotRoom-linkChatActions">
-            <button
-              type="button"
-              className="jp-mod-styled jp-mod-accept jp-CopilotRoom-small"
-              disabled={action.busy}
-              onClick={() => answer(ask.id, 'allow')}
-            >
-              Allow
-            </button>
-            <button
-              type="button"
-              className="jp-mod-styled jp-mod-reject jp-CopilotRoom-small"
-              disabled={action.busy}
-              onClick={() => answer(ask.id, 'deny')}
-            >
-              Deny
-            </button>
+            {ANSWERS.map(([decision, label, style]) => (
+              <button
+                key={decision}
+                type="button"
+                className={`jp-mod-styled ${style} jp-CopilotRoom-small`}
+                disabled={action.busy}
+                onClick={() => answer(ask.id, decision)}
+              >
+                {label}
+              </button>
+            ))}
           </div>
         </div>
       ))}
