@@ -268,10 +268,12 @@ class PullRoom:
         waiting = self.link.waiting()
         if task is None and len(waiting) == 1:
             task = waiting[0]
+        if task is None and not waiting:
+            return await self.posts.reply(comment, None, "No task waits.")
         if task is None:
             ids = ", ".join(t.id for t in waiting)
             said = f"Several tasks wait ({ids}): name one, e.g. `/approve {waiting[0].id}`."
-            return await self.posts.reply(comment, None, said if waiting else "No task waits.")
+            return await self.posts.reply(comment, None, said)
         if not task.posts(comment["user"]["login"], self.settings.max_rounds):
             return self._capped(task, comment["user"]["login"])
         if person is None:
