@@ -84,6 +84,14 @@ def prompts(room):
     return [e for e in room.document.transcript.to_py() if e["kind"] == "prompt"]
 
 
+async def heard_so_far(github, deliver):
+    """Until the room has handled every delivery before this one: it handles them in order, and
+    a later `/approve` with nothing waiting gets the room's answer, an observed later marker."""
+    marker = github.comment("bob", "/approve")
+    assert await deliver(*github.webhook_payload(marker)) == 204
+    await eventually(lambda: marker["id"] in [m.get("reply_to") for m in markers(github) if m])
+
+
 @pytest.mark.parametrize("form", [False, True], ids=["json", "form"])
 async def test_githubs_recorded_comment_deliveries_are_heard_created_edited_deleted(
     api, github, room, model, deliver, form
@@ -95,7 +103,7 @@ async def test_githubs_recorded_comment_deliveries_are_heard_created_edited_dele
     edited["comment"]["body"] = f"@{name} say hello"
 
     assert await deliver("issue_comment", created, form) == 204
-    await asyncio.sleep(0.5)
+    await heard_so_far(github, deliver)
     assert not prompts(room) and task_states(github) == []  # a plain comment asks nothing
     assert await deliver("issue_comment", edited, form, guid="edit-1") == 204
 
@@ -122,7 +130,7 @@ async def test_githubs_recorded_comment_deliveries_are_heard_created_edited_dele
     assert thread and {c["in_reply_to_id"] for c in thread} == {review_edit["comment"]["id"]}
     gone = example("pull_request_review_comment", "deleted")
     assert await deliver("pull_request_review_comment", gone, form) == 204
-    await asyncio.sleep(0.5)  # an ended task's deleted comment changes nothing
+    await heard_so_far(github, deliver)  # an ended task's deleted comment changes nothing
     assert [p["body"] for p in prompts(room)] == ["say hello", "say hello on this line"]
     assert {m["task"] for m in markers(github) if m and "task" in m} == {"t1", "t2"}
 
@@ -171,7 +179,7 @@ async def test_an_edit_that_makes_a_comment_a_mention_opens_its_task_once(
     changed = github.edit(acted, f"@{name} say something else")
     assert await deliver(*github.webhook_payload(acted, "edited", changed)) == 204
 
-    await asyncio.sleep(1.0)
+    await heard_so_far(github, deliver)
     assert [p["body"] for p in prompts(room)] == ["say hello", "say it after all"]
     assert {m["task"] for m in markers(github) if m and "task" in m} == {"t1", "t2"}
 
@@ -181,13 +189,13 @@ async def test_a_polled_comment_whose_updated_at_changed_is_an_edit(api, github,
     model.script = lambda request: Reply("Hello from the room.")
     name = await linked(api, github, room)
     plain = github.comment("bob", "I will ask later")
-    await asyncio.sleep(0.6)  # polled as it is: nothing asked
+    await github.polled()  # polled as it is: nothing asked
 
     github.edit(plain, f"@{name} say hello")
 
     await eventually(lambda: task_states(github)[-1:] == ["completed"], timeout=30)
     github.edit(plain, f"@{name} say hello again")
-    await asyncio.sleep(0.6)  # more polls
+    await github.polled()  # more polls
     assert [p["body"] for p in prompts(room)] == ["say hello"]
 
 
@@ -258,7 +266,7 @@ async def test_two_agents_talking_through_a_task_stop_at_its_cap(api, github, ro
             await eventually(lambda b=before: len(github.written) > b, timeout=10)
             said.append(marker_of(github.written[-1][1]))
         else:
-            await asyncio.sleep(0.6)
+            await github.polled()
 
     replies, failed = said[:2], said[2]
     assert [m["reply_to"] for m in replies] and all(m["task"] == "t1" for m in replies)
