@@ -4,7 +4,6 @@ in both content types a hook may use, comments edited and deleted, mentions only
 the round cap between two agents. Most tests hear by webhook alone (the room polls once, at the
 link); one hears an edit by polling."""
 
-import asyncio
 import copy
 import json
 from pathlib import Path
@@ -200,7 +199,7 @@ async def test_a_polled_comment_whose_updated_at_changed_is_an_edit(api, github,
 
 
 async def test_deleting_a_queued_tasks_comment_withdraws_it_and_a_running_one_goes_on(
-    api, github, room, model, deliver
+    api, github, room, model, deliver, state_dir
 ):
     model.script = ask_to_run  # the first task waits on its card, so the second stays queued
     name = await linked(api, github, room)
@@ -232,7 +231,10 @@ async def test_deleting_a_queued_tasks_comment_withdraws_it_and_a_running_one_go
     assert card["state"] == "pending"  # its turn goes on
     assert await deliver(*gone, guid="gone-1") == 204  # GitHub redelivers
     written = len(github.written)
-    await asyncio.sleep(0.5)
+    later = github.comment("bob", "looks good so far")  # passed over, after the redelivery
+    assert await deliver(*github.webhook_payload(later)) == 204
+    link = state_dir / "github" / "main.json"
+    await eventually(lambda: str(later["id"]) in json.loads(link.read_text())["passed"])
     assert len(github.written) == written
 
 
