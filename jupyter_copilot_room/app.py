@@ -12,6 +12,7 @@ from traitlets.config import Configurable
 from . import metrics
 from .access.approval_policy import parse_policy
 from .access.claim_notice import announcement, claim_page_path, claim_urls, write_claim_page
+from .access.copilot_seats import CopilotSeats
 from .access.hub_grants import hub_server_name
 from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
 from .agent.acp.agent_spec import COPILOT, parse_agents
@@ -19,9 +20,11 @@ from .agent.notebook_mcp import NotebookToolsServer
 from .agent.seam import Agent
 from .api import RoomsAPI
 from .eventlog import EventEmitter
-from .front_settings import front_traits
-from .github.copilot_seats import CopilotSeats
-from .github.github_settings import parse_github
+from .fronts.front_settings import front_traits
+from .fronts.github.github_settings import parse_github
+from .fronts.server_fronts import ServerFronts
+from .fronts.slack.slack_settings import parse_slack
+from .fronts.teams.teams_settings import parse_teams
 from .handlers.notebook_tools import tools_url
 from .handlers.room_handler import HubGrants, RoomContext
 from .handlers.routes import routes
@@ -32,11 +35,8 @@ from .room.live.sync import CLIENT_BUFFER_BYTES
 from .room.persistence.redaction import Redactor
 from .room_factory import RoomFactory
 from .room_registry import Rooms
-from .server_fronts import ServerFronts
 from .settings import settings_traits
-from .slack.slack_settings import parse_slack
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
-from .teams.teams_settings import parse_teams
 from .worker_threads import release_at_exit
 
 #: jupyter_server's contents service events (`ContentsManager.emit`): a save names its path.

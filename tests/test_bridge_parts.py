@@ -1,5 +1,5 @@
 """The chat bridge's pure parts: long text cut to a service's limit, one-time link codes, a
-card's buttons and the click that names them (`bridges/`, `slack/block_kit.py`)."""
+card's buttons and the click that names them (`fronts/chat/`, `fronts/slack/block_kit.py`)."""
 
 import asyncio
 import json
@@ -9,21 +9,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jupyter_copilot_room.bridges import chat_front, linked_people
-from jupyter_copilot_room.bridges.channel_links import ChannelLinks
-from jupyter_copilot_room.bridges.channel_mirror import split_to
-from jupyter_copilot_room.bridges.chat_front import ChatFront
-from jupyter_copilot_room.bridges.chat_service import (
+from jupyter_copilot_room.errors import Conflict, InsufficientStorage, InvalidRequest, NotFound
+from jupyter_copilot_room.fronts.chat import chat_front, linked_people
+from jupyter_copilot_room.fronts.chat.channel_links import ChannelLinks
+from jupyter_copilot_room.fronts.chat.channel_mirror import split_to
+from jupyter_copilot_room.fronts.chat.chat_front import ChatFront
+from jupyter_copilot_room.fronts.chat.chat_service import (
     CardView,
     ServiceRefusal,
     ServiceWaiting,
     retry_seconds,
 )
-from jupyter_copilot_room.bridges.linked_people import LinkedPeople
-from jupyter_copilot_room.errors import Conflict, InsufficientStorage, InvalidRequest, NotFound
-from jupyter_copilot_room.slack.block_kit import card_blocks, clicked
-from jupyter_copilot_room.teams import adaptive_cards
-from jupyter_copilot_room.teams.teams_settings import OPENID_URL, parse_teams
+from jupyter_copilot_room.fronts.chat.linked_people import LinkedPeople
+from jupyter_copilot_room.fronts.slack.block_kit import card_blocks, clicked
+from jupyter_copilot_room.fronts.teams import adaptive_cards
+from jupyter_copilot_room.fronts.teams.teams_settings import OPENID_URL, parse_teams
 
 
 @given(st.text(alphabet=st.sampled_from("ab \n"), max_size=400), st.integers(4, 60))

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from jupyter_copilot_room.bridges import linked_people
+from jupyter_copilot_room.fronts.chat import linked_people
 
 from .harness import people, slack_fixtures
 from .harness.helpers import eventually, link_notes

@@ -1,4 +1,4 @@
-"""What the room posts on GitHub is inert (`github/comment_text.py`): no mention, reference,
+"""What the room posts on GitHub is inert (`fronts/github/comment_text.py`): no mention, reference,
 image, HTML or second marker survives, code is shown as written where GitHub shows code, no
 fence swallows what follows, and no body is longer than GitHub takes. The property renders the
 result with mistune (jupyter_server's Markdown renderer, through nbconvert), an independent
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_copilot_room.github.comment_text import LIMIT, ZWSP, comment_body, inert
-from jupyter_copilot_room.github.markers import marker, marker_of
+from jupyter_copilot_room.fronts.github.comment_text import LIMIT, ZWSP, comment_body, inert
+from jupyter_copilot_room.fronts.github.markers import marker, marker_of
 
 HOSTILE = (
     "Done @octocat, cc @acme/everyone; see #1, acme/lab#2 and GH-3.\n\n"

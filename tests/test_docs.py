@@ -9,7 +9,7 @@ from jupyter_core.paths import SYSTEM_CONFIG_PATH
 from jupyter_copilot_room.access.hub_grants import MEMBER_SCOPE, VIEWER_SCOPE
 from jupyter_copilot_room.app import CopilotRoom
 from jupyter_copilot_room.cli import CopilotRoomCommand
-from jupyter_copilot_room.front_settings import front_traits
+from jupyter_copilot_room.fronts.front_settings import front_traits
 from jupyter_copilot_room.settings import FROM_OTHER_TRAITS, RoomSettings
 
 ROOT = Path(__file__).parent.parent

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 
-from jupyter_copilot_room.github.markers import marker_of
+from jupyter_copilot_room.fronts.github.markers import marker_of
 
 from .harness import people
 from .harness.fake_github_rest import FakeGitHub, delivery

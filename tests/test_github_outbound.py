@@ -9,8 +9,8 @@ import pytest
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 
 from jupyter_copilot_room.agent.scripted_model import Reply
-from jupyter_copilot_room.github.comment_text import LIMIT
-from jupyter_copilot_room.github.markers import marker_of
+from jupyter_copilot_room.fronts.github.comment_text import LIMIT
+from jupyter_copilot_room.fronts.github.markers import marker_of
 
 from .harness import people
 from .harness.fake_github_rest import FakeGitHub

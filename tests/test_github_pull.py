@@ -5,7 +5,7 @@ room reaches through githubkit. People act by commenting on the fake; the room a
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply
-from jupyter_copilot_room.github.markers import marker_of
+from jupyter_copilot_room.fronts.github.markers import marker_of
 
 from .harness import people
 from .harness.fake_github_rest import FakeGitHub, delivery, sign

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply
-from jupyter_copilot_room.github.markers import marker_of
+from jupyter_copilot_room.fronts.github.markers import marker_of
 
 from .harness import people
 from .harness.fake_github_rest import API, FakeGitHub, delivery, sign

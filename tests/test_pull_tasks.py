@@ -1,16 +1,16 @@
 """The pure parts of the room on a pull request: the comments' markers, what a comment's first
-line asks, and a task's states and rounds (`github/markers.py`, `comment_commands.py`,
+line asks, and a task's states and rounds (`fronts/github/markers.py`, `comment_commands.py`,
 `pull_tasks.py`)."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jupyter_copilot_room.github.comment_commands import CardAnswer, Mention, read_comment
-from jupyter_copilot_room.github.comment_text import comment_body
-from jupyter_copilot_room.github.markers import marker_of
-from jupyter_copilot_room.github.pull_link import PullLink
-from jupyter_copilot_room.github.pull_tasks import (
+from jupyter_copilot_room.fronts.github.comment_commands import CardAnswer, Mention, read_comment
+from jupyter_copilot_room.fronts.github.comment_text import comment_body
+from jupyter_copilot_room.fronts.github.markers import marker_of
+from jupyter_copilot_room.fronts.github.pull_link import PullLink
+from jupyter_copilot_room.fronts.github.pull_tasks import (
     A2A_NAMES,
     ORPHANED,
     ROOM,

@@ -55,8 +55,8 @@ READER_MODULES = [
     "jupyter_copilot_room.eventlog",
     "jupyter_copilot_room.threads.fork_point",
     "jupyter_copilot_room.kernel.record_frames",
-    "jupyter_copilot_room.github.pull_tasks",
-    "jupyter_copilot_room.bridges.channel_mirror",
+    "jupyter_copilot_room.fronts.github.pull_tasks",
+    "jupyter_copilot_room.fronts.chat.channel_mirror",
 ]
 
 

@@ -104,11 +104,11 @@ def test_class_names_are_unique():
 IMPORTERS = {
     "copilot": ("agent/copilot/",),
     "acp": ("agent/acp/",),
-    "githubkit": ("github/github_rest.py",),
-    "slack_sdk": ("slack/slack_service.py",),
-    "msal": ("teams/bot_token.py",),
-    "jwt": ("teams/caller_check.py",),
-    "microsoft_agents": ("teams/teams_service.py", "teams/teams_bridge.py"),
+    "githubkit": ("fronts/github/github_rest.py",),
+    "slack_sdk": ("fronts/slack/slack_service.py",),
+    "msal": ("fronts/teams/bot_token.py",),
+    "jwt": ("fronts/teams/caller_check.py",),
+    "microsoft_agents": ("fronts/teams/teams_service.py", "fronts/teams/teams_bridge.py"),
 }
 
 

@@ -1,5 +1,5 @@
-"""A card's Block Kit (`slack/block_kit.py`) within Slack's published limits, as slack_sdk's own
-models check them, whatever the card holds; and the fake Slack refusing, as Slack does, what
+"""A card's Block Kit (`fronts/slack/block_kit.py`) within Slack's published limits, as slack_sdk's
+own models check them, whatever the card holds; and the fake Slack refusing, as Slack does, what
 is not (`invalid_blocks`, `msg_too_long`), through Slack's own Web API client."""
 
 import pytest
@@ -14,9 +14,9 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.basic_components import Option
 from slack_sdk.web.async_client import AsyncWebClient
 
-from jupyter_copilot_room.bridges.chat_service import CardView
-from jupyter_copilot_room.slack import block_kit
-from jupyter_copilot_room.slack.block_kit import card_blocks, clicked, fallback_text
+from jupyter_copilot_room.fronts.chat.chat_service import CardView
+from jupyter_copilot_room.fronts.slack import block_kit
+from jupyter_copilot_room.fronts.slack.block_kit import card_blocks, clicked, fallback_text
 
 from .harness.fake_slack import FakeSlack
 from .harness.helpers import served

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply
-from jupyter_copilot_room.bridges import channel_mirror
+from jupyter_copilot_room.fronts.chat import channel_mirror
 
 from .harness import people, slack_fixtures
 from .harness.helpers import ask_to_run, ask_which, eventually, link_notes

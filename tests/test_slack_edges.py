@@ -10,7 +10,7 @@ import json
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
-from jupyter_copilot_room.slack.mrkdwn import ZERO_WIDTH_SPACE, unescaped
+from jupyter_copilot_room.fronts.slack.mrkdwn import ZERO_WIDTH_SPACE, unescaped
 
 from .harness import people, slack_fixtures
 from .harness.helpers import eventually

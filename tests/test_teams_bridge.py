@@ -11,8 +11,8 @@ import json
 import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
-from jupyter_copilot_room.bridges import channel_mirror
-from jupyter_copilot_room.teams import limits
+from jupyter_copilot_room.fronts.chat import channel_mirror
+from jupyter_copilot_room.fronts.teams import limits
 
 from .harness import people
 from .harness.fake_teams import FakeTeams

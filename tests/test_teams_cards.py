@@ -1,5 +1,5 @@
-"""A card as the room posts it to Teams (`teams/adaptive_cards.py`), checked by Microsoft's own
-renderer (npm `adaptivecards`, default HostConfig, markdown-it as its Markdown) and by the
+"""A card as the room posts it to Teams (`fronts/teams/adaptive_cards.py`), checked by Microsoft's
+own renderer (npm `adaptivecards`, default HostConfig, markdown-it as its Markdown) and by the
 Adaptive Cards 1.5 schema the fake Teams holds every card to: valid, within the renderer's 5
 actions, and no link, mention or formatting from anyone's text."""
 
@@ -8,8 +8,8 @@ import json
 import pytest
 from tornado.httpclient import AsyncHTTPClient
 
-from jupyter_copilot_room.bridges.chat_service import CardView
-from jupyter_copilot_room.teams import adaptive_cards, limits
+from jupyter_copilot_room.fronts.chat.chat_service import CardView
+from jupyter_copilot_room.fronts.teams import adaptive_cards, limits
 
 from .harness.fake_teams import FakeTeams
 from .harness.helpers import served

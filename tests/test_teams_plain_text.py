@@ -1,6 +1,6 @@
-"""What the room posts to Teams shows as written (`teams/plain_text.py`): no link, mention, tag
-or formatting from anyone's text, read as CommonMark reads it (markdown-it-py, HTML on, GFM's
-tables and strikethrough on), in a message's text and in a card's lines."""
+"""What the room posts to Teams shows as written (`fronts/teams/plain_text.py`): no link, mention,
+tag or formatting from anyone's text, read as CommonMark reads it (markdown-it-py, HTML on,
+GFM's tables and strikethrough on), in a message's text and in a card's lines."""
 
 import html
 import re
@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from jupyter_copilot_room.teams import limits, plain_text
-from jupyter_copilot_room.teams.teams_service import shown
+from jupyter_copilot_room.fronts.teams import limits, plain_text
+from jupyter_copilot_room.fronts.teams.teams_service import shown
 
 HOSTILE = [
     "[Approve safely](https://evil)",

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ..bridges.linked_people import LinkAsk
+    from ..fronts.chat.linked_people import LinkAsk
     from .room_api import RoomAPI
 
 
 class PullLinks(Protocol):
-    """`github/pull_requests.py`: rooms on pull requests."""
+    """`fronts/github/pull_requests.py`: rooms on pull requests."""
 
     def number_of(self, room: str) -> int | None: ...  # the pull request the room is on
 
@@ -29,7 +29,7 @@ class PullLinks(Protocol):
 
 
 class ChatLinks(Protocol):
-    """`bridges/linked_people.py`: chat accounts linked to room usernames, each by its owner's
+    """`fronts/chat/linked_people.py`: chat accounts linked to room usernames, each by its owner's
     own answer to the chat user's ask."""
 
     answered: dict[str, Callable[[LinkAsk, bool], Awaitable[None]]]
@@ -48,7 +48,7 @@ class ChatLinks(Protocol):
 
 
 class ChatChannels(Protocol):
-    """`bridges/channel_links.py`: which channel of a chat service each room is in."""
+    """`fronts/chat/channel_links.py`: which channel of a chat service each room is in."""
 
     @property
     def linked(self) -> dict[str, str]: ...  # room name -> channel
@@ -62,7 +62,7 @@ class ChatChannels(Protocol):
 
 
 class TeamsEndpoint(Protocol):
-    """`teams/teams_bridge.py`: what Teams delivers to the bot."""
+    """`fronts/teams/teams_bridge.py`: what Teams delivers to the bot."""
 
     async def hear(self, authorization: str, body: bytes) -> None: ...
 

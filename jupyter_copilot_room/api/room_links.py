@@ -1,9 +1,9 @@
-"""A room's links to outside places, set by its hosts: the pull request it is on (`github/`) and
-its channel in each chat service the server bridges (`bridges/channel_links.py`). Each change is
-a line in the transcript, naming the host: the room's turns go where it says, so the audit trail
-keeps who sent them there. Checked, recorded, then changed: the front checks (the channel's id,
-the pull request on GitHub), calls back to record the line, and only then keeps the link, so a
-full disk refuses the change instead of leaving a link no line tells."""
+"""A room's links to outside places, set by its hosts: the pull request it is on (`fronts/github/`)
+and its channel in each chat service the server bridges (`fronts/chat/channel_links.py`). Each
+change is a line in the transcript, naming the host: the room's turns go where it says, so the
+audit trail keeps who sent them there. Checked, recorded, then changed: the front checks (the
+channel's id, the pull request on GitHub), calls back to record the line, and only then keeps
+the link, so a full disk refuses the change instead of leaving a link no line tells."""
 
 from __future__ import annotations
 

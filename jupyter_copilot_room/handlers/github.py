@@ -1,4 +1,4 @@
-"""The room on a pull request (`github/`): a host links a room to one (`POST github/pull`
+"""The room on a pull request (`fronts/github/`): a host links a room to one (`POST github/pull`
 `{"number"}`, `DELETE github/pull`), and GitHub delivers comments at `copilot-room/github/webhook`,
 which proves itself by its signature, not by a Jupyter login (GitHub holds none)."""
 

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply
-from jupyter_copilot_room.github.markers import marker_of
+from jupyter_copilot_room.fronts.github.markers import marker_of
 
 from ..harness import config
 from ..harness.browser_fixtures import served_in_thread, serving

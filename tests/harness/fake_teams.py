@@ -34,7 +34,7 @@ from tornado.netutil import bind_sockets
 from tornado.web import Application, RequestHandler
 
 from jupyter_copilot_room.agent.scripted_model import LocalService
-from jupyter_copilot_room.teams import limits
+from jupyter_copilot_room.fronts.teams import limits
 
 from . import teams_cards
 from .certificates import self_signed

@@ -16,7 +16,7 @@ from pathlib import Path
 from jsonschema import Draft6Validator
 from jsonschema.exceptions import best_match
 
-from jupyter_copilot_room.teams import limits
+from jupyter_copilot_room.fronts.teams import limits
 
 CONTENT_TYPE = "application/vnd.microsoft.card.adaptive"
 CHECK = Path(__file__).with_name("adaptive_cards_check.cjs")

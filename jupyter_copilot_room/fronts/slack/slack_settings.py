@@ -1,0 +1,41 @@
+"""`c.CopilotRoom.slack`, read once and checked at start. Tokens are named by their variable."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..chat.chat_settings import rooms_and_people, slashed
+
+SLACK_API = "https://slack.com/api/"
+_KEYS = {"bot_token_env", "app_token_env", "rooms", "people", "api_url"}
+
+
+@dataclass(frozen=True)
+class SlackSettings:
+    bot_token_env: str = "SLACK_BOT_TOKEN"
+    app_token_env: str = "SLACK_APP_TOKEN"
+    rooms: Mapping[str, str] = field(default_factory=dict)  # room name -> channel id
+    people: Mapping[str, str] = field(default_factory=dict)  # Slack user id -> room username
+    api_url: str = SLACK_API
+
+    def tokens(self) -> tuple[str, str]:
+        return os.environ.get(self.bot_token_env, ""), os.environ.get(self.app_token_env, "")
+
+
+def parse_slack(value: Mapping[str, Any]) -> SlackSettings | None:
+    """None when nothing is configured; ValueError naming what is wrong otherwise."""
+    if not value:
+        return None
+    if unknown := sorted(set(value) - _KEYS):
+        raise ValueError(f"unknown keys {unknown}; known: {sorted(_KEYS)}")
+    rooms, people = rooms_and_people(value)
+    return SlackSettings(
+        bot_token_env=str(value.get("bot_token_env") or "SLACK_BOT_TOKEN"),
+        app_token_env=str(value.get("app_token_env") or "SLACK_APP_TOKEN"),
+        rooms=rooms,
+        people=people,
+        api_url=slashed(value.get("api_url") or SLACK_API),
+    )

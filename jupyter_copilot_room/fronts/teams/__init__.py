@@ -1,0 +1,1 @@
+"""The room in Microsoft Teams: the Teams adapter of the chat bridge (`fronts/chat/`)."""

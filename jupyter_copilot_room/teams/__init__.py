@@ -1,1 +1,0 @@
-"""The room in Microsoft Teams: the Teams adapter of the chat bridge (`bridges/`)."""
