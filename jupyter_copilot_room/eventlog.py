@@ -23,13 +23,13 @@ from typing import Any, get_args
 from jupyter_events import EventLogger
 
 from .events import RECORD_PAYLOADS, Record
-from .events.consumers import reads
+from .events.consumers import rebuilds
 from .events.records import RecordKind
 from .room.persistence.recorder import Recorder
 
 #: Every record is an event, by construction (`write_schemas` writes one schema a kind), so the
 #: event log handles each kind there is (`events/consumers.py`).
-RECORDS = reads("eventlog", handles=get_args(RecordKind), ignores=())
+RECORDS = rebuilds("eventlog", handles=get_args(RecordKind), ignores=())
 
 log = logging.getLogger(__name__)
 

@@ -27,11 +27,11 @@ from nbformat import v4
 from . import events as ev
 from .access import approval_policy
 from .events import AGENT_AUTHOR, Record
-from .events.consumers import reads
+from .events.consumers import rebuilds
 from .remote_resources import without_remote_resources
 
 #: What an export shows (`events/consumers.py`).
-RECORDS = reads(
+RECORDS = rebuilds(
     "export",
     handles=[
         "prompt.submitted",

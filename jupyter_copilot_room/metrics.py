@@ -34,40 +34,7 @@ if TYPE_CHECKING:
 
 #: What the room's Prometheus metrics count (`events/consumers.py`).
 RECORDS = reads(
-    "metrics",
-    handles=["prompt.started", "prompt.finished", "request.opened", "request.settled"],
-    ignores=[
-        "prompt.submitted",
-        "prompt.withdrawn",
-        "assistant.started",
-        "assistant.message",
-        "tool.started",
-        "tool.completed",
-        "plan.updated",
-        "subagent.started",
-        "subagent.ended",
-        "usage",
-        "agent.error",
-        "agent.ready",
-        "request.approval",
-        "abort",
-        "person.seen",
-        "admission.decided",
-        "role.changed",
-        "person.removed",
-        "host.claimed",
-        "settings.changed",
-        "system",
-        "chat.message",
-        "prompt.steered",
-        "model.changed",
-        "budget.lifted",
-        "turn.checkpointed",
-        "turn.reverted",
-        "copilot.signed_in",
-        "copilot.signed_out",
-        "room.created",
-    ],
+    "metrics", handles=["prompt.started", "prompt.finished", "request.opened", "request.settled"]
 )
 
 log = logging.getLogger(__name__)

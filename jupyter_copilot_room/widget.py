@@ -18,11 +18,12 @@ import traitlets
 
 from . import __version__
 
-# labextension/src/widget/options.ts holds the same names and bounds.
+# labextension/src/widget/options.ts takes these from the generated declarations
+# (`panel_declarations.py`).
 MODULE_NAME = "jupyter-copilot-room"
 ROOM_MIME_TYPE = "application/vnd.copilot-room.room+json"
 PARTS = ("transcript", "queue", "cards", "prompt")
-MIN_HEIGHT, MAX_HEIGHT = 160, 4000
+MIN_HEIGHT, MAX_HEIGHT, DEFAULT_HEIGHT = 160, 4000, 480
 
 
 class RoomWidget(ipywidgets.DOMWidget):
@@ -42,9 +43,9 @@ class RoomWidget(ipywidgets.DOMWidget):
     _view_module_version = traitlets.Unicode(f"^{__version__}").tag(sync=True)
 
     parts = traitlets.Tuple(default_value=PARTS).tag(sync=True)
-    height = traitlets.Int(480).tag(sync=True)
+    height = traitlets.Int(DEFAULT_HEIGHT).tag(sync=True)
 
-    def __init__(self, parts: Any = PARTS, height: int = 480, **kwargs: Any) -> None:
+    def __init__(self, parts: Any = PARTS, height: int = DEFAULT_HEIGHT, **kwargs: Any) -> None:
         super().__init__(parts=parts, height=height, **kwargs)
 
     @traitlets.validate("parts")

@@ -8,6 +8,12 @@ the event loop stops with the task pending: the idle worker waits for work forev
 exit (`threading._shutdown`) waits for it. Seen every time a notebook is open collaboratively at
 shutdown. So, at exit, before threads are joined, every AnyIO worker is told to stop: an idle one
 ends at once, a busy one after its call.
+
+Both hooks are private, and this is the one module that uses them: the interpreter's
+`threading._register_atexit` (what `concurrent.futures` uses to run before threads are joined;
+`atexit` runs after) and AnyIO's `WorkerThread` with its `stop()`. Neither has a public
+counterpart; `tests/test_third_party_behaviour.py` pins what is relied on, so an upgrade that
+changes it fails there, not as a server that hangs at exit.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ import pytest
 from pydantic import create_model
 from pydantic.fields import FieldInfo
 
-from jupyter_copilot_room import panel_declarations, typescript
-from jupyter_copilot_room.access.roles import Action
+from jupyter_copilot_room import panel_declarations, rule_cases, typescript
+from jupyter_copilot_room.access import rules
+from jupyter_copilot_room.access.roles import Action, Role
 from jupyter_copilot_room.settings import RoomSettings
 
 
@@ -91,3 +92,34 @@ def test_the_panel_types_no_word_of_the_wire_by_hand():
         if name in generated
     }
     assert typed_by_hand == set()
+
+
+def test_the_shipped_rule_cases_are_what_access_rules_answers_now():
+    """labextension/test/rule_cases.spec.ts tests policy.ts against this table: a rule changed in
+    `access/rules.py` without regenerating it fails here, and then there if the panel differs."""
+    assert rule_cases.OUTPUT.read_text() == rule_cases.rule_cases(), (
+        f"run python -m {panel_declarations.MODULE}"
+    )
+
+
+def test_the_rule_cases_cover_every_role_terms_and_card_shape():
+    table = rule_cases.case_table()
+    assert {person["role"] for person in table["people"]} == {role.value for role in Role}
+    assert {person["username"] for person in table["people"]} == {"alice", "bob", "carol"}
+    assert {tuple(person["can"]) for person in table["people"]} == {
+        tuple(rules.listed(role, terms)) for role in Role for terms in rules_terms()
+    }
+    shapes = table["cards"]
+    assert rules.admission_answerers() in shapes
+    assert any(card.get("excluded") for card in shapes)  # a promote card of two
+    assert any(not card["roles"] for card in shapes)  # a settled card
+    assert len(table["answers"]) == len(shapes) * len(table["people"])
+
+
+def rules_terms() -> list[rules.Terms]:
+    return [
+        rules.Terms(chat, revert, claim)
+        for chat in (False, True)
+        for revert in (False, True)
+        for claim in (False, True)
+    ]

@@ -92,9 +92,13 @@ def at_the_door(role: Role) -> bool:
     return role is Role.PENDING
 
 
+#: The roles a host may give, and whom they may give them: someone already admitted below host.
+RE_ROLEABLE = (Role.MEMBER, Role.VIEWER)
+
+
 def re_roleable(role: Role) -> bool:
-    """Whom a host may make a member or a viewer: someone already admitted below host."""
-    return role in (Role.MEMBER, Role.VIEWER)
+    """Whom a host may make a member or a viewer."""
+    return role in RE_ROLEABLE
 
 
 #: What a refusal says to each role: its code and its words.
@@ -235,6 +239,15 @@ def waits_on(answerers: Mapping[str, Any], username: str, role: Role) -> bool:
     approved = answerers.get("approved", ())
     named = [user for user in answerers.get("users", ()) if user not in approved]
     return username in named if named else role.value in answerers.get("roles", ())
+
+
+def who_approves(answerers: Mapping[str, Any], needed: int) -> str:
+    """Who approves a card of `needed` approvals, in words, from what its `answerers` name: its
+    author and the hosts, or (a side thread brought back) hosts only (the panel's
+    `whoApproves`)."""
+    if answerers.get("users"):
+        return "the author and a host, or two hosts" if needed > 1 else "the author or a host"
+    return "two hosts" if needed > 1 else "a host"
 
 
 def still_may(answerers: Mapping[str, Any]) -> str:

@@ -1,9 +1,15 @@
-"""Which record kinds each reader of the transcript handles and which it ignores, declared by
-every reader beside its code: a kind added to `RECORD_PAYLOADS` stops every reader that has not
-said what it does with it from importing, so none forgets one silently.
+"""Which record kinds each reader of the transcript handles, declared by every reader beside its
+code, in one of two ways.
+
+A reader that rebuilds what the transcript holds (the replay, a snapshot, an export, the event
+log) calls `rebuilds`: it names every kind, handled or ignored, so a kind added to
+`RECORD_PAYLOADS` stops it from importing until someone decides what it does with that kind.
+Every other reader (a front's mirror, the metrics, the seat quota, ...) calls `reads` with only
+the kinds it handles: a new internal record does not touch it, and a kind it names that no longer
+exists still stops its import.
 
 The document's handlers (`room/live/document_handlers/`) keep their own registry, one handler a
-kind; the readers here switch on a few kinds and let the rest pass.
+kind.
 """
 
 from __future__ import annotations
@@ -19,12 +25,14 @@ class RecordReader:
     name: str
     handles: frozenset[str]
     ignores: frozenset[str]
+    #: Whether it names every kind (`rebuilds`), or only the kinds it handles (`reads`).
+    every_kind: bool
 
     def mismatch(self, kinds: Collection[str]) -> str | None:
         """What the declaration misses of `kinds`, in words; None if nothing."""
         said = self.handles | self.ignores
         problems = []
-        if missing := sorted(set(kinds) - said):
+        if self.every_kind and (missing := sorted(set(kinds) - said)):
             problems.append(f"says nothing of {', '.join(missing)}")
         if unknown := sorted(said - set(kinds)):
             problems.append(f"names undeclared kinds {', '.join(unknown)}")
@@ -37,13 +45,23 @@ class RecordReader:
 READERS: dict[str, RecordReader] = {}
 
 
-def reads(
+def _declare(reader: RecordReader) -> RecordReader:
+    if (problem := reader.mismatch(RECORD_PAYLOADS)) is not None:
+        raise RuntimeError(f"The transcript reader {reader.name!r} {problem}.")
+    READERS[reader.name] = reader
+    return reader
+
+
+def reads(name: str, *, handles: Iterable[RecordKind]) -> RecordReader:
+    """Declare the kinds the reader `name` handles; it passes over every other kind, those added
+    later included. Refuses (at import) a kind that does not exist."""
+    return _declare(RecordReader(name, frozenset(handles), frozenset(), every_kind=False))
+
+
+def rebuilds(
     name: str, *, handles: Iterable[RecordKind], ignores: Iterable[RecordKind]
 ) -> RecordReader:
-    """Declare what the reader `name` does with each record kind; refuses (at import) a
-    declaration that leaves a kind out."""
-    reader = RecordReader(name, frozenset(handles), frozenset(ignores))
-    if (problem := reader.mismatch(RECORD_PAYLOADS)) is not None:
-        raise RuntimeError(f"The transcript reader {name!r} {problem}.")
-    READERS[name] = reader
-    return reader
+    """Declare what the reader `name`, which rebuilds state from the transcript, does with each
+    record kind; refuses (at import) a declaration that leaves a kind out, so a new kind is a
+    decision there."""
+    return _declare(RecordReader(name, frozenset(handles), frozenset(ignores), every_kind=True))

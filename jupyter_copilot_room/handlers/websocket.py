@@ -23,6 +23,7 @@ from tornado.websocket import WebSocketHandler
 from ..api import RoomAPI
 from ..errors import Refused
 from ..room_registry import MAIN
+from .hub_user_cache import forget_hub_user
 from .room_handler import RoomMixin
 
 log = logging.getLogger(__name__)
@@ -91,11 +92,7 @@ class RoomWebSocketHandler(RoomMixin, WebSocketMixin, WebSocketHandler, JupyterH
     async def _still_admitted(self) -> bool:
         if self.acts_as_server_owner:
             return True  # the server's token holds until the server stops
-        # JupyterHub (6.1) keeps the user on the handler twice, in its identity provider and in
-        # HubAuth: drop both to ask afresh (its token cache, HubOAuth.cache_max_age, still decides
-        # how often the hub itself is asked). Other identity providers keep nothing there.
-        for cached in ("_jupyterhub_user", "_cached_hub_user"):
-            self.__dict__.pop(cached, None)
+        forget_hub_user(self)  # JupyterHub would answer from the user it cached on the handler
         try:
             user = self.identity_provider.get_user(self)
             if inspect.isawaitable(user):

@@ -7,45 +7,7 @@ from typing import Any
 from ..events.consumers import reads
 
 #: The names a kernel's dataframe shows (`events/consumers.py`).
-RECORDS = reads(
-    "kernel_records",
-    handles=["person.seen"],
-    ignores=[
-        "prompt.submitted",
-        "prompt.withdrawn",
-        "prompt.started",
-        "prompt.finished",
-        "assistant.started",
-        "assistant.message",
-        "tool.started",
-        "tool.completed",
-        "plan.updated",
-        "subagent.started",
-        "subagent.ended",
-        "usage",
-        "agent.error",
-        "agent.ready",
-        "request.opened",
-        "request.settled",
-        "request.approval",
-        "abort",
-        "admission.decided",
-        "role.changed",
-        "person.removed",
-        "host.claimed",
-        "settings.changed",
-        "system",
-        "chat.message",
-        "prompt.steered",
-        "model.changed",
-        "budget.lifted",
-        "turn.checkpointed",
-        "turn.reverted",
-        "copilot.signed_in",
-        "copilot.signed_out",
-        "room.created",
-    ],
-)
+RECORDS = reads("kernel_records", handles=["person.seen"])
 
 
 class Records(list):

@@ -7,7 +7,10 @@ the kernel's control (`execution.py`) because it owns the notebook's side only.
 
 from __future__ import annotations
 
+import copy
+
 import nbformat
+from pycrdt import Map, Text
 
 from .tools import METADATA_KEY
 
@@ -56,7 +59,7 @@ class CellSink:
             return
         with self.live.ydoc.transaction():
             if (ycell := self._ycell()) is not None:
-                _append_live(self.live, ycell["outputs"], output)
+                _append_live(ycell["outputs"], output)
 
     def clear(self, *, wait: bool) -> None:
         if wait:
@@ -83,7 +86,7 @@ class CellSink:
                 ycell["execution_state"] = "idle"
 
 
-def _append_live(live, youtputs, output: dict) -> None:
+def _append_live(youtputs, output: dict) -> None:
     """Append an output as JupyterLab would: a stream continues the last one of its name."""
     if output["output_type"] == "stream" and len(youtputs):
         last = youtputs[len(youtputs) - 1]
@@ -92,7 +95,17 @@ def _append_live(live, youtputs, output: dict) -> None:
             if hasattr(text, "insert"):
                 text.insert(len(text), output["text"])
                 return
-    youtputs.append(live._create_youtputs([output])[0])
+    youtputs.append(youtput(output))
+
+
+def youtput(output: dict) -> Map:
+    """An output as the shared notebook holds it (jupyter_ydoc's layout, which JupyterLab reads):
+    a Map, a stream's text a Text that later chunks of the stream are inserted into."""
+    output = copy.deepcopy(output)
+    if output.get("output_type") == "stream":
+        text = output.get("text", "")
+        output["text"] = Text(text if isinstance(text, str) else "".join(text))
+    return Map(output)
 
 
 def _append_plain(outputs: list, output: dict) -> None:

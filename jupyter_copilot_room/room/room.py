@@ -63,45 +63,7 @@ from .turns.turns import Turns
 
 #: A finished turn may have used premium requests: the seat's quota is read again
 #: (`events/consumers.py`).
-RECORDS = reads(
-    "seat_quota",
-    handles=["prompt.finished"],
-    ignores=[
-        "prompt.submitted",
-        "prompt.withdrawn",
-        "prompt.started",
-        "assistant.started",
-        "assistant.message",
-        "tool.started",
-        "tool.completed",
-        "plan.updated",
-        "subagent.started",
-        "subagent.ended",
-        "usage",
-        "agent.error",
-        "agent.ready",
-        "request.opened",
-        "request.settled",
-        "request.approval",
-        "abort",
-        "person.seen",
-        "admission.decided",
-        "role.changed",
-        "person.removed",
-        "host.claimed",
-        "settings.changed",
-        "system",
-        "chat.message",
-        "prompt.steered",
-        "model.changed",
-        "budget.lifted",
-        "turn.checkpointed",
-        "turn.reverted",
-        "copilot.signed_in",
-        "copilot.signed_out",
-        "room.created",
-    ],
-)
+RECORDS = reads("seat_quota", handles=["prompt.finished"])
 
 
 @dataclass(frozen=True)

@@ -11,43 +11,7 @@ from ..errors import InvalidRequest
 from ..events.consumers import reads
 
 #: Where a side thread forks: a finished turn (`events/consumers.py`).
-RECORDS = reads(
-    "fork_point",
-    handles=["prompt.submitted", "prompt.started", "prompt.finished"],
-    ignores=[
-        "prompt.withdrawn",
-        "assistant.started",
-        "assistant.message",
-        "tool.started",
-        "tool.completed",
-        "plan.updated",
-        "subagent.started",
-        "subagent.ended",
-        "usage",
-        "agent.error",
-        "agent.ready",
-        "request.opened",
-        "request.settled",
-        "request.approval",
-        "abort",
-        "person.seen",
-        "admission.decided",
-        "role.changed",
-        "person.removed",
-        "host.claimed",
-        "settings.changed",
-        "system",
-        "chat.message",
-        "prompt.steered",
-        "model.changed",
-        "budget.lifted",
-        "turn.checkpointed",
-        "turn.reverted",
-        "copilot.signed_in",
-        "copilot.signed_out",
-        "room.created",
-    ],
-)
+RECORDS = reads("fork_point", handles=["prompt.submitted", "prompt.started", "prompt.finished"])
 
 
 @dataclass(frozen=True)

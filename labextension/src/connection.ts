@@ -14,6 +14,7 @@ import { IDisposable } from '@lumino/disposable';
 import * as Y from 'yjs';
 
 import { IRoomClient } from './api';
+import { RESYNC_CLOSE_CODES } from './generated/declarations';
 import { RoomModel } from './model';
 import { isAdmitted, isAtTheDoor, sameRole } from './policy';
 
@@ -34,7 +35,7 @@ export interface IDocumentProvider {
  * (4002) or closed a socket that fell behind (4008). Both say the server is there and wants a
  * fresh sync, so waiting would only leave the panel stale.
  */
-export const RECONNECT_AT_ONCE = new Set([4002, 4008]);
+export const RECONNECT_AT_ONCE: ReadonlySet<number> = new Set(RESYNC_CLOSE_CODES);
 
 export type ProviderFactory = (doc: Y.Doc) => IDocumentProvider;
 

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from copilot import CopilotClient, RuntimeConnection
 
 from ...errors import Conflict
+from .runtime_process import runtime_pid
 
 #: Seconds a polite stop may take before the runtime is killed.
 STOP_TIMEOUT = 5.0
@@ -68,9 +69,8 @@ class SharedRuntime:
 
     @property
     def pid(self) -> int | None:
-        """The runtime process's id (the SDK keeps the process it spawned)."""
-        process = getattr(self.client, "_cli_process", None)
-        return process.pid if process is not None else None
+        """The runtime process's id."""
+        return runtime_pid(self.client)
 
     async def lease(self, holder: Lease) -> tuple[CopilotClient, int]:
         """The running runtime (started if none runs) and its generation."""

@@ -43,6 +43,7 @@ _ENDED = {
     "rejected": "The task ended when its request was refused.",
 }
 
+#: Not `prompt.submitted`: a task is opened by its comment, before its prompt is recorded.
 RECORDS = reads(
     "pull_tasks",
     handles={
@@ -52,36 +53,6 @@ RECORDS = reads(
         "assistant.message",
         "request.opened",
         "request.settled",
-    },
-    ignores={
-        "prompt.submitted",  # a task is opened by its comment, before its prompt is recorded
-        "assistant.started",
-        "tool.started",
-        "tool.completed",
-        "plan.updated",
-        "subagent.started",
-        "subagent.ended",
-        "usage",
-        "agent.error",
-        "agent.ready",
-        "request.approval",
-        "abort",
-        "person.seen",
-        "admission.decided",
-        "role.changed",
-        "person.removed",
-        "host.claimed",
-        "settings.changed",
-        "system",
-        "chat.message",
-        "prompt.steered",
-        "model.changed",
-        "budget.lifted",
-        "turn.checkpointed",
-        "turn.reverted",
-        "copilot.signed_in",
-        "copilot.signed_out",
-        "room.created",
     },
 )
 

@@ -47,7 +47,7 @@ from ...events import (
     SettingsChanged,
     Strict,
 )
-from ...events.consumers import reads
+from ...events.consumers import rebuilds
 from ...settings import SettingsStore
 from ..live.document import RoomDocument
 from ..live.streams import Streams
@@ -57,7 +57,7 @@ from .snapshot import LiveRecords
 
 #: What a start rebuilds besides the document: the queue, people and hosts' decisions,
 #: settings, streams, the model (`events/consumers.py`).
-RECORDS = reads(
+RECORDS = rebuilds(
     "replay",
     handles=[
         "prompt.submitted",

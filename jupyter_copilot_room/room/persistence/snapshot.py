@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from ...events import Record, Strict
-from ...events.consumers import reads
+from ...events.consumers import rebuilds
 from ...statefiles import read_json, write_json_atomically
 from .transcript_file import Position
 
 #: The live records a start from a snapshot replays again (`events/consumers.py`).
-RECORDS = reads(
+RECORDS = rebuilds(
     "snapshot",
     handles=[
         "prompt.submitted",

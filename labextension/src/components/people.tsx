@@ -5,6 +5,7 @@ import React from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
+import { AssignableRole } from '../generated/declarations';
 import { displayName } from '../names';
 import { ASSIGNABLE_ROLES, isAdmitted, mayChangeRole, roleLabel } from '../policy';
 import { IParticipant } from '../types';
@@ -72,7 +73,7 @@ function Person(props: {
             value={roleLabel(person)}
             disabled={action.busy}
             onChange={event => {
-              const role = event.target.value as (typeof ASSIGNABLE_ROLES)[number];
+              const role = event.target.value as AssignableRole;
               void action.run(() => client.setRole(username, role));
             }}
           >

@@ -5,6 +5,7 @@
 import React, { createContext, useContext } from 'react';
 
 import { IPromptEntry } from '../entries';
+import { FINISHED_PROMPT_STATES } from '../generated/declarations';
 import { IRoomModel } from '../model';
 import { maySubmit } from '../policy';
 import { maySeeThread } from '../policy';
@@ -58,7 +59,7 @@ export function ThreadList(props: { model: IRoomModel }): JSX.Element | null {
   );
 }
 
-const FINISHED = new Set(['completed', 'failed', 'canceled']);
+const FINISHED: ReadonlySet<string> = new Set(FINISHED_PROMPT_STATES);
 
 /** "Fork" on a finished turn, for those who may prompt. */
 export function ForkButton(props: { entry: IPromptEntry; model: IRoomModel }): JSX.Element | null {

@@ -1,20 +1,31 @@
 /**
  * What a notebook view of the room shows: the only state a `RoomWidget` syncs with the kernel and
- * the only thing a notebook saves of it (room state never leaves the room).
+ * the only thing a notebook saves of it (room state never leaves the room). The names and bounds
+ * are `widget.py`'s, generated.
  */
+import {
+  ROOM_MIME_TYPE,
+  WIDGET_DEFAULT_HEIGHT,
+  WIDGET_MAX_HEIGHT,
+  WIDGET_MIN_HEIGHT,
+  WIDGET_MODULE,
+  WIDGET_PARTS,
+  WidgetPart
+} from '../generated/declarations';
+
+export { ROOM_MIME_TYPE };
 
 /** The widget's npm module, as `RoomWidget._model_module` names it. */
-export const MODULE_NAME = 'jupyter-copilot-room';
+export const MODULE_NAME = WIDGET_MODULE;
 /** This package's version (package.json's, checked by test/widget.spec.ts). */
 export const MODULE_VERSION = '0.1.0';
 
-/** Our own mime type beside ipywidgets' view: the view options, saved with the output, so a
+/** ipywidgets' view, beside which `ROOM_MIME_TYPE` saves the view options with the output, so a
  * reopened notebook shows the room live with no kernel and no widget model. */
-export const ROOM_MIME_TYPE = 'application/vnd.copilot-room.room+json';
 export const WIDGET_VIEW_MIME_TYPE = 'application/vnd.jupyter.widget-view+json';
 
-export const PARTS = ['transcript', 'queue', 'cards', 'prompt'] as const;
-export type Part = (typeof PARTS)[number];
+export const PARTS = WIDGET_PARTS;
+export type Part = WidgetPart;
 
 export interface IViewOptions {
   readonly parts: readonly Part[];
@@ -22,9 +33,9 @@ export interface IViewOptions {
   readonly height: number;
 }
 
-export const DEFAULT_OPTIONS: IViewOptions = { parts: PARTS, height: 480 };
-export const MIN_HEIGHT = 160;
-export const MAX_HEIGHT = 4000;
+export const DEFAULT_OPTIONS: IViewOptions = { parts: PARTS, height: WIDGET_DEFAULT_HEIGHT };
+export const MIN_HEIGHT = WIDGET_MIN_HEIGHT;
+export const MAX_HEIGHT = WIDGET_MAX_HEIGHT;
 
 /** Options from saved or synced JSON: unknown parts are dropped, a height outside the bounds is
  * clamped, anything unreadable falls back to the defaults (an old or hand-edited notebook). */
