@@ -14,13 +14,9 @@ from jupyter_copilot_room.fronts.chat import chat_front, linked_people
 from jupyter_copilot_room.fronts.chat.channel_links import ChannelLinks
 from jupyter_copilot_room.fronts.chat.channel_mirror import split_to
 from jupyter_copilot_room.fronts.chat.chat_front import ChatFront
-from jupyter_copilot_room.fronts.chat.chat_service import (
-    CardView,
-    ServiceRefusal,
-    ServiceWaiting,
-    retry_seconds,
-)
+from jupyter_copilot_room.fronts.chat.chat_service import CardView
 from jupyter_copilot_room.fronts.chat.linked_people import LinkedPeople
+from jupyter_copilot_room.fronts.reach import ServiceRefusal, ServiceWaiting, retry_seconds
 from jupyter_copilot_room.fronts.slack.block_kit import card_blocks, clicked
 from jupyter_copilot_room.fronts.teams import adaptive_cards
 from jupyter_copilot_room.fronts.teams.teams_settings import OPENID_URL, parse_teams
@@ -134,9 +130,6 @@ class _Slack:
 
 
 class _NoRoomLoaded:
-    def loaded(self, name):
-        return None
-
     def once_started(self, name, then):
         pass  # a room asleep shows nothing
 

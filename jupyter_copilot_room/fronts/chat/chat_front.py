@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from ...api import Person, Refused
 from ...request_bodies import CardDecision
 from ...statefiles import read_json, write_json_atomically
+from ..reach import ServiceRefusal, ServiceWaiting
 from .channel_mirror import waiting_on
-from .chat_service import ChatService, ServiceRefusal, ServiceWaiting
+from .chat_service import ChatService
 from .linked_people import LinkAsk, LinkedPeople
 
 if TYPE_CHECKING:

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from ...errors import InvalidRequest, NotFound, Unauthorized, Unavailable
-from .github_rest import GitHubRefusal, GitHubRest, GitHubWaiting
+from ..reach import ServiceRefusal, ServiceWaiting
+from .github_rest import GitHubRest
 from .github_settings import GitHubSettings
 from .pull_link import PullLink
 from .pull_room import PullRoom
@@ -74,21 +75,21 @@ class PullRequests:
         `recorded()` (the transcript's line) once GitHub answered, before anything changes."""
         try:
             pull = await self.rest.pull(number)
-        except GitHubWaiting as waiting:
+        except ServiceWaiting as waiting:
             raise Unavailable(f"GitHub cannot answer now ({waiting.reason}).") from None
-        except GitHubRefusal as refusal:
+        except ServiceRefusal as refusal:
             if refusal.status == 404:
                 raise NotFound(
                     f"{self.settings.repository} has no pull request #{number}.", code="no_pull"
                 ) from None
-            raise Unavailable(f"GitHub refused: {refusal.message}", code="github_refused") from None
+            raise Unavailable(f"GitHub refused: {refusal.reason}", code="github_refused") from None
         current = self.linked.get(room.name)
         if current is not None and current.link.number == number:
             return pull
         link = PullLink(self.folder / f"{room.name}.json", number, url=pull["url"])
         try:  # what was said before the link is not a task (a link made again, too)
             link.handled = {comment["id"] for comment in await self.rest.comments(number)}
-        except GitHubWaiting as waiting:
+        except ServiceWaiting as waiting:
             raise Unavailable(f"GitHub cannot answer now ({waiting.reason}).") from None
         recorded()
         await self.unlink(room)
