@@ -18,7 +18,7 @@ from ..background_tasks import started
 from .reach import ServiceRefusal
 
 if TYPE_CHECKING:
-    from ..api import RoomAPI, RoomsAPI
+    from ..api import Front, RoomAPI, RoomsAPI
 
 
 def _nothing(*_: object) -> None:
@@ -30,6 +30,7 @@ class RoomFollower:
         self,
         rooms: RoomsAPI,
         name: str,
+        front: Front,
         position: Callable[[], int],
         handle: Callable[[RoomAPI, dict], Awaitable[None]],
         *,
@@ -39,6 +40,7 @@ class RoomFollower:
     ):
         self.rooms = rooms
         self.name = name
+        self.front = front  # who reads: the front itself, for nobody
         self._position = position  # the last record the front is done with
         self._handle = handle
         self._loaded = loaded  # told before each reading of a room loaded anew starts
@@ -87,7 +89,7 @@ class RoomFollower:
 
     async def _follow(self, room: RoomAPI, began: float) -> None:
         try:
-            async for record in room.follow(after=self._position()):
+            async for record in room.follow(self.front, after=self._position()):
                 await self._handle(room, record)
         except ServiceRefusal as refusal:
             self._ended(room, refusal)

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...api import Front
 from ...errors import Conflict, InvalidRequest
 from ...statefiles import read_json, write_json_atomically
 from ..reach import ServiceRefusal, ServiceWaiting, reach
@@ -36,6 +37,7 @@ class ChannelLinks:
         self.service = service
         self.rooms = rooms
         self.status: str | None = None  # the bridge's own word ("bad token"), None: all well
+        self.front = Front(service.name)  # the header's "<Service>: ..." is the bridge's own
         self._states = state / service.name  # a mirror's state: `<room>.json`
         self._file = state / f"{service.name}-channels.json"
         self._changed: dict[str, str | None] = read_json(self._file) or {}
@@ -89,12 +91,12 @@ class ChannelLinks:
 
     def _show(self, name: str, status: str | None) -> None:
         """`status` in the room's header, once it has started if it is starting now."""
-        self.rooms.once_started(name, lambda room: room.set_front_status(self.service.name, status))
+        self.rooms.once_started(name, lambda room: room.set_front_status(self.front, status))
 
     def _mirror_says(self, room: RoomAPI | None, status: str | None) -> None:
         """A mirror's word on its room's header; once its trouble passed, the bridge's."""
         if room is not None:
-            room.set_front_status(self.service.name, status or self.status)
+            room.set_front_status(self.front, status or self.status)
 
     def start(self) -> None:
         self._running = True

@@ -15,8 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ...access import rules
-from ...api import Person
+from ...api import Front
 from ...events.consumers import reads
 from ..reach import ServiceRefusal, ServiceWaiting, reach
 from ..room_follower import RoomFollower
@@ -102,6 +101,7 @@ class ChannelMirror:
         self.rooms = rooms
         self.state = state
         self.say_status = say_status
+        self.front = Front(service.name)  # the mirror reads the room as itself
         self.reading: RoomFollower | None = None
         self._streams: dict[str, asyncio.Task] = {}
         self._refused = False
@@ -113,6 +113,7 @@ class ChannelMirror:
         self.reading = RoomFollower(
             self.rooms,
             self.name,
+            self.front,
             lambda: self.state.seq,
             self._show,
             loaded=self._loaded,
@@ -140,7 +141,7 @@ class ChannelMirror:
             self.state.fresh = False
             self.state.advance(room.last_seq())
         self.say_status(room, None)
-        room.set_front_channel(self.service.name, self.channel)
+        room.set_front_channel(self.front, self.channel)
 
     async def _show(self, room: RoomAPI, record: dict) -> None:
         """One record in the channel; a line the service refuses alone is lost, a refusal of
@@ -233,7 +234,7 @@ class ChannelMirror:
         with contextlib.suppress(KeyError):  # the reply ended: its whole text follows
             while True:
                 await asyncio.sleep(STREAM_EVERY)
-                text = room.streamed_text(entry_id)[: self.service.max_text]
+                text = room.streamed_text(self.front, entry_id)[: self.service.max_text]
                 if text and text != shown:
                     await self._edit_reply(room, entry_id, text)
                     shown = text
@@ -260,8 +261,8 @@ class ChannelMirror:
             )
 
     def _card_view(self, room: RoomAPI, p: dict) -> CardView:
-        card = next((c for c in room.cards_for(Person(p["author"])) if c["id"] == p["id"]), None)
-        who = waiting_on(room, card["answerers"] if card else {})
+        card = room.card(self.front, p["id"])
+        who = card["waiting_on"] if card else "no one"  # answered already: the next line says
         details = p.get("details") or {}
         body = str(details.get("diff") or p["summary"])
         lines = body.splitlines()
@@ -313,8 +314,3 @@ def split_to(text: str, limit: int) -> list[str]:
         parts.append(text[:cut])
         text = text[cut:]
     return [*parts, text] if text else parts
-
-
-def waiting_on(room: RoomAPI, answerers: dict) -> str:
-    """Who a card waits on, in words ("alice or a host"), as the room's rules say it."""
-    return rules.who_answers(answerers, room.display_name, asker="")

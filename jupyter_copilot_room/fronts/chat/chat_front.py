@@ -20,7 +20,6 @@ from ...api import Person, Refused
 from ...request_bodies import CardDecision
 from ...statefiles import read_json, write_json_atomically
 from ..reach import ServiceRefusal, ServiceWaiting
-from .channel_mirror import waiting_on
 from .chat_service import ChatService
 from .linked_people import LinkAsk, LinkedPeople
 
@@ -172,7 +171,7 @@ class ChatFront:
         answer: str,
     ) -> None:
         if not card["may_answer"]:
-            said = f"Waiting on {waiting_on(room, card['answerers'])}."
+            said = f"Waiting on {card['waiting_on']}."
             return await self.service.whisper(channel, user, said, thread)
         try:
             if card["kind"] == "question":

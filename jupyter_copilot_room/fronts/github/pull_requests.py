@@ -24,7 +24,7 @@ from ..reach import ServiceRefusal, ServiceWaiting
 from .github_rest import GitHubRest
 from .github_settings import GitHubSettings
 from .pull_link import PullLink
-from .pull_room import PullRoom
+from .pull_room import FRONT, PullRoom
 
 if TYPE_CHECKING:
     from ...api import RoomAPI, RoomsAPI
@@ -102,7 +102,7 @@ class PullRequests:
         if pull is not None:
             await pull.stop()
             pull.link.file.unlink(missing_ok=True)
-            room.set_front_status("github", None)
+            room.set_front_status(FRONT, None)
 
     def hear(self, event: str, signature: str, body: bytes, content_type: str) -> None:
         """A webhook delivery: verified, then each comment to the room linked to its pull

@@ -19,8 +19,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from ...access import rules
-from ...api import Person, Refused, RoomAPI
+from ...api import Front, Person, Refused, RoomAPI
 from ...background_tasks import started
 from ...request_bodies import CardDecision
 from ..reach import ServiceRefusal, ServiceWaiting, reach
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FRONT = "github"
+FRONT = Front("github")  # the room's header and its reading: the front itself
 #: The longest wait between tries while GitHub is unreachable or failing (seconds).
 MAX_BACKOFF = 300.0
 
@@ -65,7 +64,7 @@ class PullRoom:
         self._loop: asyncio.Task | None = None
         self._room: RoomAPI | None = None  # as the loop last opened it
         self.reading = RoomFollower(
-            rooms, name, lambda: self.link.seq, self._read, loaded=self._loaded
+            rooms, name, FRONT, lambda: self.link.seq, self._read, loaded=self._loaded
         )
         self._last_poll = 0.0
         self._status: str | None = None
@@ -155,10 +154,10 @@ class PullRoom:
             return
         if task is not None and task.capped:
             return self._handled(comment)  # past its cap the room says nothing more on it
-        writer = await self._writes(login)  # ServiceWaiting: heard again next time
+        writer = await self._writes(room, login)  # ServiceWaiting: heard again next time
         self._handled(comment)  # before acting: a crash now loses it rather than acts twice
         username = self.settings.username_of(login)  # None: acts as nobody, only told why
-        person = None if username is None else Person(username, source=FRONT)
+        person = None if username is None else Person(username, source=FRONT.name)
         if isinstance(asked, CardAnswer):
             await self._answer(room, comment, person, writer, asked, task)
         elif task is None:
@@ -167,13 +166,13 @@ class PullRoom:
             await self._more(room, comment, person, writer, asked, task)
         self.link.save()
 
-    async def _writes(self, login: str) -> bool:
-        """Whether `login` may act here: it is mapped to a room username, and `access/rules.py`
-        lets its permission on the repository act (GitHub's refusal to say counts as no)."""
+    async def _writes(self, room: RoomAPI, login: str) -> bool:
+        """Whether `login` may act here: it is mapped to a room username, and the room lets its
+        permission on the repository act (GitHub's refusal to say counts as no)."""
         if self.settings.username_of(login) is None:
             return False
         try:
-            return rules.may_act_on_repository(await self.rest.permission(login))
+            return room.may_act_from_repository(await self.rest.permission(login))
         except ServiceRefusal as refusal:
             log.warning("GitHub would not say what %s may do: %s", login, refusal.reason)
             return False
@@ -191,7 +190,7 @@ class PullRoom:
             return
         username = self.settings.username_of(task.owner)  # None: no longer mapped
         if task.state == "submitted" and task.prompt_id is not None and username is not None:
-            author = Person(username, source=FRONT)
+            author = Person(username, source=FRONT.name)
             try:
                 await room.withdraw(author, task.prompt_id)  # the room records it: canceled
                 task.comment = None
@@ -282,7 +281,7 @@ class PullRoom:
         if card is None:
             return await self._reply_on(comment, task, f"Task {task.id} waits on no request.")
         if not (writer and card["may_answer"]):
-            who = rules.who_answers(card["answerers"])
+            who = card["who_answers"]
             said = f"Only {who} may answer this request, with write access to the repository."
             return await self._reply_on(comment, task, said)
         try:
