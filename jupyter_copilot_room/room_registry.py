@@ -65,6 +65,9 @@ class RoomRecord:
 Factory = Callable[[RoomRecord, Path, Path], Room]
 #: Who a room admits, read from its caches without loading it (app.py): for `GET rooms`.
 Door = Callable[[Path], AdmissionBook]
+#: Told of a room's life (`Rooms.watch`): `(name, room)` once it has started, `(name, None)` once
+#: it is unloaded (or the server stops it).
+Watcher = Callable[[str, Room | None], None]
 
 
 class Rooms:
@@ -99,7 +102,9 @@ class Rooms:
         self._last_used: dict[str, float] = {}
         self._checks: dict[str, asyncio.TimerHandle] = {}
         self._stopping = False
+        self._watchers: list[Watcher] = []
         main.on_quiet = lambda: None  # main stays loaded
+        self._tell_when_started(MAIN, main)
 
     # -- the registry ----------------------------------------------------------------------------
 
@@ -150,6 +155,25 @@ class Rooms:
     def loaded(self, name: str) -> Room | None:
         return self._loaded.get(name)
 
+    # -- the rooms' lifecycle, told ----------------------------------------------------------------
+
+    def watch(self, watcher: Watcher) -> None:
+        """`watcher` is told of every room's start and unload from now on (the API's
+        `RoomsAPI.watch`), so no front looks again and again whether a room is loaded."""
+        self._watchers.append(watcher)
+
+    def _tell_when_started(self, name: str, room: Room) -> None:
+        """The watchers told once `room` has started, however it was started (a request, the
+        server's start, a test's `ensure_started`)."""
+        room.startup.when_started(lambda: self._tell(name, room))
+
+    def _tell(self, name: str, room: Room | None) -> None:
+        for watcher in list(self._watchers):
+            try:
+                watcher(name, room)
+            except Exception:  # a front's fault must not stop a room from starting
+                log.exception("A watcher of the room %s failed", name)
+
     # -- rooms load when used, and unload when quiet ---------------------------------------------
 
     async def open(self, name: str) -> Room:
@@ -171,6 +195,7 @@ class Rooms:
             room = self.build(record, self._folders[name], self._state_dir(name))
             room.on_quiet = lambda: self._used(name)
             self._loaded[name] = room
+            self._tell_when_started(name, room)
             self._doors.pop(name, None)
         self._used(name)
         try:
@@ -231,6 +256,7 @@ class Rooms:
             self._loaded.pop(name, None)
             del self._unloading[name]
             self._doors[name] = self._door_of(name)
+            self._tell(name, None)
 
     # -- creating a room -------------------------------------------------------------------------
 
@@ -364,3 +390,5 @@ class Rooms:
         self._checks.clear()
         await asyncio.gather(*self._unloading.values(), return_exceptions=True)
         await asyncio.gather(*(room.stop() for _, room in self))
+        for name, _ in self:
+            self._tell(name, None)

@@ -14,13 +14,9 @@ from jupyter_copilot_room.fronts.chat import chat_front, linked_people
 from jupyter_copilot_room.fronts.chat.channel_links import ChannelLinks
 from jupyter_copilot_room.fronts.chat.channel_mirror import split_to
 from jupyter_copilot_room.fronts.chat.chat_front import ChatFront
-from jupyter_copilot_room.fronts.chat.chat_service import (
-    CardView,
-    ServiceRefusal,
-    ServiceWaiting,
-    retry_seconds,
-)
+from jupyter_copilot_room.fronts.chat.chat_service import CardView
 from jupyter_copilot_room.fronts.chat.linked_people import LinkedPeople
+from jupyter_copilot_room.fronts.reach import ServiceRefusal, ServiceWaiting, reach, retry_seconds
 from jupyter_copilot_room.fronts.slack.block_kit import card_blocks, clicked
 from jupyter_copilot_room.fronts.teams import adaptive_cards
 from jupyter_copilot_room.fronts.teams.teams_settings import OPENID_URL, parse_teams
@@ -134,9 +130,6 @@ class _Slack:
 
 
 class _NoRoomLoaded:
-    def loaded(self, name):
-        return None
-
     def once_started(self, name, then):
         pass  # a room asleep shows nothing
 
@@ -221,3 +214,46 @@ def test_a_delivery_seen_before_a_restart_is_not_handled_after_it(tmp_path):
     for n in range(chat_front.REMEMBERED + 5):
         many.first_time(f"Ev{n + 3}")
     assert front().first_time("Ev1")  # the oldest are forgotten: the file stays small
+
+
+def test_reach_waits_the_retry_after_else_doubles_up_to_its_cap_and_hands_on_a_refusal():
+    """`fronts/reach.py`: the one loop every front calls a service through."""
+    failures = [
+        ServiceWaiting("down"),
+        ServiceWaiting("down"),
+        ServiceWaiting("rate limited", retry_after=0.0005),
+        ServiceWaiting("down"),
+        ServiceWaiting("down"),
+    ]
+    waits, answered = [], []
+
+    async def call():
+        if failures:
+            raise failures.pop(0)
+        return "posted"
+
+    def waited(waiting, seconds):
+        waits.append((waiting.reason, seconds))
+
+    got = asyncio.run(reach(call, waited, lambda: answered.append(1), first=0.001, cap=0.004))
+    assert got == "posted" and answered == [1]
+    assert waits == [
+        ("down", 0.001),
+        ("down", 0.002),
+        ("rate limited", 0.0005),  # the service's word wins over the backoff
+        ("down", 0.004),  # the backoff went on doubling meanwhile, to its cap
+        ("down", 0.004),
+    ]
+
+    floor = []
+    failures.append(ServiceWaiting("rate limited", retry_after=0.0))
+    asyncio.run(reach(call, lambda w, s: floor.append(s), floor=0.002))
+    assert floor == [0.002], "never sooner than the floor (the pull request's poll interval)"
+
+    async def refused():
+        raise ServiceRefusal("bad credentials", status=401, token=True)
+
+    with pytest.raises(ServiceRefusal) as refusal:
+        asyncio.run(reach(refused, waited))
+    assert (refusal.value.status, refusal.value.token) == (401, True)
+    assert len(waits) == 5, "a refusal is not tried again"

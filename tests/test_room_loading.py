@@ -87,3 +87,29 @@ async def test_no_room_loads_once_the_server_stops(jp_serverapp, room_app, api):
     r = await api("bob", "GET", "rooms", "alpha", "room")
     assert (r.code, r.json["error"]) == (503, "server_stopping"), r
     assert room_app.rooms.loaded("alpha") is None, "it would outlive the server's stop"
+
+
+async def test_a_front_is_told_each_start_and_unload_of_a_room_in_order(
+    jp_serverapp, room_app, api
+):
+    """`RoomsAPI.watch`: what a front follows restarts when told, never by looking again."""
+    await room_app._start_jupyter_server_extension(jp_serverapp)
+    told: list[str] = []
+    stop = room_app.api.watch(
+        "alpha", lambda room: told.append(f"started {room.name}"), lambda: told.append("unloaded")
+    )
+    mains: list[str] = []
+    room_app.api.watch("main", lambda room: mains.append("started"), lambda: mains.append("gone"))
+    assert (told, mains) == ([], ["started"]), "a started room is told at once, a sleeping one not"
+
+    assert (await api("bob", "GET", "rooms", "alpha", "room")).code == 200
+    assert told == ["started alpha"], "told as its first request starts it"
+    await eventually(lambda: len(told) == 2, timeout=10, what="alpha to unload")
+    assert told[1] == "unloaded" and room_app.rooms.loaded("alpha") is None
+    assert (await api("bob", "GET", "rooms", "alpha", "room")).code == 200
+    assert told == ["started alpha", "unloaded", "started alpha"], "loaded anew: told again"
+
+    stop()
+    await room_app.stop_extension()
+    assert len(told) == 3, "a watch that was stopped is told nothing more"
+    assert mains == ["started", "gone"], "the server's stop unloads main too"

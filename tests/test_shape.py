@@ -134,3 +134,58 @@ def test_each_outside_sdk_is_imported_only_where_the_architecture_says():
         assert stray == set(), f"{sdk} is imported outside {allowed}"
         files = {a for a in allowed if a.endswith(".py")}
         assert files <= found[sdk], f"{sdk}: {files - found[sdk]} no longer import it"
+
+
+#: The room's inside, which a front reaches only through the API (`api/`).
+INSIDE = ("jupyter_copilot_room.room", "jupyter_copilot_room.access")
+
+
+def package_imports(path: Path) -> set[str]:
+    """The package's modules `path` imports (relative imports resolved), at any depth."""
+    here = module_name(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    names = set()
+    for node in ast.walk(parsed(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+            module = ".".join(part for part in (base, node.module or "") if part)
+            names |= {module} | {f"{module}.{alias.name}" for alias in node.names}
+    return names
+
+
+def test_no_front_imports_the_rooms_inside():
+    """A front is a client of the API: the words it shows and the rules it needs come from
+    `api/`, never from `room/` or `access/` (issue 53)."""
+    fronts = [p for p in MODULES if p.relative_to(PACKAGE).parts[0] == "fronts"]
+    assert fronts, "the fronts moved: this test is stale"
+    stray = {
+        f"{p.relative_to(PACKAGE)}: {name}"
+        for p in fronts
+        for name in package_imports(p)
+        if any(name == inside or name.startswith(inside + ".") for inside in INSIDE)
+    }
+    assert stray == set()
+
+
+def test_the_room_api_hands_out_no_room():
+    """`RoomAPI` keeps its room inside: no public attribute, property or method gives it."""
+    from jupyter_copilot_room.api import RoomAPI
+    from jupyter_copilot_room.room.room import Room
+
+    room = object.__new__(Room)  # built by nothing: what the API holds, not a working room
+    api = RoomAPI(room, threads=None)  # type: ignore[arg-type]
+    assert all(v is not room for k, v in vars(api).items() if not k.startswith("_"))
+    for name, member in inspect.getmembers(RoomAPI):
+        if name.startswith("_"):
+            continue
+        function = member.fget if isinstance(member, property) else member
+        returns = str(inspect.signature(function).return_annotation)
+        assert "Room" not in returns.replace("RoomAPI", "").replace("RoomLinksAPI", ""), name
+        if isinstance(member, property):
+            try:
+                value = getattr(api, name)
+            except Exception:  # a property that needs a working room: its annotation is checked
+                continue
+            assert value is not room, name

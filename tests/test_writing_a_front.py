@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_copilot_room.api import Person, Refused, rooms_of
+from jupyter_copilot_room.api import Front, Person, Refused, rooms_of
 from jupyter_copilot_room.api import follow as follow_module
 
 from .harness import people
@@ -33,7 +33,7 @@ def room_config(copilot_config):
 
 async def test_the_writing_a_front_example_drives_a_turn(jp_serverapp, room, model):
     model.script = ask_to_run
-    await rooms_of(jp_serverapp).main.room.ensure_started()
+    await rooms_of(jp_serverapp).open("main")
     await eventually(lambda: room.document.meta.get("state") == "idle", timeout=READY)
 
     ended = await front_example()["drive_a_turn"](jp_serverapp)
@@ -51,7 +51,12 @@ async def test_a_front_is_refused_what_rest_refuses(jp_serverapp, room):
 
     main = await rooms.open("main")
     viewer, stranger = Person(people.VIEWER, source="slack"), Person("zoe", source="slack")
-    assert (main.role_of(viewer), main.role_of(stranger)) == ("viewer", None)
+    assert "watch" in main.can(viewer) and "submit" not in main.can(viewer)
+    assert "watch" not in main.can(stranger), "someone not admitted may do nothing here"
+    with pytest.raises(Refused) as unread:
+        main.follow(viewer)  # a person follows the transcript as their role lets them
+    assert (unread.value.status, unread.value.code) == (403, "forbidden")
+    assert main.card(Front("slack"), "no-such-card") is None
     with pytest.raises(Refused) as forged:
         await main.submit(viewer, "delete everything")
     assert (forged.value.status, forged.value.code) == (403, "forbidden")
@@ -61,7 +66,7 @@ async def test_a_front_is_refused_what_rest_refuses(jp_serverapp, room):
     with pytest.raises(Refused) as garbled:
         await main.say(Person(people.MEMBER), "\ud800")  # no UTF-8 holds a lone surrogate
     assert garbled.value.status == 400
-    assert main.room.queue.next_up() is None
+    assert room.queue.next_up() is None
 
 
 async def test_what_a_person_says_carries_their_source_and_follow_goes_on_live(jp_serverapp):
@@ -69,7 +74,7 @@ async def test_what_a_person_says_carries_their_source_and_follow_goes_on_live(j
     seen = []
 
     async def follow():
-        async for record in room.follow():
+        async for record in room.follow(Front("teams")):
             seen.append(record)
             if record["kind"] == "chat.message" and record["payload"]["text"] == "second":
                 return
@@ -88,7 +93,8 @@ async def test_what_a_person_says_carries_their_source_and_follow_goes_on_live(j
     assert chats[0]["payload"]["id"] == first
     seqs = [r["seq"] for r in seen]
     assert seqs == sorted(set(seqs)) == list(range(seqs[0], seqs[0] + len(seqs)))
-    later = [r async for r in _until_kind(room.follow(after=chats[0]["seq"]), "chat.message")]
+    again = room.follow(Person(people.MEMBER), after=chats[0]["seq"])  # as a member reads it
+    later = [r async for r in _until_kind(again, "chat.message")]
     assert later[-1]["payload"]["text"] == "second"
 
 
@@ -107,7 +113,7 @@ async def test_a_follower_that_falls_behind_reads_on_from_the_file_and_misses_no
     and reads on from the transcript, every record once and in order."""
     monkeypatch.setattr(follow_module, "LIVE_LIMIT", 5)
     room = await rooms_of(jp_serverapp).open("main")
-    records = room.follow(after=room.last_seq())
+    records = room.follow(Front("slack"), after=room.last_seq())
     await room.say(Person(people.MEMBER), "line 0")
     said = [await _next_chat(records)]  # following live from here, and not reading for a while
     for n in range(1, 40):

@@ -10,8 +10,9 @@ import os
 import time
 from collections.abc import Callable
 
-from ..fronts.github.github_rest import GitHubRefusal, GitHubRest, GitHubWaiting
+from ..fronts.github.github_rest import GitHubRest
 from ..fronts.github.github_settings import GitHubSettings
+from ..fronts.reach import ServiceTrouble
 from .admissions import SeatWord
 
 log = logging.getLogger(__name__)
@@ -64,7 +65,7 @@ class CopilotSeats:
         word: SeatWord
         try:
             word = "seat" if await self.rest.has_copilot_seat(self.org, login) else "none"
-        except (GitHubWaiting, GitHubRefusal) as silence:
+        except ServiceTrouble as silence:
             log.warning(
                 "GitHub could not say whether %s has a Copilot seat in %s (%s); the room's "
                 "admission policy decides.",

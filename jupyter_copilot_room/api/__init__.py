@@ -13,7 +13,7 @@ Anything the room will not do raises `Refused`, with REST's `code` and HTTP `sta
 
 from ..errors import Refused
 from .download import Download
-from .person import Person
+from .person import Front, Person, vouchable
 from .room_api import RoomAPI
 from .room_links import RoomLinksAPI
 from .rooms_api import RoomsAPI, rooms_of
@@ -21,6 +21,7 @@ from .threads_api import ThreadsAPI
 
 __all__ = [
     "Download",
+    "Front",
     "Person",
     "Refused",
     "RoomAPI",
@@ -28,4 +29,5 @@ __all__ = [
     "RoomsAPI",
     "ThreadsAPI",
     "rooms_of",
+    "vouchable",
 ]

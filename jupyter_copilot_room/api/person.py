@@ -1,5 +1,6 @@
 """Who acts through the in-process API: a person a front (a bridge, another extension) vouches
-for, by the username the room knows them by.
+for, by the username the room knows them by; or the front itself (`Front`), reading the room
+and saying how its service is, for nobody.
 
 The room applies the role that username has in the room (the hub's grant seen on their last
 visit, hosts' admissions, the host claim): a front never says what someone may do.
@@ -13,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ..access.identity import Identity
+from ..access.identity import SERVER_OWNER, Identity
 from ..errors import InvalidRequest
 from ..room.persistence.recorder import acting_from
 
@@ -39,9 +40,33 @@ class Person:
             )
 
 
+@dataclass(frozen=True)
+class Front:
+    """A front acting as itself, for nobody: it follows the transcript, reads a card or a
+    streaming reply, and says its service's state in the room's header ("Slack: disconnected").
+    It is no person, so every command (submit, answer, ...) takes a `Person` instead."""
+
+    name: str  # "slack", "github": the header's word for the service
+
+    def __post_init__(self) -> None:
+        if not _SOURCE.fullmatch(self.name):
+            raise InvalidRequest(
+                "A front is named by a short lower-case name such as 'slack'.",
+                code="invalid_front",
+            )
+
+
 #: Who calls an API method: a front's `Person`, or the REST handlers' `Identity` (from
 #: jupyter_server's `current_user`, with the hub's grant of this very request).
 Caller = Person | Identity
+#: Who reads the room: a caller (as their role lets them), or a front as itself.
+Reader = Caller | Front
+
+
+def vouchable(username: str) -> bool:
+    """Whether a front may act as `username`: anyone but the server's own token's identity
+    (`SERVER_OWNER`), whom no outside account may become."""
+    return username != SERVER_OWNER.username
 
 
 def identity_of(caller: Caller, known: Identity | None) -> Identity:

@@ -14,26 +14,28 @@ from ..errors import NotFound
 from ..events.room_records import SystemNote, literal
 from ..request_bodies import ChannelBody, PullBody, validated
 from .fronts import ChatChannels, Fronts, PullLinks
-from .person import Caller, acting
+from .person import Caller, Front, acting
 
 if TYPE_CHECKING:
+    from ..room.room import Room
     from .room_api import RoomAPI
 
 
 class RoomLinksAPI:
-    def __init__(self, room: RoomAPI, fronts: Fronts):
+    def __init__(self, api: RoomAPI, room: Room, fronts: Fronts):
+        self._api = api  # what the fronts are handed
         self._room = room
         self._fronts = fronts
 
     def _as_host(self, caller: Caller) -> str:
-        people = self._room.room.people
+        people = self._room.people
         with acting(caller, people.known.get) as identity:
             people.require(identity, Action.EDIT_SETTINGS)
             return identity.username
 
     def _note(self, host: str, text: str) -> None:
         """`text` in the transcript, said on `host`'s behalf ("{0}" names them)."""
-        self._room.room.recorder.commit("system", host, SystemNote(text=text, people=(host,)))
+        self._room.recorder.commit("system", host, SystemNote(text=text, people=(host,)))
 
     async def link_pull(self, caller: Caller, number: int) -> dict:
         """`POST github/pull` (hosts): the room on the pull request `number`, posting its card.
@@ -46,14 +48,14 @@ class RoomLinksAPI:
         def recorded() -> None:
             self._note(host, f"{{0}} put this room on pull request #{number}.")
 
-        return await pulls.link(self._room, number, recorded)
+        return await pulls.link(self._api, number, recorded)
 
     async def unlink_pull(self, caller: Caller) -> None:
         host = self._as_host(caller)
         pulls = self._pulls()
         if (before := pulls.number_of(self._room.name)) is not None:
             self._note(host, f"{{0}} took this room off pull request #{before}.")
-            await pulls.unlink(self._room)
+            await pulls.unlink(self._api)
 
     def _pulls(self) -> PullLinks:
         if self._fronts.pulls is None:
@@ -81,7 +83,7 @@ class RoomLinksAPI:
             self._note(host, f"{{0}} linked this room to {where}: its turns are posted there.")
 
         linked = await channels.link(self._room.name, given, recorded)
-        self._room.set_front_channel(service, linked)
+        self._api.set_front_channel(Front(service), linked)
         return {"service": service, "channel": linked}
 
     async def unlink_channel(self, caller: Caller, service: str) -> None:
@@ -91,7 +93,7 @@ class RoomLinksAPI:
             where = f"the {service.title()} channel {literal(before)}"
             self._note(host, f"{{0}} unlinked this room from {where}.")
         await channels.unlink(self._room.name)
-        self._room.set_front_channel(service, None)
+        self._api.set_front_channel(Front(service), None)
 
     def _channels(self, service: str) -> ChatChannels:
         if (links := self._fronts.channels.get(service)) is None:

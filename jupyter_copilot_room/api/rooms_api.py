@@ -4,7 +4,7 @@ extension, `RoomsAPI` for REST's handlers and the websocket."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..access.identity import Identity
 from ..errors import NotFound
@@ -16,6 +16,9 @@ from .fronts import ChatLinks, Fronts
 from .person import Caller, identity_of
 from .room_api import RoomAPI
 
+if TYPE_CHECKING:
+    from ..room.room import Room
+
 
 class RoomsAPI:
     def __init__(self, rooms: Rooms, threads: ThreadRegistry):
@@ -23,19 +26,36 @@ class RoomsAPI:
         self._threads = threads
         #: The fronts whose settings are rooms' commands (set by the extension at start).
         self.fronts = Fronts()
+        self._watches: dict[str, list[tuple[Callable[[RoomAPI], None], Callable[[], None]]]] = {}
+        rooms.watch(self._told)
 
     @property
     def main(self) -> RoomAPI:
         """The room of the server's root, as loaded (it starts with the server)."""
         return RoomAPI(self._rooms.main, self._threads, self.fronts)
 
-    def loaded(self, name: str) -> RoomAPI | None:
-        """The room `name` if it is loaded and started now (None: asleep, still starting, or no
-        room); loads nothing, and keeps nothing loaded (a front that looks is no visit)."""
+    def watch(
+        self, name: str, started: Callable[[RoomAPI], None], unloaded: Callable[[], None]
+    ) -> Callable[[], None]:
+        """Tell a front of the room `name`'s life: `started(room)` each time it has started
+        (at once if it has already), `unloaded()` each time it is unloaded (quiet for
+        `room_idle_timeout`, or the server stopping). A room loaded anew is a new `RoomAPI`:
+        what a front read of the old one stops with `unloaded`. Loads nothing and keeps nothing
+        loaded (a front that watches is no visit). The answer stops the watch."""
+        watch = (started, unloaded)
+        self._watches.setdefault(name, []).append(watch)
         room = self._rooms.loaded(name)
-        if room is None or not room.startup.started:
-            return None
-        return RoomAPI(room, self._threads, self.fronts)
+        if room is not None and room.startup.started:
+            started(RoomAPI(room, self._threads, self.fronts))
+        return lambda: self._watches[name].remove(watch)
+
+    def _told(self, name: str, room: Room | None) -> None:
+        """The registry's word on a room's life, to the fronts that watch it."""
+        for started, unloaded in list(self._watches.get(name, ())):
+            if room is None:
+                unloaded()
+            else:
+                started(RoomAPI(room, self._threads, self.fronts))
 
     def once_started(self, name: str, then: Callable[[RoomAPI], None]) -> None:
         """`then(room)` once the room `name` has started, if it is loaded (at once if it has

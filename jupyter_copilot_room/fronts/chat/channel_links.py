@@ -12,10 +12,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...api import Front
 from ...errors import Conflict, InvalidRequest
 from ...statefiles import read_json, write_json_atomically
+from ..reach import ServiceRefusal, ServiceWaiting, reach
 from .channel_mirror import ChannelMirror
-from .chat_service import ChatService, ServiceRefusal, ServiceWaiting
+from .chat_service import ChatService
 from .mirror_state import MirrorState
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ class ChannelLinks:
         self.service = service
         self.rooms = rooms
         self.status: str | None = None  # the bridge's own word ("bad token"), None: all well
+        self.front = Front(service.name)  # the header's "<Service>: ..." is the bridge's own
         self._states = state / service.name  # a mirror's state: `<room>.json`
         self._file = state / f"{service.name}-channels.json"
         self._changed: dict[str, str | None] = read_json(self._file) or {}
@@ -70,37 +73,30 @@ class ChannelLinks:
             self._show(name, status)
 
     async def reach(self, call: Callable[[], Awaitable[object]]) -> ServiceRefusal | None:
-        """Makes the service's first `call` until it answers, the header saying "disconnected"
-        meanwhile; each try waits the service's Retry-After, or twice as long as the last (a
-        minute at most). A refusal (a bad token) is not tried again: the header says so and it
-        is returned, for the bridge to log in its own words."""
-        backoff = 1.0
-        while True:
-            try:
-                await call()
-            except ServiceRefusal as refusal:
-                self.say("bad token")
-                return refusal
-            except ServiceWaiting as waiting:
-                self.say("disconnected")
-                wait = backoff if waiting.retry_after is None else waiting.retry_after
-                log.info(
-                    "%s cannot be reached (%s); trying again in %.0f s", self.name, waiting, wait
-                )
-                await asyncio.sleep(wait)
-                backoff = min(backoff * 2, 60.0)
-            else:
-                self.say(None)
-                return None
+        """Makes the service's first `call` until it answers (`fronts/reach.py`), the header
+        saying "disconnected" meanwhile. A refusal (a bad token) is not tried again: the header
+        says so and it is returned, for the bridge to log in its own words."""
+
+        def waited(waiting: ServiceWaiting, wait: float) -> None:
+            self.say("disconnected")
+            log.info("%s cannot be reached (%s); trying again in %.0f s", self.name, waiting, wait)
+
+        try:
+            await reach(call, waited)
+        except ServiceRefusal as refusal:
+            self.say("bad token")
+            return refusal
+        self.say(None)
+        return None
 
     def _show(self, name: str, status: str | None) -> None:
         """`status` in the room's header, once it has started if it is starting now."""
-        self.rooms.once_started(name, lambda room: room.set_front_status(self.service.name, status))
+        self.rooms.once_started(name, lambda room: room.set_front_status(self.front, status))
 
     def _mirror_says(self, room: RoomAPI | None, status: str | None) -> None:
         """A mirror's word on its room's header; once its trouble passed, the bridge's."""
         if room is not None:
-            room.set_front_status(self.service.name, status or self.status)
+            room.set_front_status(self.front, status or self.status)
 
     def start(self) -> None:
         self._running = True

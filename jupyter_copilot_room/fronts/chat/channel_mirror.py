@@ -3,9 +3,9 @@ author and text, and its turn is mirrored in that message's thread: the reply st
 editing one message at most once a second, a line for each tool call, each card with its
 buttons (edited to say who answered, wherever they answered), and the end in words.
 
-It follows the room's transcript (`RoomAPI.follow`) from where it stopped, so the turns missed
+It follows the room's transcript (`RoomFollower`) from where it stopped, so the turns missed
 while the service was unreachable are posted when it answers again, none twice
-(`mirror_state.py`)."""
+(`mirror_state.py`); every call to the service goes through `reach`."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ...access import rules
-from ...api import Person
-from ...background_tasks import started
+from ...api import Front
 from ...events.consumers import reads
-from .chat_service import CardView, ChatService, ServiceRefusal, ServiceWaiting
+from ..reach import ServiceRefusal, ServiceWaiting, reach
+from ..room_follower import RoomFollower
+from .chat_service import CardView, ChatService
 from .mirror_state import MirrorState
 
 if TYPE_CHECKING:
@@ -43,9 +43,6 @@ RECORDS = reads(
 
 #: Seconds between two edits of a streaming reply (Slack asks for about one a second).
 STREAM_EVERY = 1.0
-MAX_BACKOFF = 60.0
-#: Seconds between two looks at whether the room was loaded anew (a look keeps nothing loaded).
-LOOK_EVERY = 1.0
 #: Seconds from a reading's start before one that ended (a bad token, a channel the bot is not
 #: in) is started again, from the line that was refused.
 READ_AGAIN = 30.0
@@ -76,96 +73,79 @@ class ChannelMirror:
         self.rooms = rooms
         self.state = state
         self.say_status = say_status
-        self._task: asyncio.Task | None = None
+        self.front = Front(service.name)  # the mirror reads the room as itself
+        self.reading: RoomFollower | None = None
         self._streams: dict[str, asyncio.Task] = {}
         self._refused = False
 
     def start(self) -> None:
-        self._task = started(self._run(), f"The {self.service.name} mirror of {self.name}")
+        """Follow the room while it is loaded, and afresh each time it is loaded anew: turns
+        happen only in a loaded room, and a room unloads while quiet (`room_idle_timeout`) as if
+        no channel followed it."""
+        self.reading = RoomFollower(
+            self.rooms,
+            self.name,
+            self.front,
+            lambda: self.state.seq,
+            self._show,
+            loaded=self._loaded,
+            ended=self._refused_reading,
+            again=READ_AGAIN,
+        )
+        self.reading.start()
 
     async def stop(self) -> None:
-        for task in [self._task, *self._streams.values()]:
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        if self.reading is not None:
+            await self.reading.stop()
+        for task in self._streams.values():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     def prompt_of_thread(self, thread: str | None) -> str | None:
         """The prompt whose message starts `thread` (a reply there is on that turn)."""
         return next((p for p, ts in self.state.prompts.items() if ts == thread), None)
 
-    async def _run(self) -> None:
-        """Follow the room while it is loaded, and afresh each time it is loaded anew: turns
-        happen only in a loaded room, and a room unloads while quiet (`room_idle_timeout`) as if
-        no channel followed it. A room loaded anew gets the service's word in its header and its
-        channel in `meta.channels`; a reading that ended (a bad token, a channel the bot is not in)
-        starts again `READ_AGAIN` seconds after it began."""
-        loop = asyncio.get_running_loop()
-        reading: tuple[object, asyncio.Task, float] | None = None
-        try:
-            while True:
-                room = self.rooms.loaded(self.name)
-                anew = room is not None and (reading is None or reading[0] is not room.room)
-                again = (
-                    reading is not None
-                    and reading[1].done()
-                    and loop.time() >= reading[2] + READ_AGAIN
-                )
-                if room is not None and (anew or again):
-                    if self.state.fresh:  # just linked: its turns from now on, not its past
-                        self.state.fresh = False
-                        self.state.advance(room.last_seq())
-                    if reading is not None:
-                        reading[1].cancel()
-                    task = started(self._read(room), f"The mirror of {self.name}")
-                    reading = (room.room, task, loop.time())
-                    if anew:
-                        self.say_status(room, None)
-                        room.set_front_channel(self.service.name, self.channel)
-                await asyncio.sleep(LOOK_EVERY)
-        finally:
-            if reading is not None:
-                reading[1].cancel()
+    def _loaded(self, room: RoomAPI) -> None:
+        """A room loaded anew gets the service's word in its header and its channel in
+        `meta.channels`; a channel just linked gets its turns from now on, not its past."""
+        if self.state.fresh:
+            self.state.fresh = False
+            self.state.advance(room.last_seq())
+        self.say_status(room, None)
+        room.set_front_channel(self.front, self.channel)
 
-    async def _read(self, room: RoomAPI) -> None:
+    async def _show(self, room: RoomAPI, record: dict) -> None:
+        """One record in the channel; a line the service refuses alone is lost, a refusal of
+        the token or the channel ends the reading (`READ_AGAIN`)."""
         try:
-            async for record in room.follow(after=self.state.seq):
-                try:
-                    shown = await self._mirror(room, record)
-                except ServiceRefusal as refusal:
-                    if refusal.token or refusal.channel:
-                        raise
-                    log.warning(
-                        "%s refused a line of %s: %s", self.service.name, self.name, refusal
-                    )
-                    shown = True  # that line is lost; the next go on
-                if shown:
-                    if self._refused:
-                        self._refused = False
-                        self.say_status(room, None)
-                    self.state.advance(record["seq"])
-        except ServiceRefusal as refusal:  # its lines wait; tried again `READ_AGAIN` later
-            if not self._refused:
-                log.error("%s refused the mirror of %s: %s", self.service.name, self.name, refusal)
-            self._refused = True
-            self.say_status(room, "bad token" if refusal.token else "not in the channel")
+            shown = await self._mirror(room, record)
+        except ServiceRefusal as refusal:
+            if refusal.token or refusal.channel:
+                raise
+            log.warning("%s refused a line of %s: %s", self.service.name, self.name, refusal)
+            shown = True  # that line is lost; the next go on
+        if shown:
+            if self._refused:
+                self._refused = False
+                self.say_status(room, None)
+            self.state.advance(record["seq"])
+
+    def _refused_reading(self, room: RoomAPI, refusal: ServiceRefusal) -> None:
+        """Its lines wait, tried again `READ_AGAIN` seconds after the reading began."""
+        if not self._refused:
+            log.error("%s refused the mirror of %s: %s", self.service.name, self.name, refusal)
+        self._refused = True
+        self.say_status(room, "bad token" if refusal.token else "not in the channel")
 
     async def _send(self, room: RoomAPI, call: Callable) -> object:
         """`call()` until the service takes it: a rate limit waits its Retry-After, an outage
         backs off, and the header says so meanwhile."""
-        failures = 0
-        while True:
-            try:
-                answer = await call()
-            except ServiceWaiting as waiting:
-                failures += 1
-                self.say_status(room, "disconnected" if waiting.retry_after is None else None)
-                wait = waiting.retry_after or min(2.0 ** (failures - 1), MAX_BACKOFF)
-                await asyncio.sleep(wait)
-                continue
-            if failures:
-                self.say_status(room, None)
-            return answer
+
+        def waited(waiting: ServiceWaiting, _: float) -> None:
+            self.say_status(room, "disconnected" if waiting.retry_after is None else None)
+
+        return await reach(call, waited, lambda: self.say_status(room, None))
 
     async def _once(self, room: RoomAPI, key: str, call: Callable) -> None:
         """Post what `key` names once (a record's message survives a retry of the record)."""
@@ -226,7 +206,7 @@ class ChannelMirror:
         with contextlib.suppress(KeyError):  # the reply ended: its whole text follows
             while True:
                 await asyncio.sleep(STREAM_EVERY)
-                text = room.streamed_text(entry_id)[: self.service.max_text]
+                text = room.streamed_text(self.front, entry_id)[: self.service.max_text]
                 if text and text != shown:
                     await self._edit_reply(room, entry_id, text)
                     shown = text
@@ -253,8 +233,8 @@ class ChannelMirror:
             )
 
     def _card_view(self, room: RoomAPI, p: dict) -> CardView:
-        card = next((c for c in room.cards_for(Person(p["author"])) if c["id"] == p["id"]), None)
-        who = waiting_on(room, card["answerers"] if card else {})
+        card = room.card(self.front, p["id"])
+        who = card["waiting_on"] if card else "no one"  # answered already: the next line says
         details = p.get("details") or {}
         body = str(details.get("diff") or p["summary"])
         lines = body.splitlines()
@@ -306,8 +286,3 @@ def split_to(text: str, limit: int) -> list[str]:
         parts.append(text[:cut])
         text = text[cut:]
     return [*parts, text] if text else parts
-
-
-def waiting_on(room: RoomAPI, answerers: dict) -> str:
-    """Who a card waits on, in words ("alice or a host"), as the room's rules say it."""
-    return rules.who_answers(answerers, room.display_name, asker="")

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from ...api import Person, Refused
 from ...request_bodies import CardDecision
 from ...statefiles import read_json, write_json_atomically
-from .channel_mirror import waiting_on
-from .chat_service import ChatService, ServiceRefusal, ServiceWaiting
+from ..reach import ServiceRefusal, ServiceWaiting
+from .chat_service import ChatService
 from .linked_people import LinkAsk, LinkedPeople
 
 if TYPE_CHECKING:
@@ -171,7 +171,7 @@ class ChatFront:
         answer: str,
     ) -> None:
         if not card["may_answer"]:
-            said = f"Waiting on {waiting_on(room, card['answerers'])}."
+            said = f"Waiting on {card['waiting_on']}."
             return await self.service.whisper(channel, user, said, thread)
         try:
             if card["kind"] == "question":

@@ -1,39 +1,11 @@
 """What the bridge core asks of a chat service (Slack, Teams), and what it hands it: plain
-messages, and cards as `CardView`s the adapter renders (Block Kit, Adaptive Cards)."""
+messages, and cards as `CardView`s the adapter renders (Block Kit, Adaptive Cards). Its failures
+are `fronts/reach.py`'s, as every front's."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Protocol
-
-
-class ServiceWaiting(Exception):
-    """The service cannot take it now (unreachable, rate limited): try again after `retry_after`
-    seconds (None: the caller backs off)."""
-
-    def __init__(self, reason: str, retry_after: float | None = None):
-        super().__init__(reason)
-        self.reason = reason
-        self.retry_after = retry_after
-
-
-def retry_seconds(retry_after: str | None) -> float:
-    """A 429's Retry-After in seconds (a date, or none at all: one)."""
-    try:
-        return max(float(retry_after or 1), 0.0)
-    except ValueError:
-        return 1.0
-
-
-class ServiceRefusal(Exception):
-    """The service refused: a bad token (`token`); the channel, which the bot is not in or which
-    is gone (`channel`: the mirror's lines wait until it may post there); or else this one
-    message (a text it will not take)."""
-
-    def __init__(self, reason: str, token: bool = False, channel: bool = False):
-        super().__init__(reason)
-        self.token = token
-        self.channel = channel
 
 
 @dataclass(frozen=True)

@@ -1,45 +1,27 @@
 """GitHub's REST API as the room uses it, through githubkit (typed, async, a `base_url` for GitHub
 Enterprise or a local fake): the only module that imports it.
 
-Every failure is one of two kinds the callers can act on: `GitHubWaiting` (unreachable, a rate
-limit, a 5xx: try again at `retry_at`) and `GitHubRefusal` (a bad token, a 404: say so once).
+Every failure is one of the two kinds every front's service raises (`fronts/reach.py`):
+`ServiceWaiting` (unreachable, a rate limit, a 5xx: try again after `retry_after`) and
+`ServiceRefusal` (a bad token, a 404, with its `status`: say so once).
 Comment listings are conditional (ETag per page), so a quiet pull request costs 304s, which
 GitHub does not count against the rate limit.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from githubkit import GitHub
 from githubkit.exception import RateLimitExceeded, RequestError, RequestFailed
 
+from ..reach import ServiceRefusal, ServiceWaiting
 from .comment_text import CommentBody
 
 PER_PAGE = 100
 #: GitHub's repository roles (`role_name`); a custom role is given as the base it builds on.
 ROLES = frozenset({"admin", "maintain", "write", "triage", "read"})
-
-
-class GitHubWaiting(Exception):
-    """GitHub cannot answer now; `retry_at` (time.time()) is when to ask again, when GitHub
-    says (a rate limit), else None (unreachable, a 5xx: the caller backs off)."""
-
-    def __init__(self, reason: str, retry_at: float | None = None):
-        super().__init__(reason)
-        self.reason = reason
-        self.retry_at = retry_at
-
-
-class GitHubRefusal(Exception):
-    """GitHub answered no (`status`): a bad token (401), no such thing (404)."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 @dataclass
@@ -69,15 +51,15 @@ class GitHubRest:
             return await self._github.arequest(method, url, **kwargs)
         except RateLimitExceeded as limited:
             wait = max(1.0, limited.retry_after.total_seconds())
-            raise GitHubWaiting("rate limited", time.time() + wait) from None
+            raise ServiceWaiting("rate limited", wait) from None
         except RequestFailed as failed:
             status = failed.response.status_code
             if status >= 500:
-                raise GitHubWaiting(f"HTTP {status}") from None
+                raise ServiceWaiting(f"HTTP {status}") from None
             message = _message(failed.response.raw_response)
-            raise GitHubRefusal(status, message) from None
+            raise ServiceRefusal(message, status=status, token=status == 401) from None
         except RequestError as lost:
-            raise GitHubWaiting(_unreachable(lost)) from None
+            raise ServiceWaiting(_unreachable(lost)) from None
 
     async def login(self) -> str:
         """Whose token it is (the room never acts on its own comments)."""
@@ -135,7 +117,7 @@ class GitHubRest:
         url = f"/repos/{self.owner}/{self.repo}/collaborators/{login}/permission"
         try:
             answer = await self._call("GET", url)
-        except GitHubRefusal as no:
+        except ServiceRefusal as no:
             if no.status == 404:
                 return "none"
             raise
@@ -145,7 +127,7 @@ class GitHubRest:
     async def has_copilot_seat(self, org: str, login: str) -> bool:
         try:
             await self._call("GET", f"/orgs/{org}/members/{login}/copilot")
-        except GitHubRefusal as no:
+        except ServiceRefusal as no:
             if no.status in (404, 422):  # no seat; Copilot Business off in the org
                 return False
             raise

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...access.identity import SERVER_OWNER
+from ...api.person import vouchable
 
 GITHUB_API = "https://api.github.com"
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
@@ -58,7 +58,7 @@ class GitHubSettings:
         login that a username shares by chance must not act as that person. Never the
         server's own token's."""
         username = self.people.get(login, login if self.match_logins else None)
-        return None if username == SERVER_OWNER.username else username
+        return username if username is not None and vouchable(username) else None
 
 
 def parse_github(value: Mapping[str, Any]) -> GitHubSettings | None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ..reach import ServiceRefusal
 from .comment_text import comment_body
-from .github_rest import GitHubRefusal, GitHubRest
+from .github_rest import GitHubRest
 from .github_settings import GitHubSettings
 from .pull_link import Outgoing, PullLink
 from .pull_tasks import ROOM, Task
@@ -49,7 +50,7 @@ class PullPosts:
         if self.link.card is not None:
             try:
                 await self.rest.edit_comment(self.link.card, body)
-            except GitHubRefusal as gone:
+            except ServiceRefusal as gone:
                 if gone.status != 404:
                     raise
                 self.link.card = None
@@ -85,7 +86,7 @@ class PullPosts:
             if task.takes(out.state):
                 try:
                     await self._post(task, out)
-                except GitHubRefusal as refusal:  # its comment deleted, or not ours to edit
+                except ServiceRefusal as refusal:  # its comment deleted, or not ours to edit
                     if refusal.status != 404 or task.message is None:
                         log.warning("GitHub refused task %s's Message: %s", task.id, refusal)
                     else:

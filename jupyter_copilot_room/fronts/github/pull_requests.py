@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from ...errors import InvalidRequest, NotFound, Unauthorized, Unavailable
-from .github_rest import GitHubRefusal, GitHubRest, GitHubWaiting
+from ..reach import ServiceRefusal, ServiceWaiting
+from .github_rest import GitHubRest
 from .github_settings import GitHubSettings
 from .pull_link import PullLink
-from .pull_room import PullRoom
+from .pull_room import FRONT, PullRoom
 
 if TYPE_CHECKING:
     from ...api import RoomAPI, RoomsAPI
@@ -74,21 +75,21 @@ class PullRequests:
         `recorded()` (the transcript's line) once GitHub answered, before anything changes."""
         try:
             pull = await self.rest.pull(number)
-        except GitHubWaiting as waiting:
+        except ServiceWaiting as waiting:
             raise Unavailable(f"GitHub cannot answer now ({waiting.reason}).") from None
-        except GitHubRefusal as refusal:
+        except ServiceRefusal as refusal:
             if refusal.status == 404:
                 raise NotFound(
                     f"{self.settings.repository} has no pull request #{number}.", code="no_pull"
                 ) from None
-            raise Unavailable(f"GitHub refused: {refusal.message}", code="github_refused") from None
+            raise Unavailable(f"GitHub refused: {refusal.reason}", code="github_refused") from None
         current = self.linked.get(room.name)
         if current is not None and current.link.number == number:
             return pull
         link = PullLink(self.folder / f"{room.name}.json", number, url=pull["url"])
         try:  # what was said before the link is not a task (a link made again, too)
             link.handled = {comment["id"] for comment in await self.rest.comments(number)}
-        except GitHubWaiting as waiting:
+        except ServiceWaiting as waiting:
             raise Unavailable(f"GitHub cannot answer now ({waiting.reason}).") from None
         recorded()
         await self.unlink(room)
@@ -101,7 +102,7 @@ class PullRequests:
         if pull is not None:
             await pull.stop()
             pull.link.file.unlink(missing_ok=True)
-            room.set_front_status("github", None)
+            room.set_front_status(FRONT, None)
 
     def hear(self, event: str, signature: str, body: bytes, content_type: str) -> None:
         """A webhook delivery: verified, then each comment to the room linked to its pull

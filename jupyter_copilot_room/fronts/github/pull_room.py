@@ -19,12 +19,13 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from ...access import rules
-from ...api import Person, Refused, RoomAPI
+from ...api import Front, Person, Refused, RoomAPI
 from ...background_tasks import started
 from ...request_bodies import CardDecision
+from ..reach import ServiceRefusal, ServiceWaiting, reach
+from ..room_follower import RoomFollower
 from .comment_commands import CardAnswer, Mention, read_comment
-from .github_rest import GitHubRefusal, GitHubRest, GitHubWaiting
+from .github_rest import GitHubRest
 from .github_settings import GitHubSettings
 from .markers import marker_of
 from .pull_link import PullLink
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FRONT = "github"
+FRONT = Front("github")  # the room's header and its reading: the front itself
 #: The longest wait between tries while GitHub is unreachable or failing (seconds).
 MAX_BACKOFF = 300.0
 
@@ -61,21 +62,24 @@ class PullRoom:
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._loop: asyncio.Task | None = None
-        self._reading: tuple[object, asyncio.Task] | None = None
+        self._room: RoomAPI | None = None  # as the loop last opened it
+        self.reading = RoomFollower(
+            rooms, name, FRONT, lambda: self.link.seq, self._read, loaded=self._loaded
+        )
         self._last_poll = 0.0
         self._status: str | None = None
-        self._failures = 0  # tries in a row GitHub could not answer
         self._not_before = 0.0  # time.time() before which GitHub is not asked (its rate limit)
 
     def start(self) -> None:
         self._loop = started(self._run(), f"The pull request loop of {self.name}")
+        self.reading.start()
 
     async def stop(self) -> None:
-        for task in (self._loop, self._reading[1] if self._reading else None):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        await self.reading.stop()
+        if self._loop is not None:
+            self._loop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop
 
     def heard(self, comment: dict) -> None:
         """A comment a webhook brought (`deleted` set when it is gone): handled in the loop,
@@ -86,34 +90,29 @@ class PullRoom:
     # -- the loop ----------------------------------------------------------------------------------
 
     async def _run(self) -> None:
+        """Hear the pull request every `poll_interval` (sooner when a webhook brings a comment),
+        through `reach`: while GitHub cannot answer, "GitHub: waiting" and a longer wait."""
+        poll = self.settings.poll_interval
         while True:
-            wait = self.settings.poll_interval
-            room = None
             try:
-                room = await self.rooms.open(self.name)
-                self.posts.agent = room.agent_card()["name"]
-                self._read_from(room)
-                await self._cycle(room)
-                self._say_status(room, None)
-                self._failures = 0
-            except GitHubWaiting as waiting:
-                self._failures += 1
-                backoff = min(wait * 2 ** (self._failures - 1), MAX_BACKOFF)
-                wait = backoff if waiting.retry_at is None else waiting.retry_at - time.time()
-                wait = max(wait, self.settings.poll_interval)
-                self._not_before = time.time() + wait
-                self._say_status(room, "waiting", f"{waiting.reason}; retrying in {wait:.0f} s")
-            except GitHubRefusal as refusal:
-                self._say_status(room, _refusal_status(refusal), refusal.message)
+                await reach(self._cycle, self._waiting, first=poll, cap=MAX_BACKOFF, floor=poll)
+                self._say_status(None)
+            except ServiceRefusal as refusal:
+                self._say_status(_refusal_status(refusal), refusal.reason)
             except Refused as refused:
                 log.warning("The room %s could not open: %s", self.name, refused)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), wait)
+                await asyncio.wait_for(self._wake.wait(), poll)
             self._wake.clear()
-            # A webhook may wake the loop early, never before GitHub's rate limit lifts.
-            await asyncio.sleep(max(0.0, self._not_before - time.time()))
 
-    async def _cycle(self, room: RoomAPI) -> None:
+    def _waiting(self, waiting: ServiceWaiting, wait: float) -> None:
+        """GitHub is not asked for `wait` seconds (its rate limit lifts, or it comes back)."""
+        self._not_before = time.time() + wait
+        self._say_status("waiting", f"{waiting.reason}; retrying in {wait:.0f} s")
+
+    async def _cycle(self) -> None:
+        self._room = room = await self.rooms.open(self.name)
+        self.posts.agent = room.agent_card()["name"]
         if self._own_login is None:
             self._own_login = await self.rest.login()
         await self.posts.card(room)
@@ -126,14 +125,14 @@ class PullRoom:
                 await self._hear(room, comment)
             await self.posts.flush()
 
-    def _say_status(self, room: RoomAPI | None, status: str | None, detail: str = "") -> None:
+    def _say_status(self, status: str | None, detail: str = "") -> None:
         """The header's "GitHub: ..." (nothing while all is well); a change is logged once."""
         if status != self._status:
             if status is not None:
                 log.warning("GitHub for the room %s: %s (%s)", self.name, status, detail)
             self._status = status
-        if room is not None:
-            room.set_front_status(FRONT, status)
+        if self._room is not None:
+            self._room.set_front_status(FRONT, status)
 
     # -- comments ----------------------------------------------------------------------------------
 
@@ -155,10 +154,10 @@ class PullRoom:
             return
         if task is not None and task.capped:
             return self._handled(comment)  # past its cap the room says nothing more on it
-        writer = await self._writes(login)  # GitHubWaiting: heard again next time
+        writer = await self._writes(room, login)  # ServiceWaiting: heard again next time
         self._handled(comment)  # before acting: a crash now loses it rather than acts twice
         username = self.settings.username_of(login)  # None: acts as nobody, only told why
-        person = None if username is None else Person(username, source=FRONT)
+        person = None if username is None else Person(username, source=FRONT.name)
         if isinstance(asked, CardAnswer):
             await self._answer(room, comment, person, writer, asked, task)
         elif task is None:
@@ -167,15 +166,15 @@ class PullRoom:
             await self._more(room, comment, person, writer, asked, task)
         self.link.save()
 
-    async def _writes(self, login: str) -> bool:
-        """Whether `login` may act here: it is mapped to a room username, and `access/rules.py`
-        lets its permission on the repository act (GitHub's refusal to say counts as no)."""
+    async def _writes(self, room: RoomAPI, login: str) -> bool:
+        """Whether `login` may act here: it is mapped to a room username, and the room lets its
+        permission on the repository act (GitHub's refusal to say counts as no)."""
         if self.settings.username_of(login) is None:
             return False
         try:
-            return rules.may_act_on_repository(await self.rest.permission(login))
-        except GitHubRefusal as refusal:
-            log.warning("GitHub would not say what %s may do: %s", login, refusal.message)
+            return room.may_act_from_repository(await self.rest.permission(login))
+        except ServiceRefusal as refusal:
+            log.warning("GitHub would not say what %s may do: %s", login, refusal.reason)
             return False
 
     def _handled(self, comment: dict) -> None:
@@ -191,7 +190,7 @@ class PullRoom:
             return
         username = self.settings.username_of(task.owner)  # None: no longer mapped
         if task.state == "submitted" and task.prompt_id is not None and username is not None:
-            author = Person(username, source=FRONT)
+            author = Person(username, source=FRONT.name)
             try:
                 await room.withdraw(author, task.prompt_id)  # the room records it: canceled
                 task.comment = None
@@ -282,7 +281,7 @@ class PullRoom:
         if card is None:
             return await self._reply_on(comment, task, f"Task {task.id} waits on no request.")
         if not (writer and card["may_answer"]):
-            who = rules.who_answers(card["answerers"])
+            who = card["who_answers"]
             said = f"Only {who} may answer this request, with write access to the repository."
             return await self._reply_on(comment, task, said)
         try:
@@ -323,34 +322,30 @@ class PullRoom:
 
     # -- the room's transcript ---------------------------------------------------------------------
 
-    def _read_from(self, room: RoomAPI) -> None:
-        """Follow the room's transcript (again, when the room was loaded anew)."""
-        reading = self._reading
-        if reading is not None and reading[0] is room.room and not reading[1].done():
-            return
-        if self._reading is not None:
-            self._reading[1].cancel()
-        self._reading = (room.room, started(self._read(room), f"The tasks of {self.name}"))
+    def _loaded(self, room: RoomAPI) -> None:
+        """The room loaded anew: its reading starts again (`RoomFollower`), with the agent's
+        name its Messages mention."""
+        self.posts.agent = room.agent_card()["name"]
 
-    async def _read(self, room: RoomAPI) -> None:
-        async for record in room.follow(after=self.link.seq):
-            async with self._lock:
-                task = self.link.task_of_prompt(prompt_of(record)) or self.link.task_of_card(
-                    card_of(record)
-                )
-                if task is None or task.terminal:
-                    continue
-                if task.moved_by(record):
-                    self.posts.say(task)
-                self.link.seq = record["seq"]
-                self.link.save()
-                if time.time() < self._not_before:
-                    continue  # GitHub's rate limit: the loop posts once it lifts
-                try:
-                    await self.posts.flush()
-                except (GitHubWaiting, GitHubRefusal):
-                    self._wake.set()  # the loop says so in the header and tries again
+    async def _read(self, room: RoomAPI, record: dict) -> None:
+        """One record of the room: the task it moves says so on the pull request."""
+        async with self._lock:
+            task = self.link.task_of_prompt(prompt_of(record)) or self.link.task_of_card(
+                card_of(record)
+            )
+            if task is None or task.terminal:
+                return
+            if task.moved_by(record):
+                self.posts.say(task)
+            self.link.seq = record["seq"]
+            self.link.save()
+            if time.time() < self._not_before:
+                return  # GitHub's rate limit: the loop posts once it lifts
+            try:
+                await self.posts.flush()
+            except (ServiceWaiting, ServiceRefusal):
+                self._wake.set()  # the loop says so in the header and tries again
 
 
-def _refusal_status(refusal: GitHubRefusal) -> str:
+def _refusal_status(refusal: ServiceRefusal) -> str:
     return "bad token" if refusal.status == 401 else f"error {refusal.status}"

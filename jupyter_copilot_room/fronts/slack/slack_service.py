@@ -20,7 +20,8 @@ from slack_sdk.socket_mode.response import SocketModeResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from ..chat.chat_front import ChatFront
-from ..chat.chat_service import CardView, ServiceRefusal, ServiceWaiting, retry_seconds
+from ..chat.chat_service import CardView
+from ..reach import ServiceRefusal, ServiceWaiting, retry_seconds
 from .block_kit import MESSAGE_TEXT, card_blocks, clicked, fallback_text
 from .mrkdwn import fitted, mrkdwn, unescaped
 

@@ -9,7 +9,7 @@ import asyncio
 import msal
 import requests
 
-from ..chat.chat_service import ServiceRefusal, ServiceWaiting
+from ..reach import ServiceRefusal, ServiceWaiting
 from .teams_settings import TeamsSettings
 
 #: The audience of the Bot Connector's tokens.

@@ -27,7 +27,8 @@ from microsoft_agents.activity import (
 from microsoft_agents.hosting.core import ConnectorClient
 
 from ..chat.chat_front import ChatFront
-from ..chat.chat_service import CardView, ServiceRefusal, ServiceWaiting, retry_seconds
+from ..chat.chat_service import CardView
+from ..reach import ServiceRefusal, ServiceWaiting, retry_seconds
 from . import limits, plain_text
 from .adaptive_cards import card_attachment, clicked
 from .bot_token import BotToken
@@ -66,6 +67,7 @@ class TeamsService:
                 f"the connector answered {failed.status}",
                 token=failed.status == 401,
                 channel=failed.status == 403,  # the bot is not in the team (any more)
+                status=failed.status,
             ) from None
         except (aiohttp.ClientError, TimeoutError, OSError) as lost:
             raise ServiceWaiting(f"unreachable ({type(lost).__name__})") from None
