@@ -15,9 +15,9 @@ from .access.claim_notice import announcement, claim_page_path, claim_urls, writ
 from .access.copilot_seats import CopilotSeats
 from .access.hub_grants import hub_server_name
 from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
-from .agent.acp.agent_spec import COPILOT, parse_agents
+from .agent.acp.agent_spec import parse_agents
 from .agent.notebook_mcp import NotebookToolsServer
-from .agent.seam import Agent
+from .agent.seam import COPILOT, Agent
 from .api import RoomsAPI
 from .eventlog import EventEmitter
 from .fronts.front_settings import front_traits

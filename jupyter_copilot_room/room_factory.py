@@ -16,9 +16,8 @@ from .access.identity import HostClaim
 from .access.thread_admissions import ThreadAdmissions
 from .agent.acp.acp_agent import AcpAgent
 from .agent.acp.agent_processes import AgentProcesses
-from .agent.acp.agent_spec import COPILOT
 from .agent.agent_choice import AgentChoice
-from .agent.seam import Agent, AgentSettings
+from .agent.seam import COPILOT, Agent, AgentSettings
 from .catalog import Catalog
 from .eventlog import EventEmitter
 from .notebooks import NotebookEditor

@@ -25,8 +25,7 @@ from ..access import rules
 from ..access.admissions import AdmissionBook
 from ..access.identity import HostClaim
 from ..access.roles import Role
-from ..agent.acp.agent_spec import COPILOT
-from ..agent.seam import Agent
+from ..agent.seam import COPILOT, Agent
 from ..attachments import AttachmentStore
 from ..catalog import Catalog
 from ..checkpoints.turn_checkpoints import Checkpoints
