@@ -41,3 +41,10 @@ def test_the_room_imports_no_agent_adapter():
         if name.startswith(ADAPTERS)
     }
     assert stray == set(), "the room reaches an agent through agent/seam.py only"
+
+
+def test_the_factory_imports_nothing_of_the_app():
+    """It is given a `RoomConfig` (`room_config.py`), not the `ExtensionApp`."""
+    factory = PACKAGE / "room_factory.py"
+    stray = {name for name in imports_of(factory) if name.startswith("jupyter_copilot_room.app")}
+    assert stray == set()
