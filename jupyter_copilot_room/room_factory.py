@@ -9,6 +9,8 @@ room's settings, and spends from its room's daily caps (`room/budgets/spending.p
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 
 from .access.admissions import AdmissionBook, restore_decisions
@@ -21,7 +23,9 @@ from .agent.seam import COPILOT, Agent
 from .catalog import Catalog
 from .notebooks import NotebookEditor
 from .room.room import Room
+from .room.room_spec import RoomSpec
 from .room.turns.agent_slots import AgentSlots
+from .room.turns.running_turn import RunningTurn
 from .room_config import RoomConfig
 from .room_registry import MAIN
 from .settings import Policy, SettingsStore
@@ -46,8 +50,8 @@ class RoomFactory:
         self, repository: Path, state_dir: Path, claim: HostClaim | None = None, name: str = MAIN
     ) -> Room:
         """A room people share (main or created, not a side thread): its threads wired in."""
-        room = self._build(repository, state_dir, claim=claim, name=name)
-        room.turns.apply_thread = lambda turn: self.threads.of(room).apply_changes(turn)
+        apply_thread = partial(self.threads.apply_changes, name)
+        room = self._build(repository, state_dir, claim=claim, name=name, apply=apply_thread)
         room.startup.when_started(lambda: self.threads.of(room).resume())
         return room
 
@@ -91,6 +95,7 @@ class RoomFactory:
         name: str = MAIN,
         book: AdmissionBook | None = None,
         settings: SettingsStore | None = None,
+        apply: Callable[[RunningTurn], Awaitable[str | None]] | None = None,
     ) -> Room:
         config = self.config
         settings = settings or self._settings(state_dir)
@@ -101,24 +106,27 @@ class RoomFactory:
             repository,
             execution_timeout=lambda: settings.current.execution_timeout,
         )
+        spec = RoomSpec(
+            state_dir,
+            repository,
+            name,
+            client_buffer_bytes=config.client_buffer_bytes,
+            document_window=config.document_window,
+            idle_timeout=config.idle_timeout,
+        )
         room = Room(
-            state_dir=state_dir,
-            repository=repository,
+            spec,
             book=book,
             settings=settings,
             agent=self._agent(repository, state_dir, catalog, notebooks, settings),
             catalog=catalog,
             notebooks=notebooks,
             claim=claim,
-            client_buffer_bytes=config.client_buffer_bytes,
-            document_window=config.document_window,
             budgets=config.budgets,
-            name=name,
             slots=self.slots,
-            idle_timeout=config.idle_timeout,
             redactor=config.redactor,
+            apply_thread=apply,
         )
-        notebooks.executions.on_kernel = room.document.set_kernel
         config.events.listen_to(room.recorder, name)
         return room
 

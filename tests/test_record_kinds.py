@@ -49,7 +49,7 @@ PACKAGE = Path(jupyter_copilot_room.__file__).parent
 READER_MODULES = [
     "jupyter_copilot_room.room.persistence.replay",
     "jupyter_copilot_room.room.persistence.snapshot",
-    "jupyter_copilot_room.room.room",
+    "jupyter_copilot_room.room.turns.agent_life",
     "jupyter_copilot_room.metrics",
     "jupyter_copilot_room.export",
     "jupyter_copilot_room.eventlog",

@@ -95,7 +95,7 @@ class RoomSide:
 
     def holds_card(self, request_id: str) -> bool:
         with contextlib.suppress(NotFound):
-            self.room.open_requests.ledger.get(request_id)
+            self.room.cards.ledger.get(request_id)
             return True
         return False
 
@@ -106,7 +106,7 @@ class RoomSide:
         at once by a rule, or by the prompt's author and the hosts (two under `two`)."""
         settings = self.room.settings.current
         ask = PermissionAsk(kind=kind, summary=summary, details=details)
-        return await self.room.open_requests.under_policy(
+        return await self.room.cards.under_policy(
             prompt, ask, settings.approval_policy, settings.permission_timeout, decided_as="write"
         )
 
