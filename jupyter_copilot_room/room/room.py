@@ -147,7 +147,7 @@ class Room:
         self.signin = SignIn(
             agent,
             lambda kind, actor, payload: records.recorder.commit(kind, actor, payload),
-            lambda: self.turns.queue.in_flight is None,
+            self.turns.idle,
         )
         self.people_commands = PeopleCommands(
             people=self.people,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from pathlib import Path
 
 from ..access.identity import Identity
@@ -78,14 +77,15 @@ class RoomSide:
         life = self.room.turns.life
         if life.agent_status in ("sleeping", "stopping"):
             life.need_agent()
-        deadline = time.monotonic() + AGENT_WAKE_TIMEOUT
-        while life.agent_status != "ready":
-            if life.agent_status == "unavailable" or time.monotonic() > deadline:
-                raise Unavailable(
-                    "The room's agent is not available, so its conversation cannot be forked.",
-                    code="agent_unavailable",
-                )
-            await asyncio.sleep(0.05)
+        try:
+            status = await asyncio.wait_for(life.settled(), AGENT_WAKE_TIMEOUT)
+        except TimeoutError:
+            status = "still starting"
+        if status != "ready":
+            raise Unavailable(
+                "The room's agent is not available, so its conversation cannot be forked.",
+                code="agent_unavailable",
+            )
 
     async def worktree_read(self) -> None:
         """Once the running turn's checkpoint has the working tree as the turn found it."""

@@ -135,9 +135,8 @@ class AgentLife:
         self.wake = wake
         self.spawn = spawn
         self.asleep = asleep
-        #: The agent's own word (starting, ready or unavailable), or the room's: sleeping (not
-        #: running), stopping (going to sleep).
-        self.agent_status = "starting"
+        self._status_waiters: list[asyncio.Future[None]] = []  # see `settled`
+        self._agent_status = "starting"
         self.restarting = False  # the agent ignored an abort; no turn starts until it is back
         #: Why the agent was restarted, counted (`degraded`, `lost`, `retry`): for the metrics.
         self.restarts: Counter[str] = Counter()
@@ -162,6 +161,29 @@ class AgentLife:
             self.document.set_meta(copilot_quota=dataclasses.asdict(quota) if quota else None)
 
         self.spawn(read())
+
+    @property
+    def agent_status(self) -> str:
+        """The agent's own word (starting, ready or unavailable), or the room's: sleeping (not
+        running), stopping (going to sleep)."""
+        return self._agent_status
+
+    @agent_status.setter
+    def agent_status(self, status: str) -> None:
+        self._agent_status = status
+        waiters, self._status_waiters = self._status_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def settled(self) -> str:
+        """The agent's status once it is `ready` or `unavailable`: woken by each change of
+        status, never a poll (a side thread forks the agent's session once it is up)."""
+        while self.agent_status not in ("ready", "unavailable"):
+            changed = asyncio.get_running_loop().create_future()
+            self._status_waiters.append(changed)
+            await changed
+        return self.agent_status
 
     def status_changed(self, status: AgentStatus) -> None:
         """What the agent says of itself: shown, and `agent.ready` recorded when what answers

@@ -86,6 +86,7 @@ class Turns:
         #: A turn's end the full disk did not let the room record: recorded when space returns.
         self._unrecorded: tuple[RunningTurn, TaskState, str | None] | None = None
         self._runner: asyncio.Task | None = None
+        self._idle_waiters: list[asyncio.Future[None]] = []  # see `idle`
         self.host = RoomAgentHost(
             self,
             cards,
@@ -126,6 +127,13 @@ class Turns:
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def idle(self) -> None:
+        """Once no prompt is in flight: woken by the turn's end (`_finish`), never a poll."""
+        while self.queue.in_flight is not None:
+            ended = asyncio.get_running_loop().create_future()
+            self._idle_waiters.append(ended)
+            await ended
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -346,6 +354,10 @@ class Turns:
         if turn is not None and turn.timer is not None:
             turn.timer.cancel()
         self.queue.finish(prompt.id, outcome, record.ts)
+        waiters, self._idle_waiters = self._idle_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
         self.life.show_state()
 
     # -- the disk filled up ----------------------------------------------------------------------
