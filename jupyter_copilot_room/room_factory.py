@@ -2,9 +2,10 @@
 
 It is given the server's `RoomConfig` (`room_config.py`), never the app. A room gets the
 configured settings as its defaults, the server's hosts and allow lists, its own `RoomSpec`
-(folder, state, sizes) and agent; the rooms share the agent slots, the redactor and the event log. A room
-people share has its side threads wired in (`threads/`); a thread gets its own admissions, its
-room's settings, and spends from its room's daily caps (`room/budgets/spending.py`).
+(folder, state, sizes) and agent; the rooms share the agent slots, the redactor and the event
+log. A room people share has its side threads wired in (`threads/`); a thread gets its own
+admissions, its room's settings, and spends from its room's daily caps
+(`room/budgets/spending.py`).
 """
 
 from __future__ import annotations
