@@ -29,6 +29,7 @@ from jupyter_copilot_room.checkpoints.turn_checkpoints import Checkpoints
 from jupyter_copilot_room.events import AgentStatus, TurnEnded
 from jupyter_copilot_room.request_bodies import PromptBody
 from jupyter_copilot_room.room.room import Room
+from jupyter_copilot_room.room.room_spec import RoomSpec
 from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
 FOLDERS, FILES = 200, 10
@@ -110,9 +111,8 @@ async def prompt_to_send(root: Path, state: Path, with_checkpoints: bool) -> lis
     state.mkdir(parents=True)
     agent = Sent(AgentSettings(repository=root, state_dir=state))
     room = Room(
-        state_dir=state,
+        RoomSpec(state, root),
         book=AdmissionBook(hosts=frozenset({"alice"})),
-        repository=root,
         settings=SettingsStore(state / "settings.json", RoomSettings()),
         agent=agent,
     )
@@ -134,7 +134,7 @@ async def prompt_to_send(root: Path, state: Path, with_checkpoints: bool) -> lis
             prompt_id, _ = room.prompt_commands.submit(
                 alice, PromptBody(text=f"change something, run {run}")
             )
-            while prompt_id not in agent.reached or room.queue.in_flight is not None:
+            while prompt_id not in agent.reached or room.turns.queue.in_flight is not None:
                 await asyncio.sleep(0.001)
             await asyncio.sleep(0.05)  # the turn's end snapshot and checkpoint
             if run >= WARMUP:

@@ -48,10 +48,11 @@ def import_room() -> float:
 def make_room(state: Path):
     from jupyter_copilot_room.access.admissions import AdmissionBook
     from jupyter_copilot_room.room.room import Room
+    from jupyter_copilot_room.room.room_spec import RoomSpec
     from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
     return Room(
-        state_dir=state,
+        RoomSpec(state),
         book=AdmissionBook(hosts=frozenset({"alice"})),
         settings=SettingsStore(state / "settings.json", RoomSettings()),
     )

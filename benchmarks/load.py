@@ -132,13 +132,13 @@ def extend(app, room) -> None:
             stamps.write(f"{checksum} {fo.now_ns()}\n")
 
     def observe() -> None:  # again after a compaction replaced the served document
-        if observed.get("doc") is not room.sync.ydoc:
+        if observed.get("doc") is not room.records.sync.ydoc:
             # pycrdt's observer holds its Doc: a served document left observed is never freed
             # (this benchmark once measured its own leak of one window per compaction).
             if "doc" in observed:
                 observed["doc"].unobserve(observed["subscription"])
-            observed["doc"] = room.sync.ydoc
-            observed["subscription"] = room.sync.ydoc.observe(stamp)
+            observed["doc"] = room.records.sync.ydoc
+            observed["subscription"] = room.records.sync.ydoc.observe(stamp)
 
     observe()
     traced = {}
@@ -154,7 +154,7 @@ def extend(app, room) -> None:
         def post(self, action: str) -> None:
             observe()
             if action == "rss":
-                doc = room.sync.ydoc
+                doc = room.records.sync.ydoc
                 self.finish(
                     {
                         "rss": fo.rss_bytes(),
@@ -167,7 +167,7 @@ def extend(app, room) -> None:
                     }
                 )
             elif action == "doc":
-                doc = room.sync.ydoc
+                doc = room.records.sync.ydoc
                 roots = {"meta": Map, "participants": Map, "queue": Array, "transcript": Array}
                 roots["approvals"] = Map
                 self.finish({name: doc.get(name, type=t).to_py() for name, t in roots.items()})

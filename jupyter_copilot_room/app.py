@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import cast
 
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Bool, Dict, Float, Integer, List, TraitError, Type, Unicode, default, validate
@@ -15,9 +16,9 @@ from .access.claim_notice import announcement, claim_page_path, claim_urls, writ
 from .access.copilot_seats import CopilotSeats
 from .access.hub_grants import hub_server_name
 from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
-from .agent.acp.agent_spec import COPILOT, parse_agents
+from .agent.acp.agent_spec import parse_agents
 from .agent.notebook_mcp import NotebookToolsServer
-from .agent.seam import Agent
+from .agent.seam import COPILOT, Agent, AgentSettings
 from .api import RoomsAPI
 from .eventlog import EventEmitter
 from .fronts.front_settings import front_traits
@@ -33,14 +34,21 @@ from .room.budgets.budget_caps import Budgets
 from .room.live.document import DEFAULT_WINDOW, MIN_WINDOW
 from .room.live.sync import CLIENT_BUFFER_BYTES
 from .room.persistence.redaction import Redactor
+from .room_config import RoomConfig
 from .room_factory import RoomFactory
 from .room_registry import Rooms
-from .settings import settings_traits
+from .settings import FROM_OTHER_TRAITS, RoomSettings, settings_traits
 from .statefiles import default_state_dir, move_legacy_state, prepare_state_dir
 from .worker_threads import release_at_exit
 
 #: jupyter_server's contents service events (`ContentsManager.emit`): a save names its path.
 CONTENTS_EVENTS = "https://events.jupyter.org/jupyter_server/contents_service/v1"
+
+#: The traits an agent's settings (`AgentSettings`) take as they are.
+AGENT_TRAITS = ("model", "cli_path", "github_host", "signin_timeout", "model_timeout")
+#: Traits checked when set, by what parses them, and the words put before a parser's error.
+VALIDATED = {"agents": (parse_agents, ""), "budgets": (Budgets.from_config, "")}
+VALIDATED["approval_policy"] = (parse_policy, "c.CopilotRoom.approval_policy: ")
 
 #: The configuration declared as data: the room settings' starting values
 #: (`c.CopilotRoom.admission`, ...) and the outside fronts (`c.CopilotRoom.github`, ...).
@@ -214,31 +222,15 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "name of c.CopilotRoom.agents.",
     )
 
-    @validate("agents")
-    def _valid_agents(self, proposal: dict) -> dict:
-        """A wrong agent stops the server at start, saying what is wrong."""
+    @validate("agents", "budgets", "approval_policy")
+    def _valid_config(self, proposal: dict) -> dict:
+        """A wrong agent, cap or policy stops the server at start, saying what is wrong (the
+        bad key), not at the first prompt."""
+        check, prefix = VALIDATED[proposal["trait"].name]
         try:
-            parse_agents(proposal["value"])
+            check(proposal["value"])
         except ValueError as err:
-            raise TraitError(str(err)) from None
-        return proposal["value"]
-
-    @validate("budgets")
-    def _valid_budgets(self, proposal: dict) -> dict:
-        """A wrong cap stops the server at start with what is wrong, not at the first prompt."""
-        try:
-            Budgets.from_config(proposal["value"])
-        except ValueError as err:
-            raise TraitError(str(err)) from None
-        return proposal["value"]
-
-    @validate("approval_policy")
-    def _valid_approval_policy(self, proposal: dict) -> dict:
-        """A wrong policy stops the server at start, naming the bad key."""
-        try:
-            parse_policy(proposal["value"])
-        except ValueError as err:
-            raise TraitError(f"c.CopilotRoom.approval_policy: {err}") from None
+            raise TraitError(f"{prefix}{err}") from None
         return proposal["value"]
 
     @default("repository")
@@ -251,7 +243,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
 
     def initialize_settings(self) -> None:
         serverapp = self.serverapp
-        assert serverapp is not None
+        assert serverapp is not None and serverapp.event_logger is not None  # made before us
         if Path(self.state_dir) == default_state_dir(Path(self.repository)):
             move_legacy_state(Path(self.repository), Path(self.state_dir))  # a 0.1 room's state
         state_dir = prepare_state_dir(Path(self.state_dir).expanduser())
@@ -267,26 +259,12 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         claim = HostClaim() if not hosts else None  # dropped at start if someone claimed it
         if not provider_verifies_users(serverapp.identity_provider):
             hosts.add(SERVER_OWNER.username)  # kernels and scripts holding the server's token
-        assert serverapp.event_logger is not None  # made before extensions load
         github = parse_github(self.github)
-        #: Who has a Copilot seat, when `c.CopilotRoom.github["seat_check"]` asks (every room's
-        #: admissions ask it).
+        #: Who has a Copilot seat, when `github["seat_check"]` asks (every room's admissions ask).
         self.seats = CopilotSeats.configured(github)
         #: The notebook tools every ACP agent of the server uses, as an MCP server.
         self.notebook_tools = NotebookToolsServer(lambda: tools_url(serverapp), self.log)
-        self.factory = RoomFactory(
-            self,
-            frozenset(hosts),
-            EventEmitter(
-                serverapp.event_logger, redact_personal_data=self.redact_event_personal_data
-            ),
-            Redactor.of_server(
-                os.environ,
-                key_variable=self.provider.get("api_key_env", ""),
-                server_token=getattr(serverapp.identity_provider, "token", "") or "",
-                passed=[name for spec in self.acp_agents.values() for name in spec.env_from],
-            ),
-        )
+        self.factory = RoomFactory(self._room_config(frozenset(hosts)))
         self.threads = self.factory.threads  # every room's side threads
         self.room = self.factory.shared(Path(self.repository), state_dir, claim=claim)
         self.rooms = Rooms(
@@ -316,6 +294,52 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             # Request logs mask the claim link's secret the way jupyter_server masks tokens.
             scrubbed = serverapp.web_app.settings.get("extra_log_scrub_param_keys", [])
             self.settings["extra_log_scrub_param_keys"] = [*scrubbed, "secret"]
+
+    def _room_config(self, hosts: frozenset[str]) -> RoomConfig:
+        """What the rooms are built from: read here once, so the factory never sees the app."""
+        serverapp = self.serverapp
+        assert serverapp is not None and serverapp.event_logger is not None
+        state_dir = Path(self.state_dir).expanduser()
+        return RoomConfig(
+            repository=Path(self.repository),
+            state_dir=state_dir,
+            server_settings=lambda: serverapp.web_app.settings,
+            hosts=hosts,
+            members=frozenset(self.members),
+            viewers=frozenset(self.viewers),
+            seats=self.seats,
+            settings=RoomSettings(
+                **{n: getattr(self, FROM_OTHER_TRAITS.get(n, n)) for n in RoomSettings.model_fields}
+            ),
+            budgets=Budgets.from_config(self.budgets),
+            client_buffer_bytes=self.client_buffer_bytes,
+            document_window=self.document_window,
+            idle_timeout=self.room_idle_timeout,
+            max_active_rooms=self.max_active_rooms,
+            agent=AgentSettings(
+                repository=Path(self.repository),
+                state_dir=state_dir,
+                runtime_directory=state_dir / "copilot",  # main's, shared by every room
+                models=tuple(self.models),
+                provider=dict(self.provider),
+                agent_env=tuple(self.agent_env),
+                log=self.log,
+                **{n: getattr(self, n) for n in AGENT_TRAITS},
+            ),
+            own_agent=cast(type[Agent] | None, self.agent_class),
+            acp_agents=self.acp_agents,
+            notebook_tools=self.notebook_tools,
+            events=EventEmitter(
+                serverapp.event_logger, redact_personal_data=self.redact_event_personal_data
+            ),
+            redactor=Redactor.of_server(
+                os.environ,
+                key_variable=self.provider.get("api_key_env", ""),
+                server_token=getattr(serverapp.identity_provider, "token", "") or "",
+                passed=[name for spec in self.acp_agents.values() for name in spec.env_from],
+            ),
+            log=self.log,
+        )
 
     async def _saved(self, logger: object, schema_id: str, data: dict) -> None:
         """jupyter_server's contents service saved a file for someone: during a turn it is

@@ -136,7 +136,7 @@ async def approved(api, room, command):
     [request_id] = room.document.approvals.to_py()
     r = await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})
     assert r.code == 200, r
-    await eventually(lambda: room.queue.in_flight is None, timeout=30, what="the turn to end")
+    await eventually(lambda: room.turns.queue.in_flight is None, timeout=30, what="the turn to end")
 
 
 async def test_an_approved_env_shows_no_secret_anywhere(

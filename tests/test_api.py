@@ -50,7 +50,7 @@ async def test_prompt_runs_and_streams_into_the_transcript(api, room):
     assert r.json["position"] == 0
     await eventually(
         lambda: (
-            room.queue.in_flight is None
+            room.turns.queue.in_flight is None
             and room.document.meta.get("state") == "idle"
             and len(replies(room)) >= 1
         )
@@ -181,7 +181,7 @@ async def test_author_approves_and_the_command_runs(api, room, agent):
     assert r.code == 200
     await eventually(lambda: agent.answers)
     assert agent.answers[0].approved and "bob" in agent.answers[0].text
-    await eventually(lambda: room.queue.in_flight is None)
+    await eventually(lambda: room.turns.queue.in_flight is None)
     kinds = [e["kind"] for e in room.document.transcript.to_py()]
     assert "tool" in kinds
 

@@ -152,7 +152,7 @@ async def test_bad_uploads_and_paths_are_a_clear_4xx_with_nothing_stored(
         r = await api("bob", "POST", "prompts", body={"text": "look", "attachments": attachments})
         assert r.code == status, (attachments, r)
         assert says in r.json["message"], r.json
-    assert not room.queue.waiting_by("bob")
+    assert not room.turns.queue.waiting_by("bob")
     assert stored(state_dir) == [ok.json["id"]]
 
 

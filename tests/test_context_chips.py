@@ -179,7 +179,7 @@ async def test_bad_chips_are_a_clear_400(api, room, jp_root_dir, state_dir):
         assert says in r.json["message"], r.json
     r = await api("bob", "POST", "prompts", body={"text": "look", "chips": [BAD_CHIPS[0][0]] * 9})
     assert (r.code, r.json["error"]) == (400, "invalid_body")
-    assert not room.queue.waiting_by("bob")
+    assert not room.turns.queue.waiting_by("bob")
     assert not (state_dir / "attachments").exists(), "no refused image is stored"
 
 

@@ -18,7 +18,7 @@ from jupyter_copilot_room.errors import InsufficientStorage
 from jupyter_copilot_room.events import MessageDelta, ToolStarted
 from jupyter_copilot_room.room.persistence.snapshot import discard
 from jupyter_copilot_room.room.startup import INTERRUPTED
-from jupyter_copilot_room.room.turns.turns import DISK_FULL
+from jupyter_copilot_room.room.turns.running_turn import DISK_FULL
 
 from .harness.helpers import entries, eventually, finished, transcript_copy
 from .harness.people import authorization
@@ -166,10 +166,10 @@ async def test_what_the_agent_reports_while_the_disk_is_full_fails_its_turn_once
     await eventually(lambda: room.document.meta.get("state") == "aborting", what="the stop")
     r = await api("bob", "POST", "prompts", body={"text": "say " + "y" * 9000})
     assert (r.code, r.json["error"]) == (507, "insufficient_storage")
-    assert room.queue.in_flight is not None, "the turn's end waits to be recorded"
+    assert room.turns.queue.in_flight is not None, "the turn's end waits to be recorded"
 
     filler.unlink()  # the room notices by itself (no command needed) and records the end
-    await eventually(lambda: room.queue.in_flight is None, timeout=5, what="the turn's end")
+    await eventually(lambda: room.turns.queue.in_flight is None, timeout=5, what="the turn's end")
     [ended] = finished(room).values()
     assert (ended["state"], ended["reason"]) == ("failed", DISK_FULL)
     [prompt] = entries(room, "prompt")
@@ -238,8 +238,8 @@ async def test_an_abort_after_the_turn_ended_unrecorded_is_refused_and_the_turn_
     before = room.transcript.path.read_bytes()
 
     agent.release.set()  # the agent ends the turn; the room cannot record that
-    await eventually(lambda: room.storage.full, what="the turn's end to be refused")
-    assert room.queue.in_flight is not None, "the turn's end waits to be recorded"
+    await eventually(lambda: room.records.storage.full, what="the turn's end to be refused")
+    assert room.turns.queue.in_flight is not None, "the turn's end waits to be recorded"
     r = await api("alice", "POST", "abort")
     assert (r.code, r.json["error"]) == (507, "insufficient_storage"), r
     assert room.transcript.path.read_bytes() == before, "nothing recorded"
@@ -259,7 +259,7 @@ async def test_a_write_that_finds_space_again_is_shown_before_what_the_room_then
     """A successful write is one way the room learns that space returned: the turn's end it
     held back is recorded then, after that write, and the document shows the two in the
     transcript's order, as a replay of it would."""
-    room.storage.interval = 60  # only a write notices the space in this test
+    room.records.storage.interval = 60  # only a write notices the space in this test
     assert (await api("alice", "GET", "room")).code == 200  # alice has been seen
     prompt_id = (await api("bob", "POST", "prompts", body={"text": "wait"})).json["id"]
     await eventually(lambda: len(agent.turns) == 1, what="the agent to have the turn")
@@ -268,7 +268,9 @@ async def test_a_write_that_finds_space_again_is_shown_before_what_the_room_then
     await agent.host.publish(ToolStarted(call_id="t1", tool="bash", summary="x" * 9000))
     await eventually(lambda: room.document.meta.get("state") == "aborting", what="the stop")
     # Refused twice: the tool call, then the turn's end (the reply that streamed).
-    await eventually(lambda: room.storage.refusals == 2, what="the turn's end to be refused")
+    await eventually(
+        lambda: room.records.storage.refusals == 2, what="the turn's end to be refused"
+    )
 
     filler.unlink()
     assert (await api("alice", "POST", "messages", body={"text": "space?"})).code == 201
@@ -313,7 +315,7 @@ async def test_a_start_the_full_disk_refuses_is_tried_again_without_a_second_rep
             await again.ensure_started()
         seqs = [e["seq"] for e in again.document.transcript.to_py()]
         assert seqs == sorted(set(seqs)), "each entry once"
-        assert [p.id for p in again.queue.open()] == [held, queued]
+        assert [p.id for p in again.turns.queue.open()] == [held, queued]
         settled = [r["kind"] for r in records(transcript)[crash:]]
         assert settled == ["request.settled"] * requests, "what fit, once"
 
@@ -322,7 +324,7 @@ async def test_a_start_the_full_disk_refuses_is_tried_again_without_a_second_rep
     assert [r["kind"] for r in records(transcript)[crash:]] == settles
     ends = [r["payload"] for r in records(transcript) if r["kind"] == "prompt.finished"]
     assert ends == [{"id": held, "state": "failed", "reason": INTERRUPTED}]
-    assert [p.id for p in again.queue.open()] == [queued]
+    assert [p.id for p in again.turns.queue.open()] == [queued]
     started = again.document.transcript.to_py(), again.document.queue.to_py()
     await again.stop()
     discard(crashed)  # the whole transcript is replayed

@@ -74,7 +74,7 @@ async def test_the_rooms_people_are_those_admitted_with_it_open_never_someone_at
     (his card), yet he is at the door, not in the room; bob with the room open is."""
     assert (await api("dave", "GET", "room")).json["me"]["role"] == "pending"
     await connect("bob")
-    await eventually(lambda: "bob" in room.sync.connected(), what="bob's connection served")
+    await eventually(lambda: "bob" in room.records.sync.connected(), what="bob's connection served")
     participants = room.document.participants.to_py()
     assert participants["dave"]["online"] and door_card(room, "dave"), "dave knocks meanwhile"
     [main] = (await api("alice", "GET", "rooms")).json["rooms"]

@@ -87,7 +87,7 @@ class TestFaults:
         lines = [r for r in caplog.records if "GitHub for the room" in r.getMessage()]
         assert len(lines) == 1 and "bad token" in lines[0].getMessage()
         assert not any(r.exc_info for r in caplog.records if r.name.startswith("jupyter_copilot"))
-        assert room.queue.next_up() is None
+        assert room.turns.queue.next_up() is None
 
 
 async def test_a_restart_mid_task_goes_on_and_handles_nothing_twice(servers, github):

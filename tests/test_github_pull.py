@@ -132,7 +132,7 @@ async def test_a_readers_mention_is_rejected_and_nothing_is_queued(api, github, 
     await eventually(lambda: task_states(github) == ["rejected"], timeout=10)
     body = github.written[-1][1]
     assert "carol cannot write to acme/lab" in body
-    assert room.queue.next_up() is None
+    assert room.turns.queue.next_up() is None
     assert not [e for e in room.document.transcript.to_py() if e["kind"] == "prompt"]
 
 

@@ -220,7 +220,7 @@ async def test_deleting_a_queued_tasks_comment_withdraws_it_and_a_running_one_go
     records = [json.loads(line) for line in room.transcript.read_text().splitlines()]
     (withdrawn,) = [r for r in records if r["kind"] == "prompt.withdrawn"]
     assert withdrawn["actor"] == "bob"  # as its author, through the room's API
-    assert room.queue.next_up() is None
+    assert room.turns.queue.next_up() is None
 
     def t1():
         return [body for _, body in github.written if marker_of(body).get("task") == "t1"]

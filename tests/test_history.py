@@ -271,7 +271,7 @@ async def run_turns(room, count, who=BOB):
     for start in range(0, count, 4):  # a person may have 5 prompts waiting
         for n in range(start, min(count, start + 4)):
             room.prompt_commands.submit(who, PromptBody(text=f"say reply {n}"))
-        await eventually(lambda: not list(room.queue.open()), timeout=20, what="the turns")
+        await eventually(lambda: not list(room.turns.queue.open()), timeout=20, what="the turns")
 
 
 def state(room):
@@ -281,13 +281,13 @@ def state(room):
         doc["meta"].pop(key, None)
     return {
         "document": doc,
-        "queue": [(p.id, p.author, p.state.value) for p in room.queue.open()],
+        "queue": [(p.id, p.author, p.state.value) for p in room.turns.queue.open()],
         "people": {
             name: room.people.role_of(name).value for name in ("alice", "bob", "dave", "erin")
         },
         "known": sorted(room.people.known),
         "settings": room.settings.current.model_dump(),
-        "live": [r.seq for r in room.live.records()],
+        "live": [r.seq for r in room.records.live.records()],
         "history": (room.state_dir / "history.jsonl").read_bytes(),
     }
 
@@ -322,7 +322,7 @@ def busy_room(make_room):
         room.prompt_commands.submit(ALICE, PromptBody(text="wait"))
         # The turn's checkpoint reads the worktree before the agent gets the prompt: wait for its
         # reply.
-        await eventually(lambda: room.streams.streaming, what="the reply to stream")
+        await eventually(lambda: room.records.streams.streaming, what="the reply to stream")
         room.prompt_commands.submit(BOB, PromptBody(text="say later"))
         return room
 
@@ -359,16 +359,18 @@ def copy_as_at_a_kill(source, target):
 async def test_a_snapshot_older_than_the_transcript_replays_the_tail(busy_room, started, tmp_path):
     """kill -9: the last snapshot was written before the last records."""
     room = await busy_room(tmp_path / "a")
-    assert not await room.snapshots.write()  # not while a reply streams: deltas are no records
+    assert (
+        not await room.records.snapshots.write()
+    )  # not while a reply streams: deltas are no records
     room.agent.release.set()
-    await eventually(lambda: not list(room.queue.open()))
-    assert await room.snapshots.write()
+    await eventually(lambda: not list(room.turns.queue.open()))
+    assert await room.records.snapshots.write()
     snapshot_seq = json.loads((tmp_path / "a" / "snapshot.json").read_text())["position"]["seq"]
     await run_turns(room, 5)
     prompt_id, _ = room.prompt_commands.submit(
         ALICE, PromptBody(text="wait")
     )  # killed during a turn
-    await eventually(lambda: room.streams.streaming, what="the reply to stream")
+    await eventually(lambda: room.records.streams.streaming, what="the reply to stream")
     await room.checkpoints.started(prompt_id)
     copy_as_at_a_kill(tmp_path / "a", tmp_path / "crashed")
     await room.stop()
@@ -458,7 +460,7 @@ async def test_history_and_transcript_pages_by_seq_with_role_rules(api, get, roo
     assert seqs == sorted(seqs) and seqs[-1] < oldest
     assert [e["kind"] for e in archived[:2]] == ["system", "prompt"]  # agent ready, 1st prompt
     assert all(isinstance(e["body"], str) for e in archived)
-    assert len(archived) + len(doc) == len(room.history.path.read_text().splitlines()) + 10
+    assert len(archived) + len(doc) == len(room.records.history.path.read_text().splitlines()) + 10
 
     lines = (await get("bob", "transcript", before=oldest, limit=3)).text.splitlines()
     assert [json.loads(line)["seq"] for line in lines] == [oldest - 3, oldest - 2, oldest - 1]
@@ -484,14 +486,14 @@ async def test_compaction_closes_clients_with_4002_and_they_resync(api, room, co
     await ready(api, room)
     client = await connect("carol")
     await eventually(lambda: len(client.transcript) >= 1)
-    compactions = room.snapshots.written
+    compactions = room.records.snapshots.written
     await run_turns(room, 8)  # 17 entries: 7 evicted, not yet a compaction
     assert not client.closed.is_set()
     await run_turns(room, 3)  # 10 evicted: the document is rebuilt
     await eventually(lambda: client.closed.is_set(), what="the client to be closed")
     assert client.ws.close_code == 4002
     assert "compacted" in client.ws.close_reason
-    await eventually(lambda: room.snapshots.written > compactions, what="a snapshot")
+    await eventually(lambda: room.records.snapshots.written > compactions, what="a snapshot")
     again = await connect("carol")
     await eventually(lambda: len(again.transcript) == len(room.document.transcript))
     assert again.snapshot()["transcript"] == room.document.snapshot()["transcript"]

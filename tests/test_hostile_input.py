@@ -46,7 +46,7 @@ hostile_text = st.text(
 
 
 def idle(room):
-    return room.document.meta.get("state") == "idle" and room.queue.in_flight is None
+    return room.document.meta.get("state") == "idle" and room.turns.queue.in_flight is None
 
 
 @settings(

@@ -38,7 +38,7 @@ async def approved_turn(api, room, user="bob"):
     [request_id] = room.document.approvals.to_py()
     r = await api(user, "POST", "approvals", request_id, body={"decision": "approve"})
     assert r.code == 200, r
-    await eventually(lambda: room.queue.in_flight is None, what="the turn to end")
+    await eventually(lambda: room.turns.queue.in_flight is None, what="the turn to end")
     return r.json
 
 
@@ -53,7 +53,7 @@ async def test_metrics_show_the_rooms_turns_approvals_queue_people_and_restarts(
     await api("alice", "POST", "prompts", body={"text": "wait"})
     await api("bob", "POST", "prompts", body={"text": "say later"})
     await eventually(lambda: room.document.meta.get("state") == "running")
-    await eventually(lambda: len(room.sync.connected()) == 2, what="two people connected")
+    await eventually(lambda: len(room.records.sync.connected()) == 2, what="two people connected")
 
     m = await scrape(jp_fetch)
     assert m[("copilot_room_approvals_total", ("kind", "shell"), ("outcome", "approved"))] == 1

@@ -58,7 +58,7 @@ REBUILDERS = {
 }
 #: The readers that handle a few kinds and pass over the rest (`reads`).
 HANDLERS_OF_A_FEW = [
-    "jupyter_copilot_room.room.room",
+    "jupyter_copilot_room.room.turns.agent_life",
     "jupyter_copilot_room.metrics",
     "jupyter_copilot_room.threads.fork_point",
     "jupyter_copilot_room.kernel.record_frames",

@@ -83,7 +83,7 @@ async def test_a_start_from_the_snapshot_and_a_full_replay_rebuild_the_same_queu
     await room.ensure_started()
     done = [room.prompt_commands.submit(BOB, PromptBody(text=f"say {n}"))[0] for n in range(3)]
     failed, _ = room.prompt_commands.submit(BOB, PromptBody(text="fail"))
-    await eventually(lambda: len(room.agent.turns) == 4 and room.queue.in_flight is None)
+    await eventually(lambda: len(room.agent.turns) == 4 and room.turns.queue.in_flight is None)
     held, _ = room.prompt_commands.submit(ALICE, PromptBody(text="wait"))
     await eventually(lambda: room.document.meta.get("state") == "running")
     waiting = [
@@ -98,14 +98,14 @@ async def test_a_start_from_the_snapshot_and_a_full_replay_rebuild_the_same_queu
         again = make_room(tmp_path, agent=None)
         await again.ensure_started()
         try:
-            known = [p for p in ids if holds(again.queue, p)]
+            known = [p for p in ids if holds(again.turns.queue, p)]
             refusals = []
             for prompt_id in (*done, failed, held, waiting[1]):
                 for person in (ALICE, BOB):
                     with pytest.raises(Refused) as refused:
                         await again.prompt_commands.withdraw(person, prompt_id)
                     refusals.append((refused.value.status, refused.value.code))
-            return list(again.queue.open()), known, refusals
+            return list(again.turns.queue.open()), known, refusals
         finally:
             await again.stop()
 
@@ -370,7 +370,7 @@ async def test_a_turn_that_ends_while_the_room_stops_leaves_no_task_pending(make
     room = make_room(tmp_path)
     await room.ensure_started()
     room.prompt_commands.submit(BOB, PromptBody(text="wait"))
-    await eventually(lambda: room.streams.streaming, what="the reply to stream")
+    await eventually(lambda: room.records.streams.streaming, what="the reply to stream")
     room.agent.release.set()  # the turn ends at the stop's first wait
     await room.stop()
     ended = [r["payload"]["state"] for r in records(tmp_path) if r["kind"] == "prompt.finished"]

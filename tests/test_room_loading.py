@@ -73,7 +73,7 @@ async def test_a_room_with_someone_connected_stays_loaded(jp_serverapp, room_app
     assert (await api("bob", "GET", "rooms", "beta", "room")).code == 200
     socket = await connect("bob", "beta")
     beta = room_app.rooms.loaded("beta")
-    await eventually(lambda: beta.sync.connected() == {"bob"}, what="bob connected")
+    await eventually(lambda: beta.records.sync.connected() == {"bob"}, what="bob connected")
     await eventually(lambda: beta.turns.life.agent_status == "sleeping", what="beta's agent asleep")
     assert not beta.quiet, "someone is connected"
     socket.close()

@@ -269,7 +269,7 @@ class TestTwoRoomsAtOnce:
 
 
 def connected(room_app, name: str) -> list[str]:
-    return sorted(room_app.rooms.loaded(name).sync.connected())
+    return sorted(room_app.rooms.loaded(name).records.sync.connected())
 
 
 async def test_a_rooms_agent_reads_and_writes_only_inside_its_folder(make_room, tmp_path):

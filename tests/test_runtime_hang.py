@@ -38,7 +38,7 @@ async def test_a_stopped_runtime_is_noticed_killed_and_the_session_resumed(api, 
         assert finished(room)[slow["id"]]["state"] == "failed"
         assert "was not re-run" in finished(room)[slow["id"]]["reason"]
         await eventually(
-            lambda: room.queue.in_flight and room.queue.in_flight.id == after["id"],
+            lambda: room.turns.queue.in_flight and room.turns.queue.in_flight.id == after["id"],
             timeout=45,
             what="the restarted agent to take the next prompt",
         )

@@ -83,7 +83,7 @@ async def test_unmapped_viewer_and_linked_people(api, room, slack, model):
     stranger, carol = slack.ephemerals
     assert "`link &lt;code&gt;`" in stranger["text"] and stranger["user"] == "USTRANGER"
     assert "Viewers can watch the room but not act in it." in carol["text"]
-    assert prompts(room) == [] and room.queue.next_up() is None
+    assert prompts(room) == [] and room.turns.queue.next_up() is None
 
     code = (await api("dave", "POST", "link-code")).json
     assert code["expires_in"] == 600

@@ -32,7 +32,9 @@ async def test_a_client_that_stops_reading_is_closed_and_never_delays_the_others
     carol = await StalledClient.connect(
         jp_http_port, f"{jp_base_url}copilot-room/ws", people.authorization("carol")
     )
-    await eventually(lambda: "carol" in room.sync.connected() and "carol" in bob.participants)
+    await eventually(
+        lambda: "carol" in room.records.sync.connected() and "carol" in bob.participants
+    )
     await api("bob", "POST", "prompts", body={"text": "wait"})
     await eventually(lambda: len(bob.replies()) == 1, what="the reply to stream into")
     entry = f"msg-{agent.turns[0].prompt_id}"
@@ -56,14 +58,14 @@ async def test_a_client_that_stops_reading_is_closed_and_never_delays_the_others
         written.append(time.monotonic())
         room.document.stream(entry, chunk(len(written) - 1))
         await asyncio.sleep(0.002)
-        if closed_at is None and "carol" not in room.sync.connected():
+        if closed_at is None and "carol" not in room.records.sync.connected():
             closed_at = len(written)
         assert len(written) < 2000, "the stalled client was never closed"
 
     code, reason, frames = await carol.read_to_close()
     carol.close()
     assert (code, reason) == (4008, "You fell behind the room; reconnecting.")
-    await eventually(lambda: room.sync.fell_behind == 1, what="the count for the metrics")
+    await eventually(lambda: room.records.sync.fell_behind == 1, what="the count for the metrics")
     assert frames < closed_at, "the frames past the cap were dropped, not sent"
 
     await eventually(lambda: len(arrived) == len(written), what="bob to get every write")

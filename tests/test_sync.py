@@ -215,7 +215,7 @@ async def test_replacing_the_document_moves_everyone_to_the_new_one(api, connect
     compact.apply_update(room.document.ydoc.get_update())
     compact.get("meta", type=Map)["agent"] = "compacted"
 
-    room.sync.replace_document(compact)
+    room.records.sync.replace_document(compact)
 
     for client in (bob, carol):
         await asyncio.wait_for(client.closed.wait(), 2)

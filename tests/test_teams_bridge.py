@@ -171,7 +171,7 @@ async def test_unmapped_viewer_and_linked_people(api, room, teams, model, endpoi
     await eventually(lambda: teams.personal("29:stranger") and teams.personal("29:carol"))
     assert "Link a Teams Account" in teams.personal("29:stranger")[0]["text"]
     assert texts(teams.personal("29:carol")) == ["Viewers can watch the room but not act in it."]
-    assert prompts(room) == [] and room.queue.next_up() is None
+    assert prompts(room) == [] and room.turns.queue.next_up() is None
 
     code = (await api("dave", "POST", "link-code")).json
     await teams.personal_message(endpoint, "dave", f"link {code['code']}")

@@ -143,7 +143,7 @@ async def test_a_thread_forks_after_a_turn_works_in_its_own_worktree_and_comes_b
         "bob", "POST", "threads", thread["id"], "promote", body={"as": "prompt", "text": "Use it:"}
     )
     assert r.code == 202, r
-    queued = room.queue.get(r.json["id"])
+    queued = room.turns.queue.get(r.json["id"])
     assert queued.author == "bob"
     assert queued.text == "Use it:\n\nWrote it: polars works here."
     [entry] = [p for p in room.document.queue.to_py() if p["id"] == r.json["id"]]

@@ -12,6 +12,7 @@ from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.agent.seam import AgentSettings, PermissionAsk
 from jupyter_copilot_room.request_bodies import PromptBody
 from jupyter_copilot_room.room.room import Room
+from jupyter_copilot_room.room.room_spec import RoomSpec
 from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
 from .harness.helpers import eventually
@@ -37,11 +38,10 @@ class AsksWhileStopping(ScriptedAgent):
 def make_room(state_dir, agent_class=ScriptedAgent, clock=None, **settings):
     state_dir.mkdir(exist_ok=True)
     room = Room(
-        state_dir=state_dir,
+        RoomSpec(state_dir, **({"clock": clock} if clock else {})),
         book=AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"})),
         settings=SettingsStore(state_dir / "settings.json", RoomSettings(**settings)),
         agent=agent_class(AgentSettings(state_dir, state_dir)),
-        **({"clock": clock} if clock else {}),
     )
     return room
 
@@ -154,7 +154,7 @@ async def test_a_turn_aborted_while_it_starts_never_reaches_the_agent(tmp_path):
         await eventually(lambda: room.turns.running.stop is not None, what="the abort")
         release.set()
         await aborting
-        await eventually(lambda: room.queue.in_flight is None, what="the turn to end")
+        await eventually(lambda: room.turns.queue.in_flight is None, what="the turn to end")
         assert room.agent.turns == [], "the aborted prompt never reached the agent"
         [prompt] = [e for e in entries(room, "prompt") if e["id"] == prompt_id]
         assert prompt["state"] == "canceled"

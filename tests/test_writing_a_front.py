@@ -66,7 +66,7 @@ async def test_a_front_is_refused_what_rest_refuses(jp_serverapp, room):
     with pytest.raises(Refused) as garbled:
         await main.say(Person(people.MEMBER), "\ud800")  # no UTF-8 holds a lone surrogate
     assert garbled.value.status == 400
-    assert room.queue.next_up() is None
+    assert room.turns.queue.next_up() is None
 
 
 async def test_what_a_person_says_carries_their_source_and_follow_goes_on_live(jp_serverapp):

@@ -20,6 +20,10 @@ from ..catalog import Catalog
 from ..events import AgentEvent, Target
 from ..notebooks import NotebookEditor
 
+#: The room's own agent (the Copilot SDK's), the default of `c.CopilotRoom.default_agent`: a
+#: name of the seam, so the room tells its own agent from another without importing an adapter.
+COPILOT = "copilot"
+
 
 @dataclass(frozen=True)
 class TurnImage:
@@ -180,7 +184,7 @@ class Agent(ABC):
     """An agent the room drives one turn at a time."""
 
     #: Which agent it is (`c.CopilotRoom.agents`' name, or the room's own) and its title.
-    name: str = "copilot"
+    name: str = COPILOT
     title: str = "GitHub Copilot"
 
     def __init__(self, settings: AgentSettings):

@@ -67,7 +67,7 @@ class Executions:
     """Runs cells for the agent against the server's session and kernel managers.
 
     `server_settings` is the Jupyter web app's settings (looked up per call), `timeout` the
-    room's execution timeout now, `on_kernel(path, state)` tells the room the kernel's state.
+    room's execution timeout now; `on_kernel` listeners hear each kernel's state (the room's).
     """
 
     def __init__(
@@ -77,12 +77,21 @@ class Executions:
     ):
         self._settings = server_settings
         self.timeout = timeout
-        self.on_kernel: Callable[[str, str], None] = lambda path, state: None
+        self._kernel_listeners: list[Callable[[str, str], None]] = []
         self._running: dict[str, asyncio.Event] = {}  # kernel id -> set when asked to stop
         self._locks: dict[str, asyncio.Lock] = {}
         self._cleanups: set[asyncio.Future] = set()
         self._following: asyncio.Task | None = None
         self._stopped = False  # the room stopped: no kernel is followed any more
+
+    def on_kernel(self, listener: Callable[[str, str], None]) -> None:
+        """Tell `listener` each kernel's state: (notebook path, state). The room's document
+        listens, from the room's construction (`room/room.py`)."""
+        self._kernel_listeners.append(listener)
+
+    def _show_kernel(self, path: str, state: str) -> None:
+        for listener in self._kernel_listeners:
+            listener(path, state)
 
     # -- which kernel ----------------------------------------------------------------------------
 
@@ -108,7 +117,7 @@ class Executions:
         again = await self.choose(path, choice.kernel_name)  # someone may have opened it since
         if again.kernel_id is not None:
             return again.kernel_id
-        self.on_kernel(path, "starting")
+        self._show_kernel(path, "starting")
         sessions = self._settings()["session_manager"]
         try:
             model = await sessions.create_session(
@@ -142,11 +151,11 @@ class Executions:
             if kernel_id in self._running:
                 continue  # a run reports its own states (`waiting`, `busy`)
             if (km := _kernel_or_none(kernels, kernel_id)) is None:
-                self.on_kernel(path, "shut down")
+                self._show_kernel(path, "shut down")
                 return
             state = km.execution_state
             if state != shown and state != "starting":
-                self.on_kernel(path, state)
+                self._show_kernel(path, state)
                 shown = state
 
     def stop_following(self) -> None:
@@ -189,7 +198,7 @@ class Executions:
                 f"No kernel is running for {path}, so it has no variables yet: run its cells first."
             )
         async with self._connected(path, choice.kernel_id) as link:
-            self.on_kernel(path, "busy")
+            self._show_kernel(path, "busy")
             msg_id = link.client.execute(
                 "",
                 silent=True,
@@ -219,7 +228,7 @@ class Executions:
                     path,
                     self._kernel(kernel_id, path),
                     stop,
-                    report=lambda state: self.on_kernel(path, state),
+                    report=lambda state: self._show_kernel(path, state),
                     interrupt=functools.partial(self._interrupt, kernel_id),
                     timeout=self.timeout,
                 )
@@ -234,13 +243,13 @@ class Executions:
                     link.close()
                 km = _kernel_or_none(self._settings()["kernel_manager"], kernel_id)
                 if km is None:
-                    self.on_kernel(path, "shut down")
+                    self._show_kernel(path, "shut down")
                 else:
                     # Our client saw the kernel go idle. The server's own view of it catches up
                     # a moment later ("busy" here is that lag, not a new run), or has not heard
                     # from the kernel at all yet ("starting", see `_track`).
                     state = "idle" if km.execution_state in LAGGING else km.execution_state
-                    self.on_kernel(path, state)
+                    self._show_kernel(path, state)
                     self._follow(path, kernel_id, state)
 
     async def _run_cells(
@@ -250,7 +259,7 @@ class Executions:
         images: list[OutputImage] = []
         for n, (cell_id, code, sink) in enumerate(cells, 1):
             await link.wait_for_idle()
-            self.on_kernel(link.path, "busy")
+            self._show_kernel(link.path, "busy")
             sink.start()
             cell = RunningCell(
                 link.client.execute(code, store_history=True, allow_stdin=False), sink

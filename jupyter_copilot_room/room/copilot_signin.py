@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,11 +57,11 @@ class SignIn:
         self,
         agent: Agent | None,
         commit: Callable[[str, str, CopilotSeat], Any],
-        idle: Callable[[], bool],
+        idle: Callable[[], Awaitable[None]],
     ):
         self.agent = agent
         self.commit = commit  # records a `copilot.*` record by its actor
-        self.idle = idle  # no turn in flight: the agent may start afresh
+        self.idle = idle  # once no turn is in flight: the agent may start afresh
         self.attempt: Attempt | None = None
         self.restart: asyncio.Task | None = None  # the agent starting afresh with the login
 
@@ -173,8 +173,7 @@ class SignIn:
         self.restart = asyncio.create_task(self._use_login())
 
     async def _use_login(self) -> None:
-        while not self.idle():  # the turn in flight ends with the demo model
-            await asyncio.sleep(0.5)
+        await self.idle()  # the turn in flight ends with the demo model
         assert self.agent is not None
         await self.agent.use_login()
 

@@ -13,29 +13,17 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
-from pathlib import Path
-from typing import Any
 
 from ..access.identity import HostClaim
 from ..agent.seam import Agent
-from ..errors import (
-    Refused,
-    Unavailable,
-)
+from ..errors import Unavailable
 from ..settings import SettingsStore
 from .budgets.budget_caps import Budgets
 from .copilot_signin import SignIn
-from .live.document import RoomDocument
-from .live.streams import Streams
-from .live.sync import RoomSync
 from .people.participants import People
-from .persistence import snapshot
-from .persistence.history import History
 from .persistence.replay import Replayed, heap_frozen, replay
-from .persistence.snapshot import LiveRecords, Snapshot, Snapshots
-from .persistence.storage import StorageWatch
-from .persistence.transcript_file import Transcript, hash_prefix
-from .turns.queue import PromptQueue
+from .record_keeping import RoomRecords
+from .room_spec import MAIN, RoomSpec
 from .turns.turns import Turns
 
 log = logging.getLogger(__name__)
@@ -47,28 +35,15 @@ INTERRUPTED = (
 )
 
 
-#: The room a 0.1 server had, for the server's root: its agent starts with the server.
-MAIN = "main"
-
-
 class RoomStartup:
     """A room's start (the replay, then serving) and stop, and whether it has started."""
 
     def __init__(
         self,
+        spec: RoomSpec,
         *,
-        name: str,
-        state_dir: Path,
-        transcript: Transcript,
-        history: History,
-        document: RoomDocument,
-        live: LiveRecords,
-        snapshots: Snapshots,
-        sync: RoomSync,
-        storage: StorageWatch,
+        records: RoomRecords,
         people: People,
-        queue: PromptQueue,
-        streams: Streams,
         turns: Turns,
         settings: SettingsStore,
         budgets: Budgets,
@@ -77,18 +52,9 @@ class RoomStartup:
         claim: HostClaim | None,
         restore_model: Callable[[str | None], Awaitable[None]],
     ):
-        self.name = name
-        self.state_dir = state_dir
-        self.transcript = transcript
-        self.history = history
-        self.document = document
-        self.live = live
-        self.snapshots = snapshots
-        self.sync = sync
-        self.storage = storage
+        self.name = spec.name
+        self.records = records
         self.people = people
-        self.queue = queue
-        self.streams = streams
         self.turns = turns
         self.settings = settings
         self.budgets = budgets
@@ -164,24 +130,23 @@ class RoomStartup:
         """Settle the replayed room, then serve it. Until the services start, each step is safe
         to repeat (the caches and the meta are written again, a settled request is forgotten,
         an interrupted prompt finished leaves the queue); nothing after them can fail."""
-        self.turns.life.last_ready = replayed.last_ready
         self.people.save_decisions()
         self.settings.save()
         self.people.apply_policies(self.settings.current)
         if self.people.book.claimed_hosts and self.claim is not None:
             self.claim.retire()  # the room has its host: no claim link
-        self.document.set_meta(turn_owner=None, turn_prompt=None, kernel_state=None)
+        document = self.records.document
+        document.set_meta(turn_owner=None, turn_prompt=None, kernel_state=None)
         if self.budgets.per_person or self.budgets.room:
-            self.document.set_meta(budgets=self.budgets.model_dump())  # the caps, for the panel
+            document.set_meta(budgets=self.budgets.model_dump())  # the caps, for the panel
         self.turns.settle_interrupted(replayed.open_requests, INTERRUPTED)
         await self.restore_model(replayed.model)
-        await self.sync.start()
-        self.snapshots.start()
+        await self.records.serve()
         self.turns.start()
         # The runtime takes a second or two to start: the room serves meanwhile, and the
         # agent's status says when it can take the first turn.
         # main's panel shows a ready agent at once, as in 0.1; the others wake at their first prompt
-        self.turns.life.bring_up(at_once=self.name == MAIN)
+        self.turns.life.bring_up(at_once=self.name == MAIN, last_ready=replayed.last_ready)
 
     def _stopped(self) -> Unavailable:
         return Unavailable(
@@ -193,11 +158,8 @@ class RoomStartup:
         """Stop serving. A start under way (a request's, during a long replay) sees this when
         its replay ends and stops too, and every later start is refused: the server stops."""
         self._stopping = True
-        if not self.started:
-            await self.storage.stop()  # a start the full disk refused left it watching for space
-            await self._last_commit()
-            self.transcript.close()  # a refused start may have opened them
-            self.history.close()
+        if not self.started:  # a refused start may have opened the files
+            await self.records.close(self.name, served=False)
             return
         await self.turns.stop()
         if self.turns.notebooks is not None:
@@ -207,92 +169,33 @@ class RoomStartup:
             await self.agent.stop()
         self.turns.life.leave_slots()
         self.people.door.close()
-        await self.sync.stop()
-        await self.storage.stop()
-        await self.snapshots.stop()
-        await self._last_commit()
-        self.transcript.close()
-        self.history.close()
+        await self.records.close(self.name, served=True)
         self.started = False
-
-    async def _last_commit(self) -> None:
-        """Let the transcript's group commit end (`close` syncs whatever it had not)."""
-        try:
-            await self.transcript.durable()
-        except (OSError, Refused) as err:  # a full disk too: logged, the stop goes on
-            log.warning("The room %r could not sync its transcript at its stop: %s", self.name, err)
 
     async def _replay(self) -> Replayed:
         """Rebuild the room from the snapshot and the records after it if the snapshot matches,
         else from the whole transcript (rewriting the archive of evicted entries)."""
+        records = self.records
         run = partial(
             replay,
-            queue=self.queue,
+            queue=self.turns.queue,
             people=self.people,
-            streams=self.streams,
+            streams=records.streams,
             settings=self.settings,
-            live=self.live,
+            live=records.live,
         )
         with heap_frozen():
-            resumed = await self._resume_snapshot()
+            resumed = await records.resume()
             if resumed is None:
-                self.history.open(keep=0)
-                replayed, chunks = Replayed(), self.transcript.load()
+                replayed, chunks = Replayed(), records.transcript.load()
             else:
                 snap, prefix = resumed
                 replayed = await run(snap.live_records(), document=None)
-                chunks = self.transcript.load(resume=snap.position, prefix=prefix)
+                chunks = records.transcript.load(resume=snap.position, prefix=prefix)
             count = 0
             async with contextlib.aclosing(chunks):
-                async for records in chunks:  # a chunk at a time, never the whole transcript
-                    await run(records, document=self.document, replayed=replayed)
-                    count += len(records)
-        self.snapshots.changed = count
+                async for records_read in chunks:  # a chunk at a time, never the whole transcript
+                    await run(records_read, document=records.document, replayed=replayed)
+                    count += len(records_read)
+        records.replayed(count)
         return replayed
-
-    async def _resume_snapshot(self) -> tuple[Snapshot, Any] | None:
-        """The snapshot and the sha256 of the transcript prefix it covers, with the document
-        and the archive loaded from it; None (after logging why) if there is none or it does
-        not match."""
-        problem: str | None
-        try:
-            found = await asyncio.to_thread(snapshot.read, self.state_dir)
-        except (OSError, KeyError, TypeError, ValueError) as err:
-            problem = f"it cannot be read ({err})"
-        else:
-            if found is None:
-                return None
-            snap, update = found
-            problem, prefix = await self._check_snapshot(snap)
-            if problem is None:
-                try:
-                    snap.live_records()
-                    await self.document.load(update)
-                except (ValueError, KeyError, TypeError) as err:
-                    problem = f"it cannot be loaded ({err})"
-                else:
-                    self.sync.replace_document(self.document.ydoc)
-                    self.history.open(keep=snap.archive_bytes)
-                    return snap, prefix
-        log.warning(
-            "Discarding the room snapshot in %s: %s. Rebuilding the room from the whole "
-            "transcript.",
-            self.state_dir,
-            problem,
-        )
-        await asyncio.to_thread(snapshot.discard, self.state_dir)
-        return None
-
-    async def _check_snapshot(self, snap: Snapshot) -> tuple[str | None, Any]:
-        """Why the snapshot does not match the room (None if it does), and the prefix's hash."""
-        if snap.window != self.document.window:
-            return f"it keeps {snap.window} entries, the room {self.document.window}", None
-        if self.history.existing_size() < snap.archive_bytes:
-            return "history.jsonl is shorter than the snapshot says", None
-        offset = snap.position.offset
-        prefix = await asyncio.to_thread(hash_prefix, self.transcript.path, offset)
-        if prefix is None:
-            return "the transcript is shorter than the snapshot says", None
-        if prefix.hexdigest() != snap.position.sha256:
-            return f"the transcript's first {offset} bytes changed since it was written", None
-        return None, prefix

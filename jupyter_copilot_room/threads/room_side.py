@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from pathlib import Path
 
 from ..access.identity import Identity
@@ -78,14 +77,15 @@ class RoomSide:
         life = self.room.turns.life
         if life.agent_status in ("sleeping", "stopping"):
             life.need_agent()
-        deadline = time.monotonic() + AGENT_WAKE_TIMEOUT
-        while life.agent_status != "ready":
-            if life.agent_status == "unavailable" or time.monotonic() > deadline:
-                raise Unavailable(
-                    "The room's agent is not available, so its conversation cannot be forked.",
-                    code="agent_unavailable",
-                )
-            await asyncio.sleep(0.05)
+        try:
+            status = await asyncio.wait_for(life.settled(), AGENT_WAKE_TIMEOUT)
+        except TimeoutError:
+            status = "still starting"
+        if status != "ready":
+            raise Unavailable(
+                "The room's agent is not available, so its conversation cannot be forked.",
+                code="agent_unavailable",
+            )
 
     async def worktree_read(self) -> None:
         """Once the running turn's checkpoint has the working tree as the turn found it."""
@@ -95,7 +95,7 @@ class RoomSide:
 
     def holds_card(self, request_id: str) -> bool:
         with contextlib.suppress(NotFound):
-            self.room.open_requests.ledger.get(request_id)
+            self.room.cards.ledger.get(request_id)
             return True
         return False
 
@@ -106,7 +106,7 @@ class RoomSide:
         at once by a rule, or by the prompt's author and the hosts (two under `two`)."""
         settings = self.room.settings.current
         ask = PermissionAsk(kind=kind, summary=summary, details=details)
-        return await self.room.open_requests.under_policy(
+        return await self.room.cards.under_policy(
             prompt, ask, settings.approval_policy, settings.permission_timeout, decided_as="write"
         )
 

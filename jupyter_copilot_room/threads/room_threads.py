@@ -310,6 +310,12 @@ class ThreadRegistry:
         threads.room = RoomSide(room)
         return threads
 
+    async def apply_changes(self, room_name: str, turn: RunningTurn) -> str | None:
+        """The promote turn of the room `room_name` (`RoomThreads.apply_changes`), given to the
+        room at its construction by name: its threads are known once it has started."""
+        threads = self._of.get(room_name)
+        return "No thread applies." if threads is None else await threads.apply_changes(turn)
+
     def room_holding(self, room: Room, request_id: str) -> Room:
         """Where the card `request_id` is: a thread's room, or else `room`."""
         threads = self._of.get(room.name)

@@ -7,6 +7,7 @@ test's event loop and the config that makes it the agent's provider. Real server
 `servers`.
 """
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -18,6 +19,7 @@ from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.agent.scripted_model import ScriptedModelServer
 from jupyter_copilot_room.agent.seam import AgentSettings
 from jupyter_copilot_room.room.room import Room
+from jupyter_copilot_room.room.room_spec import RoomSpec
 from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
 from ..scripted_agent import ScriptedAgent
@@ -25,6 +27,9 @@ from . import config, people
 from .clients import YClient
 from .helpers import no_script, served
 from .server import JupyterServer
+
+#: What of `make_room`'s keywords is the room's spec (`RoomSpec`), not the room's own.
+SPEC = {field.name for field in dataclasses.fields(RoomSpec)}
 
 # pytest-jupyter gives every test a fresh HOME; the Copilot runtime that `jupyter copilot-room
 # install-runtime` put in the real home's cache must stay findable.
@@ -95,9 +100,10 @@ def make_room(jp_asyncio_loop):
         if book is None:
             book = AdmissionBook(hosts=frozenset({"alice"}), members=frozenset({"bob"}))
         repository = room.get("repository", state_dir)
+        spec = RoomSpec(state_dir, **{name: room.pop(name) for name in SPEC & room.keys()})
         made.append(
             Room(
-                state_dir=state_dir,
+                spec,
                 book=book,
                 settings=SettingsStore(state_dir / "settings.json", RoomSettings()),
                 agent=agent(AgentSettings(repository, state_dir)) if agent else None,

@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..environment import agent_environment
+from ..seam import COPILOT
 from .agent_profiles import DECIDES_ITSELF, AgentProfile, profile_of
 
-#: The room's own agent (the Copilot SDK's), the default of `c.CopilotRoom.default_agent`.
-COPILOT = "copilot"
 #: Words of a mode that changes something without asking (Copilot's autopilot, Claude Code's
 #: `bypassPermissions`, `dontAsk` and `acceptEdits`, Codex's full access): the room's gate is
 #: the agent's permission request, so it never runs an agent in one.

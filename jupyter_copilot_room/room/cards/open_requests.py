@@ -42,8 +42,16 @@ class OpenRequests:
         self._waiters: dict[str, asyncio.Future[Answer]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._content: dict[str, CardContent] = {}  # each open request's card, texts whole
-        #: Told when a prompt starts or stops waiting on people: (prompt id, waiting).
-        self.on_waiting: Callable[[str, bool], None] = lambda prompt_id, waiting: None
+        self._waiting_listeners: list[Callable[[str, bool], None]] = []
+
+    def on_waiting(self, listener: Callable[[str, bool], None]) -> None:
+        """Tell `listener` when a prompt starts or stops waiting on people: (prompt id,
+        waiting). The turns listen, from their construction (`turns.py`)."""
+        self._waiting_listeners.append(listener)
+
+    def _waiting(self, prompt_id: str, waiting: bool) -> None:
+        for listener in self._waiting_listeners:
+            listener(prompt_id, waiting)
 
     @staticmethod
     def now() -> float:
@@ -65,7 +73,7 @@ class OpenRequests:
         loop = asyncio.get_running_loop()
         waiter = self._waiters[request.id] = loop.create_future()
         self._timers[request.id] = loop.call_later(timeout, self._time_out, request.id)
-        self.on_waiting(prompt.id, True)
+        self._waiting(prompt.id, True)
         return await waiter
 
     async def under_policy(
@@ -253,7 +261,7 @@ class OpenRequests:
         if (waiter := self._waiters.pop(request.id, None)) is not None and not waiter.done():
             waiter.set_result(Answer(outcome in (Outcome.APPROVED, Outcome.ANSWERED), said))
         if not self.ledger.outstanding(request.prompt_id):
-            self.on_waiting(request.prompt_id, False)
+            self._waiting(request.prompt_id, False)
 
 
 def _timed_out(request: Request) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...agent.seam import Answer, PermissionAsk, QuestionAsk
 from ...errors import InsufficientStorage
@@ -39,7 +40,10 @@ from ..cards.readable_asks import as_people_read, relative
 from ..live.document import RoomDocument
 from ..live.streams import Streams
 from ..persistence.recorder import Recorder
-from .turns import RunningTurn, Turns
+from .running_turn import RunningTurn
+
+if TYPE_CHECKING:
+    from .turns import Turns
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,7 @@ was lost), this object how it comes, goes and comes back (`restart`, the one pla
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections import Counter
 from collections.abc import Callable, Coroutine
@@ -21,7 +22,8 @@ from typing import Any
 
 from ...agent.seam import Agent, AgentHost
 from ...errors import Conflict
-from ...events import AgentReady, AgentStatus
+from ...events import AgentReady, AgentStatus, Record
+from ...events.consumers import reads
 from ..live.document import RoomDocument
 from ..persistence.recorder import Recorder
 from .agent_slots import AgentSlots, Order
@@ -47,6 +49,10 @@ class AgentState(StrEnum):
     NEW = "new"  # a room never started (`GET rooms`): it starts when someone opens it
 
 
+#: A finished turn may have used premium requests: the seat's quota is read again
+#: (`events/consumers.py`).
+RECORDS = reads("seat_quota", handles=["prompt.finished"])
+
 SLEEPING = (
     "The agent is asleep while nobody prompts: the next prompt wakes it (a few seconds), with "
     "the room's conversation so far."
@@ -56,7 +62,10 @@ SLEEPING = (
 class AgentLife:
     """The agent's status (`agent_status`: the agent's own word, or the room's `sleeping` and
     `stopping`), its slot and its idle timer. The turns give it the turn that runs (`running`),
-    how to wake their runner (`wake`) and where its work runs (`spawn`)."""
+    how to wake their runner (`wake`), where its work runs (`spawn`) and what the agent reports
+    to (`host`); `asleep` is called when the agent has fallen asleep (the room may then be
+    unloaded). It also shows what the Copilot seat has left, read when the agent gets ready and
+    after each turn."""
 
     def __init__(
         self,
@@ -68,10 +77,12 @@ class AgentLife:
         slots: AgentSlots | None,
         idle_timeout: float,
         recorder: Recorder,
+        host: AgentHost,
         running: Callable[[], RunningTurn | None],
         lost: Callable[[AgentStatus], None],
         wake: Callable[[], None],
         spawn: Callable[[Coroutine[Any, Any, None]], None],
+        asleep: Callable[[], None],
     ):
         self.agent = agent
         self.document = document
@@ -79,25 +90,62 @@ class AgentLife:
         self.name = name  # the room's, in the server's `slots`
         self.slots = slots or AgentSlots()  # a room alone: no limit
         self.idle_timeout = idle_timeout  # seconds without a prompt before it sleeps (0: never)
-        self.host: AgentHost | None = None  # what the agent reports to (the room's)
+        self.host = host  # what the agent reports to (the room's)
         self.recorder = recorder
         self.running = running
         self.lost = lost  # the runtime died: the turn it had fails
         self.wake = wake
         self.spawn = spawn
-        #: The agent's own word (starting, ready or unavailable), or the room's: sleeping (not
-        #: running), stopping (going to sleep).
-        self.agent_status = "starting"
+        self.asleep = asleep
+        self._status_waiters: list[asyncio.Future[None]] = []  # see `settled`
+        self._agent_status = "starting"
         self.restarting = False  # the agent ignored an abort; no turn starts until it is back
         #: Why the agent was restarted, counted (`degraded`, `lost`, `retry`): for the metrics.
         self.restarts: Counter[str] = Counter()
         self._quiet = False  # the agent is up with nothing to do (told to the slots)
         self._idle_timer: asyncio.TimerHandle | None = None
-        #: Called when the agent has fallen asleep (the room may then be unloaded).
-        self.on_asleep: Callable[[], None] = lambda: None
-        #: Called each time the agent reports it is ready (the room reads the seat's quota).
-        self.on_ready: Callable[[], None] = lambda: None
         self.last_ready: AgentReady | None = None  # what answers, as the transcript last said
+        recorder.listen(self._recorded)
+
+    def _recorded(self, record: Record) -> None:
+        if record.kind == "prompt.finished":
+            self._read_seat_quota()  # the turn may have used premium requests
+
+    def _read_seat_quota(self) -> None:
+        """Show what the Copilot seat has left (header), read after the agent got ready (a
+        sign-in changes the seat) and after each turn; None where no seat answers."""
+        agent = self.agent
+        if agent is None:
+            return
+
+        async def read() -> None:
+            quota = await agent.seat_quota()
+            self.document.set_meta(copilot_quota=dataclasses.asdict(quota) if quota else None)
+
+        self.spawn(read())
+
+    @property
+    def agent_status(self) -> str:
+        """The agent's own word (starting, ready or unavailable), or the room's: sleeping (not
+        running), stopping (going to sleep)."""
+        return self._agent_status
+
+    @agent_status.setter
+    def agent_status(self, status: str) -> None:
+        self._agent_status = status
+        waiters, self._status_waiters = self._status_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def settled(self) -> str:
+        """The agent's status once it is `ready` or `unavailable`: woken by each change of
+        status, never a poll (a side thread forks the agent's session once it is up)."""
+        while self.agent_status not in ("ready", "unavailable"):
+            changed = asyncio.get_running_loop().create_future()
+            self._status_waiters.append(changed)
+            await changed
+        return self.agent_status
 
     def status_changed(self, status: AgentStatus) -> None:
         """What the agent says of itself: shown, and `agent.ready` recorded when what answers
@@ -129,7 +177,7 @@ class AgentLife:
             self.recorder.commit("agent.ready", None, ready)
             self.last_ready = ready
         if status.ready:
-            self.on_ready()
+            self._read_seat_quota()
         self.show_state()
         self.wake()
 
@@ -160,9 +208,11 @@ class AgentLife:
             return AgentState.IDLE
         return AgentState(self.agent_status)  # starting, unavailable
 
-    def bring_up(self, at_once: bool) -> None:
+    def bring_up(self, at_once: bool, last_ready: AgentReady | None) -> None:
         """At the room's start: the agent starts now (the room `main`, as in 0.1), or sleeps
-        until the first prompt (or a host's `agent/start`)."""
+        until the first prompt (or a host's `agent/start`). `last_ready`: what answered, as the
+        replayed transcript last said."""
+        self.last_ready = last_ready
         self.slots.join(self.name, self._ordered)
         if self.agent is None:
             return
@@ -228,7 +278,7 @@ class AgentLife:
             self._go_to_sleep()
 
     async def _start_agent(self) -> None:
-        assert self.agent is not None and self.host is not None
+        assert self.agent is not None
         self.document.set_meta(agent_detail="Starting the agent…", agent_error=None)
         self.show_state()
         await self.agent.start(self.host)  # reports ready (or unavailable) by its status
@@ -250,7 +300,7 @@ class AgentLife:
         self.slots.stopped(self.name)  # its slot passes on (back here, if a prompt came)
         self.show_state()
         self.wake()
-        self.on_asleep()
+        self.asleep()
 
     def _watch_idle(self) -> None:
         """Tell the slots when the agent has nothing to do (a room in line may take its slot)

@@ -1,13 +1,30 @@
 """The prompt in flight and how it is being stopped: one `RunningTurn` at a time, with at most one
 `Stop` (a host's abort, its deadline, a full disk), so whatever stops a turn settles its open
-requests once, with the real reason."""
+requests once, with the real reason; the words of the ends the agent did not choose."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
 
+from ...events import AgentStatus
 from .queue import QueuedPrompt, TaskState
+
+LOST_RUNTIME = (
+    "{what} during this turn, so the turn failed; it was not re-run. "
+    "Submit it again if it is still needed."
+)
+
+
+def lost_turn(status: AgentStatus) -> str:
+    """The words of a turn its agent's death ended: what stopped (as the agent said it)."""
+    return LOST_RUNTIME.format(what=status.error or "The Copilot runtime stopped")
+
+
+DISK_FULL = (
+    "The server's disk filled up during this turn, so the room could not record what the agent "
+    "did and stopped the turn; it was not re-run. Submit it again if it is still needed."
+)
 
 
 @dataclass(frozen=True)

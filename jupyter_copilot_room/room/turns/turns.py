@@ -19,28 +19,24 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from ...agent.seam import Agent
-from ...attachments import AttachmentStore
-from ...catalog import Catalog
-from ...checkpoints.turn_checkpoints import Checkpoints
 from ...errors import Conflict, InsufficientStorage, Refused
 from ...events import (
-    AgentStatus,
     PromptFinished,
     PromptRef,
     RequestOpened,
     RequestSettled,
 )
-from ...notebooks import NotebookEditor
 from ...settings import SettingsStore
+from ..budgets.spending import Spending
 from ..cards.open_requests import OpenRequests
-from ..live.document import RoomDocument
-from ..live.streams import Streams
-from ..persistence.recorder import Recorder
 from ..persistence.storage import no_space
+from ..record_keeping import RoomRecords
+from ..room_spec import RoomSpec
+from .agent_host import RoomAgentHost
 from .agent_life import AgentLife
 from .agent_slots import AgentSlots
 from .queue import PromptQueue, QueuedPrompt, TaskState
-from .running_turn import RunningTurn, Stop
+from .running_turn import DISK_FULL, RunningTurn, Stop, lost_turn
 from .turn_inputs import TurnInputs
 
 log = logging.getLogger(__name__)
@@ -48,77 +44,79 @@ log = logging.getLogger(__name__)
 #: How long an aborted turn may take to end before the room stops trusting the agent.
 ABORT_GRACE = 2.0
 
-LOST_RUNTIME = (
-    "{what} during this turn, so the turn failed; it was not re-run. "
-    "Submit it again if it is still needed."
-)
-
-
-def lost_turn(status: AgentStatus) -> str:
-    """The words of a turn its agent's death ended: what stopped (as the agent said it)."""
-    return LOST_RUNTIME.format(what=status.error or "The Copilot runtime stopped")
-
-
-DISK_FULL = (
-    "The server's disk filled up during this turn, so the room could not record what the agent "
-    "did and stopped the turn; it was not re-run. Submit it again if it is still needed."
-)
-
 
 class Turns:
     """The queue's prompts turned into the agent's turns, one at a time; the agent's own life
-    is `life` (an `AgentLife`)."""
+    is `life` (an `AgentLife`), what the agent reports to `host` (a `RoomAgentHost`).
+
+    Built with what it uses: the room's records (it commits, shows, closes streams), its cards
+    (settled when a turn ends; it hears when a prompt waits on one), what a turn is sent
+    (`inputs`), and `apply_thread`, the room's own work in a promote turn (`threads/`)."""
 
     def __init__(
         self,
+        spec: RoomSpec,
         *,
-        queue: PromptQueue,
-        recorder: Recorder,
-        document: RoomDocument,
-        open_requests: OpenRequests,
-        streams: Streams,
+        records: RoomRecords,
+        cards: OpenRequests,
+        inputs: TurnInputs,
         settings: SettingsStore,
         agent: Agent | None,
-        catalog: Catalog | None,
-        notebooks: NotebookEditor | None,
-        attachments: AttachmentStore,
-        checkpoints: Checkpoints | None = None,
-        name: str = "main",
+        spending: Spending,
         slots: AgentSlots | None = None,
-        idle_timeout: float = 0.0,
+        apply_thread: Callable[[RunningTurn], Awaitable[str | None]] | None = None,
+        asleep: Callable[[], None] = lambda: None,
     ):
         self.agent = agent
-        self.document = document
-        self.queue = queue
+        self.recorder = records.recorder
+        self.document = records.document
+        self.streams = records.streams
+        self.open_requests = cards
+        self.settings = settings
+        self.inputs = inputs
+        self.notebooks = inputs.notebooks
+        self.checkpoints = inputs.checkpoints
+        #: Applies a side thread's changes in a turn of the room (`threads/`): the turn's error,
+        #: or None once they are in the shared working tree.
+        self.apply_thread = apply_thread
+        self.queue = PromptQueue()
         self.running: RunningTurn | None = None
         self._wakeup = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()
+        #: A turn's end the full disk did not let the room record: recorded when space returns.
+        self._unrecorded: tuple[RunningTurn, TaskState, str | None] | None = None
+        self._runner: asyncio.Task | None = None
+        self._idle_waiters: list[asyncio.Future[None]] = []  # see `idle`
+        self.host = RoomAgentHost(
+            self,
+            cards,
+            records.streams,
+            records.recorder,
+            records.document,
+            settings,
+            spending=spending,
+            repository=spec.repository,
+            state_dir=spec.state_dir,
+            confined=spec.confined,
+        )
         self.life = AgentLife(
             agent=agent,
-            document=document,
-            queue=queue,
-            name=name,
+            document=records.document,
+            queue=self.queue,
+            name=spec.name,
             slots=slots,
-            idle_timeout=idle_timeout,
-            recorder=recorder,
+            idle_timeout=spec.idle_timeout,
+            recorder=records.recorder,
+            host=self.host,
             running=lambda: self.running,
             lost=lambda status: self.end(error=lost_turn(status)),
             wake=self.wake,
             spawn=self.spawn,
+            asleep=asleep,
         )
-        self.recorder = recorder
-        self.open_requests = open_requests
-        self.streams = streams
-        self.settings = settings
-        self.notebooks = notebooks
-        self.checkpoints = checkpoints
-        self.inputs = TurnInputs(recorder, document, catalog, notebooks, attachments, checkpoints)
-        #: Applies a side thread's changes in a turn of the room (`threads/`): the turn's error,
-        #: or None once they are in the shared working tree.
-        self.apply_thread: Callable[[RunningTurn], Awaitable[str | None]] | None = None
-        #: A turn's end the full disk did not let the room record: recorded when space returns.
-        self._unrecorded: tuple[RunningTurn, TaskState, str | None] | None = None
-        self._runner: asyncio.Task | None = None
+        cards.on_waiting(self.set_waiting)
+        records.storage.on_space(self.space_returned)
+        records.recorder.listen(lambda record: self.life.show_state())
 
     def wake(self) -> None:
         """Look for the next turn to start (the agent is ready, a prompt came, space returned)."""
@@ -129,6 +127,13 @@ class Turns:
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def idle(self) -> None:
+        """Once no prompt is in flight: woken by the turn's end (`_finish`), never a poll."""
+        while self.queue.in_flight is not None:
+            ended = asyncio.get_running_loop().create_future()
+            self._idle_waiters.append(ended)
+            await ended
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -349,6 +354,10 @@ class Turns:
         if turn is not None and turn.timer is not None:
             turn.timer.cancel()
         self.queue.finish(prompt.id, outcome, record.ts)
+        waiters, self._idle_waiters = self._idle_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
         self.life.show_state()
 
     # -- the disk filled up ----------------------------------------------------------------------
