@@ -97,6 +97,8 @@ def run(command: str) -> subprocess.CompletedProcess[str]:
     argv = shlex.split(command)
     env = {**os.environ, "BENCH_QUICK": "1"}
     env.pop("PYTHONSAFEPATH", None)  # as a person's shell runs it
+    # This checkout's package, in its servers too, wherever an editable install points.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), env.get("PYTHONPATH"))))
     return subprocess.run(
         [sys.executable, *argv[1:]], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
