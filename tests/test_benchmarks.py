@@ -134,7 +134,7 @@ def test_a_documented_benchmark_command_runs_and_prints_its_figures(
     command: str, why: str | None, runs: dict[str, Future]
 ):
     if why is not None:
-        pytest.skip(f"not run in CI: {why}")
+        pytest.skip(f"{command}: not run in CI: {why}")
     done = runs[command].result()
     assert done.returncode == 0, f"{command} exited {done.returncode}:\n{done.stderr[-3000:]}"
     options = command.split()[2:]
