@@ -22,6 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
+from quick import sized
+
 from jupyter_copilot_room.access.admissions import AdmissionBook
 from jupyter_copilot_room.access.identity import Identity
 from jupyter_copilot_room.agent.seam import Agent, AgentSettings, AgentTurn
@@ -32,9 +34,9 @@ from jupyter_copilot_room.room.room import Room
 from jupyter_copilot_room.room.room_spec import RoomSpec
 from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
-FOLDERS, FILES = 200, 10
-RUNS = 60
-WARMUP = 5
+FOLDERS, FILES = sized(200, 10), 10
+RUNS = sized(60, 5)
+WARMUP = sized(5, 1)
 
 
 def make_repository(root: Path) -> None:

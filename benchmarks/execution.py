@@ -26,6 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
+from quick import sized
+
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from tests.harness.helpers import eventually, finished, ready
 from tests.test_execution import (  # noqa: F401 (fixtures)
@@ -37,7 +39,7 @@ from tests.test_execution import (  # noqa: F401 (fixtures)
 )
 from tests.test_notebooks import join_notebook, write_notebook
 
-RUNS = 20
+RUNS = sized(20, 2)
 CODE = "import time\nprint(time.time_ns(), flush=True)"  # a new output each run
 TARGET_AGENT_P50 = 0.5  # seconds: the agent's run feels as immediate as a person's
 TARGET_AGENT_OVER_PERSON = 0.3  # seconds the agent's p50 may add over a person's own run

@@ -34,17 +34,19 @@ import tempfile
 import time
 from pathlib import Path
 
+from quick import sized
+
 TOKEN = "fanout-bench-token"
 ENTRY_ID = "bench-stream"
 COLLAB_FILE = "bench.txt"
 DELTA_LEN = 16  # every delta is "some text NNNNN " (16 characters), so length says which arrived
-CLIENT_COUNTS = (1, 10, 50)
+CLIENT_COUNTS = sized((1, 10, 50), (10,))
 INTERVAL = {1: 0.010, 10: 0.015, 50: 0.030}  # spacing between deltas, seconds (no pile-up)
-BLOCK = 100  # deltas per measured block; each target gets BLOCKS blocks, interleaved
-BLOCKS = 3
-WARMUP = 20
-LATE_ENTRIES = 10_000
-LATE_JOINS = 5
+BLOCK = sized(100, 10)  # deltas per measured block; each target gets BLOCKS blocks, interleaved
+BLOCKS = sized(3, 1)
+WARMUP = sized(20, 2)
+LATE_ENTRIES = sized(10_000, 200)
+LATE_JOINS = sized(5, 1)
 MARK_START, MARK_STOP = "=== bench server serving ===", "=== bench server stopping ==="
 
 

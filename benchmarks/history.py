@@ -27,11 +27,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fanout import Server, late_join, settled_rss, write_transcript
+from quick import sized
 
-SIZES = (10_000, 100_000)
+SIZES = sized((10_000, 100_000), (1_000,))
+WINDOW = sized(None, 100)  # the room's document_window (None: the room's default)
+PAGES = sized(20, 3)  # history pages timed after the first
 TICK = 0.005
 RECORD_EVERY = 0.001  # seconds between records while measuring a compaction's stall
-TARGET_RESTART = {10_000: 1.0, 100_000: 3.0}
+TARGET_RESTART = dict(zip(SIZES, (1.0, 3.0)))  # noqa: B905 (one size when quick)
 TARGET_STALL, TARGET_MEMORY, TARGET_JOIN = 0.100, 3.0, 0.300
 TARGET_OVER_DOC = 1.5  # the room's memory against pycrdt's own Doc of its window
 
@@ -51,10 +54,12 @@ def make_room(state: Path):
     from jupyter_copilot_room.room.room_spec import RoomSpec
     from jupyter_copilot_room.settings import RoomSettings, SettingsStore
 
+    window = {} if WINDOW is None else {"document_window": WINDOW}
     return Room(
         RoomSpec(state),
         book=AdmissionBook(hosts=frozenset({"alice"})),
         settings=SettingsStore(state / "settings.json", RoomSettings()),
+        **window,
     )
 
 
@@ -175,7 +180,9 @@ async def compaction_stall(room) -> tuple[float, int]:
 #: as one JSON string per entry, or (issue 42) finished entries as plain values and only those
 #: that can still change as Maps. Only the first and the last keep the document's contract with
 #: clients (an entry's fields and a reply's `Text` change in place while it can change at all).
-LAYOUTS = ("maps", "plain values", "JSON strings", "finished as values")
+LAYOUTS = sized(
+    ("maps", "plain values", "JSON strings", "finished as values"), ("maps", "finished as values")
+)
 
 
 def still_changing(state: dict) -> set[str]:
@@ -247,7 +254,7 @@ async def page_latency(room) -> tuple[float, float]:
     )  # the first builds the archive's index
     cold = time.perf_counter() - started
     warm = []
-    for k in range(20):
+    for k in range(PAGES):
         started = time.perf_counter()
         page = await room.history_commands.history_page(alice, oldest - 37 * k, 100)
         warm.append(time.perf_counter() - started)
@@ -294,7 +301,7 @@ async def main() -> None:
             rows.append((size, jsonl, full_s, full_stall, snap_s, snap_stall, growth, window))
             rows[-1] += (doc_alone, cold, warm)
 
-        print("[late join] a real server on the 100,000-entry room (restarts from its snapshot)")
+        print(f"[late join] a real server on the {SIZES[-1]:,}-entry room (from its snapshot)")
         big = work / f"state-{SIZES[-1]}"
         for name in ("data", "runtime", "root"):
             (work / name).mkdir(exist_ok=True)

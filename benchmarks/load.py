@@ -32,14 +32,16 @@ from collections import Counter
 from pathlib import Path
 
 import fanout as fo
+from quick import sized
 
-MEMBERS = [f"member{i}" for i in range(1, 6)]
-VIEWERS = [f"viewer{i:02d}" for i in range(1, 51)]
+MEMBERS = [f"member{i}" for i in range(1, sized(6, 3))]
+VIEWERS = [f"viewer{i:02d}" for i in range(1, sized(51, 4))]
 GUEST = "bench-guest"  # fanout.py's clients (its token) are this viewer
-PROMPTS_EACH = 100
-WITHDRAW_EVERY = 25  # a member withdraws one of every so many prompts while it waits
+PROMPTS_EACH = sized(100, 5)
+WITHDRAW_EVERY = sized(25, 5)  # a member withdraws one of every so many prompts while it waits
 SAMPLE = 16  # 1 in SAMPLE updates (by checksum) is timed from server write to viewer
-RSS_EVERY = 10.0  # seconds between server memory samples
+RSS_EVERY = sized(10.0, 0.5)  # seconds between server memory samples
+MINUTE = sized(60.0, 0.2)  # seconds in one of --minutes (quick runs are short)
 MODEL_KEY = "load-bench-key"
 
 
@@ -471,7 +473,7 @@ async def load(server: fo.Server, minutes: float, work: Path, wall: float, trace
         while not stop_sampling.is_set():
             r = await server.call("POST", "/load/rss")
             rss.append((time.monotonic() - began, r["rss"], r["settled"]))
-            if trace and len(rss) == int(60 / RSS_EVERY) + 1:
+            if trace and len(rss) == int(MINUTE / RSS_EVERY) + 1:
                 await server.call("POST", "/load/mark")
             grown.append(r)
             with contextlib.suppress(TimeoutError):
@@ -479,12 +481,12 @@ async def load(server: fo.Server, minutes: float, work: Path, wall: float, trace
 
     sampling = asyncio.create_task(sample())
     began = time.monotonic()
-    deadline = began + minutes * 60
+    deadline = began + minutes * MINUTE
     members = [Member(server, name, deadline) for name in MEMBERS]
     stop_answering = asyncio.Event()
     answering = [asyncio.create_task(m.answer(stop_answering)) for m in members]
     print(f"[load] {len(MEMBERS)} members submit for up to {minutes:g} min", flush=True)
-    await asyncio.gather(*(m.submit(0.9 * minutes * 60 / PROMPTS_EACH) for m in members))
+    await asyncio.gather(*(m.submit(0.9 * minutes * MINUTE / PROMPTS_EACH) for m in members))
     submitting_s = time.monotonic() - began
     print("[load] submissions over; the queue drains", flush=True)
     drained = await wait_idle(server, 300)
@@ -528,9 +530,11 @@ async def load(server: fo.Server, minutes: float, work: Path, wall: float, trace
     lags = sorted((t - written[c]) / 1e6 for v in viewers for c, t in v.arrivals if c in written)
 
     print(
-        "[load] fan-out at 50 clients on the same server, room vs jupyter-collaboration", flush=True
+        f"[load] fan-out at {fo.CLIENT_COUNTS[-1]} clients on the same server, room vs "
+        "jupyter-collaboration",
+        flush=True,
     )
-    figures = await fo.fanout(server, counts=(50,))
+    figures = await fo.fanout(server, counts=(fo.CLIENT_COUNTS[-1],))
     report(
         checks, members, viewers, same, drained, submitting_s, rss, grown, lags, figures, minutes
     )
@@ -582,7 +586,7 @@ def report(
         f"room compacted its document)"
     )
     print()
-    warm = max(60.0, rss[-1][0] * 0.2) if rss else 0
+    warm = max(MINUTE, rss[-1][0] * 0.2) if rss else 0
     after = [(t, s) for t, _, s in rss if t >= warm]
     raw_after = [(t, r) for t, r, _ in rss if t >= warm]
     first, last = rss[0], rss[-1]
@@ -595,7 +599,7 @@ def report(
         f"(after gc + malloc_trim), {slope_mb_per_min(raw_after):+.2f} MB/min raw "
         f"(target: flat, |slope| < 1 MB/min)"
     )
-    minutes_seen = [g for (t, _, _), g in zip(rss, grown, strict=True) if t % 60 < RSS_EVERY]
+    minutes_seen = [g for (t, _, _), g in zip(rss, grown, strict=True) if t % MINUTE < RSS_EVERY]
     print(
         "  each minute, settled RSS (anonymous + file-backed) / malloc in use: "
         + ", ".join(
@@ -628,12 +632,13 @@ def report(
         f"  {len(lags)} samples: p50 {pct(lags, 50):.2f} ms, p99 {pct(lags, 99):.2f} ms, "
         f"max {lags[-1] if lags else float('nan'):.2f} ms"
     )
-    print("Fan-out at 50 clients after the load, fanout.py's method (ms; target: ratio <= 1.2)")
-    room = sorted(figures["room", 50]["latency"])
-    collab = sorted(figures["collab", 50]["latency"])
+    n = fo.CLIENT_COUNTS[-1]
+    print(f"Fan-out at {n} clients after the load, fanout.py's method (ms; target: ratio <= 1.2)")
+    room = sorted(figures["room", n]["latency"])
+    collab = sorted(figures["collab", n]["latency"])
     for label, lat, f in (
-        ("room", room, figures["room", 50]),
-        ("jcollab", collab, figures["collab", 50]),
+        ("room", room, figures["room", n]),
+        ("jcollab", collab, figures["collab", n]),
     ):
         print(f"  {label:<8} p50 {pct(lat, 50):7.2f} p99 {pct(lat, 99):7.2f} lost {f['lost']}")
     r50, r99 = pct(room, 50) / pct(collab, 50), pct(room, 99) / pct(collab, 99)

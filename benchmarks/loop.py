@@ -26,11 +26,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fanout import TOKEN, Server, cli, write_transcript
+from quick import sized
 
-ENTRIES = 100_000
+ENTRIES = sized(100_000, 1_000)
 PROBE_EVERY = 0.02  # seconds between two probes
-PHASE = 20.0  # seconds each phase is probed
-IMAGES, IMAGE_SIDE = 4, 1800  # 1800 x 1800 RGB noise: a PNG of about 9.7 MB each
+PHASE = sized(20.0, 1.0)  # seconds each phase is probed
+IMAGES, IMAGE_SIDE = sized((4, 1800), (1, 200))  # 1800 x 1800 RGB noise: a PNG of about 9.7 MB each
 TARGET_P99 = 0.050
 
 HEADERS = {"Authorization": f"token {TOKEN}"}
@@ -131,7 +132,7 @@ async def main() -> None:
             )
             assert loader.stdout is not None
             size = float((await loader.stdout.readline()).split()[1])
-            await asyncio.sleep(1)  # the first upload and read under way
+            await asyncio.sleep(sized(1.0, 0.2))  # the first upload and read under way
             loaded = await probe(server, PHASE)
             uploads, reads = map(int, (await loader.stdout.readline()).split())
             await loader.wait()

@@ -35,6 +35,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from fanout import write_transcript  # noqa: E402
+from quick import sized  # noqa: E402
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ScriptedModelServer  # noqa: E402
 from tests.browser.panel import send, show_room  # noqa: E402
@@ -49,11 +50,11 @@ os.environ.setdefault(
     str(Path.home() / ".cache" / "jupyter-copilot-room" / "runtime"),
 )
 
-ENTRIES = 1_000
-REPLY_BYTES = 50_000
+ENTRIES = sized(1_000, 50)
+REPLY_BYTES = sized(50_000, 2_000)
 DELTA_CHARS = 100  # 500 deltas
 DELTA_SECONDS = 0.02  # 50 deltas per second
-PAGE_COUNTS = (1, 5)
+PAGE_COUNTS = sized((1, 5), (1,))
 USERS = ("alice", "bob", "carol", "alice", "bob")  # five admitted readers (two tabs each)
 TARGET_P95_MS = 16.0
 TARGET_TASK_MS = 50.0
@@ -205,10 +206,10 @@ def run(
         show_room(page)
         page.wait_for_selector(".jp-CopilotRoom-reply")
         pages.append(page)
-    time.sleep(2)  # the room's first rendering settles
+    time.sleep(sized(2.0, 0.5))  # the room's first rendering settles
     for page in pages[:pages_wanted]:
         page.evaluate(RECORDER)
-    time.sleep(1)
+    time.sleep(sized(1.0, 0.3))
     for page in pages[:pages_wanted]:
         page.evaluate("() => { window.__frames.sent = performance.now(); }")
     # CPU time of every renderer and of the GPU process (software compositing): what the pages

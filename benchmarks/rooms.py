@@ -35,10 +35,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
+from quick import sized
+
 from jupyter_copilot_room.agent.scripted_model import Reply
 from tests.harness.helpers import READY, eventually, finished, ready, replies
 
-RUNS = 5
+RUNS = sized(5, 1)
+ROOMS = sized(20, 3)  # rooms in all; memory is also measured at MIDWAY
+MIDWAY = sized(5, 2)
 MB = 1024 * 1024
 
 
@@ -92,7 +96,7 @@ async def test_rooms(api, room, room_app, model, jp_root_dir):
     rooms, paths = [room], [()]
     await turn(api, room, (), "hello main")
     memory = {1: (server_rss(), runtime_rss(), len(runtimes()))}
-    for n in range(2, 21):
+    for n in range(2, ROOMS + 1):
         name = f"room-{n}"
         (jp_root_dir / name).mkdir()
         made = await api("alice", "POST", "rooms", body={"name": name, "repository": name})
@@ -100,7 +104,7 @@ async def test_rooms(api, room, room_app, model, jp_root_dir):
         rooms.append(room_app.rooms.loaded(name))
         paths.append(("rooms", name))
         await turn(api, rooms[-1], paths[-1], f"hello {name}")
-        if n in (5, 20):
+        if n in (MIDWAY, ROOMS):
             memory[n] = (server_rss(), runtime_rss(), len(runtimes()))
 
     five = asyncio.Semaphore(5)

@@ -172,7 +172,12 @@ async def test_a_ctrl_c_in_the_servers_terminal_leaves_the_agent_running(servers
         await eventually(idle, timeout=READY, what="the agent to start")
         runtime = runtime_of(server)
         os.killpg(os.getpgid(server.process.pid), signal.SIGINT)  # what the terminal sends
-        await asyncio.sleep(7)  # jupyter_server waits 5 s for an answer, then resumes
+        # jupyter_server waits 5 s for an answer, then says it goes on
+        await eventually(
+            lambda: "resuming operation" in server.log.read_text(errors="replace"),
+            timeout=30,
+            what="the server going on after its unanswered question",
+        )
         assert server.process.poll() is None, server.tail()
         assert runtime.is_running() and runtime.status() != psutil.STATUS_ZOMBIE, server.tail()
         bob = await server.watch("bob")

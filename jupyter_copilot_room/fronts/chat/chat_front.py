@@ -79,6 +79,13 @@ class ChatFront:
         for task in list(self._handling):
             task.cancel()
 
+    async def settled(self) -> None:
+        """Returns once the deliveries in hand are handled, so that what one changed (or did
+        not) is final: the service's client hands each message a task of its own, so a later
+        delivery's effect says nothing of an earlier one's."""
+        while self._handling:
+            await asyncio.wait(set(self._handling))
+
     def first_time(self, delivery: str) -> bool:
         """Whether `delivery` (an event's id) is new; a retry of one seen is not."""
         if delivery in self._seen:
