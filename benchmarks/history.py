@@ -56,10 +56,9 @@ def make_room(state: Path):
 
     window = {} if WINDOW is None else {"document_window": WINDOW}
     return Room(
-        RoomSpec(state),
+        RoomSpec(state, **window),
         book=AdmissionBook(hosts=frozenset({"alice"})),
         settings=SettingsStore(state / "settings.json", RoomSettings()),
-        **window,
     )
 
 
