@@ -20,7 +20,7 @@ from .agent.notebook_mcp import NotebookToolsServer
 from .agent.seam import Agent
 from .api import RoomsAPI
 from .eventlog import EventEmitter
-from .fronts.front_settings import front_traits
+from .fronts.front_settings import front_secret_variables, front_traits
 from .fronts.github.github_settings import parse_github
 from .fronts.server_fronts import ServerFronts
 from .fronts.slack.slack_settings import parse_slack
@@ -241,6 +241,25 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
             raise TraitError(f"c.CopilotRoom.approval_policy: {err}") from None
         return proposal["value"]
 
+    def _link_jupyter_server_extension(self, serverapp) -> None:
+        """A configuration the room cannot run with stops the server, saying what is wrong:
+        jupyter_server would log it and serve on without it (a front's token variable that the
+        Copilot login reads too among them), a room nobody configured."""
+        try:
+            super()._link_jupyter_server_extension(serverapp)
+        except TraitError as err:
+            self._refuse_to_start(err)
+
+    def initialize(self) -> None:  # type: ignore[override]  # ExtensionApp.initialize's own
+        try:
+            super().initialize()
+        except TraitError as err:
+            self._refuse_to_start(err)
+
+    def _refuse_to_start(self, err: TraitError) -> None:
+        self.log.critical("Copilot room: the server does not start: %s", err)
+        raise SystemExit(1)
+
     @default("repository")
     def _default_repository(self) -> str:
         return self.serverapp.root_dir if self.serverapp else os.getcwd()
@@ -284,7 +303,10 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 os.environ,
                 key_variable=self.provider.get("api_key_env", ""),
                 server_token=getattr(serverapp.identity_provider, "token", "") or "",
-                passed=[name for spec in self.acp_agents.values() for name in spec.env_from],
+                passed=[
+                    *(name for spec in self.acp_agents.values() for name in spec.env_from),
+                    *front_secret_variables(self.github, self.slack, self.teams),
+                ],
             ),
         )
         self.threads = self.factory.threads  # every room's side threads

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...agent.login_variables import not_a_login_variable
 from ..chat.chat_settings import rooms_and_people, slashed
 
 SLACK_API = "https://slack.com/api/"
@@ -32,9 +33,13 @@ def parse_slack(value: Mapping[str, Any]) -> SlackSettings | None:
     if unknown := sorted(set(value) - _KEYS):
         raise ValueError(f"unknown keys {unknown}; known: {sorted(_KEYS)}")
     rooms, people = rooms_and_people(value)
+    bot = str(value.get("bot_token_env") or "SLACK_BOT_TOKEN")
+    app = str(value.get("app_token_env") or "SLACK_APP_TOKEN")
+    not_a_login_variable("bot_token_env", bot, "the Slack bot's token", "SLACK_BOT_TOKEN")
+    not_a_login_variable("app_token_env", app, "the Slack app token", "SLACK_APP_TOKEN")
     return SlackSettings(
-        bot_token_env=str(value.get("bot_token_env") or "SLACK_BOT_TOKEN"),
-        app_token_env=str(value.get("app_token_env") or "SLACK_APP_TOKEN"),
+        bot_token_env=bot,
+        app_token_env=app,
         rooms=rooms,
         people=people,
         api_url=slashed(value.get("api_url") or SLACK_API),
