@@ -19,6 +19,7 @@ from .agent.acp.agent_spec import COPILOT, parse_agents
 from .agent.notebook_mcp import NotebookToolsServer
 from .agent.seam import Agent
 from .api import RoomsAPI
+from .doctor import Setup, examined
 from .eventlog import EventEmitter
 from .fronts.front_settings import front_secret_variables, front_traits
 from .fronts.github.github_settings import parse_github
@@ -325,6 +326,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         self.rooms.load()
         #: The public in-process API (`api/`): REST, the websocket and every front use it.
         self.api = RoomsAPI(self.rooms, self.threads)
+        self.api.setup_report = lambda: examined(Setup.of(self, serverapp))  # `GET doctor`
         if self.seats is not None:
             self.seats.on_answer = self.rooms.show_again
         self.fronts = ServerFronts(

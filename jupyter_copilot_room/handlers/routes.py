@@ -98,6 +98,8 @@ SERVER_LEVEL = [
     (f"{API}/signin/cancel", signin.SignInCancelHandler),
     (f"{API}/signout", signin.SignOutHandler),
     (f"{API}/claim", people.ClaimAPIHandler),
+    (f"{API}/doctor", settings_handlers.DoctorHandler),
+    ("copilot-room/doctor", settings_handlers.DoctorHandler),  # the short address, as hosts.md
     (f"{API}/link-code", people.LinkCodeHandler),
     (f"{API}/chat-links", people.ChatLinksHandler),
     (f"{API}/chat-links/asks/{_ID}", people.ChatLinkAskHandler),

@@ -11,6 +11,17 @@ from ...agent.login_variables import not_a_login_variable
 from ..chat.chat_settings import rooms_and_people, slashed
 
 SLACK_API = "https://slack.com/api/"
+#: The bot scopes the bridge uses, as the app's manifest in docs/hosts.md asks for them:
+#: prompts by mention, posting, thread replies (public, private), `link <code>` in a direct
+#: message, and people's names.
+BOT_SCOPES = (
+    "app_mentions:read",
+    "chat:write",
+    "channels:history",
+    "groups:history",
+    "im:history",
+    "users:read",
+)
 _KEYS = {"bot_token_env", "app_token_env", "rooms", "people", "api_url"}
 
 
