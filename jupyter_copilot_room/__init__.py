@@ -1,15 +1,23 @@
 """A shared room in which several people drive one GitHub Copilot agent from Jupyter."""
 
+import json
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .widget import RoomWidget
 
-try:
-    __version__ = version("jupyter-copilot-room")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0"
+#: The version's one source (pyproject.toml's `[tool.hatch.version]`), in a source checkout.
+_SOURCE = Path(__file__).parents[1] / "labextension" / "package.json"
+
+if _SOURCE.is_file():  # a checkout (an editable install's metadata lags behind a bump)
+    __version__ = json.loads(_SOURCE.read_text(encoding="utf-8"))["version"]
+else:
+    try:
+        __version__ = version("jupyter-copilot-room")
+    except PackageNotFoundError:  # pragma: no cover - neither installed nor a checkout
+        __version__ = "0.0.0"
 
 
 def connect(url: str | None = None, token: str | None = None):

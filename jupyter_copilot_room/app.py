@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import cast
 
 from jupyter_server.extension.application import ExtensionApp
-from traitlets import Bool, Dict, Float, Integer, List, TraitError, Type, Unicode, default, validate
+from traitlets import Bool, Dict, Float, Integer, List, TraitError, Unicode, default, validate
 from traitlets.config import Configurable
 
 from . import metrics
@@ -17,11 +17,13 @@ from .access.copilot_seats import CopilotSeats
 from .access.hub_grants import hub_server_name
 from .access.identity import SERVER_OWNER, HostClaim, provider_verifies_users
 from .agent.acp.agent_spec import parse_agents
+from .agent.agent_traits import agent_traits
 from .agent.notebook_mcp import NotebookToolsServer
 from .agent.seam import COPILOT, Agent, AgentSettings
 from .api import RoomsAPI
+from .doctor import Setup, examined
 from .eventlog import EventEmitter
-from .fronts.front_settings import front_traits
+from .fronts.front_settings import front_secret_variables, front_traits
 from .fronts.github.github_settings import parse_github
 from .fronts.server_fronts import ServerFronts
 from .fronts.slack.slack_settings import parse_slack
@@ -51,9 +53,10 @@ VALIDATED = {"agents": (parse_agents, ""), "budgets": (Budgets.from_config, "")}
 VALIDATED["approval_policy"] = (parse_policy, "c.CopilotRoom.approval_policy: ")
 
 #: The configuration declared as data: the room settings' starting values
-#: (`c.CopilotRoom.admission`, ...) and the outside fronts (`c.CopilotRoom.github`, ...).
+#: (`c.CopilotRoom.admission`, ...), the agent (`c.CopilotRoom.model`, `.agents`, ...) and the
+#: outside fronts (`c.CopilotRoom.github`, ...).
 RoomSettingsConfig = type(
-    "RoomSettingsConfig", (Configurable,), {**settings_traits(), **front_traits()}
+    "RoomSettingsConfig", (Configurable,), {**settings_traits(), **agent_traits(), **front_traits()}
 )
 
 
@@ -127,43 +130,6 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "copilot_room/<repository name>-<hash>/ (a 0.1 room's <repository>/.copilot-room/ is "
         "moved there once).",
     )
-    model = Unicode(
-        "", config=True, help="The model the agent's session asks for (required with provider)."
-    )
-    models = List(
-        Unicode(),
-        config=True,
-        help="With a provider: further models hosts may switch to from the room (the agent "
-        "starts with `model`). With a Copilot login the room offers the models it lists.",
-    )
-    provider = Dict(
-        config=True,
-        help="Your own OpenAI-compatible (or 'azure', 'anthropic') endpoint for the agent, e.g. "
-        "{'type': 'openai', 'base_url': ..., 'api_key_env': 'NAME_OF_THE_KEY_VARIABLE'}.",
-    )
-    cli_path = Unicode("", config=True, help="Path to the Copilot runtime binary.")
-    agent_env = List(
-        Unicode(),
-        config=True,
-        help="Environment variables the Copilot runtime, and every shell command the agent "
-        "runs, gets beyond its allow-list (PATH, HOME, locale, proxies, certificates, TERM, "
-        "XDG_*, COPILOT_* settings), e.g. ['JAVA_HOME', 'PIP_INDEX_URL']. Whatever is named "
-        "here shows in the output of an approved `env` to everyone in the room: never name a "
-        "secret.",
-    )
-    github_host = Unicode(
-        "",
-        config=True,
-        help="The GitHub Enterprise Cloud host (data residency, e.g. 'octocorp.ghe.com') that a "
-        "host signs the room in to from the panel; '' is github.com.",
-    )
-    signin_timeout = Float(
-        600.0,
-        min=1,
-        config=True,
-        help="Seconds a sign-in to Copilot from the panel may stay open (GitHub's page, the "
-        "return, the plain-text consent) before the room cancels it.",
-    )
     room_idle_timeout = Float(
         1800.0,
         min=0,
@@ -183,13 +149,6 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "needs its agent while all are open takes the place of the one idle longest; if every "
         "one is busy, it shows 'held' and its prompt starts when one is free.",
     )
-    model_timeout = Float(
-        300.0,
-        min=1,
-        config=True,
-        help="Seconds a model call may go without sending anything before its turn fails with "
-        "'The model endpoint did not answer' (the runtime itself waits forever).",
-    )
     budgets = Dict(
         config=True,
         help="Optional daily caps (UTC days) on what prompts may cost: {'per_person': {...}, "
@@ -197,29 +156,6 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         "e.g. {'per_person': {'ai_credits': 20}, 'room': {'tokens': 5000000}}. A prompt "
         "beyond a cap is refused until the next midnight UTC; a host may lift one person's cap "
         "for the day.",
-    )
-    agent_class = Type(
-        "jupyter_copilot_room.agent.copilot.CopilotAgent",
-        klass=Agent,
-        allow_none=True,
-        config=True,
-        help="The agent the room drives, as a subclass of jupyter_copilot_room.agent.seam.Agent.",
-    )
-
-    agents = Dict(
-        config=True,
-        help="Agents of the Agent Client Protocol a room may run instead of Copilot: "
-        "{'<name>': {'acp': [command, *args], 'title': 'Claude Code', 'env': {...}, "
-        "'env_from': [...], 'mode': '...'}}. `env` holds literal values; `env_from` names "
-        "variables of the server's environment passed through (secrets); the agent's "
-        "environment is otherwise the room's allow-list. A mode that runs tools without asking "
-        "is refused.",
-    )
-    default_agent = Unicode(
-        COPILOT,
-        config=True,
-        help="The agent of every new room: 'copilot' (the Copilot SDK's, `agent_class`) or a "
-        "name of c.CopilotRoom.agents.",
     )
 
     @validate("agents", "budgets", "approval_policy")
@@ -232,6 +168,25 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         except ValueError as err:
             raise TraitError(f"{prefix}{err}") from None
         return proposal["value"]
+
+    def _link_jupyter_server_extension(self, serverapp) -> None:
+        """A configuration the room cannot run with stops the server, saying what is wrong:
+        jupyter_server would log it and serve on without it (a front's token variable that the
+        Copilot login reads too among them), a room nobody configured."""
+        try:
+            super()._link_jupyter_server_extension(serverapp)
+        except TraitError as err:
+            self._refuse_to_start(err)
+
+    def initialize(self) -> None:  # type: ignore[override]  # ExtensionApp.initialize's own
+        try:
+            super().initialize()
+        except TraitError as err:
+            self._refuse_to_start(err)
+
+    def _refuse_to_start(self, err: TraitError) -> None:
+        self.log.critical("Copilot room: the server does not start: %s", err)
+        raise SystemExit(1)
 
     @default("repository")
     def _default_repository(self) -> str:
@@ -281,6 +236,7 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
         self.rooms.load()
         #: The public in-process API (`api/`): REST, the websocket and every front use it.
         self.api = RoomsAPI(self.rooms, self.threads)
+        self.api.setup_report = lambda: examined(Setup.of(self, serverapp))  # `GET doctor`
         if self.seats is not None:
             self.seats.on_answer = self.rooms.show_again
         self.fronts = ServerFronts(
@@ -336,7 +292,10 @@ class CopilotRoom(ExtensionApp, RoomSettingsConfig):  # type: ignore[valid-type,
                 os.environ,
                 key_variable=self.provider.get("api_key_env", ""),
                 server_token=getattr(serverapp.identity_provider, "token", "") or "",
-                passed=[name for spec in self.acp_agents.values() for name in spec.env_from],
+                passed=[
+                    *(name for spec in self.acp_agents.values() for name in spec.env_from),
+                    *front_secret_variables(self.github, self.slack, self.teams),
+                ],
             ),
             log=self.log,
         )

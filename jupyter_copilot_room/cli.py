@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from jupyter_core.application import JupyterApp
-from traitlets import Bool, Unicode
+from jupyter_server.config_manager import BaseJSONConfigManager
+from traitlets import Bool, TraitError, Unicode, default
+from traitlets.config import Config
 
 from .agent.runtime import RUNTIME_VERSION, RuntimeMissing, find_runtime, install_runtime
 from .agent.runtime_download import download_runtime, install_tarball, terminal_progress
@@ -60,11 +63,55 @@ def _told(err: RuntimeMissing) -> str:
     return f"{err.advice}\n{err.details}".rstrip()
 
 
+class Doctor(JupyterApp):
+    description = (
+        "Check the setup the server reads (jupyter_server_config in the Jupyter config path, "
+        "or --config): the Copilot runtime and login, each configured front (GitHub, Slack, "
+        "Teams) and ACP agent, one line each and what to do when something cannot work; no "
+        "secret is printed. Exit status 1 when something configured cannot work."
+    )
+
+    @default("config_file_name")
+    def _server_config(self) -> str:
+        return "jupyter_server_config"
+
+    def start(self) -> None:
+        from .app import CopilotRoom
+        from .doctor import Check, Setup, examine, report
+
+        config = self._server_configuration()
+        try:
+            setup = Setup.of(CopilotRoom(config=config), config.ServerApp)
+        except (TraitError, ValueError) as wrong:
+            checks = [
+                Check("Configuration", False, str(wrong), "correct it; the server will not start")
+            ]
+        else:
+            checks = asyncio.run(examine(setup))
+        print(report(checks))
+        self.exit(0 if all(check.ok for check in checks) else 1)
+
+    def _server_configuration(self) -> Config:
+        """The server's configuration as it reads it: the extensions' `jupyter_server_config.d`
+        files first (the config path's first directory wins), then the files and options this
+        command loaded, which win over them."""
+        found = Config()
+        for directory in reversed(self.config_file_paths):
+            files = BaseJSONConfigManager(config_dir=directory)
+            found.merge(Config(files.get("jupyter_server_config", include_root=False)))
+        found.merge(self.config)
+        server = found.ServerApp
+        if "root_dir" in server and "repository" not in found.CopilotRoom:
+            found.CopilotRoom.repository = server.root_dir  # the server's default
+        return found
+
+
 class CopilotRoomCommand(JupyterApp):
     name = "jupyter-copilot-room"
     description = "Helpers for jupyter-copilot-room."
     subcommands = {
         "install-runtime": (InstallRuntime, InstallRuntime.description.splitlines()[0]),
+        "doctor": (Doctor, Doctor.description.splitlines()[0]),
     }
 
     def print_help(self, classes: bool = False) -> None:

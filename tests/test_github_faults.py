@@ -46,7 +46,7 @@ def card_name(github):
 class TestFaults:
     @pytest.fixture
     def room_config(self, github, monkeypatch):
-        monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+        monkeypatch.setenv("COPILOT_ROOM_GITHUB_TOKEN", TOKEN)
         return {"github": settings(github)}
 
     async def test_a_rate_limit_and_a_502_are_waited_out_and_nothing_is_lost(
@@ -91,7 +91,7 @@ class TestFaults:
 
 
 async def test_a_restart_mid_task_goes_on_and_handles_nothing_twice(servers, github):
-    server = servers(room={"github": settings(github)}, env={"GITHUB_TOKEN": TOKEN})
+    server = servers(room={"github": settings(github)}, env={"COPILOT_ROOM_GITHUB_TOKEN": TOKEN})
     await server.start_async()
     r = await server.call(people.HOST, "POST", "github/pull", {"number": PULL})
     assert r.code == 200
@@ -120,7 +120,7 @@ async def test_a_restart_mid_task_goes_on_and_handles_nothing_twice(servers, git
 async def test_deliveries_github_retries_across_a_restart_act_once(servers, github):
     secret = "hook-secret-5b1e"
     room = {"github": settings(github) | {"webhook_secret_env": "HOOK_SECRET"}}
-    server = servers(room=room, env={"GITHUB_TOKEN": TOKEN, "HOOK_SECRET": secret})
+    server = servers(room=room, env={"COPILOT_ROOM_GITHUB_TOKEN": TOKEN, "HOOK_SECRET": secret})
     await server.start_async()
     assert (await server.call(people.HOST, "POST", "github/pull", {"number": PULL})).code == 200
     await eventually(lambda: github.written, timeout=20)

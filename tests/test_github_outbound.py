@@ -34,7 +34,7 @@ def github(jp_asyncio_loop):
 
 @pytest.fixture
 def room_config(copilot_config, github, monkeypatch):
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("COPILOT_ROOM_GITHUB_TOKEN", TOKEN)
     settings = {"repository": "acme/lab", "api_url": github.base_url, "poll_interval": 0.2}
     settings["people"] = {"octo-bob": people.MEMBER}  # no match_logins: logins are explicit
     return {**copilot_config, "members": [people.MEMBER], "github": settings}

@@ -35,7 +35,7 @@ def github_settings(github):
 
 @pytest.fixture
 def room_config(copilot_config, github_settings, monkeypatch):
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("COPILOT_ROOM_GITHUB_TOKEN", TOKEN)
     monkeypatch.setenv("HOOK_SECRET", SECRET)
     return {**copilot_config, "members": [people.MEMBER, "erin"], "github": github_settings}
 

@@ -51,7 +51,7 @@ def poll_interval():
 
 @pytest.fixture
 def room_config(copilot_config, github, poll_interval, monkeypatch):
-    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    monkeypatch.setenv("COPILOT_ROOM_GITHUB_TOKEN", TOKEN)
     monkeypatch.setenv("HOOK_SECRET", SECRET)
     settings = {"repository": "acme/lab", "api_url": github.base_url, "people": LOGINS}
     settings |= {"poll_interval": poll_interval, "webhook_secret_env": "HOOK_SECRET"}

@@ -8,6 +8,7 @@ import pytest
 from jupyter_server.auth.authorizer import Authorizer
 from jupyter_server.auth.identity import IdentityProvider
 
+import jupyter_copilot_room
 from jupyter_copilot_room.access.identity import HostClaim, provider_verifies_users
 
 from .harness.people import SignedInUsers
@@ -126,4 +127,5 @@ def test_extension_is_enabled_on_install():
     )
     listing = out.stdout + out.stderr
     assert "jupyter_copilot_room" in listing and "enabled" in listing
-    assert "jupyter_copilot_room 0.1.0 OK" in listing.replace("\x1b[32m", "").replace("\x1b[0m", "")
+    shown = listing.replace("\x1b[32m", "").replace("\x1b[0m", "")
+    assert f"jupyter_copilot_room {jupyter_copilot_room.__version__} OK" in shown

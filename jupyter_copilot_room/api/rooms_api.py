@@ -3,10 +3,11 @@ extension, `RoomsAPI` for REST's handlers and the websocket."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..access.identity import Identity
+from ..access.roles import Action
 from ..errors import NotFound
 from ..events.room_records import SystemNote, literal
 from ..request_bodies import LinkAnswerBody, validated
@@ -26,6 +27,9 @@ class RoomsAPI:
         self._threads = threads
         #: The fronts whose settings are rooms' commands (set by the extension at start).
         self.fronts = Fronts()
+        #: The doctor's report on the server's own configuration, its checks as JSON
+        #: (`doctor/`, set by the extension at start): for `GET doctor`.
+        self.setup_report: Callable[[], Awaitable[list[dict]]] | None = None
         self._watches: dict[str, list[tuple[Callable[[RoomAPI], None], Callable[[], None]]]] = {}
         rooms.watch(self._told)
 
@@ -87,6 +91,15 @@ class RoomsAPI:
         identity = self._identity(caller)
         await self._rooms.create(identity, name, repository)
         return self._rooms.entry(name, identity)
+
+    async def check_setup(self, caller: Caller) -> dict:
+        """`GET doctor`, for hosts (the room's refusal otherwise): `jupyter copilot-room
+        doctor`'s report on the server's own configuration, `{"checks": [{"name", "ok",
+        "said", "todo"}]}`; no secret's value in it."""
+        self._rooms.main.people.require(self._identity(caller), Action.EDIT_SETTINGS)
+        if self.setup_report is None:
+            raise NotFound("This server has no configuration to check.", code="no_setup")
+        return {"checks": await self.setup_report()}
 
     def link_code(self, caller: Caller) -> dict:
         """`POST link-code`: a one-time code (ten minutes) for the caller's chat account: the

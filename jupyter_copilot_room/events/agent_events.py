@@ -50,6 +50,10 @@ class AgentStatus(AgentEvent):
     #: Whether its model calls cost AI Credits (a Copilot login), or not (your own provider, the
     #: demo); None while the agent does not know yet.
     ai_credits: bool | None = None
+    #: Where its model access came from (the variable of a Copilot login, never its value; the
+    #: runtime's sign-in, the provider, the demo): a token of a front's read as the login would
+    #: otherwise switch the room's seat with nothing saying so. "": the agent does not say.
+    source: str = ""
 
     @property
     def ready(self) -> bool:

@@ -38,14 +38,16 @@ def front_traits() -> dict[str, FrontSetting]:
         "github": FrontSetting(
             parse_github,
             config=True,
-            help="The room on GitHub: {'repository': 'owner/name', 'token_env': 'GITHUB_TOKEN', "
-            "'api_url': None, 'poll_interval': 15, 'webhook_secret_env': None, 'people': {login: "
-            "username}, 'match_logins': False, 'max_rounds': 6, 'seat_check': {'org': ..., "
-            "'token_env': ...}}. Only logins in people act, unless match_logins (safe only when "
-            "the hub signs people in with GitHub) lets a login act as the same username. With a "
-            "repository, hosts link a room to one of its pull requests (POST github/pull) and "
-            "comments there give the room tasks; with a seat check, only people with an active "
-            "Copilot seat in the org may prompt or come in. Tokens are named by their variable.",
+            help="The room on GitHub: {'repository': 'owner/name', 'token_env': "
+            "'COPILOT_ROOM_GITHUB_TOKEN', 'api_url': None, 'poll_interval': 15, "
+            "'webhook_secret_env': None, 'people': {login: username}, 'match_logins': False, "
+            "'max_rounds': 6, 'seat_check': {'org': ..., 'token_env': ...}}. Only logins in "
+            "people act, unless match_logins (safe only when the hub signs people in with "
+            "GitHub) lets a login act as the same username. With a repository, hosts link a room "
+            "to one of its pull requests (POST github/pull) and comments there give the room "
+            "tasks; with a seat check, only people with an active Copilot seat in the org may "
+            "prompt or come in. Tokens are named by their variable, never one the Copilot login "
+            "reads (COPILOT_GITHUB_TOKEN, GH_TOKEN, GITHUB_TOKEN).",
         ),
         "slack": FrontSetting(
             parse_slack,
@@ -66,3 +68,17 @@ def front_traits() -> dict[str, FrontSetting]:
             "its variable.",
         ),
     }
+
+
+def front_secret_variables(github: Any, slack: Any, teams: Any) -> list[str]:
+    """The variables holding the fronts' tokens and secrets, as configured: the room redacts
+    their values wherever the agent's words could show them, as it does the Copilot login's."""
+    names: list[str] = []
+    if (hub := parse_github(github)) is not None:
+        names += [hub.token_env, *([hub.webhook_secret_env] if hub.webhook_secret_env else [])]
+        names += [hub.seat_check.token_env] if hub.seat_check is not None else []
+    if (chat := parse_slack(slack)) is not None:
+        names += [chat.bot_token_env, chat.app_token_env]
+    if (bot := parse_teams(teams)) is not None:
+        names.append(bot.secret_env)
+    return names

@@ -98,6 +98,7 @@ SERVER_LEVEL = [
     (f"{API}/signin/cancel", signin.SignInCancelHandler),
     (f"{API}/signout", signin.SignOutHandler),
     (f"{API}/claim", people.ClaimAPIHandler),
+    (f"{API}/doctor", settings_handlers.DoctorHandler),
     (f"{API}/link-code", people.LinkCodeHandler),
     (f"{API}/chat-links", people.ChatLinksHandler),
     (f"{API}/chat-links/asks/{_ID}", people.ChatLinkAskHandler),

@@ -1,6 +1,7 @@
 """The room settings as a resource: read by those admitted, patched by hosts. The patch
 body is derived from the settings' own declaration (`settings.py`), so a setting added there is
-served here without a change.
+served here without a change. Beside them, for hosts, the server's setup checked (`GET doctor`),
+which the settings dialog is to show.
 """
 
 from __future__ import annotations
@@ -10,6 +11,15 @@ from tornado import web
 
 from ..settings import SettingsPatch
 from .room_handler import RoomAPIHandler
+
+
+class DoctorHandler(RoomAPIHandler):
+    """`GET doctor`: `jupyter copilot-room doctor`'s report, for hosts."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        await self.reply(await self.rooms.check_setup(self.identity))
 
 
 class SettingsHandler(RoomAPIHandler):

@@ -146,6 +146,9 @@ export interface IMeta {
   /** Whether the agent's model calls cost AI Credits (a Copilot login): false with the server's
    * own provider or the demo model, whose calls the room counts in tokens only. */
   ai_credits_apply?: boolean | null;
+  /** Where the agent's model access came from: the variable of a Copilot login (never its
+   * value), the runtime's sign-in, the server's provider, or the demo model. */
+  agent_source?: string | null;
   /** The kernel the agent last ran cells in: its state and its notebook. */
   kernel_state?: string | null;
   kernel_notebook?: string | null;

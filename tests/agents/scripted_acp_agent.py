@@ -24,7 +24,8 @@ prompt's words say what it does. Run as `python scripted_acp_agent.py` (ACP on i
   (a side thread's primer), joined by " | ";
 - anything else: "Echo: <the prompt's last line>".
 
-With `SCRIPTED_ACP_REFUSE_LOAD=1` in its environment it refuses `session/load`.
+With `SCRIPTED_ACP_REFUSE_LOAD=1` in its environment it refuses `session/load`; with
+`SCRIPTED_ACP_AUTH=<id>,...` it announces those authentication methods in `initialize`.
 """
 
 from __future__ import annotations
@@ -70,9 +71,11 @@ class ScriptedAgent:
         self.conn = conn
 
     async def initialize(self, protocol_version: int, **_: Any) -> schema.InitializeResponse:
+        methods = filter(None, os.environ.get("SCRIPTED_ACP_AUTH", "").split(","))
         return schema.InitializeResponse(
             protocol_version=protocol_version,
             agent_capabilities=schema.AgentCapabilities(load_session=True),
+            auth_methods=[schema.AuthMethodAgent(id=m, name=m.title()) for m in methods],
         )
 
     async def new_session(self, cwd: str, **_: Any) -> schema.NewSessionResponse:

@@ -40,10 +40,10 @@ def lab(tmp_path, model, github, request):
         "api_url": github.base_url,
         "poll_interval": 0.5,
         "match_logins": True,  # the test server's usernames are the fake's logins
-        "seat_check": {"org": "acme", "token_env": "GITHUB_TOKEN"},
+        "seat_check": {"org": "acme", "token_env": "COPILOT_ROOM_GITHUB_TOKEN"},
     }
     room = {**config.copilot_agent(model.base_url), "members": ["bob", "erin"], "github": settings}
-    server = JupyterServer(tmp_path, app="lab", room=room, env={"GITHUB_TOKEN": TOKEN})
+    server = JupyterServer(tmp_path, app="lab", room=room, env={"COPILOT_ROOM_GITHUB_TOKEN": TOKEN})
     with serving(server, request, server.start):
         yield server
 

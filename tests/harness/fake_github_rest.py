@@ -83,6 +83,8 @@ class FakeGitHub(FakeService):
         self.review_comments: list[dict] = []
         self.permissions: dict[str, str] = {}  # login -> role; "none" if absent
         self.seats: dict[str, set[str]] = {}  # org -> logins with an active Copilot seat
+        #: orgs whose seats the token may not list (no manage_billing:copilot): 403
+        self.billing_refused: set[str] = set()
         self.requests: list[tuple[str, str, dict]] = []  # (method, path, headers)
         #: Every body posted or edited in, in order, by comment id: what a reader saw over time.
         self.written: list[tuple[int, str]] = []
@@ -104,6 +106,7 @@ class FakeGitHub(FakeService):
             (repo + r"/pulls/comments/(\d+)", _ReviewComment),
             (repo + r"/collaborators/([^/]+)/permission", _Permission),
             (r"/orgs/([^/]+)/members/([^/]+)/copilot", _Seat),
+            (r"/orgs/([^/]+)/copilot/billing/seats", _Seats),
         ]
 
     def handlers(self):
@@ -461,3 +464,16 @@ class _Seat(_Api):
         seat = {"created_at": at, "updated_at": at, "pending_cancellation_date": None}
         seat |= {"last_activity_at": None, "last_activity_editor": None, "plan_type": "business"}
         self.answer({**seat, "assignee": self.owner.user(login)})
+
+
+class _Seats(_Api):
+    """An org's Copilot seats, for a token that may read its billing (GitHub's 403 otherwise)."""
+
+    def get(self, org: str) -> None:
+        if org in self.owner.billing_refused:
+            message = "Resource not accessible by personal access token"
+            self.answer({"message": message, "documentation_url": DOCS, "status": "403"}, 403)
+            return
+        logins = sorted(self.owner.seats.get(org, set()))
+        seats = [{"assignee": self.owner.user(login), "plan_type": "business"} for login in logins]
+        self.answer({"total_seats": len(seats), "seats": seats})

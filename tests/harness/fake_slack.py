@@ -70,6 +70,9 @@ class FakeSlack(FakeService):
         self.outside: set[str] = set()  # channels the bot is not in: its posts there are refused
         #: user id -> display name, as `users.info` gives them (others: `user_not_found`)
         self.users: dict[str, str] = {}
+        #: What the bot token was granted, as Slack says it in `x-oauth-scopes` (the manifest's)
+        self.scopes = ["app_mentions:read", "chat:write", "channels:history", "groups:history"]
+        self.scopes += ["im:history", "users:read"]
         self._limits: dict[str, list[int]] = {}  # method -> Retry-After of its next 429s
         self._clock = 0
         self._methods: dict[str, Callable[[dict], dict]] = {
@@ -417,6 +420,8 @@ class _Api(RequestHandler):
         wanted = fake.app_token if method == "apps.connections.open" else fake.bot_token
         if token != wanted:
             return {"ok": False, "error": "invalid_auth"}
+        granted = ["connections:write"] if token == fake.app_token else fake.scopes
+        self.set_header("x-oauth-scopes", ",".join(granted))  # as Slack says it on each answer
         if method.startswith("chat.") and params.get("channel") in fake.outside:
             return {"ok": False, "error": "not_in_channel"}
         answer = fake._methods[method](params)

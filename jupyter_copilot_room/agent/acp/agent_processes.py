@@ -63,6 +63,7 @@ class AgentProcess:
         self.sessions: dict[str, SessionOwner] = {}  # session id -> its room
         self.conn: Any = None
         self.capabilities = schema.AgentCapabilities()
+        self.auth_methods: list[str] = []  # the ids of the authentication methods it announced
         self._process: asyncio.subprocess.Process | None = None
         self._watch: asyncio.Task | None = None
         self._stopping = False
@@ -100,7 +101,8 @@ class AgentProcess:
                 client_capabilities=capabilities(profile is None or profile.room_reads),
             )
             self.capabilities = init.agent_capabilities
-            offered = {method.id for method in init.auth_methods or ()}
+            self.auth_methods = [method.id for method in init.auth_methods or ()]
+            offered = set(self.auth_methods)
             if profile is not None and profile.auth_method in offered:  # its key, from env
                 await self.conn.authenticate(method_id=profile.auth_method)
 

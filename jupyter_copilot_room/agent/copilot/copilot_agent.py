@@ -123,6 +123,7 @@ class CopilotAgent(Agent):
                 error=error,
                 model=model,
                 ai_credits=access.ai_credits if access else None,
+                source=access.source if access else "",
             )
         )
 

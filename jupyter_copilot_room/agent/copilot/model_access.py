@@ -20,16 +20,14 @@ from copilot import CopilotClient
 from copilot.generated.rpc import ModelsListRequest
 
 from ..demo import DEMO_LABEL, DEMO_MODEL, DEMO_NOTE, DemoScript
+from ..login_variables import TOKEN_VARIABLES, login_token, login_variable
 from ..runtime import RuntimeMissing
 from ..scripted_model import ScriptedModelServer
 from ..seam import AgentSettings
 
-TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")
-
-
-def login_token() -> str | None:
-    """A Copilot login from the environment, if any."""
-    return next((os.environ[v] for v in TOKEN_VARIABLES if os.environ.get(v)), None)
+__all__ = ["TOKEN_VARIABLES", "ModelAccess", "choose_model_access", "login_token"]
+#: Where the model access came from, as the room's header says it (never a secret's value).
+DEMO_SOURCE = "the demo model: no Copilot login and no provider"
 
 
 @dataclass
@@ -41,6 +39,9 @@ class ModelAccess:
     notes: list[str] = field(default_factory=list)  # what people should know about it
     ai_credits: bool = False  # model calls cost AI Credits: only through a Copilot login
     demo: ScriptedModelServer | None = None  # running only in demo mode
+    #: Where it came from: the variable of a Copilot login, the runtime's own sign-in, the
+    #: provider, or the demo (`GET room`'s `agent_source`); a variable's name, never its value.
+    source: str = ""
 
     async def close(self) -> None:
         if self.demo is not None:
@@ -80,15 +81,27 @@ async def choose_model_access(
         wire["api_key"] = key or "none"
         via = urlparse(wire.get("base_url", "")).netloc
         models = list(dict.fromkeys([settings.model, *settings.models]))
+        key_from = f", its key from {key_variable}" if key_variable else ""
         return ModelAccess(
-            {"provider": wire, "model": settings.model}, f"{settings.model} via {via}", models, via
+            {"provider": wire, "model": settings.model},
+            f"{settings.model} via {via}",
+            models,
+            via,
+            source=f"c.CopilotRoom.provider at {via}{key_from}",
         )
-    if token is not None or (await client.get_auth_status()).isAuthenticated:
+    status = None if token is not None else await client.get_auth_status()
+    if token is not None or (status is not None and status.isAuthenticated):
         session: dict[str, Any] = {"model": settings.model} if settings.model else {}
         if token is not None:
             session["github_token"] = token
         listed = await listed_models(client, settings, token, log)
-        return ModelAccess(session, settings.model or "Copilot", listed, ai_credits=True)
+        return ModelAccess(
+            session,
+            settings.model or "Copilot",
+            listed,
+            ai_credits=True,
+            source=login_source(status.login if status is not None else None),
+        )
     demo = ScriptedModelServer(DemoScript(settings.repository), model=DEMO_MODEL)
     demo.start()
     return ModelAccess(
@@ -99,4 +112,13 @@ async def choose_model_access(
         DEMO_LABEL,
         notes=[DEMO_NOTE],
         demo=demo,
+        source=DEMO_SOURCE,
     )
+
+
+def login_source(signed_in: str | None) -> str:
+    """Where a Copilot login came from: the variable it was read from, else the runtime's own
+    sign-in (the panel's, kept in the runtime's file), naming its login when known."""
+    if (variable := login_variable()) is not None:
+        return f"a Copilot login from {variable}"
+    return f"the Copilot login of {signed_in}, signed in" if signed_in else "a Copilot sign-in"

@@ -133,6 +133,14 @@ class GitHubRest:
             raise
         return True
 
+    async def copilot_seats(self, org: str) -> int:
+        """How many Copilot seats `org` has: it answers only a token that may read them, which
+        the seat check needs (`jupyter copilot-room doctor`)."""
+        answer = await self._call(
+            "GET", f"/orgs/{org}/copilot/billing/seats", params={"per_page": 1}
+        )
+        return int(answer.get("total_seats", 0))
+
 
 def _comment(data: dict) -> dict:
     return {"id": data["id"], "url": data.get("html_url", "")}

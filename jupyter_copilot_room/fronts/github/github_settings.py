@@ -9,9 +9,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...agent.login_variables import not_a_login_variable
 from ...api.person import vouchable
 
 GITHUB_API = "https://api.github.com"
+#: The variable of the room's GitHub token when `token_env` names none: not one the Copilot
+#: login reads (`agent/login_variables.py`), so the PR bot's token never becomes the seat.
+TOKEN_ENV = "COPILOT_ROOM_GITHUB_TOKEN"
 _REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _KEYS = {
     "token_env",
@@ -37,7 +41,7 @@ class SeatCheck:
 @dataclass(frozen=True)
 class GitHubSettings:
     repository: str = ""  # "owner/name"; "" with only a seat check configured
-    token_env: str = "GITHUB_TOKEN"
+    token_env: str = TOKEN_ENV
     api_url: str = GITHUB_API
     poll_interval: float = 15.0
     webhook_secret_env: str | None = None
@@ -83,9 +87,11 @@ def parse_github(value: Mapping[str, Any]) -> GitHubSettings | None:
     people = value.get("people") or {}
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in people.items()):
         raise ValueError("people maps GitHub logins to room usernames, both strings")
+    token_env = str(value.get("token_env") or TOKEN_ENV)
+    not_a_login_variable("token_env", token_env, "the PR bot's token", TOKEN_ENV)
     return GitHubSettings(
         repository=repository,
-        token_env=str(value.get("token_env") or "GITHUB_TOKEN"),
+        token_env=token_env,
         api_url=str(value.get("api_url") or GITHUB_API).rstrip("/"),
         poll_interval=interval,
         webhook_secret_env=value.get("webhook_secret_env") or None,
@@ -99,4 +105,8 @@ def parse_github(value: Mapping[str, Any]) -> GitHubSettings | None:
 def _seat_check(seat: Mapping[str, Any]) -> SeatCheck:
     if not isinstance(seat, Mapping) or not seat.get("org"):
         raise ValueError("seat_check needs {'org': ..., 'token_env': ...}")
-    return SeatCheck(org=str(seat["org"]), token_env=str(seat.get("token_env") or "GITHUB_TOKEN"))
+    token_env = str(seat.get("token_env") or TOKEN_ENV)
+    not_a_login_variable(
+        "seat_check's token_env", token_env, "the seat check's token", "GITHUB_ADMIN_TOKEN"
+    )
+    return SeatCheck(org=str(seat["org"]), token_env=token_env)

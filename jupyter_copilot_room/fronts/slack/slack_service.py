@@ -116,6 +116,19 @@ class SlackService:
         name = profile.get("display_name") or found.get("name") or profile.get("real_name")
         return f"@{name}" if name else user
 
+    async def granted(self) -> tuple[str, frozenset[str]]:
+        """Whose the bot token is (`auth.test`) and the scopes Slack granted it, which Slack
+        says in every answer's `x-oauth-scopes` header (for `jupyter copilot-room doctor`)."""
+        who = await self._call(self.web.auth_test)
+        headers = {name.lower(): value for name, value in (who.headers or {}).items()}
+        scopes = str(headers.get("x-oauth-scopes", ""))
+        bot = str(who.get("user") or who.get("user_id") or "")
+        return bot, frozenset(s.strip() for s in scopes.split(",") if s.strip())
+
+    async def socket_opens(self) -> None:
+        """Socket Mode takes the app token (`apps.connections.open`), without connecting."""
+        await self._call(self.web.apps_connections_open, app_token=self._app_token)
+
     def channel_id(self, given: str) -> str | None:
         """A public or private channel's id (`C0123ABCD`, `G0123ABCD`), as its details show it."""
         channel = given.strip().upper()

@@ -7,9 +7,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...agent.login_variables import not_a_login_variable
 from ..chat.chat_settings import rooms_and_people, slashed
 
 SLACK_API = "https://slack.com/api/"
+#: The bot scopes the bridge uses, as the app's manifest in docs/hosts.md asks for them:
+#: prompts by mention, posting, thread replies (public, private), `link <code>` in a direct
+#: message, and people's names.
+BOT_SCOPES = (
+    "app_mentions:read",
+    "chat:write",
+    "channels:history",
+    "groups:history",
+    "im:history",
+    "users:read",
+)
 _KEYS = {"bot_token_env", "app_token_env", "rooms", "people", "api_url"}
 
 
@@ -32,9 +44,13 @@ def parse_slack(value: Mapping[str, Any]) -> SlackSettings | None:
     if unknown := sorted(set(value) - _KEYS):
         raise ValueError(f"unknown keys {unknown}; known: {sorted(_KEYS)}")
     rooms, people = rooms_and_people(value)
+    bot = str(value.get("bot_token_env") or "SLACK_BOT_TOKEN")
+    app = str(value.get("app_token_env") or "SLACK_APP_TOKEN")
+    not_a_login_variable("bot_token_env", bot, "the Slack bot's token", "SLACK_BOT_TOKEN")
+    not_a_login_variable("app_token_env", app, "the Slack app token", "SLACK_APP_TOKEN")
     return SlackSettings(
-        bot_token_env=str(value.get("bot_token_env") or "SLACK_BOT_TOKEN"),
-        app_token_env=str(value.get("app_token_env") or "SLACK_APP_TOKEN"),
+        bot_token_env=bot,
+        app_token_env=app,
         rooms=rooms,
         people=people,
         api_url=slashed(value.get("api_url") or SLACK_API),

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...agent.login_variables import not_a_login_variable
 from ..chat.chat_settings import rooms_and_people, slashed
 
 #: Where a bot gets its tokens (Entra ID), where Teams publishes the keys that sign its calls to
@@ -51,10 +52,12 @@ def parse_teams(value: Mapping[str, Any]) -> TeamsSettings | None:
         if not isinstance(value.get(key), str) or not value[key]:
             raise ValueError(f"{key} is required (the bot's Entra app registration)")
     rooms, people = rooms_and_people(value)
+    secret_env = str(value.get("secret_env") or "TEAMS_APP_SECRET")
+    not_a_login_variable("secret_env", secret_env, "the Teams app's secret", "TEAMS_APP_SECRET")
     return TeamsSettings(
         app_id=value["app_id"],
         tenant_id=value["tenant_id"],
-        secret_env=str(value.get("secret_env") or "TEAMS_APP_SECRET"),
+        secret_env=secret_env,
         rooms=rooms,
         people=people,
         service_url=slashed(value.get("service_url") or SERVICE_URL),

@@ -164,6 +164,7 @@ class AgentLife:
             agent_error=status.error,
             model=status.model or None,
             ai_credits_apply=status.ai_credits,
+            agent_source=status.source or None,
         )
         if status.state == "lost":
             # The runtime died: the turn it had fails (it is never re-run) and it is restarted.

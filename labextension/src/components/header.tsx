@@ -62,7 +62,10 @@ export function RoomHeader(props: {
         </div>
         {(meta.agent || meta.turn_owner || meta.kernel_state || unwellFronts(meta).length > 0) && (
           <div className="jp-CopilotRoom-headerLine">
-            <span className="jp-CopilotRoom-agent" title={meta.agent}>
+            <span
+              className="jp-CopilotRoom-agent"
+              title={meta.agent_source ? `${meta.agent} (${meta.agent_source})` : meta.agent}
+            >
               {meta.agent}
             </span>
             <ModelSwitch model={props.model} client={props.client} />
