@@ -156,6 +156,7 @@ def test_a_tab_closed_at_the_door_takes_its_card_away_at_once(lab, open_lab):
     expect(alice.locator(".jp-CopilotRoom-admission")).to_have_count(0, timeout=10_000)
 
 
+@pytest.mark.shared_lab
 def test_reload_mid_stream_resumes_the_live_transcript(lab, model, open_lab):
     model.script = lambda request: Reply("slow words " * 80, chunk_size=5, delay=0.05)
     bob = open_room(open_lab, "bob")
