@@ -115,8 +115,8 @@ def model():
 def lab(tmp_path, model, request):
     """A fresh `jupyter lab` with a fresh room, whose agent is idle; stopped after the test.
 
-    Marked `shared_lab` (the test or its module), the test gets a room of its own on the
-    module's one `jupyter lab` instead (`RoomOfItsOwn`: `api`, `root`, `url`, `visit`), for
+    Marked `shared_lab`, the test gets a room of its own on the browser tests' one
+    `jupyter lab` instead (`RoomOfItsOwn`: `api`, `root`, `url`, `visit`), for
     tests whose isolation is their room: no restart, claim or server configuration.
 
     Its log is `lab.log` in the test's tmp_path and is copied to the artifacts when the test fails.
@@ -136,9 +136,10 @@ def lab(tmp_path, model, request):
         yield server
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def shared_lab_server(tmp_path_factory, model):
-    """The one `jupyter lab` of a module's `shared_lab` tests, started by the first of them."""
+    """The one `jupyter lab` of the `shared_lab` tests (per test process: pytest-xdist's workers
+    each have theirs), started by the first of them."""
     server = JupyterServer(
         tmp_path_factory.mktemp("shared-lab"), app="lab", room=config.copilot_agent(model.base_url)
     )

@@ -1,4 +1,4 @@
-"""A room of a test's own on a `jupyter lab` that the tests of one module share.
+"""A room of a test's own on a `jupyter lab` that the browser tests share.
 
 A `jupyter lab` start costs about 6 CPU seconds (a fresh server per browser test was a third of
 the suite's time on 2 cores); a created room costs a session in the server's one Copilot
