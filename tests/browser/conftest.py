@@ -13,4 +13,5 @@ from ..harness.browser_fixtures import (  # noqa: F401 (fixtures for the tests b
     open_lab,
     pages,
     screenshot,
+    shared_lab_server,
 )

@@ -5,6 +5,7 @@ opens in JupyterLab as a notebook, and downloads as one that validates."""
 import json
 
 import nbformat
+import pytest
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply
@@ -32,6 +33,7 @@ def say(page, text):
     expect(box).to_have_value("", timeout=15_000)
 
 
+@pytest.mark.shared_lab
 def test_bob_chats_and_alice_quotes_him_into_her_prompt(lab, model, open_lab, screenshot):
     model.script = lambda request: Reply(f"Heard {len(request.prompt)} characters.")
     bob = show_room(open_lab("bob"))
@@ -123,6 +125,7 @@ def test_an_export_opens_in_jupyterlab_and_downloads_and_viewers_chat_when_allow
     assert not layout_problems(carol, ".jp-CopilotRoom-promptBox")
 
 
+@pytest.mark.shared_lab
 def test_bidirectional_controls_show_as_marks_and_never_reverse_what_follows(
     lab, model, open_lab, screenshot
 ):

@@ -5,6 +5,7 @@ setting in Room settings, and notes under the prompt box that follow the live qu
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
@@ -70,6 +71,7 @@ def conversation(request):
     )
 
 
+@pytest.mark.shared_lab
 def test_the_transcript_reads_like_a_conversation_and_copies(lab, model, open_lab, screenshot):
     model.script = conversation
     alice = open_room(open_lab, "alice")
@@ -115,7 +117,7 @@ def test_the_transcript_reads_like_a_conversation_and_copies(lab, model, open_la
     expect(alice.locator(".jp-CopilotRoom-question")).to_be_visible(timeout=30_000)
     expect(alice.locator(".jp-CopilotRoom-state")).to_have_text("waiting for an answer")
     status = alice.locator(".jp-CopilotRoom-statusItem")
-    expect(status).to_have_text("Copilot · main: waiting for an answer")
+    expect(status).to_have_text(f"Copilot · {lab.name}: waiting for an answer")
     screenshot(alice.locator(ROOM), "question")
     alice.locator(".jp-CopilotRoom-question").get_by_role("button", name="a", exact=True).click()
     expect(replies(alice)).to_have_count(3, timeout=30_000)
@@ -274,6 +276,7 @@ def dialog(page):
     return page.locator(".jp-Dialog")
 
 
+@pytest.mark.shared_lab
 def test_notes_follow_the_queue_and_removals_and_withdrawals_are_confirmed(
     lab, model, open_lab, screenshot
 ):

@@ -1,5 +1,6 @@
 """A prompt sent from a notebook kernel says so in the panel, beside its (authenticated) author."""
 
+import pytest
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply
@@ -8,6 +9,7 @@ from ..harness import people
 from .panel import fits_at_every_look, show_room
 
 
+@pytest.mark.shared_lab
 def test_a_kernels_prompt_shows_from_a_notebook_kernel_beside_its_author(
     lab, model, open_lab, screenshot
 ):

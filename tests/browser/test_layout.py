@@ -4,6 +4,7 @@ and what needs a person reaches them, with the panel open or closed."""
 
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
@@ -118,6 +119,7 @@ def transcript_problems(page) -> list[str]:
     return [] if share >= 0.4 else [f"the transcript has {share:.0%} of the panel's height"]
 
 
+@pytest.mark.shared_lab
 def test_a_busy_room_fits_every_width_keeps_the_prompt_box_and_passes_axe_in_both_themes(
     lab, model, open_lab, screenshot
 ):
@@ -178,6 +180,7 @@ def distance_from_bottom(log) -> float:
     return log.evaluate("n => n.scrollHeight - n.scrollTop - n.clientHeight")
 
 
+@pytest.mark.shared_lab
 def test_the_transcript_opens_at_the_latest_entry_and_keeps_a_reader_who_scrolled_up(
     lab, model, open_lab, screenshot
 ):
@@ -190,7 +193,7 @@ def test_the_transcript_opens_at_the_latest_entry_and_keeps_a_reader_who_scrolle
     # After a reload the room connects while the sidebar is closed; opened, it shows the latest.
     bob.reload()
     bob.wait_for_function("() => window.jupyterapp?.commands.hasCommand('copilot-room:open')")
-    expect(bob.locator(".jp-CopilotRoom-statusItem")).to_have_text("Copilot · main: idle")
+    expect(bob.locator(".jp-CopilotRoom-statusItem")).to_have_text(f"Copilot · {lab.name}: idle")
     show_room(bob)
     log = bob.locator('[role="log"]')
     expect(replies(bob)).to_have_count(3)
@@ -251,6 +254,7 @@ def test_the_transcript_opens_at_the_latest_entry_and_keeps_a_reader_who_scrolle
     assert not bob.evaluate("() => window.__jumpShown"), "a following reader was told of more"
 
 
+@pytest.mark.shared_lab
 def test_sending_takes_the_sender_to_the_newest_entry(lab, model, open_lab, screenshot):
     """A reader who scrolled up and was told of new activity, then asks: they see their prompt."""
     model.script = paragraphs
@@ -358,6 +362,7 @@ def test_panel_closed_hosts_see_arrivals_authors_their_cards_and_a_shortcut_lead
     expect(tabs["alice"]).not_to_have_attribute("data-copilot-attention", "1")
 
 
+@pytest.mark.shared_lab
 def test_a_streamed_reply_is_announced_by_finished_paragraphs_not_by_deltas(lab, model, open_lab):
     model.script = lambda request: paragraphs(request, 3)
     carol = open_room(open_lab, "carol")
@@ -379,6 +384,7 @@ def test_a_streamed_reply_is_announced_by_finished_paragraphs_not_by_deltas(lab,
     assert carol.locator('[role="log"]').get_attribute("aria-live") == "off"
 
 
+@pytest.mark.shared_lab
 def test_a_card_that_needs_you_comes_into_view_without_taking_the_focus(
     lab, model, open_lab, screenshot
 ):

@@ -10,6 +10,7 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import nbformat
+import pytest
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
@@ -36,6 +37,7 @@ def echo(request):
     return Reply(f"Answer to {request.prompt}: " + "streamed words " * 30, chunk_size=6, delay=0.03)
 
 
+@pytest.mark.shared_lab
 def test_host_and_member_share_one_live_room(lab, model, open_lab, screenshot):
     model.script = echo
     alice, bob = open_room(open_lab, "alice"), open_room(open_lab, "bob")
@@ -75,6 +77,7 @@ def test_host_and_member_share_one_live_room(lab, model, open_lab, screenshot):
     screenshot(alice, "dark")
 
 
+@pytest.mark.shared_lab
 def test_only_the_author_and_hosts_answer_an_approval(lab, model, open_lab, screenshot):
     def script(request):
         if request.tool_results:
@@ -127,6 +130,7 @@ def test_a_viewer_cannot_prompt(lab, open_lab, screenshot):
     screenshot(carol, "viewer")
 
 
+@pytest.mark.shared_lab
 def test_a_pending_person_waits_until_a_host_admits_them(lab, open_lab, screenshot):
     dave = open_room(open_lab, "dave")
     expect(dave.locator(".jp-CopilotRoom-door")).to_contain_text("Waiting to join the room")
@@ -140,6 +144,7 @@ def test_a_pending_person_waits_until_a_host_admits_them(lab, open_lab, screensh
     expect(alice.locator(".jp-CopilotRoom-admission")).to_have_count(0)
 
 
+@pytest.mark.shared_lab
 def test_a_tab_closed_at_the_door_takes_its_card_away_at_once(lab, open_lab):
     """Without the panel's word, the card would stay for the knock's 90 s."""
     alice = open_room(open_lab, "alice")
@@ -151,6 +156,7 @@ def test_a_tab_closed_at_the_door_takes_its_card_away_at_once(lab, open_lab):
     expect(alice.locator(".jp-CopilotRoom-admission")).to_have_count(0, timeout=10_000)
 
 
+@pytest.mark.shared_lab
 def test_reload_mid_stream_resumes_the_live_transcript(lab, model, open_lab):
     model.script = lambda request: Reply("slow words " * 80, chunk_size=5, delay=0.05)
     bob = open_room(open_lab, "bob")
@@ -176,6 +182,7 @@ def write(path, text):
     path.write_text(text)
 
 
+@pytest.mark.shared_lab
 def test_pickers_target_a_skill_or_agent_and_local_commands_stay_private(
     lab, model, open_lab, screenshot
 ):
@@ -246,6 +253,7 @@ def test_panel_goes_offline_and_resyncs_after_a_server_restart(lab, model, open_
     expect(replies(bob).nth(1)).to_contain_text("after the restart", timeout=30_000)
 
 
+@pytest.mark.shared_lab
 def test_the_agent_edits_an_open_notebook_with_its_cursor_and_provenance_badges(
     lab, model, open_lab, screenshot
 ):
@@ -291,8 +299,8 @@ def test_the_agent_edits_an_open_notebook_with_its_cursor_and_provenance_badges(
     model.script = script
     bob = open_room(open_lab, "bob")
     bob.evaluate(
-        "async () => { await window.jupyterapp.commands.execute('docmanager:open',"
-        " {path: 'pair.ipynb'}); }"
+        "async path => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }",
+        f"{lab.name}/pair.ipynb",
     )
     cells = bob.locator(".jp-Notebook .jp-Cell")
     expect(cells).to_have_count(2, timeout=30_000)
@@ -314,6 +322,7 @@ def test_the_agent_edits_an_open_notebook_with_its_cursor_and_provenance_badges(
     expect(bob.locator(".jp-CopilotRoom-prompt.jp-mod-flash")).to_contain_text("fix the total")
 
 
+@pytest.mark.shared_lab
 def test_a_refused_action_is_explained_to_the_person_who_pressed_it(
     lab, model, open_lab, screenshot
 ):
@@ -336,7 +345,7 @@ def test_a_refused_action_is_explained_to_the_person_who_pressed_it(
             time.sleep(0.1)
         route.continue_()
 
-    bob.route("**/copilot-room/api/rooms/main/prompts/*", started_meanwhile)
+    bob.route(f"**/copilot-room/api/rooms/{lab.name}/prompts/*", started_meanwhile)
     withdraw.click()
     bob.locator(".jp-Dialog").get_by_role("button", name="Withdraw").click()  # it asks first
     expect(queue.get_by_role("alert")).to_contain_text("only waiting prompts can be withdrawn")
@@ -344,7 +353,7 @@ def test_a_refused_action_is_explained_to_the_person_who_pressed_it(
 
     # A host's button while the server cannot be reached: said next to it too.
     alice.locator(".jp-CopilotRoom-peopleBox > summary").click()
-    alice.route("**/copilot-room/api/rooms/main/participants/*", lambda route: route.abort())
+    alice.route(f"**/copilot-room/api/rooms/{lab.name}/participants/*", lambda route: route.abort())
     alice.get_by_role("button", name="Remove Bob from the room").click()
     alice.locator(".jp-Dialog").get_by_role("button", name="Remove").click()
     people = alice.locator(".jp-CopilotRoom-people")
@@ -364,6 +373,7 @@ CARD_BOXES = (
 )
 
 
+@pytest.mark.shared_lab
 def test_cards_fit_the_sidebar_at_250_and_500_px_in_light_and_dark(
     lab, model, open_lab, screenshot
 ):
@@ -379,7 +389,7 @@ def test_cards_fit_the_sidebar_at_250_and_500_px_in_light_and_dark(
     expect(carol.locator(".jp-CopilotRoom-approval")).to_contain_text("waiting on Bob or a host")
     # The status bar follows the room too, also for a viewer in a room where nothing else moves.
     status = carol.locator(".jp-CopilotRoom-statusItem")
-    expect(status).to_have_text("Copilot · main: waiting for approval")
+    expect(status).to_have_text(f"Copilot · {lab.name}: waiting for approval")
 
     problems = []
     for theme, name in ((LIGHT, "light"), (DARK, "dark")):
@@ -443,6 +453,7 @@ def remote_server():
         thread.join(10)
 
 
+@pytest.mark.shared_lab
 def test_a_reply_fetches_nothing_remote_until_a_person_clicks(lab, model, open_lab, screenshot):
     inline = "data:image/png;base64," + base64.b64encode(png(16, 16, (40, 90, 200))).decode()
     with remote_server() as (remote, hits):

@@ -2,6 +2,7 @@
 only the block still growing renders again, and the finished reply looks exactly as it does when
 the room is opened afresh and the reply is drawn from the whole text at once."""
 
+import pytest
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply
@@ -57,6 +58,7 @@ LOOK = """reply => {
 }"""
 
 
+@pytest.mark.shared_lab
 def test_a_streamed_reply_renders_each_finished_block_once_and_ends_as_the_replayed_one(
     open_lab, model
 ):
@@ -103,6 +105,7 @@ CLASHING_NAMES = """() => {
 }"""
 
 
+@pytest.mark.shared_lab
 def test_replies_with_the_same_heading_take_no_names_in_the_page(open_lab, model):
     model.script = lambda request: Reply("## Summary\n\nThe loader reads every file twice.")
     page = show_room(open_lab("bob"))
@@ -131,6 +134,7 @@ WIDE_TABLE = "\n".join(
 )
 
 
+@pytest.mark.shared_lab
 def test_a_wide_table_scrolls_sideways_in_its_reply_and_its_last_column_is_reachable(
     open_lab, model, screenshot
 ):

@@ -24,10 +24,11 @@ import pytest
 
 from jupyter_copilot_room.agent.scripted_model import ScriptedModelServer
 
-from . import config, people
+from . import config
 from .helpers import no_script
 from .pages import ARTIFACTS, artifact_name, new_page, save_screenshot, wait_for_lab
 from .server import JupyterServer
+from .shared_lab import RoomOfItsOwn, reset_lab_state
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -114,13 +115,47 @@ def model():
 def lab(tmp_path, model, request):
     """A fresh `jupyter lab` with a fresh room, whose agent is idle; stopped after the test.
 
+    Marked `shared_lab`, the test gets a room of its own on the browser tests' one
+    `jupyter lab` instead (`RoomOfItsOwn`: `api`, `root`, `url`, `visit`), for
+    tests whose isolation is their room: no restart, claim or server configuration.
+
     Its log is `lab.log` in the test's tmp_path and is copied to the artifacts when the test fails.
     """
     model.script = no_script
     model.requests.clear()
+    if request.node.get_closest_marker("shared_lab"):
+        server = request.getfixturevalue("shared_lab_server")
+        try:
+            yield RoomOfItsOwn.create(server)
+        finally:
+            reset_lab_state(server)
+            keep_log_if_failed(server, request)
+        return
     server = JupyterServer(tmp_path, app="lab", room=config.copilot_agent(model.base_url))
     with serving(server, request, server.start):
         yield server
+
+
+@pytest.fixture(scope="package")
+def shared_lab_server(tmp_path_factory, model):
+    """The one `jupyter lab` of the `shared_lab` tests (per test process: pytest-xdist's workers
+    each have theirs), started by the first of them."""
+    server = JupyterServer(
+        tmp_path_factory.mktemp("shared-lab"), app="lab", room=config.copilot_agent(model.base_url)
+    )
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop(grace=15)
+
+
+def keep_log_if_failed(server: JupyterServer, request) -> None:
+    """The server's log in the artifacts (as `<test>-lab.log`) when `request`'s test failed."""
+    report = getattr(request.node, "report_call", None)
+    if (report is None or report.failed) and server.log.exists():
+        ARTIFACTS.mkdir(exist_ok=True)
+        shutil.copy(server.log, ARTIFACTS / f"{artifact_name(request.node)}-lab.log")
 
 
 @contextlib.contextmanager
@@ -132,10 +167,7 @@ def serving(server: JupyterServer, request, start: Callable[[], None]):
         yield server
     finally:
         server.stop(grace=15)
-        report = getattr(request.node, "report_call", None)
-        if (report is None or report.failed) and server.log.exists():
-            ARTIFACTS.mkdir(exist_ok=True)
-            shutil.copy(server.log, ARTIFACTS / f"{artifact_name(request.node)}-lab.log")
+        keep_log_if_failed(server, request)
 
 
 @pytest.fixture
@@ -194,7 +226,7 @@ def open_lab(browser, lab, request):
     ):
         page = new_page(browser, user, viewport, timezone, offer_workspace)
         pages.append(page)
-        page.goto(f"{lab.url}/{path}?token={people.token(user)}")
+        lab.visit(page, user, path)
         wait_for_lab(page)
         return page
 

@@ -262,6 +262,11 @@ class JupyterServer(ServerProcess):
         response = await self.call(people.HOST, "GET", "room")
         return response is not None and response.code == 200
 
+    def visit(self, page, user: str, path: str = "lab") -> None:
+        """`page` (Playwright's) on JupyterLab, or another page of the server, at `path`,
+        signed in as `user`."""
+        page.goto(f"{self.url}/{path}?token={people.token(user)}")
+
     # -- the room's API, as a test person --
 
     def api(self, user: str | None, method: str, path: str, body=None) -> tuple[int, object]:
