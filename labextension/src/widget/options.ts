@@ -18,7 +18,7 @@ export { ROOM_MIME_TYPE };
 /** The widget's npm module, as `RoomWidget._model_module` names it. */
 export const MODULE_NAME = WIDGET_MODULE;
 /** This package's version (package.json's, checked by test/widget.spec.ts). */
-export const MODULE_VERSION = '0.1.0';
+export const MODULE_VERSION = '0.5.0';
 
 /** ipywidgets' view, beside which `ROOM_MIME_TYPE` saves the view options with the output, so a
  * reopened notebook shows the room live with no kernel and no widget model. */
