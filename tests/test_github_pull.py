@@ -149,7 +149,9 @@ async def test_an_approve_from_someone_the_card_does_not_wait_on_changes_nothing
 
     await eventually(lambda: len([m for m in markers(github) if "reply_to" in m]) == 2, timeout=10)
     refusals = [body for _, body in github.written if "reply_to" in marker_of(body)]
-    assert all("Only bob (who asked for this turn) or a host may answer" in r for r in refusals)
+    assert all(
+        "Only @\u200bbob (who asked for this turn) or a host may answer" in r for r in refusals
+    )
     card = next(e for e in room.document.transcript.to_py() if e["kind"] == "permission")
     assert card["state"] == "pending"
     assert task_states(github)[-1] == "input-required"

@@ -91,7 +91,7 @@ async def test_unmapped_viewer_and_linked_people(api, room, slack, model):
     (ask,) = (await api("dave", "GET", "chat-links")).json["asks"]
     allowed = await api("dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"})
     assert allowed.code == 200, allowed
-    await eventually(lambda: any("act as dave" in e["text"] for e in slack.ephemerals))
+    await eventually(lambda: any("act as Dave" in e["text"] for e in slack.ephemerals))
     await slack.message_event("UOTHER", "DOTHER", f"link {code['code']}", channel_type="im")
     await eventually(lambda: any("unknown or expired" in e["text"] for e in slack.ephemerals))
     await slack.mention("UDAVE", CHANNEL, "say hi")  # dave waits at the door: refused

@@ -182,7 +182,7 @@ async def test_unmapped_viewer_and_linked_people(api, room, teams, model, endpoi
         "dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"}
     )
     assert answered.code == 200, answered
-    await eventually(lambda: "act as dave" in said_to(teams, "dave"))
+    await eventually(lambda: "act as Dave" in said_to(teams, "dave"))
     await teams.personal_message(endpoint, "other", f"link {code['code']}")
     await eventually(
         lambda: any("unknown or expired" in t for t in texts(teams.personal("29:other")))

@@ -298,7 +298,13 @@ class PullRoom:
         await self.posts.reply(comment, task, prose)
 
     def _card(self, room: RoomAPI, person: Person, task: Task) -> dict | None:
-        return next((c for c in room.cards_for(person) if c["id"] == task.card), None)
+        def name(username: str) -> str:
+            """`@login` where a login acts as them, else the room's name: never a bare hex
+            username."""
+            login = self.settings.login_of(username)
+            return f"@{login}" if login else room.display_name(username)
+
+        return next((c for c in room.cards_for(person, name) if c["id"] == task.card), None)
 
     def _not_a_writer(self, login: str) -> str:
         """Why the room takes nothing from `login`, and what would change that."""
