@@ -66,7 +66,7 @@ export function Room(props: {
               service={props.linkChat.service}
               request={props.linkChat.request}
               client={client}
-              username={me.username}
+              who={me.display_name || me.username}
               onClose={props.linkChat.onClose}
             />
           )}
