@@ -113,6 +113,10 @@ async def test_a_writers_task_runs_and_its_card_is_approved_on_the_pull_request(
     waiting = markers(github)[-1]
     assert waiting == {"task": "t1", "state": "input-required", "agent": name, "round": 2}
     assert "echo 3 passed" in github.written[-1][1]
+    how = (
+        "To answer: `/approve t1` or `/reject t1 [reason]`, by @\u200bbob (who asked for this turn)"
+    )
+    assert how + " or a host, with write access" in github.written[-1][1]  # not the command alone
 
     github.comment("bob", "/approve")
 
