@@ -167,7 +167,8 @@ class People:
         current = self._known_target(username)
         if not rules.re_roleable(current):
             raise Conflict(
-                f"{username} is {current.value}; admit them first (POST admissions/{username}).",
+                f"{self.document.display_name(username)} is {current.value}; admit them first "
+                f"(POST admissions/{username}).",
                 code="not_a_participant",
             )
         self.book.ensure_decidable(username, Decision(role))
