@@ -322,6 +322,7 @@ async def test_role_changes_are_refused_to_non_hosts_and_for_hosts(api):
     assert (r.code, r.json["error"]) == (400, "invalid_body")
     r = await api("alice", "PUT", "participants", "alice", body={"role": "viewer"})
     assert (r.code, r.json["error"]) == (409, "host_fixed")
+    assert r.json["message"].startswith("Alice is a host by configuration"), r.json  # her name
     r = await api("alice", "PUT", "participants", "zed", body={"role": "viewer"})
     assert (r.code, r.json["error"]) == (404, "unknown_person")
 
