@@ -158,6 +158,9 @@ async def test_a_thread_forks_after_a_turn_works_in_its_own_worktree_and_comes_b
     assert (await api("dave", "GET", "threads", thread["id"], "transcript")).code == 200
     r = await api("carol", "POST", "threads", thread["id"], "people", body={"username": "carol"})
     assert r.code == 403
+    await api("carol", "GET", "room")
+    r = await api("bob", "POST", "threads", thread["id"], "people", body={"username": "carol"})
+    assert r.json["message"].startswith("Carol is not a member"), r.json  # a viewer, by name
 
 
 async def test_a_thread_outlives_a_restart_and_closes_keeping_its_transcript(

@@ -186,7 +186,8 @@ class RoomThreads:
         self._open(thread)
         if not rules.may_join_thread(self._role_in_room(username)):
             raise InvalidRequest(
-                f"{username} is not a member of this room: only members join a thread.",
+                f"{self.room.display_name(username)} is not a member of this room: only members "
+                "join a thread.",
                 code="not_a_member",
             )
         if not thread.may_use(username):
