@@ -146,8 +146,8 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]], tz: tzinfo = UTC) -> lis
     def who(username: str | None) -> str:
         return _escape(names.get(username or "", username or "someone"))
 
-    def said(record: Record, kind: str, heading: str, text: str) -> None:
-        meta = {"kind": kind, "author": record.actor or AGENT_AUTHOR, "ts": record.ts}
+    def said(record: Record, kind: str, heading: str, text: str, **more: Any) -> None:
+        meta = {"kind": kind, "author": record.actor or AGENT_AUTHOR, "ts": record.ts, **more}
         out.append(Block("markdown", f"{heading} · {_time(record.ts, tz)}\n\n{text}", meta))
 
     def note(record: Record, text: str) -> Block:
@@ -166,7 +166,8 @@ def blocks(records: Iterable[tuple[Record, ev.Strict]], tz: tzinfo = UTC) -> lis
                 attached = [a.name or a.path or a.kind for a in prompt.attachments or ()]
                 more = f"\n\n*Attached: {', '.join(attached)}*" if attached else ""
                 heading = f"**{who(asked.actor)}** asked Copilot{target}"
-                said(asked, "prompt", heading, prompt.text + more)
+                origin = {"origin": prompt.origin} if prompt.origin else {}  # slack, kernel...
+                said(asked, "prompt", heading, prompt.text + more, **origin)
             case ev.PromptRef() if record.kind == "prompt.withdrawn" and p.id in prompts:
                 asked, prompt = prompts.pop(p.id)
                 whose = "their" if asked.actor == record.actor else f"{who(asked.actor)}'s"

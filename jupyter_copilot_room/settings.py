@@ -111,8 +111,8 @@ class RoomSettings(BaseModel):
         "copilot",
         min_length=1,
         description="Which agent answers the room's prompts, among those the server offers "
-        "(c.CopilotRoom.agents and the room's own Copilot; the first is "
-        "c.CopilotRoom.default_agent). A change starts it between turns, in a session of its "
+        "(the room's own Copilot and c.CopilotRoom.agents); a new room starts with "
+        "c.CopilotRoom.default_agent. A change starts it between turns, in a session of its "
         "own: it does not remember the conversation, which stays in the transcript.",
     )
 

@@ -89,3 +89,10 @@ def test_gemini_clis_policy_asks_for_every_command_and_write(tmp_path):
     assert rules["['write_file', 'replace', 'invoke_agent']"]["decision"] == "ask_user"
     assert profile.auth_method == "gemini-api-key"
     assert not profile.room_reads and "trusted folder" in profile.no_mcp
+
+
+def test_an_agent_without_a_configured_title_is_called_by_its_profiles_not_its_key():
+    copilot = AcpAgentSpec.parse("copilot-acp", {"acp": ["copilot", "--acp"]})
+    assert (copilot.title, copilot.shown_title) == ("Copilot CLI", "Copilot CLI")
+    named = AcpAgentSpec.parse("copilot-acp", {"acp": ["copilot", "--acp"], "title": "Ours"})
+    assert named.title == "Ours"  # the host's title wins

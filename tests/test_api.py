@@ -191,6 +191,7 @@ async def test_permission_answered_by_a_member_who_is_not_the_author_is_refused(
     request_id, _ = await _approval(api, room, author="alice")
     r = await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
     assert (r.code, r.json["error"]) == (403, "not_your_request")
+    assert r.json["message"].startswith("Only Alice (who asked for this turn)"), r.json  # her name
     r = await api("carol", "POST", "approvals", request_id, body={"decision": "approve"})
     assert r.code == 403
     assert room.document.approvals.to_py()[request_id]["state"] == "pending"
@@ -321,6 +322,7 @@ async def test_role_changes_are_refused_to_non_hosts_and_for_hosts(api):
     assert (r.code, r.json["error"]) == (400, "invalid_body")
     r = await api("alice", "PUT", "participants", "alice", body={"role": "viewer"})
     assert (r.code, r.json["error"]) == (409, "host_fixed")
+    assert r.json["message"].startswith("Alice is a host by configuration"), r.json  # her name
     r = await api("alice", "PUT", "participants", "zed", body={"role": "viewer"})
     assert (r.code, r.json["error"]) == (404, "unknown_person")
 

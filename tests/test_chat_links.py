@@ -68,7 +68,9 @@ async def test_a_code_links_only_once_its_owner_allows_it(api, room, slack):
     (ask,) = (await api("dave", "GET", "chat-links")).json["asks"]
     allowed = await api("dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"})
     assert allowed.code == 200, allowed
-    assert "Linked: you act as dave" in await said_to(slack, "UDAVE", 2)
+    assert "Linked: you act as Dave in the rooms, with Dave's role." in await said_to(
+        slack, "UDAVE", 2
+    )
     listed = (await api("dave", "GET", "chat-links")).json
     assert listed == {"links": [{"service": "slack", "user": "UDAVE", "name": "UDAVE"}], "asks": []}
     await slack.mention("UDAVE", CHANNEL, "say hi")
@@ -98,3 +100,18 @@ async def test_wrong_codes_are_limited_per_chat_user(api, room, slack):
     assert (await api("dave", "GET", "chat-links")).json["asks"] == []  # not even read
     await slack.message_event("UDAVE", "DDAVE", f"link {code}", channel_type="im")
     assert "allows it in JupyterLab" in await said_to(slack, "UDAVE", 1)  # another user: fine
+
+
+async def test_the_linked_chat_user_reads_a_guests_name_not_their_hex_username(api, room, slack):
+    await ready(room, slack)
+    code = (await api(people.GUEST, "POST", "link-code")).json["code"]
+    await slack.message_event("UGUEST", "DGUEST", f"link {code}", channel_type="im")
+    assert "allows it in JupyterLab" in await said_to(slack, "UGUEST", 1)
+    (ask,) = (await api(people.GUEST, "GET", "chat-links")).json["asks"]
+    decision = {"decision": "allow"}
+    allowed = await api(people.GUEST, "POST", "chat-links", "asks", ask["id"], body=decision)
+    assert allowed.code == 200, allowed
+    said = await said_to(slack, "UGUEST", 2)
+    name = people.DISPLAY_NAMES[people.GUEST]
+    assert said.startswith(f"Linked: you act as {name} in the rooms, with {name}'s role"), said
+    assert all(people.GUEST not in e["text"] for e in slack.ephemerals)

@@ -49,6 +49,7 @@ async def test_a_member_without_a_seat_waits_at_the_door_with_the_reason(api, gi
     refused = await api(people.HOST, "POST", "admissions/erin", body={"decision": "member"})
     assert (refused.code, refused.json["error"]) == (409, "no_copilot_seat")
     assert "no Copilot seat in acme" in refused.json["message"]
+    assert refused.json["message"].startswith("Erin cannot be a member"), refused.json  # her name
     prompt = await api("erin", "POST", "prompts", body={"text": "hello"})
     assert prompt.code == 403
 

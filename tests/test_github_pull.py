@@ -113,6 +113,10 @@ async def test_a_writers_task_runs_and_its_card_is_approved_on_the_pull_request(
     waiting = markers(github)[-1]
     assert waiting == {"task": "t1", "state": "input-required", "agent": name, "round": 2}
     assert "echo 3 passed" in github.written[-1][1]
+    how = (
+        "To answer: `/approve t1` or `/reject t1 [reason]`, by @\u200bbob (who asked for this turn)"
+    )
+    assert how + " or a host, with write access" in github.written[-1][1]  # not the command alone
 
     github.comment("bob", "/approve")
 
@@ -149,7 +153,9 @@ async def test_an_approve_from_someone_the_card_does_not_wait_on_changes_nothing
 
     await eventually(lambda: len([m for m in markers(github) if "reply_to" in m]) == 2, timeout=10)
     refusals = [body for _, body in github.written if "reply_to" in marker_of(body)]
-    assert all("Only bob (who asked for this turn) or a host may answer" in r for r in refusals)
+    assert all(
+        "Only @\u200bbob (who asked for this turn) or a host may answer" in r for r in refusals
+    )
     card = next(e for e in room.document.transcript.to_py() if e["kind"] == "permission")
     assert card["state"] == "pending"
     assert task_states(github)[-1] == "input-required"

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from jupyter_copilot_room import export
 from jupyter_copilot_room.agent.scripted_model import Reply
 from jupyter_copilot_room.fronts.chat import channel_mirror
 
@@ -43,6 +44,21 @@ async def test_a_mapped_persons_mention_is_their_prompt_and_the_reply_reaches_th
         line for line in room.transcript.path.read_text().splitlines() if "prompt.submitted" in line
     )
     assert '"source":"slack"' in record
+    assert prompt["origin"] == "slack"  # the panel says "from Slack"
+
+
+async def test_an_export_says_a_slack_prompt_came_from_slack(api, room, slack, model):
+    model.script = lambda request: Reply("Done.")
+    await ready(room, slack)
+    await slack.mention("UBOB", CHANNEL, "say where")
+    await eventually(lambda: prompts(room), timeout=30)
+
+    lines = (await api("bob", "GET", "transcript")).text.splitlines()
+    (submitted,) = [json.loads(n) for n in lines if '"prompt.submitted"' in n]
+    assert submitted["payload"]["origin"] == "slack"
+    cells = json.loads(export.to_notebook(export.parse("\n".join(lines)), now=0.0))["cells"]
+    (asked,) = [c for c in cells if c["metadata"].get("copilot_room", {}).get("kind") == "prompt"]
+    assert asked["metadata"]["copilot_room"]["origin"] == "slack"
 
 
 async def test_a_card_is_answered_in_slack_by_its_author_and_refused_to_another_member(
@@ -91,7 +107,7 @@ async def test_unmapped_viewer_and_linked_people(api, room, slack, model):
     (ask,) = (await api("dave", "GET", "chat-links")).json["asks"]
     allowed = await api("dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"})
     assert allowed.code == 200, allowed
-    await eventually(lambda: any("act as dave" in e["text"] for e in slack.ephemerals))
+    await eventually(lambda: any("act as Dave" in e["text"] for e in slack.ephemerals))
     await slack.message_event("UOTHER", "DOTHER", f"link {code['code']}", channel_type="im")
     await eventually(lambda: any("unknown or expired" in e["text"] for e in slack.ephemerals))
     await slack.mention("UDAVE", CHANNEL, "say hi")  # dave waits at the door: refused

@@ -182,7 +182,7 @@ async def test_unmapped_viewer_and_linked_people(api, room, teams, model, endpoi
         "dave", "POST", "chat-links", "asks", ask["id"], body={"decision": "allow"}
     )
     assert answered.code == 200, answered
-    await eventually(lambda: "act as dave" in said_to(teams, "dave"))
+    await eventually(lambda: "act as Dave" in said_to(teams, "dave"))
     await teams.personal_message(endpoint, "other", f"link {code['code']}")
     await eventually(
         lambda: any("unknown or expired" in t for t in texts(teams.personal("29:other")))
@@ -393,3 +393,19 @@ async def test_a_question_of_many_long_or_equal_choices_is_answered_with_exactly
     (question,) = [e for e in room.document.transcript.to_py() if e["kind"] == "question"]
     assert question["answer"] == choices[pick]
     assert teams.refused == []
+
+
+async def test_teams_tells_a_guest_their_name_not_their_hex_username(api, room, teams, endpoint):
+    await ready(room, teams)
+    code = (await api(people.GUEST, "POST", "link-code")).json["code"]
+    await teams.personal_message(endpoint, "guest", f"link {code}")
+    await eventually(lambda: "allows it in JupyterLab" in said_to(teams, "guest"))
+    (ask,) = (await api(people.GUEST, "GET", "chat-links")).json["asks"]
+    decision = {"decision": "allow"}
+    allowed = await api(people.GUEST, "POST", "chat-links", "asks", ask["id"], body=decision)
+    assert allowed.code == 200, allowed
+    name = people.DISPLAY_NAMES[people.GUEST]
+    await eventually(
+        lambda: f"act as {name} in the rooms, with {name}'s role" in said_to(teams, "guest")
+    )
+    assert people.GUEST not in said_to(teams, "guest")

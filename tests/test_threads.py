@@ -12,6 +12,7 @@ import pytest
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
 from jupyter_copilot_room.errors import InvalidRequest
+from jupyter_copilot_room.threads import worktree
 from jupyter_copilot_room.threads.fork_point import ForkPoint, fork_point
 
 from .harness import config
@@ -157,6 +158,9 @@ async def test_a_thread_forks_after_a_turn_works_in_its_own_worktree_and_comes_b
     assert (await api("dave", "GET", "threads", thread["id"], "transcript")).code == 200
     r = await api("carol", "POST", "threads", thread["id"], "people", body={"username": "carol"})
     assert r.code == 403
+    await api("carol", "GET", "room")
+    r = await api("bob", "POST", "threads", thread["id"], "people", body={"username": "carol"})
+    assert r.json["message"].startswith("Carol is not a member"), r.json  # a viewer, by name
 
 
 async def test_a_thread_outlives_a_restart_and_closes_keeping_its_transcript(
@@ -409,3 +413,23 @@ async def test_a_real_server_restart_keeps_an_open_thread_with_its_conversation(
     [resumed] = asked("and now?")
     said = "\n".join(resumed.user_texts())
     assert "remember kiwi" in said and "say mango" in said, "the thread's session was resumed"
+
+
+async def test_the_diff_to_promote_names_files_from_the_rooms_repository_as_cards_do(tmp_path):
+    top, inner = tmp_path / "top", tmp_path / "top" / "examples" / "repo"
+    inner.mkdir(parents=True)
+    (inner / "stats.py").write_text("x = 1\n")
+    git(top, "init", "-q", "-b", "main")
+    git(top, "add", ".")
+    git(top, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-qm", "start")
+    base = git(top, "rev-parse", "HEAD").strip()
+    (inner / "stats.py").write_text("x = 2\n")
+
+    diff, files = await worktree.changes(top, base, "examples/repo")
+    assert files == ["stats.py"] and "a/stats.py" in diff and "examples/" not in diff
+    assert (await worktree.changes(top, base))[1] == ["examples/repo/stats.py"]  # what applies
+    (top / "README").write_text("outside the room's repository\n")
+    assert (await worktree.changes(top, base, "examples/repo"))[1] == [
+        "README",
+        "examples/repo/stats.py",
+    ], "a change outside it is shown, so all stay named from the top"

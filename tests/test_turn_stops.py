@@ -61,7 +61,7 @@ async def test_asks_during_an_abort_are_refused_with_its_reason_never_auto_appro
         assert not notebook.approved, "a notebook edit must not approve itself during an abort"
         assert not shell.approved
         for answer in (notebook, shell):
-            assert "alice aborted this turn" in answer.text
+            assert "Alice aborted this turn" in answer.text  # her name, not her username
         assert entries(room, "permission") == [], "no card is opened for a turn being stopped"
     finally:
         await room.stop()

@@ -102,7 +102,7 @@ async def test_rules_approve_reject_or_want_two_people(api, room, model, jp_root
 
     r = await api("bob", "POST", "approvals", request_id, body={"decision": "approve"})
     assert r.code == 409, r
-    assert "bob has already approved this" in r.json["message"]
+    assert "Bob has already approved this" in r.json["message"]  # his name
     assert "a host" in r.json["message"]
 
     r = await api("alice", "POST", "approvals", request_id, body={"decision": "approve"})

@@ -14,6 +14,7 @@ anyone a host.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -130,16 +131,23 @@ class AdmissionBook:
             return Role.VIEWER
         return _POLICY_ROLE[self.policy if verified else self.guest_policy]
 
-    def ensure_decidable(self, username: str, decision: Decision | None = None) -> None:
+    def ensure_decidable(
+        self,
+        username: str,
+        decision: Decision | None = None,
+        name: Callable[[str], str] = str,
+    ) -> None:
+        """Refuses a decision on `username` that cannot hold, naming them by `name` (the room's
+        display name, where the caller has one)."""
         if self.is_host(username):
             raise Conflict(
-                f"{username} is a host by configuration; a host's role is fixed.",
+                f"{name(username)} is a host by configuration; a host's role is fixed.",
                 code="host_fixed",
             )
         if decision is Decision.MEMBER and not self._seated(username):
             raise Conflict(
-                f"{username} cannot be a member: {self.door_note(username)}. A host may admit "
-                "them as a viewer.",
+                f"{name(username)} cannot be a member: {self.door_note(username)}. A host may "
+                "admit them as a viewer.",
                 code="no_copilot_seat",
             )
 

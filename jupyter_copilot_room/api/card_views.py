@@ -1,7 +1,8 @@
 """A room's cards as fronts read them: each open card with the words a front shows for it, so no
-front asks `access/rules.py` itself: who the card waits on (in the room's names, for a channel)
-and who may answer it (usernames, the asker noted: the words the room's own refusal uses); and
-the agent's own card, which a front shows others of it."""
+front asks `access/rules.py` itself: who the card waits on (for a channel) and who may answer it
+(the asker noted: the words the room's own refusal uses), each in the front's names for people
+(the room's display names, or GitHub's `@login`s); and the agent's own card, which a front shows
+others of it."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def card_view(
         "answerers": answerers,
         "may_answer": username is not None and rules.may_approve(answerers, username, role),
         "waiting_on": rules.who_answers(answerers, name, asker=""),
-        "who_answers": rules.who_answers(answerers),
+        "who_answers": rules.who_answers(answerers, name),
     }
 
 

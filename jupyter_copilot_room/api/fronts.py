@@ -32,7 +32,9 @@ class ChatLinks(Protocol):
     """`fronts/chat/linked_people.py`: chat accounts linked to room usernames, each by its owner's
     own answer to the chat user's ask."""
 
-    answered: dict[str, Callable[[LinkAsk, bool], Awaitable[None]]]
+    #: Each chat service's way to tell the asker the answer: (ask, allowed, the owner's name as
+    #: the room shows it: their username may be hex).
+    answered: dict[str, Callable[[LinkAsk, bool, str], Awaitable[None]]]
 
     def code_for(self, username: str) -> dict: ...
 

@@ -9,7 +9,7 @@ The room object stays inside: a front gets answers, never the room.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, tzinfo
 from pathlib import Path
@@ -188,15 +188,16 @@ class RoomAPI:
 
     # -- the agent's cards -------------------------------------------------------------------------
 
-    def cards_for(self, reader: Reader) -> list[dict]:
+    def cards_for(self, reader: Reader, name: Callable[[str], str] | None = None) -> list[dict]:
         """The open cards, each with `id`, `kind`, `prompt`, `summary`, a question's `choices`,
         `answerers`, whether the reader may answer it now (`may_answer`, from
-        `access/rules.py`; a `Front` never may), and the words for who may: `waiting_on` (the
-        room's names) and `who_answers` (as a refusal says it)."""
+        `access/rules.py`; a `Front` never may), and the words for who may: `waiting_on` and
+        `who_answers` (as a refusal says it), naming people by `name` (default: the room's
+        display names; GitHub's `@login`s)."""
         username = None if isinstance(reader, Front) else reader.username
         role = self._room.people.role_of(username) if username else Role.PENDING
         cards = (self._room.document.approvals.to_py() or {}).items()
-        name = self._room.document.display_name
+        name = name or self._room.document.display_name
         return [card_view(card_id, card, username, role, name) for card_id, card in cards]
 
     def card(self, reader: Reader, card_id: str) -> dict | None:

@@ -118,7 +118,8 @@ class RoomsAPI:
         """`POST chat-links/asks/{id}` `{"decision": "allow"|"deny"}`: the code's owner, and
         only they, let the chat user who sent it act as them. A line in main's transcript, then
         the link; the chat user is told either way."""
-        links, username = self._links(), self._identity(caller).username
+        links, identity = self._links(), self._identity(caller)
+        username = identity.username
         allow = validated(LinkAnswerBody, {"decision": decision}).decision == "allow"
         ask = links.ask(username, ask_id)
         account = f"{ask.service.title()} user {literal(ask.name)}"
@@ -126,7 +127,7 @@ class RoomsAPI:
         self._note(username, "{0} " + said.format(account) + ".")
         links.settle(ask, allow)
         if (tell := links.answered.get(ask.service)) is not None:
-            await tell(ask, allow)
+            await tell(ask, allow, identity.display_name)
         return {"id": ask.id, "decision": decision}
 
     def unlink_chat(self, caller: Caller, service: str, user: str) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from .strict import MessageKind, Strict, Text
 
@@ -23,6 +23,10 @@ class Target(Strict):
 #: credentials it was started with (`jupyter_copilot_room.kernel`). The author is still the
 #: authenticated user; this only says how they sent it.
 Origin = Literal["kernel"]
+#: Where a recorded prompt came from: `Origin`, or the front its author acted from (`slack`,
+#: `teams`, `github`: the in-process API's `Person.source`), so the panel and an export say
+#: "from Slack" as they say "from a notebook kernel". Absent: the author's own panel.
+PromptOrigin = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]{0,31}$")]
 
 
 #: Bounds of what a prompt may carry as context (`Chip`): the room refuses more with a 400.
@@ -86,7 +90,7 @@ class PromptSubmitted(Strict):
     id: str
     text: str
     target: Target | None = None
-    origin: Origin | None = None  # absent from older records, and from a panel's prompts
+    origin: PromptOrigin | None = None  # absent from older records, and from a panel's prompts
     # Absent from older records and from prompts without any.
     chips: list[Chip] | None = Field(None, max_length=MAX_CHIPS)
     attachments: list[Attachment] | None = Field(None, max_length=MAX_ATTACHMENTS)

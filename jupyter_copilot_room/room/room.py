@@ -115,7 +115,7 @@ class Room:
             records.sync.connected,
             self.terms,
         )
-        self.cards = OpenRequests(records.recorder, clock, speaker)
+        self.cards = OpenRequests(records.recorder, clock, speaker, records.document.display_name)
         self.spending = Spending(self.budgets, records.document, records.recorder, clock)
         self.attachments = AttachmentStore(spec.state_dir / "attachments")
         self.checkpoints = Checkpoints(

@@ -186,7 +186,8 @@ class RoomThreads:
         self._open(thread)
         if not rules.may_join_thread(self._role_in_room(username)):
             raise InvalidRequest(
-                f"{username} is not a member of this room: only members join a thread.",
+                f"{self.room.display_name(username)} is not a member of this room: only members "
+                "join a thread.",
                 code="not_a_member",
             )
         if not thread.may_use(username):
@@ -208,11 +209,13 @@ class RoomThreads:
         return room.submit(identity, text)
 
     async def changes(self, identity: Identity, thread_id: str) -> dict:
-        """What promoting as a diff would bring: the diff against the fork, the files."""
+        """What promoting as a diff would bring: the diff against the fork, the files, named
+        from the room's repository as its cards name them."""
         thread = self.records.get(thread_id)
         self._may_see(identity, thread)
         self._open(thread)
-        diff, files = await worktree.changes(self.records.worktree(thread.id), thread.base)
+        where = self.records.worktree(thread.id)
+        diff, files = await worktree.changes(where, thread.base, thread.folder)
         return {"diff": diff, "files": files}
 
     async def promote_as_prompt(self, identity: Identity, thread_id: str, text: str) -> dict:

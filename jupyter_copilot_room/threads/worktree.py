@@ -106,16 +106,23 @@ async def start(repository: Path, worktree: Path, thread_id: str) -> Started:
     return Started(base, "" if folder == "." else folder)
 
 
-async def changes(worktree: Path, base: str) -> tuple[str, list[str]]:
-    """The thread's changes against its start: a binary-safe diff and the files it touches."""
+async def changes(worktree: Path, base: str, folder: str = "") -> tuple[str, list[str]]:
+    """The thread's changes against its start: a binary-safe diff and the files it touches,
+    named from the worktree's top (what `apply` takes); with `folder` (the room's repository
+    in it), for people: named from there, as cards name files, when every file is inside it
+    (a change outside it is never hidden: then all stay named from the top)."""
     with tempfile.TemporaryDirectory(prefix="copilot-thread-") as scratch:
         index = Path(scratch) / "index"
         await git(worktree, "read-tree", base, index=index)
         await git(worktree, "add", "-A", "--ignore-errors", "--", ".", index=index)
         tree = (await git(worktree, "write-tree", index=index)).strip()
-    diff = await git(worktree, "diff", "--binary", "--no-renames", base, tree)
     names = await git(worktree, "diff", "--name-only", "-z", "--no-renames", base, tree)
-    return diff, [name for name in names.split("\0") if name]
+    files = [name for name in names.split("\0") if name]
+    prefix = f"{folder}/" if folder else ""
+    inside = bool(prefix) and all(name.startswith(prefix) for name in files)
+    relative = [f"--relative={folder}"] if inside else []
+    diff = await git(worktree, "diff", "--binary", "--no-renames", *relative, base, tree)
+    return diff, [name.removeprefix(prefix) for name in files] if inside else files
 
 
 async def conflicts(top: Path, diff: str, files: list[str]) -> list[str]:

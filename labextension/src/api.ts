@@ -59,6 +59,9 @@ export interface IRoomClient {
   upload(image: Blob): Promise<IUpload>;
   /** A stored image (everyone admitted). */
   attachment(id: string): Promise<Blob>;
+  /** A checkpointed turn's diff, and its revert (`force`: "revert anyway"). */
+  checkpointDiff(commit: string): Promise<{ diff: string }>;
+  revertCheckpoint(commit: string, force?: boolean): Promise<{ commit: string; files: string[] }>;
   withdraw(promptId: string): Promise<void>;
   /** Say something to the room (chat): recorded and shown, never sent to the agent. */
   say(text: string): Promise<{ id: string }>;

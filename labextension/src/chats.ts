@@ -53,15 +53,16 @@ export interface ILinkCardText {
   after: string;
 }
 
+/** The card's words; `person`: the reader's display name (never a hex username), else "you". */
 export function linkCardText(
   service: string,
   code: string,
   expiresIn: number,
-  username?: string | null
+  person?: string | null
 ): ILinkCardText {
   const name = serviceName(service);
   const lifetime = lifetimeWords(expiresIn);
-  const who = username ? `as ${username}, with ${username}'s role` : 'as you, with your role';
+  const who = person ? `as ${person}, with ${person}'s role` : 'as you, with your role';
   const where = `Send it to the room's bot in ${name}, in a direct message or a mention.`;
   return {
     title: `Link your ${name} account`,

@@ -35,8 +35,9 @@ export interface IPromptEntry extends IEntryBase {
   target: ITarget | null;
   state: PromptState;
   usage?: IUsage;
-  /** `kernel`: sent from a notebook kernel with the author's credentials (the kernel API). */
-  origin?: 'kernel';
+  /** `kernel`: sent from a notebook kernel with the author's credentials (the kernel API); a
+   * front's name (`slack`, `teams`, `github`): its author acted from there. */
+  origin?: string;
   /** The side thread it brings back (../threads.ts). */
   thread?: string;
   /** What the prompt pointed at (../chips.ts), when it pointed at anything. */

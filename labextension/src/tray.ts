@@ -1,7 +1,16 @@
 /** The words of the tray's fold bar (components/tray.tsx): what it holds, counted, so a reader
  * who folded it still sees that something waits; and of the line under it that keeps the
  * reader's own waiting prompt in sight, however much the tray holds. */
-import { IQueueItem } from './types';
+import { isKnocking, isPresent } from './policy';
+import { IParticipant, IQueueItem } from './types';
+
+/** The People section's heading: "People (2 online)", counted as the header's "2 people" is
+ * (`isPresent`): someone at the door and the server's own token (a notebook kernel, a script)
+ * are no one in the room; someone knocking is said apart. */
+export function peopleHeading(people: readonly IParticipant[]): string {
+  const online = people.filter(isPresent).length;
+  return `People (${online} online${people.some(isKnocking) ? ', someone is waiting' : ''})`;
+}
 
 export function traySummary(counts: { cards: number; atTheDoor: number; queued: number }): string {
   const parts: string[] = [];

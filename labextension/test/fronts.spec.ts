@@ -8,7 +8,7 @@ import { createRoot } from 'react-dom/client';
 import { beforeEach, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 
-import { PromptLink } from '../src/components/entries/link';
+import { PromptLink, PromptOrigin } from '../src/components/entries/link';
 import { FrontStatus } from '../src/components/fronts';
 import { IPromptEntry } from '../src/entries';
 import { RoomModel } from '../src/model';
@@ -69,6 +69,37 @@ describe("the header's fronts", () => {
   it('shows nothing while every front is well', () => {
     expect(header(null).querySelector('[data-front]')).toBeNull();
     expect(header({}).querySelector('[data-front]')).toBeNull();
+  });
+});
+
+function originOf(origin: string | null, link: string | null = null): HTMLElement {
+  const doc = roomDoc();
+  addEntry(doc, {
+    id: 'p1',
+    kind: 'prompt',
+    author: 'bob',
+    body: 'fix the test',
+    target: null,
+    state: 'done',
+    ...(origin ? { origin } : {}),
+    link
+  });
+  const entry = modelOf(doc).entries[0].read() as IPromptEntry;
+  return rendered(React.createElement(PromptOrigin, { origin: entry.origin, link: entry.link }));
+}
+
+describe("a prompt's origin", () => {
+  it('says the front or the kernel a prompt came from', () => {
+    expect(originOf('slack').textContent).toBe('from Slack');
+    expect(originOf('teams').textContent).toBe('from Teams');
+    expect(originOf('github').textContent).toBe('from GitHub');
+    expect(originOf('kernel').textContent).toBe('(from a notebook kernel)');
+    expect(originOf('matrix').querySelector('[data-origin]')?.textContent).toBe('from matrix');
+  });
+
+  it("says nothing for the panel's own prompts, nor twice beside a link", () => {
+    expect(originOf(null).textContent).toBe('');
+    expect(originOf('github', 'https://github.com/o/r/pull/7#issuecomment-1').textContent).toBe('');
   });
 });
 

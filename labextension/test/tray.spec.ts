@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { myPlace, traySummary } from '../src/tray';
-import { IQueueItem } from '../src/types';
+import { SERVER_OWNER } from '../src/policy';
+import { myPlace, peopleHeading, traySummary } from '../src/tray';
+import { IParticipant, IQueueItem } from '../src/types';
 
 describe("the tray's fold bar", () => {
   it('counts what waits, people at the door first', () => {
@@ -40,5 +41,22 @@ describe("the line that keeps the reader's own waiting prompt in sight", () => {
   it('is not there for a reader with nothing waiting, their running prompt included', () => {
     expect(myPlace([item('p1', 'alice', 'input-required')], 'alice')).toBeNull();
     expect(myPlace([item('p1', 'bob')], undefined)).toBeNull();
+  });
+});
+
+describe("the People section's heading", () => {
+  const person = (username: string, role: string, online = true) =>
+    ({ username, display_name: username, role, online, verified: true }) as IParticipant;
+
+  it('counts as the header does: not a notebook kernel, not someone at the door', () => {
+    const people = [
+      person('alice', 'host'),
+      person('bob', 'member'),
+      person('carol', 'viewer', false),
+      person(SERVER_OWNER, 'host'), // a kernel with the server's token: no person
+      person('dave', 'pending') // knocking: said apart
+    ];
+    expect(peopleHeading(people)).toBe('People (2 online, someone is waiting)');
+    expect(peopleHeading(people.slice(0, 1))).toBe('People (1 online)');
   });
 });

@@ -84,6 +84,9 @@ def _nothing(home: Path, environ: Mapping[str, str]) -> Start:
 @dataclass(frozen=True)
 class AgentProfile:
     name: str
+    #: What people call the agent: its title where the host configured none (never the
+    #: configuration's key, which reads as `agent = copilot-acp`).
+    title: str = ""
     #: The `authenticate` method the room calls with the agent's key, when the agent offers it.
     auth_method: str | None = None
     #: `_meta` of `session/new` and `session/load`.
@@ -150,11 +153,13 @@ def _gemini(home: Path) -> Start:
 PROFILES = {
     "copilot": AgentProfile(
         "copilot",
+        "Copilot CLI",
         limits="reads (view, grep, glob) without asking; a repository's .github/hooks can "
         "answer its permission requests, which only a machine-wide managed setting stops",
     ),
     "claude-code": AgentProfile(
         "claude-code",
+        "Claude Code",
         session_meta={"claudeCode": {"options": {"settingSources": ["user"]}}},
         session_mode="default",
         start=lambda home, environ: _claude(home),
@@ -162,11 +167,13 @@ PROFILES = {
     ),
     "codex": AgentProfile(
         "codex",
+        "Codex",
         start=_codex,
         limits="a command that is neither on its safe list nor untrusted is Codex's to judge",
     ),
     "gemini-cli": AgentProfile(
         "gemini-cli",
+        "Gemini CLI",
         auth_method="gemini-api-key",
         start=lambda home, environ: _gemini(home),
         limits="reads its folder without asking; its shell holds its own API key",

@@ -95,7 +95,8 @@ class AcpAgentSpec:
         asks = entry.get("asks", "")
         if asks not in ("", "own"):
             raise ValueError(f"{where}['asks'] must be 'own' (the agent decides some commands)")
-        title = entry.get("title") or name
+        known = profile_of(tuple(command))
+        title = entry.get("title") or (known.title if known is not None else name)
         return cls(name, tuple(command), str(title), dict(env), tuple(env_from), mode, asks)
 
     def environment(self, environ: Mapping[str, str], home: Path) -> dict[str, str]:

@@ -205,9 +205,9 @@ class ChatFront:
             said = "That code is unknown or expired; get a new one from the room in JupyterLab."
         await self.service.whisper(channel, user, said, thread)
 
-    async def _answered(self, ask: LinkAsk, allow: bool) -> None:
-        """Tell the chat user how the code's owner answered their ask."""
-        who = self.rooms.main.display_name(ask.username)
+    async def _answered(self, ask: LinkAsk, allow: bool, who: str) -> None:
+        """Tell the chat user how the code's owner (`who`, by their display name: the room
+        may never have seen them) answered their ask."""
         said = (
             f"Linked: you act as {who} in the rooms, with {who}'s role."
             if allow

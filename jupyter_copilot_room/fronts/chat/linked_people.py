@@ -62,8 +62,9 @@ class LinkedPeople:
         self._codes: dict[str, tuple[str, float]] = {}  # code -> (username, issued)
         self._asks: dict[str, tuple[LinkAsk, float]] = {}  # id -> (ask, when)
         self._wrong: dict[str, deque[float]] = {}  # "service:user" -> times of wrong codes
-        #: Each chat service's way to tell the asker how their ask was answered.
-        self.answered: dict[str, Callable[[LinkAsk, bool], Awaitable[None]]] = {}
+        #: Each chat service's way to tell the asker how their ask was answered (and the
+        #: owner's display name).
+        self.answered: dict[str, Callable[[LinkAsk, bool, str], Awaitable[None]]] = {}
 
     def username(self, service: str, user: str) -> str | None:
         return self._configured.get(service, {}).get(user) or self._linked.get(f"{service}:{user}")

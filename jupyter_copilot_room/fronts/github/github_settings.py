@@ -64,6 +64,14 @@ class GitHubSettings:
         username = self.people.get(login, login if self.match_logins else None)
         return username if username is not None and vouchable(username) else None
 
+    def login_of(self, username: str) -> str | None:
+        """The GitHub login that acts as `username` (`username_of` read backwards), so a
+        post names a person as GitHub readers know them; None: no login does."""
+        login = next((login for login, name in self.people.items() if name == username), None)
+        if login is None and self.match_logins and username not in self.people:
+            login = username
+        return login if login is not None and self.username_of(login) == username else None
+
 
 def parse_github(value: Mapping[str, Any]) -> GitHubSettings | None:
     """None when nothing is configured; ValueError naming the wrong key otherwise."""

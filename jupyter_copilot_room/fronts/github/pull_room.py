@@ -297,8 +297,14 @@ class PullRoom:
             return self._capped(task)
         await self.posts.reply(comment, task, prose)
 
-    def _card(self, room: RoomAPI, person: Person, task: Task) -> dict | None:
-        return next((c for c in room.cards_for(person) if c["id"] == task.card), None)
+    def _card(self, room: RoomAPI, reader: Person | Front, task: Task) -> dict | None:
+        def name(username: str) -> str:
+            """`@login` where a login acts as them, else the room's name: never a bare hex
+            username."""
+            login = self.settings.login_of(username)
+            return f"@{login}" if login else room.display_name(username)
+
+        return next((c for c in room.cards_for(reader, name) if c["id"] == task.card), None)
 
     def _not_a_writer(self, login: str) -> str:
         """Why the room takes nothing from `login`, and what would change that."""
@@ -336,6 +342,8 @@ class PullRoom:
             if task is None or task.terminal:
                 return
             if task.moved_by(record):
+                if record["kind"] == "request.opened" and (card := self._card(room, FRONT, task)):
+                    task.how_to_answer(card["who_answers"])
                 self.posts.say(task)
             self.link.seq = record["seq"]
             self.link.save()

@@ -102,6 +102,14 @@ class Task:
             return True
         return self.capped and state == "failed" and said != "failed"
 
+    def how_to_answer(self, who: str) -> None:
+        """What the card it waits on does not say on its own: the words that answer it, and
+        `who` may (as the room's refusal would name them)."""
+        self.prose += (
+            f"\n\nTo answer: `/approve {self.id}` or `/reject {self.id} [reason]`, by {who}, "
+            "with write access to the repository."
+        )
+
     def left_running(self) -> None:
         """The comment that asked for it was deleted after its turn started: it goes on."""
         self.comment, self.orphaned = None, True

@@ -33,12 +33,14 @@ class OpenRequests:
         recorder: Recorder,
         wall_clock: Callable[[], float],
         speaker: Callable[[], str | None] = lambda: None,
+        name: Callable[[str], str] = str,
     ):
-        """`speaker()`: the title of the agent that asks now, if not the room's own."""
+        """`speaker()`: the title of the agent that asks now, if not the room's own; `name`:
+        how a refusal names a username."""
         self.recorder = recorder
         self.wall_clock = wall_clock
         self.speaker = speaker
-        self.ledger = RequestLedger()
+        self.ledger = RequestLedger(name)
         self._waiters: dict[str, asyncio.Future[Answer]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._content: dict[str, CardContent] = {}  # each open request's card, texts whole

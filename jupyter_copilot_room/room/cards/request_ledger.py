@@ -12,6 +12,7 @@ or two hosts, as only they may answer); a rejection by either settles it at once
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -66,7 +67,10 @@ class Request:
 
 
 class RequestLedger:
-    def __init__(self) -> None:
+    def __init__(self, name: Callable[[str], str] = str) -> None:
+        """`name`: how a refusal names a username (the room's display name: a guest's
+        username may be hex, which nobody reads as a person)."""
+        self.name = name
         self._requests: dict[str, Request] = {}
         self._pending: dict[str, None] = {}
 
@@ -98,8 +102,8 @@ class RequestLedger:
         request = self._answerable(request_id, by, role=role, now=now, question=False)
         if approve and by in request.approvals:
             raise Conflict(
-                f"{by} has already approved this; it needs one more approval from someone "
-                "else: " + rules.still_may(request.answerers) + ".",
+                f"{self.name(by)} has already approved this; it needs one more approval from "
+                "someone else: " + rules.still_may(request.answerers) + ".",
                 code="already_approved",
             )
         return request
@@ -152,13 +156,13 @@ class RequestLedger:
             raise NotFound(f"{request_id!r} is {noun}.", code="request_not_found")
         if not rules.may_answer(request.answerers, by, role):
             raise NotAllowed(
-                f"Only {rules.who_answers(request.answerers)} can answer.",
+                f"Only {rules.who_answers(request.answerers, self.name)} can answer.",
                 code="not_your_request",
             )
         if request.outcome is Outcome.PENDING and now >= request.deadline:
             raise Conflict("The time to answer this request has run out.", code="expired")
         if request.outcome is not Outcome.PENDING:
-            who = f" by {request.answered_by}" if request.answered_by else ""
+            who = f" by {self.name(request.answered_by)}" if request.answered_by else ""
             raise Conflict(
                 f"This request was already settled ({request.outcome.value}{who}).",
                 code="already_settled",

@@ -43,7 +43,7 @@ from ...settings import SettingsStore
 from ..budgets.spending import Spending
 from ..cards.open_requests import OpenRequests
 from ..people.participants import People
-from ..persistence.recorder import Recorder
+from ..persistence.recorder import Recorder, source_of
 from ..persistence.replay import replay_prompt
 from ..persistence.transcript_file import Transcript
 from ..turns.queue import PromptQueue, QueuedPrompt, check_withdraw_prompt
@@ -172,7 +172,7 @@ class PromptCommands:
                 id=prompt_id,
                 text=body.text,
                 target=body.target,
-                origin=body.origin,
+                origin=body.origin or source_of(identity.username),
                 chips=chips or None,
                 attachments=attached or None,
                 thread=thread,

@@ -167,10 +167,11 @@ class People:
         current = self._known_target(username)
         if not rules.re_roleable(current):
             raise Conflict(
-                f"{username} is {current.value}; admit them first (POST admissions/{username}).",
+                f"{self.document.display_name(username)} is {current.value}; admit them first "
+                f"(POST admissions/{username}).",
                 code="not_a_participant",
             )
-        self.book.ensure_decidable(username, Decision(role))
+        self.book.ensure_decidable(username, Decision(role), self.document.display_name)
         self.recorder.commit(
             "role.changed", host.username, RoleChanged(username=username, role=role)
         )
@@ -182,7 +183,7 @@ class People:
         return self._decide(username, Decision.REJECT)
 
     def admit(self, host: Identity, username: str, decision: AdmissionChoice) -> Role:
-        self.book.ensure_decidable(username, Decision(decision))
+        self.book.ensure_decidable(username, Decision(decision), self.document.display_name)
         self.recorder.commit(
             "admission.decided",
             host.username,
@@ -228,7 +229,7 @@ class People:
         self.show_everyone()
 
     def _known_target(self, username: str) -> Role:
-        self.book.ensure_decidable(username)
+        self.book.ensure_decidable(username, name=self.document.display_name)
         if username not in self.known:
             raise NotFound(f"{username} has never been in this room.", code="unknown_person")
         return self.role_of(username)

@@ -38,7 +38,8 @@ def acting_from(username: str, source: str | None) -> Iterator[None]:
         _ACTING.reset(token)
 
 
-def _source_of(actor: str | None) -> str | None:
+def source_of(actor: str | None) -> str | None:
+    """The front `actor` acts from in this task (`acting_from`), if any."""
     acting = _ACTING.get()
     return acting[1] if acting is not None and actor is not None and acting[0] == actor else None
 
@@ -69,7 +70,7 @@ class Recorder:
         payload = self.redactor.payload(payload)
         try:
             record = self.transcript.append(
-                kind, actor, payload, self.clock(), source=_source_of(actor)
+                kind, actor, payload, self.clock(), source=source_of(actor)
             )
         except InsufficientStorage:
             self.storage.ran_out()

@@ -272,8 +272,9 @@ class Turns:
         if turn.stop is not None:
             raise Conflict("This turn is already being stopped.", code="already_aborting")
         self.recorder.commit("abort", by, PromptRef(id=turn.prompt.id))
-        turn.stop = Stop(TaskState.CANCELED, f"{by} aborted this turn.", announced=True)
-        await self._stop(turn, f"{by} aborted the turn.")
+        who = self.document.display_name(by)  # the reason people read: their name
+        turn.stop = Stop(TaskState.CANCELED, f"{who} aborted this turn.", announced=True)
+        await self._stop(turn, f"{who} aborted the turn.")
 
     async def _overdue(self, turn: RunningTurn) -> None:
         if self.running is not turn or turn.stop is not None:

@@ -4,8 +4,9 @@
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import React, { useCallback, useEffect, useRef, useState } from 'react';
 
-import { IRoomClient, refusalMessage, RoomClient } from '../api';
+import { IRoomClient, refusalMessage } from '../api';
 import { attachmentTitle, checkImages, IAttachmentRef, IShownAttachment } from '../attachments';
+import { useRoomClient } from './roomclient';
 
 /** One attachment of the prompt being written: an image (uploading until it has an id) or a
  * repository file. */
@@ -156,10 +157,9 @@ export function DraftAttachments(props: { draft: IDraftAttachments }): JSX.Eleme
   );
 }
 
-/** An image fetched once per page (the request carries the reader's credentials, as every
- * room request: the page's server settings). */
+/** An image fetched once per page, from the room whose transcript shows it (the request carries
+ * the reader's credentials, as every room request: the page's server settings). */
 const fetched = new Map<string, Promise<string>>();
-let pageClient: IRoomClient | null = null;
 
 function useImage(client: IRoomClient, id: string): string | null {
   const [url, setUrl] = useState<string | null>(null);
@@ -180,12 +180,9 @@ function useImage(client: IRoomClient, id: string): string | null {
 }
 
 /** A sent prompt's attachments: images as thumbnails (click to enlarge), files by path. */
-export function AttachmentList(props: {
-  attachments?: IShownAttachment[];
-  client?: IRoomClient;
-}): JSX.Element | null {
+export function AttachmentList(props: { attachments?: IShownAttachment[] }): JSX.Element | null {
   const { attachments } = props;
-  const client = props.client ?? (pageClient ??= new RoomClient());
+  const client = useRoomClient();
   if (!attachments?.length) {
     return null;
   }

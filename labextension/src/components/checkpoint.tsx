@@ -3,14 +3,13 @@
 import { Dialog, Notification, showDialog } from '@jupyterlab/apputils';
 import React, { useState } from 'react';
 
-import { RoomAPIError, RoomClient, refusalMessage } from '../api';
+import { RoomAPIError, refusalMessage } from '../api';
 import { changedLabel, revertQuestion, unnamedLine } from '../checkpoints';
 import { ICheckpoint } from '../entries';
 import { IRoomModel } from '../model';
 import { mayRevert, mayRevertAnyway } from '../policy';
 import { DiffView } from './diffview';
-
-let pageClient: RoomClient | undefined;
+import { useRoomClient } from './roomclient';
 
 export function CheckpointLine(props: {
   checkpoint: ICheckpoint;
@@ -20,7 +19,7 @@ export function CheckpointLine(props: {
 }): JSX.Element {
   const { checkpoint, author, revertedBy, model } = props;
   const [busy, setBusy] = useState(false);
-  const client = (pageClient ??= new RoomClient());
+  const client = useRoomClient();
   const label = changedLabel(checkpoint.files);
 
   const showDiff = async () => {

@@ -23,13 +23,14 @@ const ANSWERS: ReadonlyArray<['allow' | 'deny', string, string]> = [
 export function LinkChatCard(props: {
   service: string;
   client: Pick<IRoomClient, 'linkCode' | 'chatLinks' | 'answerLinkAsk' | 'unlinkChat'>;
-  /** The reader's username, which the linked account acts as. */
-  username?: string | null;
+  /** The reader's name as the room shows it (a guest's username is hex), whom the linked
+   * account acts as. */
+  who?: string | null;
   onClose: () => void;
   /** Which request of the reader's this card answers (its `data-request`). */
   request?: number;
 }): JSX.Element {
-  const { service, client, username, onClose } = props;
+  const { service, client, who, onClose } = props;
   const action = useAction();
   const [code, setCode] = useState<ILinkCode | null>(null);
   const [expired, setExpired] = useState(false);
@@ -74,7 +75,7 @@ export function LinkChatCard(props: {
   }, [copied]);
 
   const name = serviceName(service);
-  const text = code ? linkCardText(service, code.code, code.expires_in, username) : null;
+  const text = code ? linkCardText(service, code.code, code.expires_in, who) : null;
   return (
     <section
       className="jp-CopilotRoom-linkChat"

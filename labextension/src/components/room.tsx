@@ -14,6 +14,7 @@ import { useSignal } from './hooks';
 import { LinkChatCard } from './linkchat';
 import { PromptBox } from './promptbox';
 import { QuoteContext } from './quote';
+import { RoomClientContext } from './roomclient';
 import { SignInCard } from './signin';
 import { Transcript } from './transcript';
 import { Tray } from './tray';
@@ -56,39 +57,41 @@ export function Room(props: {
   }
   return (
     <QuoteContext.Provider value={quotes}>
-      <div className="jp-CopilotRoom-room">
-        {header}
-        <Transcript model={model} rendermime={rendermime} history={history} />
-        <Tray model={model} client={client}>
-          {props.linkChat && (
-            <LinkChatCard
-              key={`${props.linkChat.service}:${props.linkChat.request}`}
-              service={props.linkChat.service}
-              request={props.linkChat.request}
-              client={client}
-              username={me.username}
-              onClose={props.linkChat.onClose}
-            />
-          )}
-          {claimed && isHost(me) && (
-            <div className="jp-CopilotRoom-claimed" role="status">
-              <span>
-                {HOST_CLAIMED} You let people in, answer any card and change the room&apos;s
-                settings.
-              </span>
-              <button
-                className="jp-mod-styled jp-CopilotRoom-small"
-                aria-label="Dismiss this message"
-                onClick={() => setClaimed(false)}
-              >
-                ×
-              </button>
-            </div>
-          )}
-          <SignInCard model={model} />
-        </Tray>
-        <PromptBox model={model} client={client} inputRef={inputRef} draft={props.draft} />
-      </div>
+      <RoomClientContext.Provider value={client}>
+        <div className="jp-CopilotRoom-room">
+          {header}
+          <Transcript model={model} rendermime={rendermime} history={history} />
+          <Tray model={model} client={client}>
+            {props.linkChat && (
+              <LinkChatCard
+                key={`${props.linkChat.service}:${props.linkChat.request}`}
+                service={props.linkChat.service}
+                request={props.linkChat.request}
+                client={client}
+                who={me.display_name || me.username}
+                onClose={props.linkChat.onClose}
+              />
+            )}
+            {claimed && isHost(me) && (
+              <div className="jp-CopilotRoom-claimed" role="status">
+                <span>
+                  {HOST_CLAIMED} You let people in, answer any card and change the room&apos;s
+                  settings.
+                </span>
+                <button
+                  className="jp-mod-styled jp-CopilotRoom-small"
+                  aria-label="Dismiss this message"
+                  onClick={() => setClaimed(false)}
+                >
+                  ×
+                </button>
+              </div>
+            )}
+            <SignInCard model={model} />
+          </Tray>
+          <PromptBox model={model} client={client} inputRef={inputRef} draft={props.draft} />
+        </div>
+      </RoomClientContext.Provider>
     </QuoteContext.Provider>
   );
 }

@@ -8,8 +8,8 @@ import React, { useState } from 'react';
 
 import { IRoomClient } from '../api';
 import { IRoomModel } from '../model';
-import { isKnocking, isRunning, mayAnswer } from '../policy';
-import { traySummary } from '../tray';
+import { isRunning, mayAnswer } from '../policy';
+import { peopleHeading, traySummary } from '../tray';
 import { Cards } from './cards';
 import { People } from './people';
 import { MyPlace, Queue } from './queue';
@@ -22,8 +22,6 @@ export function Tray(props: {
   const { model, client } = props;
   const [folded, setFolded] = useState(false);
   const people = model.participants;
-  const online = people.filter(p => p.online).length;
-  const someoneWaits = people.some(isKnocking);
   const summary = traySummary({
     cards: model.approvals.length,
     atTheDoor: people.filter(p => mayAnswer(model.me, p.answerers)).length,
@@ -52,9 +50,7 @@ export function Tray(props: {
         )}
         {props.children}
         <details className="jp-CopilotRoom-peopleBox">
-          <summary>
-            People ({online} online{someoneWaits ? ', someone is waiting' : ''})
-          </summary>
+          <summary>{peopleHeading(people)}</summary>
           <People model={model} client={client} />
         </details>
       </div>

@@ -166,10 +166,10 @@ export interface ISettings {
   /** Let a turn's author revert it (its checkpoint); hosts always can. */
   authors_can_revert: boolean;
   /**
-   * Which agent answers the room's prompts, among those the server offers (c.CopilotRoom.agents and
-   * the room's own Copilot; the first is c.CopilotRoom.default_agent). A change starts it between
-   * turns, in a session of its own: it does not remember the conversation, which stays in the
-   * transcript.
+   * Which agent answers the room's prompts, among those the server offers (the room's own Copilot
+   * and c.CopilotRoom.agents); a new room starts with c.CopilotRoom.default_agent. A change starts
+   * it between turns, in a session of its own: it does not remember the conversation, which stays
+   * in the transcript.
    */
   agent: string;
 }
@@ -299,7 +299,7 @@ export const SETTINGS: readonly ISettingDeclaration[] = [
     name: 'agent',
     kind: 'agent',
     description:
-      "Which agent answers the room's prompts, among those the server offers (c.CopilotRoom.agents and the room's own Copilot; the first is c.CopilotRoom.default_agent). A change starts it between turns, in a session of its own: it does not remember the conversation, which stays in the transcript.",
+      "Which agent answers the room's prompts, among those the server offers (the room's own Copilot and c.CopilotRoom.agents); a new room starts with c.CopilotRoom.default_agent. A change starts it between turns, in a session of its own: it does not remember the conversation, which stays in the transcript.",
     default: 'copilot'
   }
 ];

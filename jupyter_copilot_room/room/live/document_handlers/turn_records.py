@@ -33,7 +33,7 @@ def prompt_submitted(doc: RoomDocument, record: Record, p: ev.PromptSubmitted) -
             "target": p.target.model_dump() if p.target else None,
             "state": "submitted",
             "submitted_at": record.ts,
-            # Only a kernel's prompt has one, so older documents and panels see no change.
+            # A kernel's or a front's prompt (`slack`...) has one; a panel's has none.
             **({"origin": p.origin} if p.origin else {}),
             **({"thread": p.thread} if p.thread else {}),  # brought back from a side thread
             # Where a front took it from (a pull request's comment): the panel links to it.

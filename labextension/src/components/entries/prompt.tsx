@@ -15,7 +15,7 @@ import { PersonName } from '../person';
 import { ForkButton, ThreadOrigin } from '../threads';
 import { Collapsible } from './collapse';
 import { CopyButton } from './copy';
-import { PromptLink } from './link';
+import { PromptLink, PromptOrigin } from './link';
 import { formatTime } from './time';
 
 export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): JSX.Element {
@@ -28,9 +28,7 @@ export function PromptEntry(props: { entry: IPromptEntry; model: IRoomModel }): 
     >
       <div className="jp-CopilotRoom-entryHeader">
         <PersonName username={entry.author} person={model.person(entry.author)} />
-        {entry.origin === 'kernel' && (
-          <span className="jp-CopilotRoom-origin">(from a notebook kernel)</span>
-        )}
+        <PromptOrigin origin={entry.origin} link={entry.link} />
         <ThreadOrigin entry={entry} model={model} />
         {entry.target && <span className="jp-CopilotRoom-badge">{targetLabel(entry.target)}</span>}
         <PromptLink link={entry.link} />
