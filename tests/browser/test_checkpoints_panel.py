@@ -2,6 +2,7 @@
 diff opens in a dialog for a member, and a host reverts it from the turn ("Revert this turn" is
 not offered to a member while hosts do not allow authors to)."""
 
+import pytest
 from playwright.sync_api import expect
 
 from jupyter_copilot_room.agent.scripted_model import Reply, ToolCall
@@ -18,6 +19,7 @@ def edits_two_files(request):
     return Reply(tool_calls=(ToolCall("bash", {"command": command, "description": "edit"}),))
 
 
+@pytest.mark.shared_lab  # a created room: its diff and revert are its own routes, not main's
 def test_a_turn_shows_its_changed_files_diff_and_a_hosts_revert(open_lab, lab, model, screenshot):
     (lab.root / "notes.txt").write_text(ORIGINAL)
     model.script = edits_two_files
