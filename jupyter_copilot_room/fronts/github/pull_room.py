@@ -341,8 +341,10 @@ class PullRoom:
             )
             if task is None or task.terminal:
                 return
+            waited_on = task.card
             if task.moved_by(record):
-                if record["kind"] == "request.opened" and (card := self._card(room, FRONT, task)):
+                opened = task.card not in (None, waited_on)  # a new card: say how to answer it
+                if opened and (card := self._card(room, FRONT, task)):
                     task.how_to_answer(card["who_answers"])
                 self.posts.say(task)
             self.link.seq = record["seq"]

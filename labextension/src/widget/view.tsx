@@ -14,6 +14,7 @@ import { RoomHeader } from '../components/header';
 import { useSignal } from '../components/hooks';
 import { PromptBox } from '../components/promptbox';
 import { QuoteContext } from '../components/quote';
+import { RoomClientContext } from '../components/roomclient';
 import { Queue } from '../components/queue';
 import { Transcript } from '../components/transcript';
 import { isAdmitted, mayChat, maySubmit, whyNoPrompt } from '../policy';
@@ -38,9 +39,11 @@ export function RoomOutput(props: { room: IRoom; options: IViewOptions }): JSX.E
       data-lm-suppress-shortcuts="true"
       style={fixed ? { height: options.height } : undefined}
     >
-      <QuoteContext.Provider value={show.has('prompt') ? quotes : null}>
-        {children}
-      </QuoteContext.Provider>
+      <RoomClientContext.Provider value={client}>
+        <QuoteContext.Provider value={show.has('prompt') ? quotes : null}>
+          {children}
+        </QuoteContext.Provider>
+      </RoomClientContext.Provider>
     </div>
   );
   if (me && !isAdmitted(me)) {
