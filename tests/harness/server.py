@@ -251,12 +251,7 @@ class JupyterServer(ServerProcess):
         await self.until(self._answers, timeout, "answer from the room")
 
     def _agent_idle(self) -> bool:
-        code, room = self.api(people.HOST, "GET", "room")
-        if code != 200:
-            return False
-        if room["agent"].get("state") == "unavailable":
-            raise AssertionError(f"the agent is unavailable: {room['agent']}")
-        return room["agent"].get("state") == "idle"
+        return agent_idle(self.api, "the agent")
 
     async def _answers(self) -> bool:
         response = await self.call(people.HOST, "GET", "room")
@@ -327,3 +322,14 @@ def write_user_settings(config_dir: Path) -> None:
         path = config_dir / "lab" / "user-settings" / package / f"{name}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(settings))
+
+
+def agent_idle(api, what: str) -> bool:
+    """Whether the room `api` calls (a server's main, or a room of its own) has an idle agent;
+    its agent unavailable fails at once, naming `what`."""
+    code, room = api(people.HOST, "GET", "room")
+    if code != 200:
+        return False
+    if room["agent"].get("state") == "unavailable":
+        raise AssertionError(f"{what} is unavailable: {room['agent']}")
+    return room["agent"].get("state") == "idle"

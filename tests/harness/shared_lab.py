@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 
 from . import people
-from .server import READY, JupyterServer, write_user_settings
+from .server import READY, JupyterServer, agent_idle, write_user_settings
 
 _numbers = itertools.count(1)
 
@@ -74,12 +74,7 @@ class RoomOfItsOwn:
         self.server.visit(page, user, path)
 
     def _agent_idle(self) -> bool:
-        code, room = self.api(people.HOST, "GET", "room")
-        if code != 200:
-            return False
-        if room["agent"].get("state") == "unavailable":
-            raise AssertionError(f"the agent of {self.name} is unavailable: {room['agent']}")
-        return room["agent"].get("state") == "idle"
+        return agent_idle(self.api, f"the agent of {self.name}")
 
 
 def reset_lab_state(server: JupyterServer) -> None:
